@@ -1,0 +1,352 @@
+"""The nodes of a symbolic graph: ``Variable``, ``Constant`` and ``Apply``.
+
+A graph is bipartite: a ``Variable`` is a typed value (an input, a constant, or the output of an
+``Apply``); an ``Apply`` is one application of an ``Op`` to input variables producing output
+variables. ``var.owner`` is the Apply that computes ``var`` (``None`` for graph inputs and
+constants) and ``var.index`` its position among that Apply's outputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from tensorgraph.graph.utils import TestValueError, ValidatingScratchpad, Scratchpad, user_frames
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tensorgraph.graph.op import Op
+    from tensorgraph.graph.type import Type
+
+_variable_ids = itertools.count()
+
+
+class Variable:
+    """A symbolic value of a given ``Type``.
+
+    Attributes
+    ----------
+    type : Type
+        What values this variable can hold (e.g. a float32 matrix).
+    owner : Apply or None
+        The node computing this variable, ``None`` for inputs and constants.
+    index : int or None
+        Which output of ``owner`` this is.
+    name : str or None
+        A user-facing name used by printing, errors and keyword arguments of compiled functions.
+    tag : Scratchpad
+        Free annotations; ``tag.test_value`` is validated by ``type.filter``.
+    """
+
+    def __init__(self, type: Type, owner: Apply | None = None, index: int | None = None,
+                 name: str | None = None):
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self.tag = ValidatingScratchpad("test_value", type.filter)
+        self.auto_name = f"auto_{next(_variable_ids)}"
+
+    def clone(self, name: str | None = None) -> Variable:
+        """A new ownerless variable of the same type, name and tag (tag copied, not shared)."""
+        cp = self.__class__(self.type, None, None, self.name if name is None else name)
+        cp.tag = self.tag.copy()
+        return cp
+
+    def get_test_value(self):
+        """The value attached with ``tag.test_value`` (constants and shared variables have one
+        implicitly); raises ``TestValueError`` naming the variable when there is none."""
+        if not hasattr(self.tag, "test_value"):
+            raise TestValueError(f"{self} has no test value; set it with `{self}.tag.test_value = ...`")
+        return self.tag.test_value
+
+    def get_parents(self):
+        return [self.owner] if self.owner is not None else []
+
+    def eval(self, inputs_to_values=None):
+        """Compile (once per set of inputs, then cached) and run a function computing this variable.
+
+        ``inputs_to_values`` maps input variables, or their names, to values.
+        """
+        from tensorgraph.compile.function import function
+
+        inputs, values, named = [], [], None
+        for key, value in (inputs_to_values or {}).items():
+            if isinstance(key, str):
+                if named is None:
+                    named = {v.name: v for v in graph_inputs([self]) if v.name is not None}
+                if key not in named:
+                    raise TypeError(f"eval: {self} has no input named {key!r}; known: {sorted(named)}")
+                key = named[key]
+            inputs.append(key)
+            values.append(value)
+        cache = self.__dict__.setdefault("_eval_cache", {})
+        signature = tuple(inputs)
+        if signature not in cache:
+            cache[signature] = function(inputs, self, on_unused_input="ignore")
+        return cache[signature](*values)
+
+    def __str__(self):
+        if self.name is not None:
+            return self.name
+        if self.owner is not None:
+            op = self.owner.op
+            if len(self.owner.outputs) == 1:
+                return f"{op}.out"
+            return f"{op}.{self.index}"
+        return f"<{self.type}>"
+
+    def __repr__(self):
+        text = str(self)
+        from tensorgraph.configdefaults import config
+
+        if config.print_test_value and hasattr(self.tag, "test_value"):
+            text += f"\n{self.tag.test_value!r}"
+        return text
+
+
+class Constant(Variable):
+    """A variable with a fixed value, stored in ``data`` (already filtered by the type)."""
+
+    def __init__(self, type: Type, data, name: str | None = None):
+        super().__init__(type, None, None, name)
+        self.data = type.filter(data)
+
+    def get_test_value(self):
+        return self.data
+
+    def clone(self, name: str | None = None) -> Constant:
+        cp = self.__class__(self.type, self.data, self.name if name is None else name)
+        cp.tag = self.tag.copy()
+        return cp
+
+    def signature(self):
+        """What makes two constants interchangeable: their type and value (used by merging)."""
+        return (self.type, self.type.value_signature(self.data))
+
+    def __str__(self):
+        if self.name is not None:
+            return self.name
+        text = str(self.data).replace("\n", "")
+        return text if len(text) <= 20 else text[:10] + "..." + text[-7:]
+
+
+class Apply:
+    """One application of ``op`` to ``inputs``, producing ``outputs``.
+
+    Creating an Apply sets each output's ``owner``/``index`` and records, in ``tag.trace``, the
+    user's source frames (``config.traceback__limit`` of them) for error messages and widgets.
+    """
+
+    def __init__(self, op: Op, inputs, outputs):
+        self.op = op
+        self.inputs = []
+        for i, inp in enumerate(inputs):
+            if not isinstance(inp, Variable):
+                raise TypeError(f"{op}: input {i} must be a Variable, got {type(inp).__name__}: {inp!r}")
+            self.inputs.append(inp)
+        self.outputs = []
+        for i, out in enumerate(outputs):
+            if not isinstance(out, Variable):
+                raise TypeError(f"{op}: output {i} must be a Variable, got {type(out).__name__}")
+            if out.owner is None:
+                out.owner, out.index = self, i
+            elif out.owner is not self or out.index != i:
+                raise ValueError(f"{op}: output {i} ({out}) already belongs to another node")
+            self.outputs.append(out)
+        self.tag = Scratchpad()
+        from tensorgraph.configdefaults import config
+
+        self.tag.trace = user_frames(config.traceback__limit)
+
+    @property
+    def out(self) -> Variable:
+        """The single output (or the op's ``default_output``)."""
+        do = getattr(self.op, "default_output", None)
+        if do is not None:
+            return self.outputs[do]
+        if len(self.outputs) != 1:
+            raise ValueError(f"{self.op} has {len(self.outputs)} outputs; pick one of node.outputs")
+        return self.outputs[0]
+
+    default_output = out
+
+    @property
+    def nin(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def nout(self) -> int:
+        return len(self.outputs)
+
+    def get_parents(self):
+        return list(self.inputs)
+
+    def clone(self) -> Apply:
+        """A copy with the same inputs and fresh outputs (tags copied)."""
+        cp = self.__class__(self.op, self.inputs, [o.clone() for o in self.outputs])
+        cp.tag = self.tag.copy()
+        return cp
+
+    def clone_with_new_inputs(self, inputs, strict: bool = True) -> Apply:
+        """A copy of this node reading ``inputs`` instead.
+
+        With ``strict`` each new input must have exactly the old input's type; otherwise the op
+        is asked to build a new node (its output types may then differ).
+        """
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"{self.op}: expected {len(self.inputs)} inputs, got {len(inputs)}")
+        remake = False
+        for i, (old, new) in enumerate(zip(self.inputs, inputs)):
+            if old.type != new.type:
+                if strict:
+                    converted = old.type.convert_variable(new)
+                    if converted is None:
+                        raise TypeError(
+                            f"{self.op}: input {i} must have type {old.type}, got {new.type} ({new})")
+                    inputs = list(inputs)
+                    inputs[i] = converted
+                else:
+                    remake = True
+        if remake:
+            new_node = self.op.make_node(*inputs)
+            new_node.tag = self.tag.copy()
+            return new_node
+        cp = self.__class__(self.op, inputs, [o.clone() for o in self.outputs])
+        cp.tag = self.tag.copy()
+        return cp
+
+    def __str__(self):
+        return f"{self.op}({', '.join(str(i) for i in self.inputs)})"
+
+    __repr__ = __str__
+
+
+# ----------------------------------------------------------------------------------------------
+# Traversal
+
+
+def ancestors(variables, blockers=None):
+    """All variables that ``variables`` depend on (themselves included), stopping at ``blockers``."""
+    blockers = set(blockers or ())
+    seen, order, stack = set(), [], list(reversed(list(variables)))
+    while stack:
+        var = stack.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        order.append(var)
+        if var.owner is not None and var not in blockers:
+            stack.extend(reversed(var.owner.inputs))
+    return order
+
+
+def graph_inputs(variables, blockers=None):
+    """The variables without an owner (or in ``blockers``) that ``variables`` depend on."""
+    blockers = set(blockers or ())
+    return [v for v in ancestors(variables, blockers) if v.owner is None or v in blockers]
+
+
+def io_toposort(inputs, outputs, orderings=None):
+    """Apply nodes between ``inputs`` and ``outputs`` in an order where each node follows the
+    nodes computing its inputs (and, with ``orderings`` {node: [nodes before it]}, those too).
+
+    Deterministic: ties are broken by the order in which outputs and inputs are listed, so the
+    same graph always gives the same order (rewrites and DebugMode rely on that).
+    """
+    inputs = set(inputs)
+    orderings = orderings or {}
+    order, done = [], set()
+    # iterative DFS post-order
+    for root in outputs:
+        start = root.owner if root not in inputs else None
+        if start is None or start in done:
+            continue
+        stack = [(start, False)]
+        on_path = set()
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                on_path.discard(node)
+                if node not in done:
+                    done.add(node)
+                    order.append(node)
+                continue
+            if node in done:
+                continue
+            if node in on_path:
+                raise ValueError(f"the graph contains a cycle through {node}")
+            on_path.add(node)
+            stack.append((node, True))
+            preds = [i.owner for i in node.inputs if i.owner is not None and i not in inputs]
+            preds.extend(orderings.get(node, ()))
+            for p in reversed(preds):
+                if p not in done:
+                    if p in on_path:
+                        raise ValueError(f"the graph contains a cycle through {p}")
+                    stack.append((p, False))
+    return order
+
+
+def applys_between(inputs, outputs):
+    """The Apply nodes on paths from ``inputs`` to ``outputs``, in topological order."""
+    return io_toposort(inputs, outputs)
+
+
+def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None):
+    """Copy the graph between ``inputs`` and ``outputs``; return the {old: new} map.
+
+    Constants are kept (they are immutable); graph inputs are cloned when ``copy_inputs``.
+    Entries already in ``memo`` are used as they are, which is how replacements are made.
+    """
+    memo = {} if memo is None else memo
+    for inp in inputs:
+        if inp not in memo:
+            memo[inp] = inp.clone() if copy_inputs else inp
+    for node in io_toposort(inputs, outputs):
+        if node in memo:
+            continue
+        for v in node.inputs:
+            if v not in memo:
+                if isinstance(v, Constant) or not copy_inputs:
+                    memo[v] = v
+                else:
+                    memo[v] = v.clone()
+        new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs], strict=False)
+        memo[node] = new_node
+        for old, new in zip(node.outputs, new_node.outputs):
+            memo.setdefault(old, new)
+    for out in outputs:
+        if out not in memo:
+            memo[out] = out if isinstance(out, Constant) or not copy_inputs else out.clone()
+    return memo
+
+
+def clone(inputs, outputs, copy_inputs: bool = True):
+    """Copy the graph from ``inputs`` to ``outputs``; return (new_inputs, new_outputs)."""
+    equiv = clone_get_equiv(inputs, outputs, copy_inputs)
+    return [equiv[i] for i in inputs], [equiv[o] for o in outputs]
+
+
+def clone_replace(outputs, replace=None):
+    """Copy the graph computing ``outputs`` with some variables swapped for others.
+
+    ``replace`` maps old variables to their replacements (dict or list of pairs); the rest of the
+    graph above the replaced variables is rebuilt, the part below is shared.
+    """
+    single = isinstance(outputs, Variable)
+    outs = [outputs] if single else list(outputs)
+    pairs = list(replace.items()) if isinstance(replace, dict) else list(replace or ())
+    memo = {}
+    for old, new in pairs:
+        if not isinstance(old, Variable):
+            raise TypeError(f"clone_replace: keys must be Variables, got {old!r}")
+        if not isinstance(new, Variable):
+            new = old.type.make_constant(new) if hasattr(old.type, "make_constant") else new
+        memo[old] = new
+    blockers = [old for old, _ in pairs]
+    inputs = graph_inputs(outs, blockers)
+    for v in inputs:
+        memo.setdefault(v, v)
+    equiv = clone_get_equiv(inputs, outs, copy_inputs=False, memo=memo)
+    result = [equiv[o] for o in outs]
+    return result[0] if single else result

@@ -1,0 +1,40 @@
+"""tensorgraph: a symbolic tensor graph compiler for Python, made to live inside Jupyter.
+
+``import tensorgraph`` stays fast (well under 0.2 s) and never imports IPython: heavy
+parts of the public API are imported on first use (see ``_LAZY`` below), and the
+notebook layer loads only through ``%load_ext tensorgraph``.
+"""
+
+from tensorgraph.configdefaults import config
+from tensorgraph.configparser import ConfigError
+
+__version__ = "0.1.0"
+
+# Public names imported on first attribute access: name -> module that defines it.
+# Add an entry here instead of a top-level import when the module is costly to import.
+_LAZY: dict[str, str] = {}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tensorgraph' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext tensorgraph``: register the magics (%tg_config, ...)."""
+    from tensorgraph.notebook import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    """``%unload_ext tensorgraph``."""
+    from tensorgraph.notebook import unload_ipython_extension as _unload
+
+    _unload(ipython)

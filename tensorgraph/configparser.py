@@ -388,7 +388,8 @@ class FlagInfo:
 
     @property
     def is_default(self) -> bool:
-        return self.source == DEFAULT or _same(self.value, self.default)
+        """The value equals the default (whatever set it)."""
+        return _same(self.value, self.default)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -473,7 +474,7 @@ class Config:
 
     def info(self, name: str) -> FlagInfo:
         """Type, value, default, source and doc of flag ``name``."""
-        self._check_known(name, "lookup")
+        self._check_known(name, "flag lookup")
         return FlagInfo(
             name, self._params[name], self._values[name], self._defaults[name], self._sources[name]
         )
@@ -551,20 +552,15 @@ class Config:
         return f"<tensorgraph Config: {len(self._params)} flags; print() it to list them>"
 
     def describe(self, names: Iterable[str] | None = None, only_changed: bool = False) -> str:
-        """Plain-text listing: per flag its name, type, value, source, default and doc."""
+        """Plain-text listing of all flags (or ``names``; ``only_changed``: those whose
+        value differs from the default) with type, value, source, default and doc."""
         chosen = list(self._params) if names is None else list(names)
         infos = [self.info(n) for n in chosen]
         if only_changed:
-            infos = [i for i in infos if not i.is_default or i.source != DEFAULT]
+            infos = [i for i in infos if not i.is_default]
         rc = ", ".join(self._rc_files_read) or "none"
-        lines = [f"tensorgraph config: {len(infos)} flag(s); rc files read: {rc}", ""]
-        for i in infos:
-            ro = ", read-only" if not i.mutable else ""
-            lines.append(f"{i.name} ({i.allowed}{ro})")
-            where = i.source if i.source == DEFAULT else f"{i.source}; default {i.default!r}"
-            lines.append(f"    value: {i.value!r}  [{where}]")
-            lines.extend(textwrap.wrap(i.doc, 88, initial_indent="    ", subsequent_indent="    "))
-        return "\n".join(lines)
+        header = f"tensorgraph config: {len(infos)} flag(s); rc files read: {rc}"
+        return format_flags(infos, header)
 
     # -- internals -----------------------------------------------------------------
 
@@ -599,6 +595,18 @@ class Config:
                 raise ConfigError(self._read_only_message(name))
             parsed[name] = self._parse(name, value, source)
         return parsed
+
+
+def format_flags(infos: Iterable[FlagInfo], header: str) -> str:
+    """Plain text for a list of flags: name and type, value and source, wrapped doc."""
+    lines = [header, ""]
+    for i in infos:
+        ro = ", read-only" if not i.mutable else ""
+        lines.append(f"{i.name} ({i.allowed}{ro})")
+        where = i.source if i.is_default else f"{i.source}; default {i.default!r}"
+        lines.append(f"    value: {i.value!r}  [{where}]")
+        lines.extend(textwrap.wrap(i.doc, 88, initial_indent="    ", subsequent_indent="    "))
+    return "\n".join(lines)
 
 
 class ChangeFlags:

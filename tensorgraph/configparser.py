@@ -329,11 +329,19 @@ def read_rc_file(path: str) -> dict[str, RawSetting]:
     try:
         with open(path, encoding="utf-8") as fh:
             ini.read_file(fh, source=path)
-    except _ini.Error as exc:
+    except _ini.MissingSectionHeaderError as exc:
+        detail = f"line {exc.lineno}: {exc.line.strip()!r} comes before any [section] header"
+    except _ini.ParsingError as exc:
+        detail = "; ".join(f"line {n}: {text} is not 'name = value'" for n, text in exc.errors)
+    except (_ini.Error, OSError, UnicodeDecodeError) as exc:
+        detail = " ".join(str(exc).split())
+    else:
+        detail = ""
+    if detail:
         raise ConfigError(
-            f"tensorgraph config: cannot parse rc file {path}: {exc}. Expected ini sections "
-            "such as [global] with lines like floatX = float32."
-        ) from None
+            f"tensorgraph config: cannot parse rc file {path}: {detail}. Expected ini "
+            "sections such as [global] with lines like floatX = float32."
+        )
     out: dict[str, RawSetting] = {}
     for section in ini.sections():
         for key, value in ini.items(section):

@@ -1,0 +1,45 @@
+"""Shared test fixtures.
+
+Every test starts and ends with the same flag values: ``_restore_config`` puts back any
+flag a test changed, so tests can assign flags without leaking into each other.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tensorgraph import config
+
+
+@pytest.fixture(autouse=True)
+def _restore_config():
+    saved = {name: (config.info(name).value, config.info(name).source) for name in config}
+    yield
+    for name, (value, source) in saved.items():
+        info = config.info(name)
+        if info.value is not value or info.source != source:
+            config._values[name] = value
+            config._sources[name] = source
+
+
+@pytest.fixture
+def run_python(tmp_path):
+    """Run Python code in a fresh interpreter with a controlled environment.
+
+    HOME points at an empty temporary directory and tensorgraph's variables are removed,
+    so the developer's own ~/.tensorgraphrc and TENSORGRAPH_FLAGS never leak in; pass
+    ``env`` to set them.  ``run("-c", code)`` or ``run("-m", "tensorgraph", "config")``
+    returns the CompletedProcess (text mode).
+    """
+
+    def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
+        full = {k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")}
+        full["HOME"] = str(tmp_path)
+        full.update(env or {})
+        return subprocess.run(
+            [sys.executable, *argv], env=full, capture_output=True, text=True, timeout=120
+        )
+
+    return run

@@ -1,0 +1,136 @@
+"""%tg_config through a real IPython InteractiveShell."""
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.testing.globalipapp import start_ipython  # noqa: E402
+
+from tensorgraph import config  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ip():
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "tensorgraph")
+    return shell
+
+
+def magic(ip, line=""):
+    return ip.run_line_magic("tg_config", line)
+
+
+def test_load_ext_registers_the_magic(ip):
+    assert "tg_config" in ip.magics_manager.magics["line"]
+
+
+def test_magics_class_does_not_shadow_traitlets_config(ip):
+    from tensorgraph.notebook.config_magic import ConfigMagics
+
+    assert "config" not in vars(ConfigMagics)
+    assert "config" not in ConfigMagics.magics["line"]
+
+
+def test_no_argument_shows_every_flag_as_html_and_text(ip):
+    view = magic(ip)
+    html = view._repr_html_()
+    assert html.count("<tr") == len(config) + 1  # header row
+    for col in ("flag", "value", "default", "source", "doc"):
+        assert f">{col}</th>" in html
+    assert "<code>floatX</code>" in html
+    assert "float64, float32, float16" in html
+    text = repr(view)
+    assert "floatX (" in text and "value: 'float64'  [default]" in text
+
+
+def test_non_default_rows_stand_out(ip):
+    config.floatX = "float32"
+    html = magic(ip)._repr_html_()
+    changed = [row for row in html.split("<tr")[1:] if 'class="tg-changed"' in row]
+    assert len(changed) == 1 and "<code>floatX</code>" in changed[0]
+
+
+def test_one_flag(ip):
+    view = magic(ip, "floatX")
+    assert [i.name for i in view.infos] == ["floatX"]
+    assert "(1 flag)" in view.title
+
+
+def test_set_several_flags(ip):
+    view = magic(ip, "floatX=float32 mode=FAST_COMPILE")
+    assert (config.floatX, config.mode) == ("float32", "FAST_COMPILE")
+    assert [(i.name, i.value, i.source) for i in view.infos] == [
+        ("floatX", "float32", "assignment"),
+        ("mode", "FAST_COMPILE", "assignment"),
+    ]
+
+
+def test_quoted_values_may_contain_spaces(ip):
+    magic(ip, "gcc__cxxflags='-O2 -g'")
+    assert config.gcc__cxxflags == "-O2 -g"
+
+
+def test_invalid_value_sets_nothing_and_reports_inline(ip):
+    with pytest.raises(UsageError, match="invalid value 'bad' for flag 'mode'.*FAST_RUN"):
+        magic(ip, "floatX=float32 mode=bad")
+    assert (config.floatX, config.mode) == ("float64", "Mode")
+
+
+def test_read_only_flag_sets_nothing(ip):
+    with pytest.raises(UsageError, match="'compile__wait' is read-only"):
+        magic(ip, "floatX=float32 compile__wait=3")
+    assert config.floatX == "float64"
+
+
+def test_misspelt_names_get_a_suggestion(ip):
+    with pytest.raises(UsageError, match="Did you mean 'floatX'"):
+        magic(ip, "floatx=float32")
+    with pytest.raises(UsageError, match="Did you mean 'floatX'"):
+        magic(ip, "floatx")
+
+
+def test_error_shows_as_one_line_in_a_cell(ip, capsys):
+    result = ip.run_cell("%tg_config floatX=float99")
+    assert not result.success
+    out = capsys.readouterr()
+    shown = out.out + out.err
+    assert "UsageError" in shown and "float99" in shown and "Traceback" not in shown
+
+
+def test_diff_shows_only_changed_flags(ip):
+    assert magic(ip, "--diff").infos == []
+    config.allow_gc = False
+    assert [i.name for i in magic(ip, "--diff").infos] == ["allow_gc"]
+
+
+def test_reset_restores_defaults(ip):
+    magic(ip, "floatX=float16 allow_gc=False")
+    view = magic(ip, "--reset")
+    assert sorted(i.name for i in view.infos) == ["allow_gc", "floatX"]
+    assert (config.floatX, config.allow_gc) == ("float64", True)
+    assert magic(ip, "--diff").infos == []
+
+
+def test_reset_named_flags_only(ip):
+    magic(ip, "floatX=float16 allow_gc=False")
+    magic(ip, "--reset floatX")
+    assert (config.floatX, config.allow_gc) == ("float64", False)
+
+
+@pytest.mark.parametrize(
+    "line", ["--bogus", "--diff --reset", "floatX=float32 mode", "--diff floatX=float32",
+             "floatX='unclosed"],
+)
+def test_usage_errors(ip, line):
+    with pytest.raises(UsageError):
+        magic(ip, line)
+    assert config.floatX == "float64"
+
+
+def test_unload_removes_the_magic(ip):
+    ip.run_line_magic("unload_ext", "tensorgraph")
+    try:
+        assert "tg_config" not in ip.magics_manager.magics["line"]
+    finally:
+        ip.run_line_magic("load_ext", "tensorgraph")
+    assert "tg_config" in ip.magics_manager.magics["line"]

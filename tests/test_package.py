@@ -1,0 +1,90 @@
+"""The package as a whole: import cost, what it imports, the command line, the invariant
+that only the configparser reads the environment."""
+
+import pathlib
+import re
+
+import tensorgraph
+
+PACKAGE = pathlib.Path(tensorgraph.__file__).parent
+
+IMPORT_PROBE = """
+import sys, time
+t = time.perf_counter()
+import tensorgraph
+dt = time.perf_counter() - t
+heavy = sorted(m for m in ("IPython", "ipywidgets", "anywidget", "jupyterlab") if m in sys.modules)
+print(dt, ",".join(heavy) or "-")
+"""
+
+
+def test_import_is_fast_and_does_not_import_ipython(run_python):
+    times = []
+    for _ in range(5):  # best of five: the limit is about tensorgraph, not machine load
+        proc = run_python("-c", IMPORT_PROBE)
+        assert proc.returncode == 0, proc.stderr
+        seconds, heavy = proc.stdout.split()
+        assert heavy == "-", f"import tensorgraph imported {heavy}"
+        times.append(float(seconds))
+    assert min(times) < 0.2, times
+
+
+def test_python_m_tensorgraph_config_lists_all_flags(run_python):
+    proc = run_python("-m", "tensorgraph", "config", env={"TENSORGRAPH_FLAGS": "floatX=float32"})
+    assert proc.returncode == 0, proc.stderr
+    for name in tensorgraph.config:
+        assert f"\n{name} (" in proc.stdout
+    assert "value: 'float32'  [env TENSORGRAPH_FLAGS; default 'float64']" in proc.stdout
+
+
+def test_python_m_tensorgraph_config_selected_and_diff(run_python):
+    env = {"TENSORGRAPH_FLAGS": "allow_gc=False"}
+    proc = run_python("-m", "tensorgraph", "config", "--diff", env=env)
+    assert proc.stdout.startswith("tensorgraph config: 1 flag(s)")
+    assert "\nallow_gc (" in proc.stdout
+    proc = run_python("-m", "tensorgraph", "config", "floatX", "mode")
+    assert proc.stdout.count("\n    value: ") == 2
+
+
+def test_python_m_tensorgraph_config_unknown_flag(run_python):
+    proc = run_python("-m", "tensorgraph", "config", "floatx")
+    assert proc.returncode == 2
+    assert "Did you mean 'floatX'?" in proc.stderr
+
+
+def test_python_m_tensorgraph_needs_a_command(run_python):
+    proc = run_python("-m", "tensorgraph")
+    assert proc.returncode == 2 and "config" in proc.stderr
+
+
+def test_only_the_configparser_reads_tensorgraph_settings_from_the_environment():
+    pattern = re.compile(r"TENSORGRAPH_FLAGS|TENSORGRAPHRC|environ\.get\(\s*[\"']TENSORGRAPH")
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if path.name not in ("configparser.py", "__main__.py")
+        and pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_ipython_is_imported_only_by_the_notebook_package():
+    pattern = re.compile(r"^\s*(from|import)\s+(IPython|ipywidgets|anywidget)\b", re.M)
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "notebook" not in path.relative_to(PACKAGE).parts
+        and pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_load_ipython_extension_entry_point(run_python):
+    code = (
+        "from IPython.testing.globalipapp import start_ipython; ip = start_ipython();"
+        "import tensorgraph; tensorgraph.load_ipython_extension(ip);"
+        "print('tg_config' in ip.magics_manager.magics['line'])"
+    )
+    proc = run_python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("True")

@@ -1,0 +1,3 @@
+"""Scalar ops: the elementwise computations that ``Elemwise`` maps over arrays."""
+
+from tensorgraph.scalar.basic import *  # noqa: F401,F403

@@ -1,0 +1,12 @@
+"""Symbolic tensors (``import tensorgraph.tensor as tt``): types, constructors and operations.
+
+Every module below defines ``__all__``; its public functions are re-exported here so that
+``tt.matrix``, ``tt.exp``, ``tt.sum``, ``tt.dot``, ``tt.reshape``... all live in one namespace.
+"""
+
+from tensorgraph.tensor.type import *  # noqa: F401,F403  constructors: scalar, fmatrix, dvectors...
+from tensorgraph.tensor.type import CONSTRUCTORS, TensorType, tensor
+from tensorgraph.tensor.basic import as_tensor, as_tensor_variable, constant
+from tensorgraph.tensor.variable import TensorConstant, TensorVariable
+from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+from tensorgraph.tensor.math import *  # noqa: F401,F403

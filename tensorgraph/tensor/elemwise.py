@@ -1,0 +1,225 @@
+"""``Elemwise`` (a scalar op applied over broadcast arrays) and ``DimShuffle``.
+
+Broadcasting follows numpy, with one rule made explicit by the types: only dimensions whose
+static size is 1 (``tt.row``, ``tt.col``, constants, ``x.dimshuffle('x', 0)``) are broadcast.
+A dimension of unknown size that turns out to be 1 at run time while the others are larger is
+an error naming the input, because its gradient would otherwise have the wrong shape. Inputs
+with fewer dimensions are padded on the left, as numpy does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.op import Op
+from tensorgraph.scalar.basic import DISCRETE, ScalarOp
+from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.type import TensorType
+
+
+class DimShuffle(Op):
+    """Reorder dimensions, add size-1 dimensions ('x') and drop size-1 dimensions.
+
+    ``DimShuffle(2, (1, 'x', 0))`` turns an (a, b) matrix into an (b, 1, a) tensor. Dropped
+    dimensions must have static size 1. The output is a view of the input.
+    """
+
+    __props__ = ("input_ndim", "new_order")
+    view_map = {0: [0]}
+
+    def __init__(self, input_ndim: int, new_order):
+        new_order = tuple(new_order)
+        kept = [d for d in new_order if d != "x"]
+        for d in kept:
+            if not isinstance(d, (int, np.integer)) or not 0 <= d < input_ndim:
+                raise ValueError(f"dimshuffle: {d!r} is not a dimension of a {input_ndim}-d input "
+                                 "(use 0..ndim-1 or 'x')")
+        if len(set(kept)) != len(kept):
+            raise ValueError(f"dimshuffle: pattern {new_order} repeats a dimension")
+        self.input_ndim = int(input_ndim)
+        self.new_order = tuple(d if d == "x" else int(d) for d in new_order)
+        self.dropped = tuple(d for d in range(input_ndim) if d not in kept)
+        self.kept = tuple(kept)
+
+    @property
+    def is_transpose_only(self) -> bool:
+        return "x" not in self.new_order and not self.dropped
+
+    def __str__(self):
+        return f"DimShuffle{{{','.join(str(d) for d in self.new_order)}}}"
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if x.ndim != self.input_ndim:
+            raise TypeError(f"{self} expects a {self.input_ndim}-d input, got {x} with ndim {x.ndim}")
+        for d in self.dropped:
+            if x.type.shape[d] != 1:
+                raise ValueError(
+                    f"{self}: dimension {d} of {x} ({x.type}) is dropped but its size is not known "
+                    "to be 1; only size-1 dimensions can be dropped")
+        shape = tuple(1 if d == "x" else x.type.shape[d] for d in self.new_order)
+        return Apply(self, [x], [TensorType(x.dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        res = x.transpose(self.kept + self.dropped)
+        res = res.reshape(res.shape[:len(self.kept)])
+        out_shape = tuple(1 if d == "x" else res.shape[self.kept.index(d)] for d in self.new_order)
+        output_storage[0][0] = res.reshape(out_shape)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (ishape,) = input_shapes
+        return [tuple(1 if d == "x" else ishape[d] for d in self.new_order)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,) = inputs
+        (gz,) = output_grads
+        gz = as_tensor_variable(gz)
+        # drop the added dimensions, undo the permutation, then put back the dropped ones
+        no_x = [i for i, d in enumerate(self.new_order) if d != "x"]
+        g = gz.dimshuffle(*no_x) if len(no_x) != gz.ndim else gz
+        inverse = []
+        for d in range(self.input_ndim):
+            inverse.append("x" if d in self.dropped else self.kept.index(d))
+        g = g.dimshuffle(*inverse)
+        if x.dtype in DISCRETE:
+            return [None]
+        return [g]
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+def _broadcast_static(op, inputs):
+    """Static output shape of broadcasting ``inputs`` (same ndim), or an error naming them."""
+    shape = []
+    for d in range(inputs[0].ndim):
+        sizes = [i.type.shape[d] for i in inputs]
+        known = {s for s in sizes if s is not None and s != 1}
+        if len(known) > 1:
+            shapes = ", ".join(f"{i} {i.type.shape}" for i in inputs)
+            raise ValueError(f"{op}: inputs cannot be broadcast together: dimension {d} has sizes "
+                             f"{sorted(known)} ({shapes})")
+        if known:
+            shape.append(known.pop())
+        elif all(s == 1 for s in sizes):
+            shape.append(1)
+        else:
+            shape.append(None)
+    return tuple(shape)
+
+
+class Elemwise(Op):
+    """Apply ``scalar_op`` elementwise over inputs broadcast to a common shape.
+
+    ``inplace_pattern`` ({output: input}) lets an output overwrite an input of its shape and
+    dtype (set by the inplace rewrites, never by users).
+    """
+
+    __props__ = ("scalar_op", "inplace_pattern")
+
+    def __init__(self, scalar_op: ScalarOp, inplace_pattern=None):
+        self.scalar_op = scalar_op
+        self.inplace_pattern = tuple(sorted((inplace_pattern or {}).items()))
+        self.destroy_map = {o: [i] for o, i in self.inplace_pattern}
+
+    def __str__(self):
+        if self.inplace_pattern:
+            return f"Elemwise{{{self.scalar_op},inplace}}"
+        return f"Elemwise{{{self.scalar_op}}}"
+
+    def make_node(self, *inputs):
+        inputs = [as_tensor_variable(i) for i in inputs]
+        if not inputs:
+            raise TypeError(f"{self} needs at least one input")
+        dtypes = self.scalar_op.output_dtypes(*[i.dtype for i in inputs])
+        ndim = max(i.ndim for i in inputs)
+        inputs = [i if i.ndim == ndim else
+                  DimShuffle(i.ndim, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))(i)
+                  for i in inputs]
+        shape = _broadcast_static(self, inputs)
+        for o, i in self.inplace_pattern:
+            if inputs[i].type.shape != shape or inputs[i].dtype != dtypes[o]:
+                raise TypeError(f"{self}: output {o} cannot overwrite input {i} ({inputs[i].type})")
+        return Apply(self, inputs, [TensorType(d, shape)() for d in dtypes])
+
+    def perform(self, node, inputs, output_storage):
+        out_shape = _runtime_shape(node, inputs)
+        results = self.scalar_op.impl(*inputs)
+        if self.scalar_op.nout == 1:
+            results = (results,)
+        destroyed = dict(self.inplace_pattern)
+        for o, (cell, out, value) in enumerate(zip(output_storage, node.outputs, results)):
+            if o in destroyed:
+                target = inputs[destroyed[o]]
+                np.copyto(target, value, casting="unsafe")
+                cell[0] = target
+                continue
+            value = np.asarray(value, dtype=out.type.dtype)
+            if value.shape != out_shape:  # an op ignoring one of its inputs (e.g. second(a, b))
+                value = np.broadcast_to(value, out_shape).copy()
+            cell[0] = value
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        out = []
+        for d, static in enumerate(node.outputs[0].type.shape):
+            if static is not None:
+                out.append(static)
+                continue
+            candidates = [s[d] for i, s in zip(node.inputs, input_shapes) if i.type.shape[d] != 1]
+            out.append(candidates[0])
+        return [tuple(out)] * len(node.outputs)
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.configdefaults import config
+        from tensorgraph.tensor.creation import zeros_like
+        from tensorgraph.tensor.math import cast
+
+        grads = self.scalar_op.L_op(inputs, outputs, output_grads)
+        result = []
+        for x, g in zip(inputs, grads):
+            if x.dtype in DISCRETE:
+                result.append(zeros_like(x, dtype=config.floatX))
+                continue
+            if g is None:
+                result.append(None)
+                continue
+            g = as_tensor_variable(g)
+            g = _sum_to_input(g, x)
+            if g.dtype != x.dtype:
+                g = cast(g, x.dtype)
+            result.append(g)
+        return result
+
+
+def _runtime_shape(node, inputs):
+    """The broadcast shape of this call's inputs; refuses to broadcast non-static-1 dims."""
+    shapes = [np.shape(v) for v in inputs]
+    try:
+        out_shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{node.op}: inputs of shapes {shapes} cannot be broadcast together "
+                         f"(inputs: {', '.join(str(v) for v in node.inputs)})") from None
+    for var, shape in zip(node.inputs, shapes):
+        for d, size in enumerate(shape):
+            if size == 1 and out_shape[d] != 1 and var.type.shape[d] != 1:
+                raise ValueError(
+                    f"{node.op}: input {var} has size 1 in dimension {d} at run time but its "
+                    f"type {var.type} does not declare that dimension broadcastable (size 1); "
+                    f"input shapes: {shapes}. Declare it, e.g. with tt.row/tt.col, "
+                    "shape=(1, None), or x.dimshuffle('x', 0)")
+    return out_shape
+
+
+def _sum_to_input(g, x):
+    """Sum ``g`` over the dimensions where ``x`` was broadcast, so it has ``x``'s shape."""
+    axes = [d for d in range(x.ndim)
+            if x.type.shape[d] == 1 and g.type.shape[d] != 1]
+    if not axes:
+        return g
+    from tensorgraph.tensor.reduction import sum as tsum
+
+    return tsum(g, axis=axes, keepdims=True)

@@ -1,0 +1,329 @@
+"""``TensorType``: n-dimensional arrays of one dtype, with optionally known (static) sizes.
+
+A dimension's static size is an ``int`` or ``None`` (unknown). A static size of 1 is what
+PyTensor calls *broadcastable*: only such dimensions are broadcast by elementwise operations,
+which keeps gradients exact (a gradient is summed back exactly over the broadcast dimensions).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from tensorgraph.graph.type import Type
+
+#: dtypes a tensor may have, and the one-letter prefixes of the typed constructors.
+DTYPE_PREFIXES = {
+    "b": "int8", "w": "int16", "i": "int32", "l": "int64",
+    "f": "float32", "d": "float64", "c": "complex64", "z": "complex128",
+}
+ALL_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+              "uint64", "float16", "float32", "float64", "complex64", "complex128")
+FLOAT_DTYPES = ("float16", "float32", "float64")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+DISCRETE_DTYPES = ("bool",) + INT_DTYPES
+COMPLEX_DTYPES = ("complex64", "complex128")
+
+
+def normalize_dtype(dtype) -> str:
+    """A dtype name from a name, numpy dtype or type; ``'floatX'`` means ``config.floatX``."""
+    if dtype == "floatX":
+        from tensorgraph.configdefaults import config
+
+        return config.floatX
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"unknown dtype {dtype!r}; expected one of {', '.join(ALL_DTYPES)}") from None
+    if name not in ALL_DTYPES:
+        raise TypeError(f"unsupported dtype {name!r}; expected one of {', '.join(ALL_DTYPES)}")
+    return name
+
+
+def _float_tolerances(dtype: str) -> tuple[float, float]:
+    """(rtol, atol) for comparing computed values of a dtype (used by tests and DebugMode)."""
+    return {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-5), "complex64": (1e-5, 1e-5)}.get(
+        dtype, (1e-8, 1e-8))
+
+
+class TensorType(Type):
+    """The type of tensors of a ``dtype`` and a ``shape`` of static sizes (int or None).
+
+    ``TensorType('float32', shape=(None, 1))`` is a float32 matrix whose second dimension is
+    known to be 1 (broadcastable). ``broadcastable=(False, True)`` is accepted as the old spelling.
+    Instances are callable: ``TensorType('float64', (None,))('x')`` makes a variable named x.
+    """
+
+    def __init__(self, dtype, shape=None, *, broadcastable=None, name: str | None = None):
+        if shape is not None and broadcastable is not None:
+            raise TypeError("give shape or broadcastable, not both")
+        if broadcastable is not None:
+            shape = tuple(1 if b else None for b in broadcastable)
+        if shape is None:
+            raise TypeError("TensorType needs a shape, e.g. shape=(None, None) for a matrix")
+        self.dtype = normalize_dtype(dtype)
+        checked = []
+        for i, s in enumerate(shape):
+            if s is None:
+                checked.append(None)
+            elif isinstance(s, (bool, np.bool_)):
+                checked.append(1 if s else None)
+            elif isinstance(s, (int, np.integer)) and s >= 0:
+                checked.append(int(s))
+            else:
+                raise TypeError(f"static size of dimension {i} must be a non-negative int or "
+                                f"None, got {s!r}")
+        self.shape = tuple(checked)
+        self.name = name
+
+    # -- identity -------------------------------------------------------------------------
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        return tuple(s == 1 for s in self.shape)
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return np.dtype(self.dtype)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.dtype == other.dtype and self.shape == other.shape
+
+    def __hash__(self):
+        return hash((type(self), self.dtype, self.shape))
+
+    def clone(self, dtype=None, shape=None) -> TensorType:
+        return type(self)(self.dtype if dtype is None else dtype,
+                          self.shape if shape is None else shape)
+
+    def __str__(self):
+        if self.name:
+            return self.name
+        kind = {0: "Scalar", 1: "Vector", 2: "Matrix"}.get(self.ndim, f"Tensor{self.ndim}")
+        dims = ", ".join("?" if s is None else str(s) for s in self.shape)
+        return f"{kind}({self.dtype}, shape=({dims}{',' if self.ndim == 1 else ''}))"
+
+    __repr__ = __str__
+
+    # -- variables --------------------------------------------------------------------------
+
+    @property
+    def variable_type(self):
+        from tensorgraph.tensor.variable import TensorVariable
+
+        return TensorVariable
+
+    @property
+    def constant_type(self):
+        from tensorgraph.tensor.variable import TensorConstant
+
+        return TensorConstant
+
+    def make_variable(self, name: str | None = None):
+        if self.dtype == "float64":
+            _warn_float64(name)
+        return self.variable_type(self, None, None, name)
+
+    __call__ = make_variable
+
+    # -- values -----------------------------------------------------------------------------
+
+    def filter(self, data, strict: bool = False, allow_downcast: bool | None = None):
+        """Return ``data`` as an ndarray of this type, or raise ``TypeError`` saying why.
+
+        Without ``allow_downcast``, only conversions that lose nothing are made (int32 -> float64,
+        a Python float to float32 when float32 is ``config.floatX``...). ``strict`` allows none.
+        """
+        if isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
+            arr = data
+        elif strict:
+            got = data.dtype.name if isinstance(data, np.ndarray) else type(data).__name__
+            raise TypeError(f"expected a {self.dtype} ndarray ({self}), got {got} (strict mode)")
+        else:
+            arr = self._convert(data, allow_downcast)
+        if arr.ndim != self.ndim:
+            raise TypeError(f"expected {self.ndim} dimension{'s' if self.ndim != 1 else ''} "
+                            f"({self}), got an array with {arr.ndim}: shape {arr.shape}")
+        for i, (want, got) in enumerate(zip(self.shape, arr.shape)):
+            if want is not None and want != got:
+                raise TypeError(f"expected static shape {self.shape} ({self}), got shape "
+                                f"{arr.shape} (dimension {i} is {got}, not {want})")
+        return arr
+
+    def _convert(self, data, allow_downcast):
+        if hasattr(data, "type") and hasattr(data, "owner"):
+            raise TypeError(f"expected a value for {self}, got the symbolic variable {data}; "
+                            "symbolic inputs are given to function(), values to its calls")
+        try:
+            raw = np.asarray(data)
+        except Exception as exc:
+            raise TypeError(f"expected a {self.dtype} array-like ({self}), got "
+                            f"{type(data).__name__}: {exc}") from None
+        if raw.dtype == object:
+            raise TypeError(f"expected a {self.dtype} array-like ({self}), got "
+                            f"{type(data).__name__} that numpy sees as objects")
+        if raw.dtype.name == self.dtype:
+            return raw
+        if allow_downcast or np.can_cast(raw.dtype, self.dtype, "safe"):
+            return np.asarray(raw, dtype=self.dtype)
+        if allow_downcast is None and self._python_scalar_fits(data, raw):
+            return np.asarray(raw, dtype=self.dtype)
+        raise TypeError(
+            f"expected {self.dtype} ({self}), got {raw.dtype.name}: converting would lose "
+            f"precision. Cast the value (e.g. .astype('{self.dtype}')) or compile with "
+            "allow_input_downcast=True")
+
+    def _python_scalar_fits(self, data, raw) -> bool:
+        """Python floats may become ``config.floatX``; Python ints any dtype holding them."""
+        from tensorgraph.configdefaults import config
+
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            return False
+        if isinstance(data, float):
+            return self.dtype == config.floatX
+        info = np.iinfo(self.dtype) if self.dtype in INT_DTYPES else None
+        return info is None or info.min <= data <= info.max
+
+    def convert_variable(self, var):
+        """``var`` if its type fits this one (possibly more precisely); a shape-checked view of
+        it if it is more general; else ``None``."""
+        vtype = var.type
+        if vtype == self:
+            return var
+        if not isinstance(vtype, TensorType) or vtype.dtype != self.dtype or vtype.ndim != self.ndim:
+            return None
+        if self.is_super(vtype):
+            return var
+        if vtype.is_super(self):
+            from tensorgraph.tensor.shape import specify_shape
+
+            return specify_shape(var, self.shape)
+        return None
+
+    def is_super(self, other) -> bool:
+        return (isinstance(other, TensorType) and other.dtype == self.dtype
+                and other.ndim == self.ndim
+                and all(s is None or s == o for s, o in zip(self.shape, other.shape)))
+
+    def values_eq(self, a, b) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+
+    def values_eq_approx(self, a, b, rtol=None, atol=None) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind not in "fc":
+            return np.array_equal(a, b)
+        default_rtol, default_atol = _float_tolerances(self.dtype)
+        return bool(np.allclose(a, b, rtol=rtol or default_rtol, atol=atol or default_atol,
+                                equal_nan=True))
+
+    def value_signature(self, data):
+        arr = np.asarray(data)
+        return (arr.dtype.name, arr.shape, arr.tobytes() if arr.nbytes <= 4096 else
+                hash(arr.tobytes()))
+
+
+def _warn_float64(name):
+    from tensorgraph.configdefaults import config
+
+    action = config.warn_float64
+    if action == "ignore":
+        return
+    message = (f"creating a float64 variable{f' {name!r}' if name else ''} "
+               "(config.warn_float64 is on; set floatX=float32 or give dtype='float32')")
+    if action == "warn":
+        warnings.warn(message, stacklevel=4)
+    elif action == "raise":
+        raise TypeError(message)
+    elif action == "pdb":
+        import pdb
+
+        pdb.set_trace()
+
+
+# ----------------------------------------------------------------------------------------------
+# Constructors
+
+
+def _resolve_dtype(dtype):
+    return normalize_dtype("floatX" if dtype is None else dtype)
+
+
+def tensor(dtype=None, shape=None, name: str | None = None, *, broadcastable=None):
+    """A symbolic tensor: ``tensor('float32', shape=(None, 3), name='x')``.
+
+    ``tensor('x', shape=(2,))`` (the name first) is accepted too, as in PyTensor.
+    """
+    if isinstance(dtype, str) and dtype != "floatX" and dtype not in ALL_DTYPES and name is None:
+        try:
+            np.dtype(dtype)
+        except TypeError:
+            dtype, name = None, dtype
+    if shape is None and broadcastable is None:
+        raise TypeError("tensor() needs shape=..., e.g. tensor('float32', shape=(None, None))")
+    return TensorType(_resolve_dtype(dtype), shape, broadcastable=broadcastable)(name)
+
+
+def _make_constructor(ndim_shape, kind, fixed_dtype=None):
+    def constructor(name: str | None = None, *, dtype=None, shape=None):
+        if fixed_dtype is not None and dtype is not None and normalize_dtype(dtype) != fixed_dtype:
+            raise TypeError(f"{constructor.__name__} makes {fixed_dtype} tensors; got dtype={dtype}")
+        static = ndim_shape if shape is None else tuple(shape)
+        if len(static) != len(ndim_shape):
+            raise TypeError(f"{constructor.__name__} makes {len(ndim_shape)}-d tensors; got "
+                            f"shape={shape}")
+        for i, (fixed, given) in enumerate(zip(ndim_shape, static)):
+            if fixed == 1 and given != 1:
+                raise TypeError(f"{constructor.__name__}: dimension {i} has size 1; got {given}")
+        return TensorType(fixed_dtype or _resolve_dtype(dtype), static)(name)
+
+    constructor.__doc__ = (f"A symbolic {kind} of dtype "
+                           f"{fixed_dtype or 'config.floatX (or dtype=...)'}: name first, "
+                           "then ``dtype=``/``shape=`` keywords.")
+    return constructor
+
+
+def _make_plural(single):
+    def plural(*names, dtype=None):
+        """Several variables at once: ``x, y = dmatrices('x', 'y')`` (or a count: ``matrices(2)``)."""
+        if len(names) == 1 and isinstance(names[0], int):
+            names = (None,) * names[0]
+        elif len(names) == 1 and isinstance(names[0], str) and ("," in names[0] or " " in names[0]):
+            names = tuple(n for n in names[0].replace(",", " ").split())
+        kwargs = {} if dtype is None else {"dtype": dtype}
+        return [single(n, **kwargs) for n in names]
+
+    return plural
+
+
+_KINDS = {
+    "scalar": (), "vector": (None,), "row": (1, None), "col": (None, 1),
+    "matrix": (None, None), "tensor3": (None,) * 3, "tensor4": (None,) * 4,
+    "tensor5": (None,) * 5, "tensor6": (None,) * 6, "tensor7": (None,) * 7,
+}
+_PLURAL = {"scalar": "scalars", "vector": "vectors", "row": "rows", "col": "cols",
+           "matrix": "matrices", "tensor3": "tensor3s", "tensor4": "tensor4s",
+           "tensor5": "tensor5s", "tensor6": "tensor6s", "tensor7": "tensor7s"}
+
+#: every generated constructor, by name: scalar, fmatrix, dvectors, imatrices, ...
+CONSTRUCTORS = {}
+for _kind, _shape in _KINDS.items():
+    CONSTRUCTORS[_kind] = _make_constructor(_shape, _kind)
+    CONSTRUCTORS[_kind].__name__ = _kind
+    CONSTRUCTORS[_PLURAL[_kind]] = _make_plural(CONSTRUCTORS[_kind])
+    CONSTRUCTORS[_PLURAL[_kind]].__name__ = _PLURAL[_kind]
+    for _prefix, _dtype in DTYPE_PREFIXES.items():
+        _single = _make_constructor(_shape, _kind, _dtype)
+        _single.__name__ = _prefix + _kind
+        CONSTRUCTORS[_prefix + _kind] = _single
+        _many = _make_plural(_single)
+        _many.__name__ = _prefix + _PLURAL[_kind]
+        CONSTRUCTORS[_prefix + _PLURAL[_kind]] = _many
+globals().update(CONSTRUCTORS)

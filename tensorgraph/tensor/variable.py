@@ -1,0 +1,221 @@
+"""``TensorVariable`` and ``TensorConstant``: symbolic arrays with numpy's operators and methods.
+
+Every operator or method here is a thin call to a function of ``tensorgraph.tensor`` (``x + y``
+is ``tt.add(x, y)``), imported when first used so that this module does not depend on the op
+modules at import time. ``==`` and ``!=`` keep Python's identity meaning (variables are used as
+dict keys everywhere); use ``tt.eq`` / ``tt.neq`` for elementwise comparison.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant, Variable
+
+
+def _math():
+    from tensorgraph.tensor import math
+
+    return math
+
+
+def _reduction():
+    from tensorgraph.tensor import reduction
+
+    return reduction
+
+
+def _shape():
+    from tensorgraph.tensor import shape
+
+    return shape
+
+
+class TensorOperators:
+    """Operators and numpy-like methods shared by tensor variables, constants and shared vars."""
+
+    # numpy gives way to us in mixed expressions like ``np.float32(2) * x``
+    __array_priority__ = 1000
+
+    # -- arithmetic --------------------------------------------------------------------------
+    def __add__(self, other): return _math().add(self, other)
+    def __radd__(self, other): return _math().add(other, self)
+    def __sub__(self, other): return _math().sub(self, other)
+    def __rsub__(self, other): return _math().sub(other, self)
+    def __mul__(self, other): return _math().mul(self, other)
+    def __rmul__(self, other): return _math().mul(other, self)
+    def __truediv__(self, other): return _math().true_div(self, other)
+    def __rtruediv__(self, other): return _math().true_div(other, self)
+    def __floordiv__(self, other): return _math().int_div(self, other)
+    def __rfloordiv__(self, other): return _math().int_div(other, self)
+    def __mod__(self, other): return _math().mod(self, other)
+    def __rmod__(self, other): return _math().mod(other, self)
+    def __pow__(self, other): return _math().pow(self, other)
+    def __rpow__(self, other): return _math().pow(other, self)
+    def __neg__(self): return _math().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _math().abs(self)
+
+    def __matmul__(self, other):
+        from tensorgraph.tensor.dot import matmul
+
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from tensorgraph.tensor.dot import matmul
+
+        return matmul(other, self)
+
+    # -- comparisons and logic ---------------------------------------------------------------
+    def __lt__(self, other): return _math().lt(self, other)
+    def __le__(self, other): return _math().le(self, other)
+    def __gt__(self, other): return _math().gt(self, other)
+    def __ge__(self, other): return _math().ge(self, other)
+    def __and__(self, other): return _math().and_(self, other)
+    def __rand__(self, other): return _math().and_(other, self)
+    def __or__(self, other): return _math().or_(self, other)
+    def __ror__(self, other): return _math().or_(other, self)
+    def __xor__(self, other): return _math().xor(self, other)
+    def __rxor__(self, other): return _math().xor(other, self)
+    def __invert__(self): return _math().invert(self)
+
+    def __bool__(self):
+        raise TypeError(f"the truth value of the symbolic variable {self} is unknown until it is "
+                        "computed; use tt.switch / ifelse for symbolic conditions, and "
+                        "`is None` checks rather than `if x`")
+
+    def __iter__(self):
+        raise TypeError(f"cannot iterate over the symbolic variable {self}; index it instead "
+                        "(x[i]) or use a fixed-size loop over range(n)")
+
+    def __len__(self):
+        raise TypeError(f"len() of the symbolic variable {self} is unknown; use x.shape[0]")
+
+    # -- properties --------------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        return self.type.broadcastable
+
+    @property
+    def shape(self):
+        """The symbolic shape vector (``x.shape[0]`` is a symbolic length)."""
+        return _shape().shape(self)
+
+    @property
+    def size(self):
+        return _reduction().prod(self.shape)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    # -- methods -----------------------------------------------------------------------------
+    def dimshuffle(self, *pattern):
+        """Reorder, drop (size-1) and add ('x') dimensions: ``x.dimshuffle(1, 'x', 0)``."""
+        from tensorgraph.tensor.elemwise import DimShuffle
+
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = tuple(pattern[0])
+        return DimShuffle(self.ndim, pattern)(self)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(reversed(range(self.ndim)))
+        return self.dimshuffle(*axes)
+
+    def reshape(self, *shape, ndim=None):
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        return _shape().reshape(self, shape, ndim=ndim)
+
+    def flatten(self, ndim=1):
+        return _shape().flatten(self, ndim)
+
+    def ravel(self):
+        return _shape().flatten(self, 1)
+
+    def squeeze(self, axis=None):
+        return _shape().squeeze(self, axis)
+
+    def astype(self, dtype):
+        return _math().cast(self, dtype)
+
+    def __getitem__(self, index):
+        from tensorgraph.tensor.subtensor import getitem
+
+        return getitem(self, index)
+
+    def sum(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
+        return _reduction().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def prod(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
+        return _reduction().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def mean(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
+        return _reduction().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _reduction().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _reduction().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _reduction().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _reduction().min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _reduction().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _reduction().argmin(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return _reduction().all(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return _reduction().any(self, axis=axis, keepdims=keepdims)
+
+    def dot(self, other):
+        from tensorgraph.tensor.dot import dot
+
+        return dot(self, other)
+
+    def clip(self, a_min, a_max):
+        return _math().clip(self, a_min, a_max)
+
+    def round(self):
+        return _math().round(self)
+
+    def __round__(self):
+        return _math().round(self)
+
+    def exp(self): return _math().exp(self)
+    def log(self): return _math().log(self)
+    def sqrt(self): return _math().sqrt(self)
+    def tanh(self): return _math().tanh(self)
+    def abs(self): return _math().abs(self)
+
+
+class TensorVariable(TensorOperators, Variable):
+    """A symbolic tensor: the result of an op, or a graph input made by ``tt.matrix`` & co."""
+
+
+class TensorConstant(TensorOperators, Constant):
+    """A tensor whose value is known when the graph is built (``tt.constant(2.0)``)."""
+
+    @property
+    def value(self):
+        return self.data

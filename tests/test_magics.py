@@ -53,7 +53,7 @@ def test_non_default_rows_stand_out(ip):
 def test_one_flag(ip):
     view = magic(ip, "floatX")
     assert [i.name for i in view.infos] == ["floatX"]
-    assert "(1 flag)" in view.title
+    assert view.title == "tensorgraph config: selected flags (1)"
 
 
 def test_set_several_flags(ip):

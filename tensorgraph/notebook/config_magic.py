@@ -26,7 +26,7 @@ _OPTIONS = ("--diff", "--reset")
 
 
 def _header(count: int, what: str) -> str:
-    return f"tensorgraph config: {what} ({count} flag{'s' if count != 1 else ''})"
+    return f"tensorgraph config: {what} ({count})"
 
 
 def tg_config(line: str) -> ConfigView:
@@ -58,7 +58,7 @@ def tg_config(line: str) -> ConfigView:
         if options == ["--diff"]:
             infos = [i for i in infos if not i.is_default]
             return ConfigView(infos, _header(len(infos), "flags that differ from the default"))
-        return ConfigView(infos, _header(len(infos), "flags"))
+        return ConfigView(infos, _header(len(infos), "selected flags" if words else "all flags"))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
@@ -67,7 +67,7 @@ def _set(assignments: list[str]) -> ConfigView:
     flags = dict(a.split("=", 1) for a in assignments)
     _config.update({k.strip(): v for k, v in flags.items()})
     infos = [_config.info(k.strip()) for k in flags]
-    return ConfigView(infos, _header(len(infos), "set"))
+    return ConfigView(infos, _header(len(infos), "flags set"))
 
 
 def _reset(names: list[str]) -> ConfigView:
@@ -79,7 +79,7 @@ def _reset(names: list[str]) -> ConfigView:
         if stuck and not names
         else ""
     )
-    return ConfigView(infos, _header(len(infos), "reset to default"), note)
+    return ConfigView(infos, _header(len(infos), "flags reset to the default"), note)
 
 
 @magics_class

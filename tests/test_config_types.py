@@ -3,6 +3,8 @@
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tensorgraph.configparser import (
     BoolParam,
@@ -13,6 +15,7 @@ from tensorgraph.configparser import (
     ModeParam,
     PathParam,
     StrParam,
+    parse_flags_string,
 )
 
 
@@ -110,3 +113,18 @@ def test_mode_accepts_mode_instances_only():
     assert p.parse(instance) is instance
     with pytest.raises(ValueError, match="Mode instance"):
         p.parse(3)
+
+
+names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,20}", fullmatch=True)
+values = st.text(alphabet=st.characters(blacklist_characters=",=", blacklist_categories=("Cs",)))
+
+
+@given(st.lists(st.tuples(names, values), max_size=6))
+def test_flags_string_round_trips_and_rightmost_wins(pairs):
+    text = ",".join(f"{n}={v}" for n, v in pairs)
+    parsed = parse_flags_string(text)
+    expected = {}
+    for n, v in pairs:
+        expected[n] = v.strip()
+    assert {n: raw.value for n, raw in parsed.items()} == expected
+    assert all(raw.source == "env TENSORGRAPH_FLAGS" for raw in parsed.values())

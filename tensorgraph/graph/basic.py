@@ -255,35 +255,33 @@ def io_toposort(inputs, outputs, orderings=None):
     """
     inputs = set(inputs)
     orderings = orderings or {}
-    order, done = [], set()
-    # iterative DFS post-order
+
+    def predecessors(node):
+        preds = [i.owner for i in node.inputs if i.owner is not None and i not in inputs]
+        preds.extend(orderings.get(node, ()))
+        return iter(preds)
+
+    order, state = [], {}  # state: 1 while on the DFS path, 2 once placed in the order
     for root in outputs:
         start = root.owner if root not in inputs else None
-        if start is None or start in done:
+        if start is None or start in state:
             continue
-        stack = [(start, False)]
-        on_path = set()
+        state[start] = 1
+        stack = [(start, predecessors(start))]
         while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                on_path.discard(node)
-                if node not in done:
-                    done.add(node)
-                    order.append(node)
-                continue
-            if node in done:
-                continue
-            if node in on_path:
-                raise ValueError(f"the graph contains a cycle through {node}")
-            on_path.add(node)
-            stack.append((node, True))
-            preds = [i.owner for i in node.inputs if i.owner is not None and i not in inputs]
-            preds.extend(orderings.get(node, ()))
-            for p in reversed(preds):
-                if p not in done:
-                    if p in on_path:
-                        raise ValueError(f"the graph contains a cycle through {p}")
-                    stack.append((p, False))
+            node, preds = stack[-1]
+            for pred in preds:
+                seen = state.get(pred)
+                if seen is None:
+                    state[pred] = 1
+                    stack.append((pred, predecessors(pred)))
+                    break
+                if seen == 1:
+                    raise ValueError(f"the graph contains a cycle through {pred}")
+            else:
+                stack.pop()
+                state[node] = 2
+                order.append(node)
     return order
 
 

@@ -68,8 +68,12 @@ class SourceFrame:
         return f"{where}\n    {text}" if text else where
 
 
-def _is_internal(filename: str) -> bool:
-    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+def _is_internal(code) -> bool:
+    """Frames the user did not write as an expression: tensorgraph itself, and the
+    ``make_node`` of a user-defined Op (the node belongs to the line that called the op)."""
+    filename = code.co_filename
+    return (filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+            or code.co_name == "make_node")
 
 
 def user_frames(limit: int) -> tuple[SourceFrame, ...]:
@@ -84,7 +88,7 @@ def user_frames(limit: int) -> tuple[SourceFrame, ...]:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if not _is_internal(code.co_filename):
+        if not _is_internal(code):
             frames.append(SourceFrame(code.co_filename, frame.f_lineno, code.co_name))
             if limit > 0 and len(frames) >= limit:
                 break

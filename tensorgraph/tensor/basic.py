@@ -47,9 +47,8 @@ def python_scalar_dtype(value) -> str:
 
 
 def constant(value, name: str | None = None, ndim: int | None = None, dtype=None):
-    """A ``TensorConstant`` holding ``value``.
-
-    Dimensions of size 1 are recorded as static (broadcastable). ``ndim`` adds leading size-1
+    """A ``TensorConstant`` holding ``value``, with its whole shape static.
+ ``ndim`` adds leading size-1
     dimensions (or checks the ndim); ``dtype`` forces the dtype (Python numbers are converted
     without loss checks, arrays must convert safely).
     """
@@ -67,7 +66,7 @@ def constant(value, name: str | None = None, ndim: int | None = None, dtype=None
         if arr.ndim > ndim:
             raise ValueError(f"constant {value!r} has {arr.ndim} dimensions, more than ndim={ndim}")
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
-    ttype = TensorType(arr.dtype.name, tuple(1 if s == 1 else None for s in arr.shape))
+    ttype = TensorType(arr.dtype.name, arr.shape)
     return ttype.make_constant(arr, name=name)
 
 

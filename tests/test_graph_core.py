@@ -213,3 +213,11 @@ def test_plain_variable_clone_keeps_tag_copy():
     x.tag.note = "keep"
     c = x.clone()
     assert c.tag.note == "keep" and c.tag is not x.tag and isinstance(c, Variable)
+
+
+def test_print_test_value_shows_values_in_str():
+    x = tt.vector("x")
+    x.tag.test_value = np.array([1.5, 2.5])
+    assert str(x) == "x"
+    with config.change_flags(print_test_value=True):
+        assert "1.5" in str(x) and str(x).startswith("x\n")

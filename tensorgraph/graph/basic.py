@@ -86,22 +86,25 @@ class Variable:
         return cache[signature](*values)
 
     def __str__(self):
+        text = self._label()
+        if hasattr(self.tag, "test_value"):
+            from tensorgraph.configdefaults import config
+
+            if config.print_test_value:
+                return f"{text}\n{self.tag.test_value!r}"
+        return text
+
+    def _label(self) -> str:
+        """The variable's name, else where it comes from (``Elemwise{add}.out``)."""
         if self.name is not None:
             return self.name
         if self.owner is not None:
-            op = self.owner.op
             if len(self.owner.outputs) == 1:
-                return f"{op}.out"
-            return f"{op}.{self.index}"
+                return f"{self.owner.op}.out"
+            return f"{self.owner.op}.{self.index}"
         return f"<{self.type}>"
 
-    def __repr__(self):
-        text = str(self)
-        from tensorgraph.configdefaults import config
-
-        if config.print_test_value and hasattr(self.tag, "test_value"):
-            text += f"\n{self.tag.test_value!r}"
-        return text
+    __repr__ = __str__
 
 
 class Constant(Variable):
@@ -123,7 +126,7 @@ class Constant(Variable):
         """What makes two constants interchangeable: their type and value (used by merging)."""
         return (self.type, self.type.value_signature(self.data))
 
-    def __str__(self):
+    def _label(self) -> str:
         if self.name is not None:
             return self.name
         text = str(self.data).replace("\n", "")

@@ -13,6 +13,13 @@ __version__ = "0.1.0"
 # Public names imported on first attribute access: name -> module that defines it.
 # Add an entry here instead of a top-level import when the module is costly to import.
 _LAZY: dict[str, str] = {}
+_LAZY.update({  # compiling and printing (issue 3)
+    "function": "tensorgraph.compile.function", "shared": "tensorgraph.compile.sharedvalue",
+    "In": "tensorgraph.compile.io", "Out": "tensorgraph.compile.io",
+    "Mode": "tensorgraph.compile.mode", "get_mode": "tensorgraph.compile.mode",
+    "printing": "tensorgraph.printing", "debugprint": "tensorgraph.printing",
+    "dprint": "tensorgraph.printing", "pp": "tensorgraph.printing",
+})
 
 
 def __getattr__(name):
@@ -21,7 +28,8 @@ def __getattr__(name):
         raise AttributeError(f"module 'tensorgraph' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 

@@ -1,0 +1,21 @@
+"""Compiling graphs into callables: ``function``, shared variables, ``In``/``Out`` and modes."""
+
+from tensorgraph.compile.compiled import Function
+from tensorgraph.compile.function import function
+from tensorgraph.compile.io import In, Out
+from tensorgraph.compile.maker import FunctionMaker, UnusedInputError
+from tensorgraph.compile.mode import (
+    FAST_COMPILE,
+    FAST_RUN,
+    Mode,
+    get_mode,
+    register_mode,
+    set_rewriter,
+)
+from tensorgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
+
+__all__ = [
+    "Function", "function", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
+    "FAST_RUN", "Mode", "get_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
+    "shared_constructor",
+]

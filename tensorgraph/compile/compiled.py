@@ -1,0 +1,248 @@
+"""``Function``: the callable ``function()`` returns.
+
+A call binds the arguments to the inputs (by position or by name, defaults from ``In(value=)``),
+converts each value to its input's type (a ``TypeError`` naming the input otherwise), runs the
+VM, copies the outputs that could alias storage the function keeps, and only then writes the
+update values into the shared variables. A call that fails anywhere before that last step
+leaves every shared variable as it was.
+"""
+
+from __future__ import annotations
+
+from tensorgraph.compile.sharedvalue import copy_value
+from tensorgraph.graph.basic import clone_get_equiv
+
+
+class Function:
+    """A compiled function. Call it with values for its inputs.
+
+    Attributes
+    ----------
+    maker : FunctionMaker (``maker.fgraph``, ``maker.inputs``, ``maker.outputs``, ``maker.mode``)
+    vm : the linked graph (``vm.nodes``, ``vm.thunks``, ``vm.pre_hook`` / ``vm.post_hook``)
+    name : str or None
+    trust_input : bool
+        Skip the conversion and checking of input values (faster calls; a wrong value then
+        fails inside a node or silently gives wrong results).
+    """
+
+    def __init__(self, maker, vm, name=None):
+        self.maker = maker
+        self.vm = vm
+        self.name = name
+        self.trust_input = False
+        inputs = maker.inputs
+        self._n_inputs = len(inputs)
+        self._input_cells = vm.input_storage[:self._n_inputs]
+        self._input_types = [i.variable.type for i in inputs]
+        self._positions = {}
+        for pos, inp in enumerate(inputs):
+            if inp.name is not None:
+                self._positions[inp.name] = pos if inp.name not in self._positions else None
+        self._copy_on_entry = [i.mutable and not i.borrow for i in inputs]
+        self._any_copy_on_entry = any(self._copy_on_entry)
+        n_out = len(maker.outputs)
+        self._n_outputs = n_out
+        self._update_cells = [s.container.storage for s in maker.update_targets]
+        fg_outputs = maker.fgraph.outputs
+        borrowed = [o.borrow for o in maker.outputs] + [False] * len(self._update_cells)
+        self._copy_output = _outputs_to_copy(vm.fgraph, borrowed)
+        # cells of computed outputs, emptied after each call so no op reuses a buffer the
+        # caller (or a shared variable) now owns; borrowed outputs keep theirs
+        self._clear_after = [vm.output_storage[k] for k, var in enumerate(fg_outputs)
+                             if var.owner is not None and not borrowed[k]]
+
+    # -- calling --------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        cells = self._input_cells
+        if kwargs or len(args) != self._n_inputs:
+            args = self._bind(args, kwargs)
+        if self.trust_input:
+            for cell, value in zip(cells, args):
+                cell[0] = value
+        else:
+            pos = 0
+            try:
+                for pos, (cell, value, inp) in enumerate(zip(cells, args, self.maker.inputs)):
+                    cell[0] = inp.variable.type.filter(value, strict=inp.strict,
+                                                       allow_downcast=inp.allow_downcast)
+            except (TypeError, ValueError) as exc:
+                self._clear_inputs()
+                raise TypeError(self._bad_input_message(pos, value, exc)) from None
+        if self._any_copy_on_entry:
+            for cell, do_copy in zip(cells, self._copy_on_entry):
+                if do_copy:
+                    cell[0] = copy_value(cell[0])
+        try:
+            self.vm()
+        except Exception:
+            self._clear_inputs()
+            raise
+        values = [cell[0] for cell in self.vm.output_storage]
+        for k in self._copy_output:
+            values[k] = copy_value(values[k])
+        self._clear_inputs()
+        for cell in self._clear_after:
+            cell[0] = None
+        n_out = self._n_outputs
+        for cell, value in zip(self._update_cells, values[n_out:]):
+            cell[0] = value
+        if self.maker.unpack_single:
+            return values[0]
+        return values[:n_out] if self._update_cells else values
+
+    def _bind(self, args, kwargs):
+        """Arguments in input order, defaults filled in; a TypeError for any mismatch."""
+        inputs = self.maker.inputs
+        if len(args) > self._n_inputs:
+            raise TypeError(f"{self._label()} takes {self._n_inputs} input"
+                            f"{'s' if self._n_inputs != 1 else ''} "
+                            f"({self._signature()}), got {len(args)} positional arguments")
+        values = list(args) + [_MISSING] * (self._n_inputs - len(args))
+        for key, value in kwargs.items():
+            pos = self._positions.get(key, _MISSING)
+            if pos is _MISSING:
+                raise TypeError(f"{self._label()} has no input named {key!r}; inputs: "
+                                f"{self._signature()}")
+            if pos is None:
+                raise TypeError(f"{self._label()}: several inputs are named {key!r}; pass "
+                                "them by position")
+            if values[pos] is not _MISSING:
+                raise TypeError(f"{self._label()}: input {key!r} is given both by position "
+                                "and by keyword")
+            values[pos] = value
+        for pos, value in enumerate(values):
+            if value is _MISSING:
+                if not inputs[pos].has_default:
+                    raise TypeError(f"{self._label()}: missing value for input {pos} "
+                                    f"({_input_label(inputs[pos])}); inputs: "
+                                    f"{self._signature()}")
+                values[pos] = inputs[pos].value
+        return values
+
+    def _clear_inputs(self):
+        for cell in self._input_cells:
+            cell[0] = None
+
+    def _bad_input_message(self, pos, value, exc) -> str:
+        inp = self.maker.inputs[pos]
+        return (f"bad value for input {pos} ({_input_label(inp)}) of {self._label()}: "
+                f"expected {inp.variable.type}, got {_describe(value)}. {exc}")
+
+    def _label(self) -> str:
+        return f"function {self.name!r}" if self.name else "the function"
+
+    def _signature(self) -> str:
+        return ", ".join(_input_label(i) for i in self.maker.inputs) or "none"
+
+    # -- copies ---------------------------------------------------------------------------
+
+    def copy(self, share_memory: bool = False, swap=None, delete_updates: bool = False,
+             name=None) -> Function:
+        """A new function computing the same graph.
+
+        ``swap`` ({old_shared: new_shared}) makes the copy use other shared variables (same
+        types); ``delete_updates`` drops the updates; ``share_memory`` lets the copy reuse this
+        function's storage for intermediate results (calls then must not interleave). Default
+        values are copied as they are now.
+        """
+        maker = self.maker
+        swap = dict(swap or {})
+        for old, new in swap.items():
+            if old not in maker.shared_inputs:
+                raise ValueError(f"copy(swap=...): {old} is not a shared variable of this "
+                                 "function")
+            if new.type != old.type:
+                raise TypeError(f"copy(swap=...): {old} has type {old.type} but {new} has "
+                                f"type {new.type}")
+        fgraph = maker.fgraph
+        n_explicit = len(maker.inputs)
+        new_shared = [swap.get(s, s) for s in maker.shared_inputs]
+        memo = {old: new.clone() for old, new in
+                zip(fgraph.inputs[n_explicit:], new_shared)}
+        outputs = fgraph.outputs[:len(maker.outputs)] if delete_updates else fgraph.outputs
+        equiv = clone_get_equiv(fgraph.inputs, outputs, memo=memo)
+        from tensorgraph.graph.fg import FunctionGraph
+
+        new_maker = object.__new__(type(maker))
+        new_maker.__dict__.update(maker.__dict__)
+        new_maker.name = maker.name if name is None else name
+        new_maker.fgraph = FunctionGraph([equiv[v] for v in fgraph.inputs],
+                                         [equiv[v] for v in outputs], clone=False)
+        new_maker.shared_inputs = new_shared
+        new_maker.update_targets = [] if delete_updates else [
+            swap.get(s, s) for s in maker.update_targets]
+        new_maker.linker = maker.mode.linker
+        storage_map = None
+        if share_memory:
+            storage_map = {equiv[v]: cell for v, cell in self.vm.storage_map.items()
+                           if v in equiv and v not in fgraph.inputs}
+        defaults = [[copy_value(i.value) if i.has_default else None] for i in maker.inputs]
+        new = new_maker.create(input_storage=defaults, storage_map=storage_map)
+        new.trust_input = self.trust_input
+        if name is None and self.name:
+            new.name = self.name + " copy"
+        return new
+
+    # -- introspection --------------------------------------------------------------------
+
+    def get_shared(self) -> list:
+        """The shared variables this function reads or updates."""
+        return list(self.maker.shared_inputs)
+
+    def __repr__(self):
+        outs = len(self.maker.outputs)
+        ups = len(self._update_cells)
+        extra = f", {ups} update{'s' if ups != 1 else ''}" if ups else ""
+        return (f"<Function{_named(self.name)}: ({self._signature()}) -> {outs} "
+                f"output{'s' if outs != 1 else ''}{extra}, mode {self.maker.mode}>")
+
+
+_MISSING = object()
+
+
+def _named(name) -> str:
+    return f" {name!r}" if name else ""
+
+
+def _input_label(inp) -> str:
+    return repr(inp.name) if inp.name is not None else str(inp.variable)
+
+
+def _describe(value) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return f"a {value.dtype} array of shape {value.shape}"
+    return f"{type(value).__name__} {repr(value)[:40]}"
+
+
+def _alias_root(var):
+    """The variable whose storage ``var`` may share: follow view/destroy maps to an input."""
+    while var.owner is not None:
+        node = var.owner
+        index = node.outputs.index(var)
+        sources = node.op.view_map.get(index) or node.op.destroy_map.get(index)
+        if not sources:
+            return var
+        var = node.inputs[sources[0]]
+    return var
+
+
+def _outputs_to_copy(fgraph, borrowed) -> list[int]:
+    """Positions of the fgraph outputs to copy before handing them out.
+
+    An output is copied when it is (a view of) an input, a shared variable, a constant or a
+    kept intermediate, or when an earlier output already hands out the same storage. Borrowed
+    outputs are only copied in that last case (two outputs must never be one array).
+    """
+    seen = set()
+    to_copy = []
+    for k, var in enumerate(fgraph.outputs):
+        root = _alias_root(var)
+        if root in seen or (root is not var and not borrowed[k]) or (
+                var.owner is None and not borrowed[k]):
+            to_copy.append(k)
+        seen.add(root)
+    return to_copy

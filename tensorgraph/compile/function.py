@@ -1,0 +1,61 @@
+"""``function``: compile symbolic inputs and outputs into a Python callable."""
+
+from __future__ import annotations
+
+from tensorgraph.compile.maker import FunctionMaker
+
+
+def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=None,
+             profile=None, on_unused_input=None, allow_input_downcast=None,
+             no_default_updates=False, accept_inplace=False):
+    """Compile a function computing ``outputs`` from ``inputs``.
+
+    Parameters
+    ----------
+    inputs : list of Variable or In
+        The arguments of the function, in order (``In`` adds a default value, a keyword name,
+        mutability). Shared variables are never listed: the function reads them implicitly.
+    outputs : Variable, Out, or a list of them, or None
+        A single output makes the function return one value; a list makes it return a list.
+    updates : list of (SharedVariable, expression) pairs, or a dict
+        New values for shared variables, stored after the outputs are computed (an
+        accumulator's output is its value before the call). Each expression must have the
+        variable's type.
+    givens : list of (Variable, Variable) pairs, or a dict
+        Variables replaced in the graph before compiling (e.g. an input replaced by a slice of
+        a shared dataset).
+    mode : str or Mode or None
+        'FAST_COMPILE', 'FAST_RUN', 'Mode', a Mode instance, or None for ``config.mode``.
+    name : str
+        Shown in errors, printing and profiles.
+    profile : None or False
+        Profiling comes with ``tensorgraph.compile.profiling``; until then a true value raises.
+    on_unused_input : 'raise', 'warn', 'ignore' or None (``config.on_unused_input``)
+        What to do with an input not used by the outputs or updates.
+    allow_input_downcast : bool or None
+        True accepts lossy conversions of call values (float64 data for a float32 input);
+        None accepts only Python floats for ``config.floatX`` inputs; False none.
+    no_default_updates : bool or list of SharedVariable
+        Ignore the shared variables' ``default_update`` (all, or those listed).
+    accept_inplace : bool
+        Allow nodes that overwrite their inputs in the given graph.
+
+    Returns
+    -------
+    Function
+        ``f(*values, **named_values)``; ``f.maker.fgraph`` is the compiled graph.
+    """
+    from tensorgraph.configdefaults import config
+
+    if profile is None:
+        profile = config.profile
+    if profile:
+        raise NotImplementedError(
+            "function(profile=...): profiling is not available yet (it comes with "
+            "tensorgraph.compile.profiling); pass profile=None and set config.profile=False")
+    maker = FunctionMaker(inputs, outputs, updates=updates, givens=givens, mode=mode,
+                          name=name, profile=profile, on_unused_input=on_unused_input,
+                          allow_input_downcast=allow_input_downcast,
+                          no_default_updates=no_default_updates,
+                          accept_inplace=accept_inplace)
+    return maker.create()

@@ -1,0 +1,85 @@
+"""``In`` and ``Out``: how ``function`` treats each of its inputs and outputs.
+
+A bare variable in ``function(inputs, outputs)`` is wrapped in ``In`` / ``Out`` with the
+defaults; wrap it yourself to give an input a default value or a keyword name, or to let an
+output be returned without a defensive copy.
+"""
+
+from __future__ import annotations
+
+from tensorgraph.graph.basic import Constant, Variable
+
+_NO_VALUE = object()
+
+
+class In:
+    """An input of a compiled function.
+
+    Parameters
+    ----------
+    variable : Variable
+        The symbolic input (no shared variable, no constant).
+    name : str, optional
+        The keyword to pass it by; defaults to ``variable.name``.
+    value : optional
+        Default value used when a call leaves this input out (checked against the type now).
+    mutable : bool
+        The function may overwrite the value it receives (inplace rewrites may then use the
+        buffer). Without ``borrow`` the function works on a copy, so the caller's array is safe.
+    borrow : bool
+        With ``mutable``: overwrite the caller's array itself, no copy.
+    strict : bool
+        Refuse any conversion of call values (dtype must match exactly).
+    allow_downcast : bool or None
+        Accept lossy conversions of call values (None: the function's ``allow_input_downcast``).
+    """
+
+    def __init__(self, variable, name: str | None = None, value=_NO_VALUE,
+                 mutable: bool = False, borrow: bool = False, strict: bool = False,
+                 allow_downcast: bool | None = None):
+        from tensorgraph.compile.sharedvalue import SharedVariable
+
+        if not isinstance(variable, Variable):
+            raise TypeError(f"In() needs a symbolic variable, got {type(variable).__name__}: "
+                            f"{variable!r}")
+        if isinstance(variable, SharedVariable):
+            raise TypeError(f"shared variable {variable} cannot be an explicit input: functions "
+                            "read shared variables implicitly. To feed it a value, use a "
+                            "regular input and givens={shared_var: input}")
+        if isinstance(variable, Constant):
+            raise TypeError(f"constant {variable} cannot be an input of a function")
+        self.variable = variable
+        self.name = variable.name if name is None else name
+        self.mutable = mutable
+        self.borrow = borrow
+        self.strict = strict
+        self.allow_downcast = allow_downcast
+        self.value = _NO_VALUE if value is _NO_VALUE else variable.type.filter(
+            value, strict=strict, allow_downcast=allow_downcast)
+
+    @property
+    def has_default(self) -> bool:
+        return self.value is not _NO_VALUE
+
+    def __repr__(self):
+        extra = f", value={self.value!r}" if self.has_default else ""
+        return f"In({self.variable}{extra})"
+
+
+class Out:
+    """An output of a compiled function.
+
+    ``borrow=True`` returns the function's own storage: no copy, but the value may be
+    overwritten by the next call and may alias an input or a shared variable. The default
+    returns an array the caller owns.
+    """
+
+    def __init__(self, variable, borrow: bool = False):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"Out() needs a symbolic variable, got {type(variable).__name__}: "
+                            f"{variable!r}")
+        self.variable = variable
+        self.borrow = borrow
+
+    def __repr__(self):
+        return f"Out({self.variable}{', borrow=True' if self.borrow else ''})"

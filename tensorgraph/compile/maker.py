@@ -1,0 +1,254 @@
+"""``FunctionMaker``: from the user's inputs, outputs, updates and givens to a linked function.
+
+The steps, in order:
+
+1. wrap inputs in ``In`` and outputs in ``Out``, check them;
+2. apply ``givens`` (a copy of the graph with the variables swapped, ``clone_replace``);
+3. check the updates and add the shared variables' default updates;
+4. build the FunctionGraph: inputs are the explicit inputs followed by the shared variables the
+   graph reads or updates; outputs are the user's outputs followed by the update expressions;
+5. rewrite it (``mode.rewrite``), then link it into a VM (``mode.linker.make_vm``).
+
+The graph objects the user built are never modified: the FunctionGraph works on a copy.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from tensorgraph.compile.io import In, Out
+from tensorgraph.compile.mode import get_mode
+from tensorgraph.compile.sharedvalue import SharedVariable
+from tensorgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs
+from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.utils import MissingInputError
+
+
+class UnusedInputError(Exception):
+    """An explicit input of ``function`` takes no part in computing the outputs or updates."""
+
+
+class FunctionMaker:
+    """Builds, rewrites and links the graph of a function; ``create()`` gives the Function.
+
+    Attributes
+    ----------
+    inputs : list of In, the explicit inputs
+    outputs : list of Out
+    fgraph : FunctionGraph, inputs = explicit inputs + shared variables, outputs = outputs +
+        update expressions
+    shared_inputs : list of SharedVariable, the user's shared variables behind the fgraph
+        inputs that follow the explicit ones
+    update_targets : list of SharedVariable, the variable each update output is written to
+    mode : Mode
+    linker : the linker object that made the VM
+    profile : what was passed as ``profile`` (the profiler plugs in here)
+    unpack_single : whether the function returns one value rather than a list
+    """
+
+    def __init__(self, inputs, outputs, updates=None, givens=None, mode=None, name=None,
+                 profile=None, on_unused_input=None, allow_input_downcast=None,
+                 no_default_updates=False, accept_inplace=False):
+        from tensorgraph.configdefaults import config
+
+        self.name = name
+        self.mode = get_mode(mode)
+        self.profile = profile
+        self.accept_inplace = accept_inplace
+        self.on_unused_input = on_unused_input or config.on_unused_input
+        if self.on_unused_input not in ("raise", "warn", "ignore"):
+            raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got "
+                             f"{self.on_unused_input!r}")
+        self.inputs = _wrap_inputs(inputs, allow_input_downcast)
+        self.unpack_single, self.outputs = _wrap_outputs(outputs)
+
+        input_vars = [i.variable for i in self.inputs]
+        output_vars = [o.variable for o in self.outputs]
+        update_pairs = _update_pairs(updates)
+        givens = _givens_pairs(givens, input_vars)
+        if givens:
+            replaced = clone_replace(output_vars + [u for _, u in update_pairs], givens)
+            output_vars = replaced[:len(output_vars)]
+            update_pairs = list(zip([s for s, _ in update_pairs], replaced[len(output_vars):]))
+        update_pairs += _default_updates(output_vars, update_pairs, givens, no_default_updates)
+
+        self.update_targets = [s for s, _ in update_pairs]
+        update_vars = [u for _, u in update_pairs]
+        computed = output_vars + update_vars
+        self.shared_inputs = _shared_inputs(computed, input_vars, self.update_targets)
+        self._check_unused(input_vars, computed)
+        self.fgraph = FunctionGraph(input_vars + self.shared_inputs, computed, clone=True)
+        self._check_inplace()
+        self.mode.rewrite(self.fgraph)
+        self.linker = self.mode.linker
+
+    def _check_unused(self, input_vars, computed):
+        used = set(graph_inputs(computed, blockers=input_vars))
+        for pos, var in enumerate(input_vars):
+            if var in used or self.on_unused_input == "ignore":
+                continue
+            message = (f"input {pos} ({var}) of {_label(self.name)} is not used to "
+                       "compute the outputs or updates; pass on_unused_input='ignore' (or "
+                       "'warn') to allow it")
+            if self.on_unused_input == "raise":
+                raise UnusedInputError(message)
+            warnings.warn(message, stacklevel=5)
+
+    def _check_inplace(self):
+        if self.accept_inplace:
+            return
+        for node in self.fgraph.apply_nodes:
+            if node.op.destroy_map:
+                raise TypeError(f"the graph contains the inplace node {node}, which overwrites "
+                                "its inputs; pass accept_inplace=True if that is intended")
+
+    def create(self, input_storage=None, storage_map=None):
+        """Link the graph and return the ``Function``.
+
+        ``input_storage``: default cells for the explicit inputs; ``storage_map``: cells to share
+        for other variables (used by ``Function.copy(share_memory=True)``).
+        """
+        from tensorgraph.compile.compiled import Function
+
+        cells = input_storage or [[i.value if i.has_default else None] for i in self.inputs]
+        cells = cells + [s.container.storage for s in self.shared_inputs]
+        vm = self.linker.make_vm(self.fgraph, cells, storage_map)
+        return Function(self, vm, self.name)
+
+
+def _label(name) -> str:
+    return f"function {name!r}" if name else "the function"
+
+
+def _wrap_inputs(inputs, allow_input_downcast):
+    if inputs is None:
+        inputs = []
+    if isinstance(inputs, (Variable, In)):
+        raise TypeError("function() takes a list of inputs: write function([x], ...), "
+                        "not function(x, ...)")
+    wrapped = []
+    for pos, inp in enumerate(inputs):
+        if not isinstance(inp, In):
+            if not isinstance(inp, Variable):
+                raise TypeError(f"input {pos} of function() must be a symbolic variable, got "
+                                f"{type(inp).__name__}: {inp!r}")
+            inp = In(inp)
+        if inp.allow_downcast is None:
+            inp.allow_downcast = allow_input_downcast
+        wrapped.append(inp)
+    seen = {}
+    for pos, inp in enumerate(wrapped):
+        if inp.variable in seen:
+            raise ValueError(f"input {inp.variable} is given twice (positions "
+                             f"{seen[inp.variable]} and {pos})")
+        seen[inp.variable] = pos
+    return wrapped
+
+
+def _wrap_outputs(outputs):
+    """(unpack_single, [Out]) for one output, a list/tuple of outputs, or None."""
+    if outputs is None:
+        return False, []
+    single = isinstance(outputs, (Variable, Out))
+    items = [outputs] if single else list(outputs)
+    wrapped = []
+    for pos, out in enumerate(items):
+        if not isinstance(out, Out):
+            if not isinstance(out, Variable):
+                raise TypeError(f"output {pos} of function() must be a symbolic variable, got "
+                                f"{type(out).__name__}: {out!r}")
+            out = Out(out)
+        wrapped.append(out)
+    return single, wrapped
+
+
+def _update_pairs(updates):
+    if updates is None:
+        return []
+    if isinstance(updates, dict):
+        items = list(updates.items())
+    else:
+        items = list(updates)
+    pairs, seen = [], set()
+    for item in items:
+        try:
+            var, update = item
+        except (TypeError, ValueError):
+            raise TypeError(f"updates must be (shared_variable, new_expression) pairs, got "
+                            f"{item!r}") from None
+        if not isinstance(var, SharedVariable):
+            raise TypeError(f"updates: {var!r} is not a shared variable; only shared variables "
+                            "can be updated")
+        if var in seen:
+            raise ValueError(f"updates: shared variable {var} is updated twice")
+        seen.add(var)
+        pairs.append((var, var.filter_update(update)))
+    return pairs
+
+
+def _givens_pairs(givens, input_vars):
+    if not givens:
+        return []
+    items = list(givens.items()) if isinstance(givens, dict) else list(givens)
+    pairs = []
+    for item in items:
+        try:
+            old, new = item
+        except (TypeError, ValueError):
+            raise TypeError(f"givens must be (variable, replacement) pairs, got {item!r}") from None
+        if not isinstance(old, Variable):
+            raise TypeError(f"givens: {old!r} is not a symbolic variable")
+        if old in input_vars:
+            raise ValueError(f"givens replaces {old}, which is an input of the function; "
+                             "drop it from the inputs or from givens")
+        if not isinstance(new, Variable):
+            new = old.type.make_constant(old.type.filter(new))
+        converted = old.type.convert_variable(new)
+        if converted is None:
+            raise TypeError(f"givens: {old} has type {old.type} but its replacement {new} has "
+                            f"type {new.type}")
+        pairs.append((old, converted))
+    return pairs
+
+
+def _default_updates(output_vars, update_pairs, givens, no_default_updates):
+    """Default updates of the shared variables the graph reads, not updated explicitly.
+
+    A default update may read further shared variables with default updates: repeat until no
+    new one appears.
+    """
+    if no_default_updates is True:
+        return []
+    excluded = set(no_default_updates or ())
+    updated = {s for s, _ in update_pairs}
+    added = []
+    frontier = output_vars + [u for _, u in update_pairs]
+    while frontier:
+        new = []
+        for var in graph_inputs(frontier):
+            if (isinstance(var, SharedVariable) and var.default_update is not None
+                    and var not in updated and var not in excluded):
+                update = var.filter_update(var.default_update)
+                if givens:
+                    update = clone_replace(update, givens)
+                updated.add(var)
+                added.append((var, update))
+                new.append(update)
+        frontier = new
+    return added
+
+
+def _shared_inputs(computed, input_vars, update_targets):
+    explicit = set(input_vars)
+    shared, seen = [], set()
+    for var in graph_inputs(computed, blockers=input_vars) + list(update_targets):
+        if var in explicit or var in seen or isinstance(var, Constant):
+            continue
+        if not isinstance(var, SharedVariable):
+            raise MissingInputError(
+                f"{var} ({var.type}) is needed to compute the outputs but is not an input of "
+                "the function: add it to the inputs, give it a value with givens, or make it "
+                "a shared variable")
+        seen.add(var)
+        shared.append(var)
+    return shared

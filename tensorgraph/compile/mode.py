@@ -1,0 +1,159 @@
+"""Compilation modes: which rewrites a function gets and which linker runs it.
+
+``Mode(linker, optimizer)`` pairs a linker name (see ``tensorgraph.link``) with a rewrite preset
+name. Named modes are kept in a registry so later parts (DebugMode, NanGuardMode, MonitorMode)
+register themselves instead of being special-cased here:
+
+* ``'FAST_COMPILE'``: the 'fast_compile' rewrites, the Python VM ('py').
+* ``'FAST_RUN'``: the 'fast_run' rewrites, the C VM ('cvm') when the C backend has registered
+  it, the Python VM ('vm') otherwise.
+* ``'Mode'``: ``config.linker`` and ``config.optimizer``.
+
+``config.mode`` (default 'Mode') is the mode of ``function(mode=None)``. The default
+``config.linker`` ('cvm') falls back to the Python VM while no C backend is registered;
+a linker named explicitly (``Mode(linker='c')`` or a ``config.linker`` you set) must exist.
+
+Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: the rewrite database registers
+itself with ``set_rewriter(callable)`` and is then called as ``rewriter(fgraph, mode)``
+(``mode.optimizer`` names the preset, ``None`` meaning no rewrites). Until one is registered
+no mode rewrites anything.
+"""
+
+from __future__ import annotations
+
+from tensorgraph import link
+
+#: linkers of the C backend, and the Python linker standing in for each while it is absent
+_PYTHON_FALLBACK = {"cvm": "vm", "cvm_nogc": "vm_nogc", "c|py": "vm", "c|py_nogc": "vm_nogc",
+                    "c": "vm_nogc"}
+
+_rewriter = None
+
+
+def set_rewriter(rewriter) -> None:
+    """Install ``rewriter(fgraph, mode)``, called by every ``Mode.rewrite`` (the rewrite issue)."""
+    global _rewriter
+    _rewriter = rewriter
+
+
+class Mode:
+    """A linker and a rewrite preset.
+
+    Parameters
+    ----------
+    linker : str or linker object or None
+        A registered linker name ('py', 'vm', 'vm_nogc', 'cvm', ...) or an object with
+        ``make_vm``. ``None``: ``config.linker``.
+    optimizer : str or None
+        A rewrite preset name ('fast_run', 'fast_compile', 'o1', ..., 'None'); ``'default'``
+        means ``config.optimizer``; ``None`` means no rewrites (as in PyTensor).
+    """
+
+    def __init__(self, linker=None, optimizer="default", *, fallback: bool = False):
+        from tensorgraph.configdefaults import config
+
+        if linker is None:
+            linker = config.linker
+            fallback = fallback or config.info("linker").is_default
+        if optimizer == "default":
+            optimizer = config.optimizer
+        if optimizer == "None":
+            optimizer = None
+        if optimizer is not None and not isinstance(optimizer, str):
+            raise TypeError(f"Mode(optimizer=...) takes a preset name or None, got "
+                            f"{type(optimizer).__name__}")
+        self.provided_linker = linker
+        self._fallback = fallback
+        if isinstance(linker, str) and not fallback:
+            link.get_linker(linker)  # fail now, listing the available names
+        elif not isinstance(linker, str) and not hasattr(linker, "make_vm"):
+            raise TypeError(f"Mode(linker=...) takes a linker name or an object with make_vm, "
+                            f"got {type(linker).__name__}")
+        self.optimizer = optimizer
+
+    @property
+    def linker_name(self) -> str:
+        """The name of the linker actually used (after any fallback to the Python VM)."""
+        name = self.provided_linker
+        if not isinstance(name, str):
+            return getattr(name, "name", type(name).__name__)
+        if self._fallback and not link.is_registered(name):
+            return _PYTHON_FALLBACK.get(name, "vm")
+        return name
+
+    @property
+    def linker(self):
+        """A fresh linker object for this mode."""
+        if not isinstance(self.provided_linker, str):
+            return self.provided_linker
+        return link.get_linker(self.linker_name)
+
+    def rewrite(self, fgraph) -> None:
+        """Apply this mode's rewrites to ``fgraph`` in place (nothing until a rewriter is set)."""
+        if self.optimizer is not None and _rewriter is not None:
+            _rewriter(fgraph, self)
+
+    def clone(self, **kwargs) -> Mode:
+        """A copy with some of ``linker``, ``optimizer`` changed."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        if "linker" in kwargs:
+            Mode.__init__(new, kwargs.pop("linker"), new.optimizer)
+        if "optimizer" in kwargs:
+            new.optimizer = kwargs.pop("optimizer")
+        if kwargs:
+            raise TypeError(f"Mode.clone: unknown arguments {sorted(kwargs)}")
+        return new
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self.linker_name == other.linker_name
+                and self.optimizer == other.optimizer)
+
+    def __hash__(self):
+        return hash((type(self), self.linker_name, self.optimizer))
+
+    def __repr__(self):
+        return f"{type(self).__name__}(linker={self.linker_name!r}, optimizer={self.optimizer!r})"
+
+
+# ----------------------------------------------------------------------------------------------
+# Named modes
+
+# name -> zero-argument factory returning a Mode (evaluated at each lookup: config may change)
+_MODES: dict = {}
+_NOT_YET = {"DebugMode": "the debugging modes", "NanGuardMode": "the debugging modes",
+            "MonitorMode": "the debugging modes"}
+
+
+def register_mode(name: str, factory) -> None:
+    """Make ``get_mode(name)`` return ``factory()`` (a Mode instance may be given directly)."""
+    _MODES[name] = factory if callable(factory) and not isinstance(factory, Mode) else (
+        lambda: factory)
+
+
+def get_mode(mode=None) -> Mode:
+    """The Mode for a name, a Mode instance (returned as is) or None (``config.mode``)."""
+    if mode is None:
+        from tensorgraph.configdefaults import config
+
+        mode = config.mode
+    if isinstance(mode, Mode):
+        return mode
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a mode name or a Mode instance, got "
+                        f"{type(mode).__name__}")
+    if mode in _MODES:
+        return _MODES[mode]()
+    if mode in _NOT_YET:
+        raise ValueError(f"mode {mode!r} is not available yet: it comes with {_NOT_YET[mode]}; "
+                         f"available modes: {', '.join(sorted(_MODES))}")
+    raise ValueError(f"unknown mode {mode!r}; available modes: {', '.join(sorted(_MODES))}")
+
+
+register_mode("Mode", Mode)
+register_mode("FAST_COMPILE", lambda: Mode("py", "fast_compile"))
+register_mode("FAST_RUN", lambda: Mode("cvm", "fast_run", fallback=True))
+
+#: the named modes as instances, for ``function(..., mode=FAST_COMPILE)``
+FAST_COMPILE = get_mode("FAST_COMPILE")
+FAST_RUN = get_mode("FAST_RUN")

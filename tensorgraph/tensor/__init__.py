@@ -10,3 +10,4 @@ from tensorgraph.tensor.basic import as_tensor, as_tensor_variable, constant
 from tensorgraph.tensor.variable import TensorConstant, TensorVariable
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.math import *  # noqa: F401,F403
+from tensorgraph.tensor.reduction import *  # noqa: F401,F403

@@ -1,0 +1,333 @@
+"""Text views of graphs: ``debugprint`` (the tree of nodes) and ``pp`` (a math expression).
+
+``debugprint`` shows every node once with an id; a subexpression used twice is expanded the
+first time and referenced by its id afterwards, so printed graphs stay as small as the graph::
+
+    Elemwise{add} [id A] 'z'
+     ├─ x [id B]
+     └─ Elemwise{mul} [id C]
+        ├─ y [id D]
+        └─ 2 [id E]
+
+``pp`` writes the expression the graph computes, ``(x + (y * 2))``. How an op is written comes
+from a registry: ``pprint.assign(OpClass, printer)`` (other modules register their ops there);
+elementwise ops are written from their scalar op's ``symbol`` (infix/prefix) or name
+(``exp(x)``); anything else falls back to ``Op(args)``.
+"""
+
+from __future__ import annotations
+
+import io
+import string
+import sys
+
+from tensorgraph.graph.basic import Apply, Constant, Variable
+
+# ----------------------------------------------------------------------------------------------
+# debugprint
+
+
+class _Ids:
+    """Hands out the ids printed after each node: A, B, ..., Z, BA, BB... / 0, 1... / id()."""
+
+    def __init__(self, style: str):
+        if style not in ("CHAR", "int", "id", ""):
+            raise ValueError(f"ids must be 'CHAR', 'int', 'id' or '', got {style!r}")
+        self.style = style
+        self.ids: dict = {}
+
+    def __call__(self, obj) -> str:
+        if self.style == "":
+            return ""
+        if obj not in self.ids:
+            n = len(self.ids)
+            if self.style == "CHAR":
+                self.ids[obj] = _letters(n)
+            elif self.style == "int":
+                self.ids[obj] = str(n)
+            else:
+                self.ids[obj] = str(id(obj))
+        return f" [id {self.ids[obj]}]"
+
+
+def _letters(n: int) -> str:
+    letters = string.ascii_uppercase
+    text = letters[n % 26]
+    n //= 26
+    while n:
+        text = letters[n % 26] + text
+        n //= 26
+    return text
+
+
+def _shape_text(var) -> str:
+    """The actual shape when a value is known (test value, constant, shared), else the static one."""
+    value = None
+    try:
+        value = var.get_test_value()
+    except Exception:
+        pass
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        shape = getattr(var.type, "shape", None)
+        if shape is None:
+            return ""
+    dims = ", ".join("?" if s is None else str(s) for s in shape)
+    return f" shape=({dims}{',' if len(shape) == 1 else ''})"
+
+
+def _label(var) -> str:
+    node = var.owner
+    if node is None:
+        return str(var)
+    text = str(node.op)
+    if len(node.outputs) > 1:
+        text += f".{var.index}"
+    return text
+
+
+class _TreePrinter:
+    def __init__(self, lines, ids, print_type, print_shape, depth):
+        self.lines = lines
+        self.ids = ids
+        self.print_type = print_type
+        self.print_shape = print_shape
+        self.depth = depth
+        self.done: set = set()
+
+    def line(self, var, prefix: str, suffix: str = "") -> str:
+        key = var.owner if var.owner is not None else var
+        text = prefix + _label(var) + self.ids(key)
+        if var.owner is not None and var.name is not None:
+            text += f" '{var.name}'"
+        if self.print_type:
+            text += f" <{var.type}>"
+        if self.print_shape:
+            text += _shape_text(var)
+        return text + suffix
+
+    def tree(self, var, head: str, indent: str, level: int, suffix: str = ""):
+        node = var.owner
+        if node is not None and node in self.done:
+            self.lines.append(self.line(var, head, suffix) + " ···")
+            return
+        self.lines.append(self.line(var, head, suffix))
+        if node is None or (0 <= self.depth <= level + 1):
+            return
+        self.done.add(node)
+        for k, inp in enumerate(node.inputs):
+            last = k == len(node.inputs) - 1
+            branch = "└─ " if last else "├─ "
+            self.tree(inp, indent + branch, indent + ("   " if last else "│  "), level + 1)
+
+
+def _roots(obj):
+    """[(variable, suffix)] to print for a variable, node, graph, function or list of them."""
+    from tensorgraph.graph.fg import FunctionGraph
+
+    if isinstance(obj, Variable):
+        return [(obj, "")]
+    if isinstance(obj, Apply):
+        return [(obj.outputs[0], "")] if len(obj.outputs) == 1 else [
+            (out, "") for out in obj.outputs]
+    if isinstance(obj, FunctionGraph):
+        return [(out, "") for out in obj.outputs]
+    maker = getattr(obj, "maker", None)
+    if maker is not None and hasattr(maker, "fgraph"):
+        outputs = maker.fgraph.outputs
+        n_out = len(maker.outputs)
+        roots = [(out, "") for out in outputs[:n_out]]
+        for out, target in zip(outputs[n_out:], maker.update_targets):
+            roots.append((out, f" (update of {target})"))
+        return roots
+    if isinstance(obj, (list, tuple)):
+        return [root for item in obj for root in _roots(item)]
+    raise TypeError(f"debugprint: cannot print a {type(obj).__name__}; give a variable, an Apply "
+                    "node, a FunctionGraph, a compiled function or a list of them")
+
+
+def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = False,
+               depth: int = -1, ids: str = "CHAR"):
+    """Print the graph(s) of ``obj`` as a tree, one line per node.
+
+    Parameters
+    ----------
+    obj : Variable, Apply, FunctionGraph, compiled Function, or a list of them
+    file : None (print to stdout), 'str' (return the text) or a file object to write to
+    print_type : show each variable's type
+    print_shape : show each variable's shape (the test value's when there is one, otherwise
+        the static shape with ``?`` for unknown sizes)
+    depth : how many levels to show (-1: all)
+    ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids) or '' (none)
+
+    A node reached a second time is not expanded again: its line ends with ``···``.
+    Compiled functions also show their update expressions, marked ``(update of s)``.
+    """
+    lines: list[str] = []
+    printer = _TreePrinter(lines, _Ids(ids), print_type, print_shape, depth)
+    for var, suffix in _roots(obj):
+        printer.tree(var, "", " ", 0, suffix)
+    text = "\n".join(lines) + "\n"
+    if file == "str":
+        return text
+    (sys.stdout if file is None else file).write(text)
+    return None
+
+
+dprint = debugprint
+
+# ----------------------------------------------------------------------------------------------
+# pp
+
+
+class OperatorPrinter:
+    """Writes a node as ``(a op b op c)`` (or ``op a`` for one input), e.g. ``(x + y)``."""
+
+    def __init__(self, symbol: str):
+        self.symbol = symbol
+
+    def __call__(self, node, args: list[str]) -> str:
+        if len(args) == 1:
+            return f"{self.symbol}{args[0]}"
+        return "(" + f" {self.symbol} ".join(args) + ")"
+
+
+class FunctionPrinter:
+    """Writes a node as ``name(args, prop=value, ...)`` with the op's chosen props as keywords
+    (props equal to None are left out): ``sum(x, axis=1)``."""
+
+    def __init__(self, name: str, props: tuple[str, ...] = ()):
+        self.name = name
+        self.props = props
+
+    def __call__(self, node, args: list[str]) -> str:
+        parts = list(args)
+        for prop in self.props:
+            value = getattr(node.op, prop)
+            if value is not None:
+                parts.append(f"{prop}={value}")
+        return f"{self.name}({_call_args(parts)})"
+
+
+class PPrinter:
+    """The ``pp`` registry and printer. ``pprint.assign(key, printer)``: ``key`` is an Op class
+    (applies to subclasses) or a predicate ``op -> bool``; ``printer(node, args) -> str`` gets
+    the already printed inputs. Later assignments win."""
+
+    def __init__(self):
+        self.printers: list = []
+
+    def assign(self, key, printer) -> None:
+        self.printers.insert(0, (key, printer))
+
+    def _find(self, op):
+        for key, printer in self.printers:
+            if isinstance(key, type):
+                if isinstance(op, key):
+                    return printer
+            elif key(op):
+                return printer
+        return None
+
+    def node_text(self, node, args: list[str]) -> str:
+        printer = self._find(node.op)
+        if printer is not None:
+            return printer(node, args)
+        scalar_op = getattr(node.op, "scalar_op", None)
+        if scalar_op is not None:
+            printer = self._find(scalar_op)
+            if printer is not None:
+                return printer(node, args)
+            symbol = getattr(scalar_op, "symbol", None)
+            if symbol:
+                return OperatorPrinter(symbol)(node, args)
+            return f"{getattr(scalar_op, 'name', scalar_op)}({_call_args(args)})"
+        return f"{node.op}({_call_args(args)})"
+
+    def process(self, var, memo: dict) -> str:
+        """The text of ``var``; ``memo`` caches nodes already written (shared subexpressions)."""
+        if var in memo:
+            return memo[var]
+        stack = [var]
+        while stack:
+            top = stack[-1]
+            if top in memo:
+                stack.pop()
+                continue
+            node = top.owner
+            if node is None:
+                memo[top] = _leaf_text(top)
+                stack.pop()
+                continue
+            pending = [i for i in node.inputs if i not in memo]
+            if pending:
+                stack.extend(reversed(pending))
+                continue
+            text = self.node_text(node, [memo[i] for i in node.inputs])
+            for out in node.outputs:
+                memo[out] = text if len(node.outputs) == 1 else f"{text}[{out.index}]"
+            stack.pop()
+        return memo[var]
+
+    def __call__(self, obj) -> str:
+        """``obj`` (a variable, a list of them, a FunctionGraph or a compiled function) as
+        math; several outputs give one line each."""
+        from tensorgraph.graph.fg import FunctionGraph
+
+        if isinstance(obj, Variable):
+            return self.process(obj, {})
+        if isinstance(obj, FunctionGraph):
+            obj = obj.outputs
+        elif hasattr(obj, "maker") and hasattr(obj.maker, "fgraph"):
+            obj = obj.maker.fgraph.outputs
+        memo: dict = {}
+        return "\n".join(self.process(v, memo) for v in obj)
+
+
+def _call_args(args: list[str]) -> str:
+    """Arguments of ``f(...)``; a lone ``(a + b)`` loses its now redundant parentheses."""
+    if len(args) == 1 and _is_wrapped(args[0]):
+        return args[0][1:-1]
+    return ", ".join(args)
+
+
+def _is_wrapped(text: str) -> bool:
+    """Whether ``text`` is one parenthesized group, like ``(a + (b * c))``."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    level = 0
+    for k, char in enumerate(text):
+        level += char == "("
+        level -= char == ")"
+        if level == 0 and k < len(text) - 1:
+            return False
+    return True
+
+
+def _leaf_text(var) -> str:
+    if isinstance(var, Constant) or var.name is not None:
+        return str(var)
+    return f"<{var.type}>"
+
+
+def _is_broadcast_only(op) -> bool:
+    """A DimShuffle that only inserts broadcastable dimensions (order kept, nothing dropped)."""
+    order = getattr(op, "new_order", None)
+    if order is None or getattr(op, "dropped", ()):
+        return False
+    kept = [d for d in order if d != "x"]
+    return kept == sorted(kept)
+
+
+def _dimshuffle_text(node, args):
+    op = node.op
+    if _is_broadcast_only(op):
+        return args[0]
+    if op.new_order == (1, 0):
+        return f"{args[0]}.T"
+    return f"{args[0]}.dimshuffle{op.new_order}"
+
+
+pprint = PPrinter()
+pprint.assign(lambda op: type(op).__name__ == "DimShuffle", _dimshuffle_text)
+pp = pprint

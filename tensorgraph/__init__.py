@@ -20,6 +20,9 @@ _LAZY.update({  # compiling and printing (issue 3)
     "printing": "tensorgraph.printing", "debugprint": "tensorgraph.printing",
     "dprint": "tensorgraph.printing", "pp": "tensorgraph.printing",
 })
+_LAZY.update({  # autodiff (issue 3)
+    "grad": "tensorgraph.gradient", "gradient": "tensorgraph.gradient",
+})
 
 
 def __getattr__(name):

@@ -1,0 +1,231 @@
+"""``RandomVariable``: an Op drawing from a distribution with a ``numpy.random.Generator``.
+
+A node reads ``(rng, size, *params)`` and has two outputs, ``(next_rng, draw)``; calling the op
+returns the draw. ``perform`` draws from a *copy* of the input generator (unless the op is
+``inplace``, which declares it in ``destroy_map``), so the input value is never changed behind
+the graph's back; the advanced copy is the ``next_rng`` output, which a shared generator takes
+as its update.
+
+``size`` is an int64 vector. An empty ``size`` (what ``size=None`` becomes) means "the
+broadcast shape of the parameters", as in numpy; a non-empty one is the batch shape of the
+draw, and must have a length known when the graph is built. ``size`` may be symbolic.
+
+Random draws run in Python (numpy) in every mode, also once the C backend exists: numpy's
+generators are the reference, and reproducing their streams in C would add nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply, Constant, Variable
+from tensorgraph.graph.op import Op
+from tensorgraph.tensor.random.type import RandomGeneratorType, random_generator_type
+
+__all__ = ["RandomVariable", "normalize_size"]
+
+
+def _tt():
+    import tensorgraph.tensor as tt
+
+    return tt
+
+
+def normalize_size(size) -> Variable:
+    """``size`` as an int64 vector variable: None -> empty, an int or scalar -> one entry."""
+    tt = _tt()
+    if size is None:
+        return tt.constant(np.zeros(0, dtype="int64"))
+    if isinstance(size, (int, np.integer)):
+        size = (int(size),)
+    if isinstance(size, (list, tuple)):
+        if not size:
+            return tt.constant(np.zeros(0, dtype="int64"))
+        if all(isinstance(s, (int, np.integer)) for s in size):
+            return tt.constant(np.asarray(size, dtype="int64"))
+        entries = [tt.as_tensor_variable(s) for s in size]
+        for k, e in enumerate(entries):
+            if e.type.ndim != 0 or not e.type.dtype.startswith(("int", "uint")):
+                raise TypeError(f"size[{k}] must be an integer scalar, got {e} of type {e.type}")
+        size = tt.stack([tt.cast(e, "int64") if e.type.dtype != "int64" else e for e in entries])
+    size = tt.as_tensor_variable(size)
+    if size.type.ndim == 0:
+        size = size.dimshuffle("x")
+    if size.type.ndim != 1 or not size.type.dtype.startswith(("int", "uint")):
+        raise TypeError(f"size must be None, an int, a tuple of ints or an integer vector, got "
+                        f"{size} of type {size.type}")
+    if size.type.shape[0] is None:
+        raise TypeError(f"size must have a length known when the graph is built (it fixes the "
+                        f"number of dimensions of the draw); {size} has an unknown length. "
+                        "Give a tuple of scalars instead, e.g. size=(n, 3)")
+    return tt.cast(size, "int64") if size.type.dtype != "int64" else size
+
+
+def _constant_entries(size: Variable) -> tuple:
+    """Static sizes from a size vector: ints where known, None elsewhere."""
+    if isinstance(size, Constant):
+        return tuple(int(s) for s in size.data)
+    node = size.owner
+    if node is not None and type(node.op).__name__ == "MakeVector":
+        return tuple(int(i.data) if isinstance(i, Constant) else None for i in node.inputs)
+    return (None,) * size.type.shape[0]
+
+
+class RandomVariable(Op):
+    """A draw from the Generator method ``name`` (``uniform``, ``normal``, ...).
+
+    Parameters
+    ----------
+    name : str
+        The ``numpy.random.Generator`` method drawing the values (see ``rng_fn``).
+    ndims_params : tuple of int
+        Core number of dimensions of each parameter (0 for scalar parameters); extra leading
+        dimensions are batch dimensions, broadcast like numpy.
+    dtype : str
+        Output dtype; ``'floatX'`` means ``config.floatX`` when the node is built.
+    ndim_supp : int
+        Number of dimensions of one draw (0: each draw is a scalar).
+    inplace : bool
+        Advance the input generator itself instead of a copy (set by rewrites).
+    """
+
+    __props__ = ("name", "ndims_params", "dtype", "ndim_supp", "inplace")
+    default_output = 1
+
+    def __init__(self, name: str, ndims_params=(), dtype: str = "floatX", ndim_supp: int = 0,
+                 inplace: bool = False):
+        self.name = name
+        self.ndims_params = tuple(ndims_params)
+        self.dtype = dtype
+        self.ndim_supp = ndim_supp
+        self.inplace = inplace
+        if inplace:
+            self.destroy_map = {0: [0]}
+
+    def __str__(self):
+        return f"{self.name}_rv{{inplace}}" if self.inplace else f"{self.name}_rv"
+
+    # -- building ------------------------------------------------------------------------
+
+    def __call__(self, *params, size=None, rng=None, dtype=None, name=None):
+        """Build a draw: ``op(*params, size=..., rng=...)`` returns the draw variable."""
+        import tensorgraph
+
+        if rng is None:
+            rng = tensorgraph.shared(np.random.default_rng())
+        draw = super().__call__(rng, size, *params, dtype=dtype)
+        if name is not None:
+            draw.name = name
+        return draw
+
+    def output_dtype(self, params, dtype=None) -> str:
+        from tensorgraph.tensor.type import normalize_dtype
+
+        return normalize_dtype(dtype or self.dtype)
+
+    def make_node(self, rng, size, *params, dtype=None):
+        tt = _tt()
+        if not isinstance(rng, Variable) or not isinstance(rng.type, RandomGeneratorType):
+            raise TypeError(f"{self}: rng must be a variable holding a numpy.random.Generator "
+                            f"(e.g. shared(np.random.default_rng(seed))), got {rng!r}")
+        if len(params) != len(self.ndims_params):
+            raise TypeError(f"{self}: expected {len(self.ndims_params)} parameters, got "
+                            f"{len(params)}")
+        size = size if isinstance(size, Variable) else normalize_size(size)
+        params = [tt.as_tensor_variable(p) for p in params]
+        for k, (p, core) in enumerate(zip(params, self.ndims_params)):
+            if p.type.ndim < core:
+                raise TypeError(f"{self}: parameter {k} must have at least {core} dimension(s), "
+                                f"got {p} of type {p.type}")
+        shape = self._static_shape(size, params)
+        draw = tt.TensorType(self.output_dtype(params, dtype), shape)()
+        return Apply(self, [rng, size, *params], [random_generator_type(), draw])
+
+    def _batch_shape(self, params) -> tuple:
+        """The broadcast static batch shape of the parameters."""
+        batch = [p.type.shape[:p.type.ndim - core] for p, core in zip(params, self.ndims_params)]
+        ndim = max((len(b) for b in batch), default=0)
+        result = []
+        for d in range(ndim):
+            sizes = {b[d - ndim + len(b)] for b in batch if d - ndim + len(b) >= 0}
+            known = {s for s in sizes if s is not None and s != 1}
+            if len(known) > 1:
+                raise ValueError(f"{self}: parameter shapes do not broadcast: "
+                                 f"{[p.type.shape for p in params]}")
+            if known:
+                result.append(known.pop())
+            elif sizes == {1}:
+                result.append(1)
+            else:
+                result.append(None)
+        return tuple(result)
+
+    def _supp_shape(self, params) -> tuple:
+        """Static shape of one draw (empty for scalar draws)."""
+        return ()
+
+    def _static_shape(self, size, params) -> tuple:
+        entries = _constant_entries(size)
+        batch = entries if entries else self._batch_shape(params)
+        return tuple(batch) + self._supp_shape(params)
+
+    # -- computing ---------------------------------------------------------------------------
+
+    def rng_fn(self, rng, *params, size):
+        """Draw with ``rng`` (already copied if needed); ``size`` is a tuple or None."""
+        return getattr(rng, self.name)(*params, size=size)
+
+    def perform(self, node, inputs, output_storage):
+        rng, size, *params = inputs
+        if not self.inplace:
+            rng = copy.deepcopy(rng)
+        size = tuple(int(s) for s in size) if len(size) else None
+        draw = self.rng_fn(rng, *params, size=size)
+        output_storage[0][0] = rng
+        output_storage[1][0] = np.asarray(draw, dtype=node.outputs[1].type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        size = node.inputs[1]
+        params = node.inputs[2:]
+        if size.type.shape[0]:
+            batch = [size[k] for k in range(size.type.shape[0])]
+        else:
+            batch = _broadcast_shapes(
+                [shape[:len(shape) - core] for shape, core in zip(input_shapes[2:],
+                                                                  self.ndims_params)],
+                [p.type.shape[:p.type.ndim - core] for p, core in zip(params, self.ndims_params)])
+        return [None, tuple(batch) + self._supp_shape_symbolic(node, input_shapes)]
+
+    def _supp_shape_symbolic(self, node, input_shapes) -> tuple:
+        return ()
+
+    def connection_pattern(self, node):
+        # the draw depends on everything, but is not differentiable w.r.t. anything
+        return [[True, True] for _ in node.inputs]
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.gradient import grad_undefined
+
+        return [grad_undefined(self, k, inp, "Random draws have no gradient w.r.t. their "
+                               "parameters here (no reparametrization).")
+                for k, inp in enumerate(inputs)]
+
+
+def _broadcast_shapes(shapes, static_shapes):
+    """Symbolic numpy broadcasting of several shapes (tuples of symbolic sizes)."""
+    tt = _tt()
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for d in range(ndim):
+        dims = []
+        for shape, static in zip(shapes, static_shapes):
+            k = d - ndim + len(shape)
+            if k >= 0 and static[k] != 1:
+                dims.append(shape[k])
+        size = dims[0] if dims else tt.constant(1, dtype="int64")
+        for other in dims[1:]:
+            size = tt.maximum(size, other)
+        result.append(size)
+    return result

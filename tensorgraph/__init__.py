@@ -37,6 +37,11 @@ def __getattr__(name):
     return value
 
 
+def __dir__():
+    """Lazy names too, so tab completion in a notebook shows the whole public API."""
+    return sorted(set(globals()) | set(_LAZY))
+
+
 def load_ipython_extension(ipython):
     """``%load_ext tensorgraph``: register the magics (%tg_config, ...)."""
     from tensorgraph.notebook import load_ipython_extension as _load

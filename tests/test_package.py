@@ -88,3 +88,10 @@ def test_load_ipython_extension_entry_point(run_python):
     proc = run_python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("True")
+
+
+def test_every_lazy_export_resolves_and_is_listed():
+    for name in tensorgraph._LAZY:
+        assert getattr(tensorgraph, name) is not None, name
+        assert name in dir(tensorgraph)
+    assert "config" in dir(tensorgraph)

@@ -9,7 +9,9 @@ scalar ops into one loop.
 Dtype promotion (documented for users in ``tensorgraph.tensor``):
 
 * tensors of different dtypes combine as numpy combines those dtypes (``np.result_type`` on
-  dtypes, never on values): int32 with float32 gives float64, as in numpy;
+  dtypes, never on values): int32 with float32 gives float64, as in numpy (under
+  ``cast_policy='numpy+floatX'`` such int-made float64 results are narrowed to floatX, see
+  ``upcast``);
 * Python numbers are *weak*: they become the narrowest dtype that holds them (``cast_policy``
   'custom') or numpy's default with Python floats as ``floatX`` ('numpy+floatX'), so
   ``x_float32 * 2.0`` and ``1 / (1 + x_float32)`` stay float32;
@@ -82,9 +84,28 @@ def as_scalar(value) -> Variable:
 # Dtype rules: each maps input dtypes to the output dtypes of a scalar op.
 
 
+_FLOAT_WIDTH = {"float16": 16, "float32": 32, "float64": 64}
+
+
 def upcast(*dtypes: str) -> str:
-    """The dtype numpy gives when combining arrays of ``dtypes`` (types only, not values)."""
-    return np.result_type(*[np.dtype(d) for d in dtypes]).name
+    """The dtype of combining tensors of ``dtypes``: numpy's promotion on dtypes, never values.
+
+    One exception, under ``cast_policy='numpy+floatX'`` only: a float result wider than both
+    ``config.floatX`` and every float input (it got wide from an integer, as int32 with float32
+    gives float64 in numpy) is narrowed to the widest of ``config.floatX`` and the float inputs.
+    So with floatX=float32, int32 with float32 gives float32 there, as it did in Theano.
+    """
+    out = np.result_type(*[np.dtype(d) for d in dtypes]).name
+    if out not in _FLOAT_WIDTH:
+        return out
+    from tensorgraph.configdefaults import config
+
+    if config.cast_policy != "numpy+floatX":
+        return out
+    floats = [d for d in dtypes if d in _FLOAT_WIDTH]
+    widest_input = max(floats, key=_FLOAT_WIDTH.__getitem__) if floats else config.floatX
+    narrowed = max(widest_input, config.floatX, key=_FLOAT_WIDTH.__getitem__)
+    return narrowed if _FLOAT_WIDTH[out] > _FLOAT_WIDTH[narrowed] else out
 
 
 def same_out(*dtypes):

@@ -1,8 +1,13 @@
 """Elementwise tensor functions: ``tt.add``, ``tt.exp``, ``tt.switch``, ``tt.cast``, ...
 
-Each function wraps one ``Elemwise`` op over a scalar op of ``tensorgraph.scalar``. The dtype
-rules are those of ``tensorgraph.scalar.basic`` (numpy's promotion on dtypes, weak Python
-numbers, ``config.int_division`` for ``/`` between integers).
+Each function wraps one ``Elemwise`` op over a scalar op of ``tensorgraph.scalar``, so inputs
+broadcast as in numpy. The dtype rules are those of ``tensorgraph.scalar.basic`` (numpy's
+promotion on dtypes, weak Python numbers, ``config.int_division`` for ``/`` between integers);
+``docs/dtypes.md`` explains them for users. Gradients, and which ops have a zero gradient, are
+documented in ``tensorgraph.scalar.math``.
+
+``max``/``min`` are reductions (``tensorgraph.tensor.reduction``); the elementwise ones are
+``maximum``/``minimum``.
 """
 
 from __future__ import annotations
@@ -10,11 +15,24 @@ from __future__ import annotations
 from functools import lru_cache
 
 from tensorgraph.scalar import basic as ps
+from tensorgraph.scalar import math as psm
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.type import normalize_dtype
 
-__all__ = ["add", "mul", "sub", "neg", "true_div", "cast"]
+__all__ = [
+    "add", "mul", "sub", "neg", "true_div", "cast",
+    "int_div", "floor_div", "mod", "pow", "abs", "abs_", "sign", "sqr", "square", "reciprocal",
+    "maximum", "minimum", "clip", "switch", "where", "second", "fill",
+    "lt", "le", "gt", "ge", "eq", "neq", "isnan", "isinf", "isfinite",
+    "and_", "or_", "xor", "invert",
+    "floor", "ceil", "trunc", "round", "round_half_to_even", "round_half_away_from_zero",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "sigmoid", "expit", "softplus", "log1mexp",
+    "erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi", "tri_gamma",
+]
 
 _add = Elemwise(ps.add)
 _mul = Elemwise(ps.mul)
@@ -74,3 +92,157 @@ def cast(x, dtype):
     if x.dtype == dtype:
         return x
     return _cast_op(dtype)(x)
+
+
+def _elemwise_function(scalar_op, name: str, params: str, doc: str):
+    """A tensor function ``name(params)`` applying ``Elemwise(scalar_op)``."""
+    op = Elemwise(scalar_op)
+    nparams = len(params.split(","))
+
+    def function(*args):
+        if len(args) != nparams:
+            raise TypeError(f"{name}({params}) takes {nparams} argument"
+                            f"{'s' if nparams > 1 else ''}, got {len(args)}")
+        return op(*args)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"{name}({params}): {doc}"
+    function.__module__ = __name__
+    return function
+
+
+# -- arithmetic --------------------------------------------------------------------------------
+
+int_div = _elemwise_function(psm.int_div, "int_div", "a, b",
+                             "a // b, floor division as numpy (toward -inf; floats stay floats).")
+floor_div = int_div
+mod = _elemwise_function(psm.mod, "mod", "a, b",
+                         "a % b; the result has the sign of b, as in numpy.")
+pow = _elemwise_function(psm.pow_, "pow", "a, b",
+                         "a ** b; integers to negative integer powers raise, as in numpy.")
+abs_ = _elemwise_function(psm.abs_, "abs", "a", "|a| (a float modulus for complex input).")
+abs = abs_
+sign = _elemwise_function(psm.sign, "sign", "a", "-1, 0 or 1 by the sign of a; zero gradient.")
+sqr = _elemwise_function(psm.sqr, "sqr", "a", "a * a.")
+square = sqr
+reciprocal = _elemwise_function(psm.reciprocal, "reciprocal", "a", "1 / a, in floating point.")
+maximum = _elemwise_function(
+    psm.maximum, "maximum", "a, b",
+    "elementwise larger of a and b; the gradient goes to the selected one (a on ties).")
+minimum = _elemwise_function(
+    psm.minimum, "minimum", "a, b",
+    "elementwise smaller of a and b; the gradient goes to the selected one (a on ties).")
+
+_clip = Elemwise(psm.clip)
+
+
+def clip(x, a_min, a_max):
+    """``x`` limited to [a_min, a_max] as ``np.clip`` (``minimum(maximum(x, a_min), a_max)``).
+
+    Either bound may be None. The gradient goes to ``x`` inside the bounds, else to the bound.
+    """
+    if a_min is None and a_max is None:
+        raise ValueError("clip needs at least one of a_min and a_max")
+    if a_min is None:
+        return minimum(x, a_max)
+    if a_max is None:
+        return maximum(x, a_min)
+    return _clip(x, a_min, a_max)
+
+
+switch = _elemwise_function(
+    psm.switch, "switch", "cond, ift, iff",
+    "ift where cond is true (non-zero), else iff. Both branches are computed (tensorgraph.ifelse "
+    "computes only one); the gradient goes to the branch taken, none to cond.")
+where = switch
+second = _elemwise_function(
+    psm.second, "second", "model, value",
+    "value broadcast to the shape of model (and of value); model only gives the shape.")
+fill = second
+
+# -- comparisons and logic ---------------------------------------------------------------------
+
+lt = _elemwise_function(psm.lt, "lt", "a, b", "a < b (bool).")
+le = _elemwise_function(psm.le, "le", "a, b", "a <= b (bool).")
+gt = _elemwise_function(psm.gt, "gt", "a, b", "a > b (bool).")
+ge = _elemwise_function(psm.ge, "ge", "a, b", "a >= b (bool).")
+eq = _elemwise_function(psm.eq, "eq", "a, b",
+                        "a == b elementwise (bool); the == operator on variables is identity.")
+neq = _elemwise_function(psm.neq, "neq", "a, b",
+                         "a != b elementwise (bool); the != operator on variables is identity.")
+isnan = _elemwise_function(psm.isnan, "isnan", "a", "True where a is nan.")
+isinf = _elemwise_function(psm.isinf, "isinf", "a", "True where a is +inf or -inf.")
+isfinite = _elemwise_function(psm.isfinite, "isfinite", "a", "True where a is neither inf nor nan.")
+and_ = _elemwise_function(psm.and_, "and_", "a, b",
+                          "a & b: logical for bool, bitwise for integers (floats are refused).")
+or_ = _elemwise_function(psm.or_, "or_", "a, b",
+                         "a | b: logical for bool, bitwise for integers (floats are refused).")
+xor = _elemwise_function(psm.xor, "xor", "a, b",
+                         "a ^ b: logical for bool, bitwise for integers (floats are refused).")
+invert = _elemwise_function(psm.invert, "invert", "a",
+                            "~a: logical not for bool, bitwise not for integers.")
+
+# -- rounding ----------------------------------------------------------------------------------
+
+floor = _elemwise_function(psm.floor, "floor", "a", "largest integer <= a, same dtype.")
+ceil = _elemwise_function(psm.ceil, "ceil", "a", "smallest integer >= a, same dtype.")
+trunc = _elemwise_function(psm.trunc, "trunc", "a", "a rounded toward zero, same dtype.")
+round_half_to_even = _elemwise_function(
+    psm.round_half_to_even, "round_half_to_even", "a",
+    "nearest integer, ties to even (numpy's round: 0.5 -> 0, 1.5 -> 2).")
+round_half_away_from_zero = _elemwise_function(
+    psm.round_half_away_from_zero, "round_half_away_from_zero", "a",
+    "nearest integer, ties away from zero (0.5 -> 1, -2.5 -> -3).")
+
+_ROUND_MODES = {"half_to_even": round_half_to_even,
+                "half_away_from_zero": round_half_away_from_zero}
+
+
+def round(a, mode: str = "half_to_even"):
+    """``a`` rounded to the nearest integer (same dtype). ``mode`` says what ties do:
+    'half_to_even' (numpy's ``round``, the default) or 'half_away_from_zero'."""
+    if mode not in _ROUND_MODES:
+        raise ValueError(f"round: unknown mode {mode!r}; expected one of {sorted(_ROUND_MODES)}")
+    return _ROUND_MODES[mode](a)
+
+
+# -- float functions ---------------------------------------------------------------------------
+
+exp = _elemwise_function(psm.exp, "exp", "a", "e ** a.")
+exp2 = _elemwise_function(psm.exp2, "exp2", "a", "2 ** a, in floating point.")
+expm1 = _elemwise_function(psm.expm1, "expm1", "a", "exp(a) - 1, accurate for small a.")
+log = _elemwise_function(psm.log, "log", "a", "natural logarithm.")
+log2 = _elemwise_function(psm.log2, "log2", "a", "base-2 logarithm.")
+log10 = _elemwise_function(psm.log10, "log10", "a", "base-10 logarithm.")
+log1p = _elemwise_function(psm.log1p, "log1p", "a", "log(1 + a), accurate for small a.")
+sqrt = _elemwise_function(psm.sqrt, "sqrt", "a", "square root.")
+sin = _elemwise_function(psm.sin, "sin", "a", "sine (radians).")
+cos = _elemwise_function(psm.cos, "cos", "a", "cosine (radians).")
+tan = _elemwise_function(psm.tan, "tan", "a", "tangent (radians).")
+arcsin = _elemwise_function(psm.arcsin, "arcsin", "a", "inverse sine.")
+arccos = _elemwise_function(psm.arccos, "arccos", "a", "inverse cosine.")
+arctan = _elemwise_function(psm.arctan, "arctan", "a", "inverse tangent.")
+arctan2 = _elemwise_function(psm.arctan2, "arctan2", "y, x",
+                             "angle of the point (x, y) in (-pi, pi], as np.arctan2.")
+sinh = _elemwise_function(psm.sinh, "sinh", "a", "hyperbolic sine.")
+cosh = _elemwise_function(psm.cosh, "cosh", "a", "hyperbolic cosine.")
+tanh = _elemwise_function(psm.tanh, "tanh", "a", "hyperbolic tangent.")
+arcsinh = _elemwise_function(psm.arcsinh, "arcsinh", "a", "inverse hyperbolic sine.")
+arccosh = _elemwise_function(psm.arccosh, "arccosh", "a", "inverse hyperbolic cosine.")
+arctanh = _elemwise_function(psm.arctanh, "arctanh", "a", "inverse hyperbolic tangent.")
+sigmoid = _elemwise_function(psm.sigmoid, "sigmoid", "a",
+                             "the logistic function 1 / (1 + exp(-a)), without overflow.")
+expit = sigmoid
+softplus = _elemwise_function(psm.softplus, "softplus", "a",
+                              "log(1 + exp(a)), stable for large |a|.")
+log1mexp = _elemwise_function(psm.log1mexp, "log1mexp", "a",
+                              "log(1 - exp(a)) for a <= 0, accurate near 0 and for very negative a.")
+erf = _elemwise_function(psm.erf, "erf", "a", "the error function.")
+erfc = _elemwise_function(psm.erfc, "erfc", "a", "1 - erf(a), accurate where erf(a) is near 1.")
+erfinv = _elemwise_function(psm.erfinv, "erfinv", "a", "inverse of erf, on (-1, 1).")
+erfcinv = _elemwise_function(psm.erfcinv, "erfcinv", "a", "inverse of erfc, on (0, 2).")
+gamma = _elemwise_function(psm.gamma, "gamma", "a", "the gamma function.")
+gammaln = _elemwise_function(psm.gammaln, "gammaln", "a", "log |gamma(a)|.")
+psi = _elemwise_function(psm.psi, "psi", "a", "the digamma function (derivative of gammaln).")
+tri_gamma = _elemwise_function(psm.tri_gamma, "tri_gamma", "a",
+                               "the trigamma function (derivative of psi; no gradient of its own).")

@@ -1,0 +1,133 @@
+"""debugprint / dprint and pp."""
+
+import io
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.graph import Apply, Op
+from tensorgraph.printing import FunctionPrinter, OperatorPrinter, debugprint, pp, pprint
+
+
+def test_tree_with_ids_and_shared_subexpression():
+    x, y = tt.dvectors("x", "y")
+    m = y * 2
+    z = (x + m) - m
+    z.name = "z"
+    text = debugprint(z, file="str")
+    assert text == (
+        "Elemwise{sub} [id A] 'z'\n"
+        " ├─ Elemwise{add} [id B]\n"
+        " │  ├─ x [id C]\n"
+        " │  └─ Elemwise{mul} [id D]\n"
+        " │     ├─ y [id E]\n"
+        " │     └─ DimShuffle{x} [id F]\n"
+        " │        └─ 2 [id G]\n"
+        " └─ Elemwise{mul} [id D] ···\n")
+
+
+def test_id_styles_types_shapes_and_depth():
+    x = tt.dmatrix("x")
+    y = x * 3
+    assert "[id 0]" in debugprint(y, file="str", ids="int")
+    assert "[id" not in debugprint(y, file="str", ids="")
+    assert f"[id {id(y.owner)}]" in debugprint(y, file="str", ids="id")
+    typed = debugprint(y, file="str", print_type=True)
+    assert "<Matrix(float64, shape=(?, ?))>" in typed
+    assert "shape=(?, ?)" in debugprint(y, file="str", print_shape=True)
+    assert debugprint(y, file="str", depth=1) == "Elemwise{mul} [id A]\n"
+    with pytest.raises(ValueError, match="ids must be"):
+        debugprint(y, file="str", ids="roman")
+
+
+def test_shape_from_test_values():
+    x = tt.dmatrix("x")
+    x.tag.test_value = np.zeros((2, 3))
+    with tg.config.change_flags(compute_test_value="raise"):
+        y = x + 1
+    assert "shape=(2, 3)" in debugprint(y, file="str", print_shape=True).splitlines()[0]
+
+
+def test_prints_lists_nodes_graphs_and_functions(capsys):
+    x = tt.dvector("x")
+    s = tg.shared(np.zeros(1), name="s")
+    y = x + s
+    assert debugprint([y, x * 2], file="str").count("[id A]") == 1
+    assert debugprint(y.owner, file="str") == debugprint(y, file="str")
+    f = tg.function([x], y, updates=[(s, s + x)])
+    text = debugprint(f, file="str")
+    assert "(update of s)" in text
+    assert debugprint(f.maker.fgraph, file="str") == text.replace(" (update of s)", "")
+    assert debugprint(y) is None
+    assert capsys.readouterr().out == debugprint(y, file="str")
+    buffer = io.StringIO()
+    tg.dprint(y, file=buffer)
+    assert buffer.getvalue() == debugprint(y, file="str")
+    assert "bound method" not in text and "object at" not in text
+    with pytest.raises(TypeError, match="cannot print a int"):
+        debugprint(3)
+
+
+def test_multi_output_nodes_show_the_output_index():
+    class Split(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type(), x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = output_storage[1][0] = inputs[0]
+
+    x = tt.dvector("x")
+    a, b = Split()(x)
+    text = debugprint([a + b], file="str")
+    assert "Split.0 [id B]" in text and "Split.1 [id B] ···" in text
+    assert pp(a + b) == "(Split(x)[0] + Split(x)[1])"
+
+
+def test_pp_math_expressions():
+    x, y = tt.dvectors("x", "y")
+    assert pp(x + y * 2) == "(x + (y * 2))"
+    assert pp(-x) == "-x"
+    assert pp((x - y) / x) == "((x - y) / x)"
+    assert pp(tt.cast(x + 1, "float32")) == "cast{float32}(x + 1)"
+    assert pp(tt.dvector() + 1) == "(<Vector(float64, shape=(?,))> + 1)"
+    assert pp([x + 1, y]) == "(x + 1)\ny"
+    m = tt.dmatrix("m")
+    assert pp(m.T) == "m.T"
+    assert pp(m.dimshuffle(1, "x", 0)) == "m.dimshuffle(1, 'x', 0)"
+
+
+def test_pp_registry():
+    class Twice(Op):
+        __props__ = ("axis",)
+
+        def __init__(self, axis=None):
+            self.axis = axis
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+    x = tt.dvector("x")
+    assert pp(Twice(axis=1)(x)) == "Twice{1}(x)"
+    pprint.assign(Twice, FunctionPrinter("twice", ("axis",)))
+    assert pp(Twice(axis=1)(x)) == "twice(x, axis=1)"
+    assert pp(Twice()(x)) == "twice(x)"
+    pprint.assign(lambda op: isinstance(op, Twice) and op.axis == 0, OperatorPrinter("@"))
+    assert pp(Twice(axis=0)(x + 1)) == "@(x + 1)"
+
+
+def test_pp_of_a_function_and_fgraph():
+    x = tt.dvector("x")
+    f = tg.function([x], x * 2)
+    assert pp(f) == "(x * 2)" == pp(f.maker.fgraph)
+
+
+def test_deep_graphs_do_not_hit_the_recursion_limit():
+    x = tt.dscalar("x")
+    y = x
+    for _ in range(3000):
+        y = y + 1
+    assert pp(y).count("+") == 3000

@@ -172,10 +172,6 @@ def _float_zeros_like(var):
     return _tt().zeros_like(var, dtype=_float_dtype(var))
 
 
-def _float_ones_like(var):
-    return _tt().ones_like(var, dtype=_float_dtype(var))
-
-
 def _as_list(x, what: str) -> tuple[list, bool]:
     """(list of items, whether ``x`` was a single item)."""
     if isinstance(x, (list, tuple)):
@@ -371,7 +367,7 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
             raise TypeError(f"grad: cost must be a scalar (0-d), got {cost} of type {cost.type} "
                             f"(ndim {ndim}); reduce it first (cost.sum(), cost.mean()) or use "
                             "jacobian / known_grads")
-        seeds[cost] = _float_ones_like(cost)
+        seeds[cost] = tt.constant(np.ones((), dtype=_float_dtype(cost)))
     for var, g in (known_grads or {}).items():
         if not isinstance(var, Variable):
             raise TypeError(f"grad: known_grads keys must be Variables, got {var!r}")

@@ -8,6 +8,8 @@ and index draws are int64.
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorgraph.tensor.random.op import RandomVariable
 
 __all__ = [
@@ -90,7 +92,7 @@ class PermutationRV(RandomVariable):
         return tuple(input_shapes[2])
 
     def rng_fn(self, rng, x, *, size):
-        return rng.permutation(x)
+        return rng.permutation(int(x) if np.ndim(x) == 0 else x)
 
 
 uniform_rv = RandomVariable("uniform", (0, 0))

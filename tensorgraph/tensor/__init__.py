@@ -14,3 +14,5 @@ from tensorgraph.tensor.reduction import *  # noqa: F401,F403
 from tensorgraph.gradient import grad, hessian, jacobian  # noqa: E402
 from tensorgraph.tensor import random  # noqa: E402,F401  (also registers shared(generator))
 from tensorgraph.tensor.dot import *  # noqa: F401,F403
+from tensorgraph.tensor import special  # noqa: E402,F401  (tt.special.softmax, ...)
+from tensorgraph.tensor.special import binary_crossentropy, categorical_crossentropy, relu  # noqa: E402,F401

@@ -36,14 +36,13 @@ def _sizes_clash(a, b) -> bool:
 
 def _input_grads(inputs, grads):
     """Cast each gradient to its input's dtype; discrete inputs get floatX zeros."""
-    from tensorgraph.configdefaults import config
-    from tensorgraph.tensor.creation import zeros_like
     from tensorgraph.tensor.math import cast
+    from tensorgraph.tensor.reduction import zeros_gradient
 
     result = []
     for x, g in zip(inputs, grads):
         if x.dtype in ps.DISCRETE:
-            result.append(zeros_like(x, dtype=config.floatX))
+            result.append(zeros_gradient(x))
         else:
             result.append(cast(g, x.dtype))
     return result

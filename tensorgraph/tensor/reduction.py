@@ -91,22 +91,21 @@ def _restore_axes(var, axes, ndim):
 
 def _broadcast_like(g, x):
     """``g`` (size 1 on some axes of ``x``) broadcast to the shape of ``x``."""
-    from tensorgraph.tensor.creation import zeros_like
-    from tensorgraph.tensor.math import add
+    from tensorgraph.tensor.math import second
 
     if g.type.shape == x.type.shape and None not in g.type.shape:
         return g
-    return add(g, zeros_like(x, dtype=g.dtype))
+    return second(x, g)
 
 
-def _zero_grad(x):
-    """The gradient of a non-differentiable input: zeros (of floatX for discrete inputs)."""
+def zeros_gradient(x):
+    """The gradient of a non-differentiable input: zeros of its shape (of ``config.floatX``
+    for discrete inputs, as ``Elemwise`` gives them)."""
     from tensorgraph.configdefaults import config
-    from tensorgraph.tensor.creation import zeros_like
+    from tensorgraph.tensor.math import second
 
-    if x.dtype in ps.DISCRETE:
-        return zeros_like(x, dtype=config.floatX)
-    return zeros_like(x)
+    dtype = config.floatX if x.dtype in ps.DISCRETE else x.dtype
+    return second(x, constant(0, dtype=dtype))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -180,7 +179,7 @@ class Sum(CAReduce):
 
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
-            return [_zero_grad(x)]
+            return [zeros_gradient(x)]
         g = _broadcast_like(_restore_axes(as_tensor_variable(output_grads[0]), self.axis, x.ndim), x)
         return [cast(g, x.dtype)]
 
@@ -203,11 +202,11 @@ class Prod(CAReduce):
 
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
-            return [_zero_grad(x)]
+            return [zeros_gradient(x)]
         axes, ndim = self.axis, x.ndim
         gz = _restore_axes(as_tensor_variable(output_grads[0]), axes, ndim)
         is_zero = tm.eq(x, 0)
-        n_zeros = _restore_axes(Sum(axes)(is_zero), axes, ndim)
+        n_zeros = sum(is_zero, axes, keepdims=True)
         x_safe = tm.switch(is_zero, constant(1, dtype=x.dtype), x)
         # the product of the non-zero entries: d prod / d x_i is this over x_i when nothing
         # is zero, this itself at the only zero, and 0 everywhere else
@@ -240,7 +239,7 @@ class _Extremum(CAReduce):
 
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
-            return [_zero_grad(x)]
+            return [zeros_gradient(x)]
         out = _restore_axes(outputs[0], self.axis, x.ndim)
         gz = _restore_axes(as_tensor_variable(output_grads[0]), self.axis, x.ndim)
         return [tm.cast(tm.mul(gz, tm.eq(x, out)), x.dtype)]
@@ -287,7 +286,7 @@ class _Logical(CAReduce):
         return super().make_node(cast(x, "bool"))
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_zero_grad(inputs[0])]
+        return [zeros_gradient(inputs[0])]
 
 
 class All(_Logical):
@@ -339,7 +338,7 @@ class _ArgExtremum(Op):
         return [_drop_axes(input_shapes[0], self.axis)]
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_zero_grad(inputs[0])]
+        return [zeros_gradient(inputs[0])]
 
 
 class Argmax(_ArgExtremum):
@@ -443,11 +442,10 @@ def _reduced_length(x, axes, dtype):
     static = [x.type.shape[a] for a in axes]
     if None not in static:
         return constant(int(np.prod(static, dtype=np.int64)), dtype=dtype)
-    from tensorgraph.tensor.shape import shape
+    from tensorgraph.tensor.shape import shape_i
 
-    sizes = shape(x)
     known = int(np.prod([s for s in static if s is not None], dtype=np.int64))
-    factors = [cast(sizes[a], dtype) for a, s in zip(axes, static) if s is None]
+    factors = [cast(shape_i(x, a), dtype) for a, s in zip(axes, static) if s is None]
     if known != 1:
         factors.append(constant(known, dtype=dtype))
     return mul(*factors)

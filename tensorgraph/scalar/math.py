@@ -159,8 +159,9 @@ class Pow(ScalarOp):
         one = _const(1, "int8" if y.dtype == "bool" else y.dtype)
         gx = m.mul(gz, y, m.pow(x, m.sub(y, one)))
         # d/dy x**y = log(x) x**y; taken as 0 at x == 0, where x**y does not depend on y
-        # (for y > 0) and log(x) * 0 would give nan
-        gy = m.switch(m.eq(x, 0), _const(0, _grad_dtype(z)), m.mul(gz, z, m.log(x)))
+        # (for y > 0): log(1) stands in for log(0), so 0 * -inf never makes a nan
+        safe_x = m.switch(m.eq(x, 0), _const(1, x.dtype), x)
+        gy = m.mul(gz, z, m.log(safe_x))
         return [gx, gy]
 
 

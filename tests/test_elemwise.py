@@ -1,0 +1,183 @@
+"""Elementwise ops through ``Elemwise``: numpy broadcasting (hypothesis over shapes), the
+operators of tensor variables with Python and numpy scalars on either side, and the errors
+for shapes that cannot broadcast."""
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorgraph
+import tensorgraph.tensor as tt
+
+
+def run(inputs, outputs, *values):
+    return tensorgraph.function(inputs, outputs, mode="FAST_COMPILE")(*values)
+
+
+# -- broadcasting ------------------------------------------------------------------------------
+
+
+@st.composite
+def broadcastable_inputs(draw, n_inputs):
+    """``n_inputs`` (static shape, value shape) pairs that broadcast together: each input drops
+    some leading dimensions and has size 1 (declared static) where it is broadcast."""
+    ndim = draw(st.integers(0, 4))
+    full = draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim))
+    specs = []
+    for _ in range(n_inputs):
+        own = draw(st.integers(0, ndim))
+        static, shape = [], []
+        for size in full[ndim - own:]:
+            mode = draw(st.sampled_from(["unknown", "known", "broadcast"]))
+            if mode == "broadcast":
+                static.append(1)
+                shape.append(1)
+            else:
+                static.append(size if mode == "known" else None)
+                shape.append(size)
+        specs.append((tuple(static), tuple(shape)))
+    return specs
+
+
+FUNCS = [
+    (tt.add, np.add), (tt.mul, np.multiply), (tt.sub, np.subtract), (tt.maximum, np.maximum),
+    (tt.arctan2, np.arctan2), (tt.lt, np.less), (lambda a, b: a ** 2 + b, lambda a, b: a ** 2 + b),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(specs=broadcastable_inputs(2), which=st.integers(0, len(FUNCS) - 1),
+       dtype=st.sampled_from(["float64", "float32"]), seed=st.integers(0, 2 ** 16))
+def test_binary_broadcasting_matches_numpy(specs, which, dtype, seed):
+    rng = np.random.default_rng(seed)
+    fn, ref = FUNCS[which]
+    variables = [tt.tensor(dtype, shape=static) for static, _ in specs]
+    values = [rng.normal(size=shape).astype(dtype) for _, shape in specs]
+    out = fn(*variables)
+    expected = ref(*values)
+    # the static shape is what numpy gives wherever it is known
+    assert out.ndim == expected.ndim
+    for known, size in zip(out.type.shape, expected.shape):
+        assert known is None or known == size
+    got = run(variables, out, *values)
+    assert isinstance(got, np.ndarray) and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected.astype(got.dtype), rtol=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(specs=broadcastable_inputs(3), seed=st.integers(0, 2 ** 16))
+def test_ternary_broadcasting_matches_numpy(specs, seed):
+    rng = np.random.default_rng(seed)
+    c, a, b = (tt.tensor(dtype, shape=static) for dtype, (static, _) in
+               zip(["bool", "int16", "float32"], specs))
+    cv = rng.random(specs[0][1]) < 0.5
+    av = rng.integers(-5, 5, size=specs[1][1]).astype("int16")
+    bv = rng.normal(size=specs[2][1]).astype("float32")
+    got_switch, got_clip = run([c, a, b], [tt.switch(c, a, b), tt.clip(b, a, 2)], cv, av, bv)
+    np.testing.assert_array_equal(got_switch, np.where(cv, av, bv))
+    np.testing.assert_array_equal(got_clip, np.clip(bv, av, 2).astype("float32"))
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3), seed=st.integers(0, 2 ** 16),
+       step=st.sampled_from([-2, -1, 2]))
+def test_strided_inputs(shape, seed, step):
+    rng = np.random.default_rng(seed)
+    big = rng.normal(size=[s * 2 for s in shape])
+    view = big[tuple(slice(None, None, step) for _ in shape)]
+    x = tt.tensor("float64", shape=(None,) * len(shape))
+    got_exp, got_sum = run([x, ], [tt.exp(x), x + x.T.T], view)
+    np.testing.assert_allclose(got_exp, np.exp(view))
+    np.testing.assert_allclose(got_sum, view + view)
+
+
+def test_undeclared_runtime_broadcast_is_an_error():
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    f = tensorgraph.function([x, y], x + y, mode="FAST_COMPILE")
+    np.testing.assert_array_equal(f(np.ones((1, 3)), np.ones((1, 3))), np.full((1, 3), 2.0))
+    with pytest.raises(ValueError, match="broadcastable"):
+        f(np.ones((1, 3)), np.ones((2, 3)))
+
+
+def test_incompatible_static_shapes_fail_at_build_time():
+    a = tt.tensor("float64", shape=(2, 3))
+    b = tt.tensor("float64", shape=(4, 3))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        tt.maximum(a, b)
+
+
+def test_incompatible_runtime_shapes():
+    x, y = tt.dvectors("x", "y")
+    f = tensorgraph.function([x, y], tt.switch(x > 0, x, y), mode="FAST_COMPILE")
+    with pytest.raises(ValueError, match=r"\(3,\), \(2,\)"):
+        f(np.ones(3), np.ones(2))
+
+
+def test_scalar_outputs_are_0d_arrays():
+    x = tt.dscalar("x")
+    for got in run([x], [tt.exp(x), x > 0, tt.switch(x > 0, x, 1.0), x // 2], 1.5):
+        assert isinstance(got, np.ndarray) and got.shape == ()
+
+
+# -- operators ---------------------------------------------------------------------------------
+
+ARITH_OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+             operator.mod, operator.pow]
+
+
+@pytest.mark.parametrize("op", ARITH_OPS, ids=lambda o: o.__name__)
+def test_arithmetic_operators_both_sides(op):
+    x = tt.dvector("x")
+    v = np.array([0.5, 1.5, 2.5])
+    outs = [op(x, x), op(x, 2), op(2, x), op(x, 1.5), op(1.5, x), op(x, np.float64(3)),
+            op(np.float64(3), x), op(np.array([1.0, 2.0, 3.0]), x)]
+    expected = [op(v, v), op(v, 2), op(2, v), op(v, 1.5), op(1.5, v), op(v, 3.0), op(3.0, v),
+                op(np.array([1.0, 2.0, 3.0]), v)]
+    for out, got, e in zip(outs, run([x], outs, v), expected):
+        assert out.dtype == "float64"
+        np.testing.assert_allclose(got, e)
+
+
+@pytest.mark.parametrize("op", ARITH_OPS[:3] + ARITH_OPS[4:], ids=lambda o: o.__name__)
+def test_integer_operators(op):
+    i = tt.ivector("i")
+    v = np.array([1, 2, 7], dtype="int32")
+    outs = [op(i, i), op(i, 3), op(3, i)]
+    for out, got, e in zip(outs, run([i], outs, v), [op(v, v), op(v, 3), op(3, v)]):
+        assert out.dtype == "int32"
+        np.testing.assert_array_equal(got, e)
+
+
+def test_unary_operators():
+    x = tt.dvector("x")
+    v = np.array([-1.5, 0.0, 2.0])
+    got = run([x], [-x, +x, abs(x), x.abs(), abs(-x)], v)
+    for g, e in zip(got, [-v, v, np.abs(v), np.abs(v), np.abs(v)]):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_numpy_scalar_on_the_left_keeps_float32():
+    x = tt.fvector("x")
+    for expr in (np.float32(2) * x, x * np.float32(2), np.float32(1) + x, np.float32(1) / x):
+        assert expr.dtype == "float32" and expr.owner is not None
+    got = run([x], np.float32(2) * x, np.array([1, 2], "float32"))
+    np.testing.assert_array_equal(got, [2, 4])
+
+
+def test_numpy_float64_scalar_is_a_typed_float64():
+    x = tt.fvector("x")
+    assert (np.float64(2) * x).dtype == "float64"
+
+
+def test_methods_call_the_math_functions():
+    x = tt.dvector("x")
+    v = np.array([0.2, 0.7])
+    got = run([x], [x.exp(), x.log(), x.sqrt(), x.tanh(), x.astype("float32"),
+                    round(x), x.clip(0.3, 0.5)], v)
+    for g, e in zip(got, [np.exp(v), np.log(v), np.sqrt(v), np.tanh(v), v.astype("float32"),
+                          np.round(v), np.clip(v, 0.3, 0.5)]):
+        np.testing.assert_allclose(g, e, rtol=1e-7)
+    assert got[4].dtype == "float32"

@@ -16,3 +16,7 @@ from tensorgraph.tensor import random  # noqa: E402,F401  (also registers shared
 from tensorgraph.tensor.dot import *  # noqa: F401,F403
 from tensorgraph.tensor import special  # noqa: E402,F401  (tt.special.softmax, ...)
 from tensorgraph.tensor.special import binary_crossentropy, categorical_crossentropy, relu  # noqa: E402,F401
+from tensorgraph.tensor.shape import *  # noqa: F401,F403
+from tensorgraph.tensor.creation import *  # noqa: F401,F403
+from tensorgraph.tensor.join import *  # noqa: F401,F403
+from tensorgraph.tensor.subtensor import *  # noqa: F401,F403

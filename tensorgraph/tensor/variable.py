@@ -26,9 +26,10 @@ def _reduction():
 
 
 def _shape():
-    from tensorgraph.tensor import shape
+    # the module, not the function tt.shape that shadows it in the package namespace
+    import importlib
 
-    return shape
+    return importlib.import_module("tensorgraph.tensor.shape")
 
 
 class TensorOperators:

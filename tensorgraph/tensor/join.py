@@ -1,0 +1,325 @@
+"""Joining and splitting tensors: ``concatenate``/``join``, ``stack``, ``split``, ``hstack``,
+``vstack`` and ``make_vector`` (a vector from scalars, the common case of ``stack``).
+
+Inputs of different dtypes are upcast as numpy's ``concatenate`` does. Gradients split the
+output gradient back into the pieces (and joining is the gradient of splitting).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.graph.op import Op
+from tensorgraph.scalar.basic import upcast
+from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.shape import (
+    _disconnected,
+    _float_zeros_like,
+    as_shape_scalars,
+    expand_dims,
+    normalize_axis,
+    shape_i,
+    shape_padleft,
+)
+from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType, normalize_dtype
+
+__all__ = [
+    "MakeVector", "Join", "Split", "make_vector", "concatenate", "join", "stack", "split",
+    "hstack", "vstack",
+]
+
+
+def _cast_all(tensors, dtype):
+    from tensorgraph.tensor.math import cast
+
+    return [t if t.dtype == dtype else cast(t, dtype) for t in tensors]
+
+
+# ----------------------------------------------------------------------------------------------
+# MakeVector
+
+
+class MakeVector(Op):
+    """A vector of the given 0-d tensors (all of dtype ``dtype``)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype: str):
+        self.dtype = normalize_dtype(dtype)
+
+    def make_node(self, *scalars):
+        scalars = [as_tensor_variable(s) for s in scalars]
+        for i, s in enumerate(scalars):
+            if s.ndim != 0:
+                raise TypeError(f"{self}: input {i} ({s}) must be a scalar, got {s.ndim}-d")
+            if s.dtype != self.dtype:
+                raise TypeError(f"{self}: input {i} ({s}) must have dtype {self.dtype}, got "
+                                f"{s.dtype}")
+        return Apply(self, scalars, [TensorType(self.dtype, (len(scalars),))()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.array(inputs, dtype=self.dtype).reshape(len(inputs))
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [(len(node.inputs),)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        if self.dtype in DISCRETE_DTYPES:
+            return [_float_zeros_like(s) for s in inputs]
+        from tensorgraph.tensor.subtensor import getitem
+
+        return [getitem(output_grads[0], i) for i in range(len(inputs))]
+
+
+def make_vector(*scalars, dtype=None) -> Variable:
+    """A vector of the scalars (ints, floats or 0-d tensors), upcast to one dtype."""
+    scalars = [as_tensor_variable(s) for s in scalars]
+    if dtype is None:
+        dtype = upcast(*[s.dtype for s in scalars]) if scalars else "int64"
+    dtype = normalize_dtype(dtype)
+    return MakeVector(dtype)(*_cast_all(scalars, dtype))
+
+
+# ----------------------------------------------------------------------------------------------
+# Join
+
+
+def _joined_static(op, tensors, axis):
+    shape = []
+    for d in range(tensors[0].ndim):
+        sizes = [t.type.shape[d] for t in tensors]
+        if d == axis:
+            shape.append(None if None in sizes else sum(sizes))
+            continue
+        known = {s for s in sizes if s is not None}
+        if len(known) > 1:
+            shapes = ", ".join(f"{t} {t.type.shape}" for t in tensors)
+            raise ValueError(f"{op}: the inputs must have equal sizes in every dimension but the "
+                             f"joined one ({axis}); dimension {d} has sizes {sorted(known)} "
+                             f"({shapes})")
+        shape.append(known.pop() if known else None)
+    return tuple(shape)
+
+
+class Join(Op):
+    """The concatenation of tensors of one dtype and ndim along ``axis`` (numpy's concatenate)."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int):
+        self.axis = int(axis)
+
+    def make_node(self, *tensors):
+        tensors = [as_tensor_variable(t) for t in tensors]
+        if not tensors:
+            raise ValueError(f"{self} needs at least one tensor")
+        ndim, dtype = tensors[0].ndim, tensors[0].dtype
+        for i, t in enumerate(tensors):
+            if t.ndim != ndim:
+                raise ValueError(f"{self}: all inputs must have the same number of dimensions; "
+                                 f"input 0 has {ndim}, input {i} ({t}) has {t.ndim}")
+            if t.dtype != dtype:
+                raise TypeError(f"{self}: all inputs must have dtype {dtype}; input {i} ({t}) "
+                                f"has {t.dtype} (use concatenate(), which upcasts)")
+        if not 0 <= self.axis < ndim:
+            raise IndexError(f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
+        static = _joined_static(self, tensors, self.axis)
+        return Apply(self, tensors, [TensorType(dtype, static)()])
+
+    def perform(self, node, inputs, output_storage):
+        try:
+            out = np.concatenate(inputs, axis=self.axis)
+        except ValueError as exc:
+            shapes = ", ".join(str(np.shape(v)) for v in inputs)
+            raise ValueError(f"join along axis {self.axis}: inputs of shapes {shapes} do not fit "
+                             f"({exc})") from None
+        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.math import add
+
+        out = []
+        for d in range(node.outputs[0].type.ndim):
+            static = node.outputs[0].type.shape[d]
+            if static is not None:
+                out.append(static)
+            elif d == self.axis:
+                out.append(add(*[s[d] for s in input_shapes]) if len(input_shapes) > 1
+                           else input_shapes[0][d])
+            else:
+                out.append(input_shapes[0][d])
+        return [tuple(out)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        if outputs[0].dtype in DISCRETE_DTYPES:
+            return [_float_zeros_like(t) for t in inputs]
+        if len(inputs) == 1:
+            return [output_grads[0]]
+        sizes = make_vector(*[shape_i(t, self.axis) for t in inputs], dtype="int64")
+        pieces = Split(len(inputs), self.axis)(output_grads[0], sizes)
+        return list(pieces)
+
+
+def concatenate(tensors, axis: int = 0) -> Variable:
+    """numpy's ``concatenate``: ``tensors`` joined along an existing ``axis``, dtypes upcast."""
+    if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("concatenate takes a list or tuple of tensors, got "
+                        f"{type(tensors).__name__}")
+    tensors = [as_tensor_variable(t) for t in tensors]
+    if not tensors:
+        raise ValueError("concatenate needs at least one tensor")
+    ndim = tensors[0].ndim
+    if ndim == 0:
+        raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated; use "
+                         "stack() to make a vector of scalars")
+    axis = normalize_axis(axis, ndim, "concatenate axis")
+    dtype = upcast(*[t.dtype for t in tensors])
+    tensors = _cast_all(tensors, dtype)
+    if len(tensors) == 1:
+        return tensors[0]
+    return Join(axis)(*tensors)
+
+
+def join(axis: int, *tensors) -> Variable:
+    """PyTensor's spelling of ``concatenate(tensors, axis)``."""
+    return concatenate(list(tensors), axis=axis)
+
+
+def stack(tensors, axis: int = 0) -> Variable:
+    """numpy's ``stack``: tensors of one shape joined along a new ``axis``, dtypes upcast."""
+    if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"stack takes a list or tuple of tensors, got {type(tensors).__name__}")
+    tensors = [as_tensor_variable(t) for t in tensors]
+    if not tensors:
+        raise ValueError("stack needs at least one tensor")
+    ndim = tensors[0].ndim
+    for i, t in enumerate(tensors):
+        if t.ndim != ndim:
+            raise ValueError(f"stack: all tensors must have the same shape; tensor 0 has "
+                             f"{ndim} dimensions, tensor {i} ({t}) has {t.ndim}")
+    axis = normalize_axis(axis, ndim + 1, "stack axis")
+    if ndim == 0:
+        return make_vector(*tensors)
+    return concatenate([expand_dims(t, axis) for t in tensors], axis=axis)
+
+
+def hstack(tensors) -> Variable:
+    """numpy's ``hstack``: along axis 1, or axis 0 for vectors."""
+    tensors = [as_tensor_variable(t) for t in tensors]
+    tensors = [shape_padleft(t) if t.ndim == 0 else t for t in tensors]
+    return concatenate(tensors, axis=0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors) -> Variable:
+    """numpy's ``vstack``: along axis 0, vectors and scalars becoming rows."""
+    tensors = [as_tensor_variable(t) for t in tensors]
+    tensors = [shape_padleft(t, 2 - t.ndim) if t.ndim < 2 else t for t in tensors]
+    return concatenate(tensors, axis=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Split
+
+
+class Split(Op):
+    """``n_splits`` consecutive pieces of ``x`` along ``axis``, of sizes given by an int vector.
+
+    The pieces are views of ``x``.
+    """
+
+    __props__ = ("n_splits", "axis")
+
+    def __init__(self, n_splits: int, axis: int):
+        self.n_splits = int(n_splits)
+        self.axis = int(axis)
+        self.view_map = {i: [0] for i in range(self.n_splits)}
+
+    def make_node(self, x, sizes):
+        x = as_tensor_variable(x)
+        sizes = as_tensor_variable(sizes)
+        if not 0 <= self.axis < x.ndim:
+            raise IndexError(f"{self}: axis {self.axis} is out of range for {x} ({x.ndim}-d)")
+        if sizes.ndim != 1 or sizes.dtype not in INT_DTYPES:
+            raise TypeError(f"{self}: split sizes must be an integer vector, got {sizes} "
+                            f"({sizes.type})")
+        if sizes.type.shape[0] not in (None, self.n_splits):
+            raise ValueError(f"{self}: {self.n_splits} splits but {sizes.type.shape[0]} sizes")
+        from tensorgraph.tensor.shape import _static_entries
+
+        known = (_static_entries(sizes) if sizes.type.shape[0] is not None
+                 else [None] * self.n_splits)
+        total = x.type.shape[self.axis]
+        if None not in known:
+            if any(k < 0 for k in known):
+                raise ValueError(f"{self}: split sizes {known} must be non-negative")
+            if total is not None and sum(known) != total:
+                raise ValueError(f"{self}: split sizes {known} add up to {sum(known)}, but "
+                                 f"dimension {self.axis} of {x} has size {total}")
+        outputs = []
+        for k in known:
+            static = list(x.type.shape)
+            static[self.axis] = k
+            outputs.append(TensorType(x.dtype, tuple(static))())
+        return Apply(self, [x, sizes], outputs)
+
+    def perform(self, node, inputs, output_storage):
+        x, sizes = inputs
+        sizes = [int(s) for s in sizes]
+        if len(sizes) != self.n_splits:
+            raise ValueError(f"split: expected {self.n_splits} sizes, got {len(sizes)}")
+        if any(s < 0 for s in sizes) or sum(sizes) != x.shape[self.axis]:
+            raise ValueError(f"split: sizes {sizes} (sum {sum(sizes)}) do not divide dimension "
+                             f"{self.axis} of size {x.shape[self.axis]} (input shape {x.shape})")
+        pieces = np.split(x, np.cumsum(sizes)[:-1], axis=self.axis)
+        for cell, piece in zip(output_storage, pieces):
+            cell[0] = piece
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.subtensor import getitem
+
+        x_shape = input_shapes[0]
+        out = []
+        for i, o in enumerate(node.outputs):
+            shape = list(x_shape)
+            static = o.type.shape[self.axis]
+            shape[self.axis] = static if static is not None else getitem(node.inputs[1], i)
+            out.append(tuple(shape))
+        return out
+
+    def connection_pattern(self, node):
+        return [[True] * self.n_splits, [False] * self.n_splits]
+
+    def L_op(self, inputs, outputs, output_grads):
+        x, _ = inputs
+        if x.dtype in DISCRETE_DTYPES:
+            return [_float_zeros_like(x), _disconnected()]
+        return [Join(self.axis)(*output_grads) if self.n_splits > 1 else output_grads[0],
+                _disconnected()]
+
+
+def split(x, splits_size, n_splits: int | None = None, axis: int = 0):
+    """``x`` cut along ``axis`` into pieces of the sizes ``splits_size`` (list of ints or
+    integer scalars, or an int vector; ``n_splits`` is needed when its length is unknown)."""
+    x = as_tensor_variable(x)
+    axis = normalize_axis(axis, x.ndim, "split axis")
+    if isinstance(splits_size, Variable) and splits_size.ndim == 1:
+        sizes = splits_size
+        length = sizes.type.shape[0]
+        if n_splits is None:
+            if length is None:
+                raise ValueError(f"split: the number of pieces of {sizes} is unknown; pass "
+                                 "n_splits")
+            n_splits = length
+    else:
+        entries = as_shape_scalars(splits_size, "split size")
+        if n_splits is not None and n_splits != len(entries):
+            raise ValueError(f"split: n_splits={n_splits} but {len(entries)} sizes were given")
+        n_splits = len(entries)
+        sizes = make_vector(*entries, dtype="int64")
+    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 1:
+        raise ValueError(f"split: n_splits must be a positive int, got {n_splits!r}")
+    pieces = Split(n_splits, axis)(x, sizes)
+    return pieces if isinstance(pieces, list) else [pieces]

@@ -45,7 +45,8 @@ def normalize_size(size) -> Variable:
             return tt.constant(np.zeros(0, dtype="int64"))
         if all(isinstance(s, (int, np.integer)) for s in size):
             return tt.constant(np.asarray(size, dtype="int64"))
-        entries = [tt.as_tensor_variable(s) for s in size]
+        entries = [tt.constant(s, dtype="int64") if isinstance(s, (int, np.integer))
+                   else tt.as_tensor_variable(s) for s in size]
         for k, e in enumerate(entries):
             if e.type.ndim != 0 or not e.type.dtype.startswith(("int", "uint")):
                 raise TypeError(f"size[{k}] must be an integer scalar, got {e} of type {e.type}")
@@ -133,7 +134,7 @@ class RandomVariable(Op):
         if len(params) != len(self.ndims_params):
             raise TypeError(f"{self}: expected {len(self.ndims_params)} parameters, got "
                             f"{len(params)}")
-        size = size if isinstance(size, Variable) else normalize_size(size)
+        size = normalize_size(size)
         params = [tt.as_tensor_variable(p) for p in params]
         for k, (p, core) in enumerate(zip(params, self.ndims_params)):
             if p.type.ndim < core:

@@ -310,24 +310,39 @@ def _leaf_text(var) -> str:
     return f"<{var.type}>"
 
 
-def _is_broadcast_only(op) -> bool:
-    """A DimShuffle that only inserts broadcastable dimensions (order kept, nothing dropped)."""
-    order = getattr(op, "new_order", None)
-    if order is None or getattr(op, "dropped", ()):
-        return False
-    kept = [d for d in order if d != "x"]
+def _only_broadcasts(op) -> bool:
+    """A DimShuffle that keeps the order of the dimensions and only adds or drops size-1 ones:
+    as math it is the same value, so ``pp`` leaves it out."""
+    kept = [d for d in op.new_order if d != "x"]
     return kept == sorted(kept)
 
 
 def _dimshuffle_text(node, args):
     op = node.op
-    if _is_broadcast_only(op):
+    if _only_broadcasts(op):
         return args[0]
     if op.new_order == (1, 0):
         return f"{args[0]}.T"
     return f"{args[0]}.dimshuffle{op.new_order}"
 
 
+def _reduction_text(node, args):
+    """``sum(x, axis=1)``: a reduction named after its class, the axis left out when it spans
+    every dimension."""
+    op = node.op
+    name = type(op).__name__.lower()
+    if name == "careduce":
+        name = f"reduce_{op.scalar_op}"
+    axis = op.axis
+    ndim = getattr(node.inputs[0].type, "ndim", None)
+    if axis is None or (ndim is not None and sorted(axis) == list(range(ndim))):
+        return f"{name}({_call_args(args)})"
+    axis = axis[0] if len(axis) == 1 else tuple(axis)
+    return f"{name}({', '.join(args)}, axis={axis})"
+
+
 pprint = PPrinter()
+# ops of tensorgraph.tensor, recognised by shape so that printing never imports tensor modules
 pprint.assign(lambda op: type(op).__name__ == "DimShuffle", _dimshuffle_text)
+pprint.assign(lambda op: hasattr(op, "scalar_op") and hasattr(op, "axis"), _reduction_text)
 pp = pprint

@@ -98,6 +98,16 @@ def test_pp_math_expressions():
     m = tt.dmatrix("m")
     assert pp(m.T) == "m.T"
     assert pp(m.dimshuffle(1, "x", 0)) == "m.dimshuffle(1, 'x', 0)"
+    assert pp(m.dimshuffle(0, "x", 1)) == "m"  # broadcasting only: the same value
+    assert pp(tt.exp(x)) == "exp(x)"
+
+
+def test_pp_reductions():
+    m = tt.dmatrix("m")
+    assert pp(m.sum(axis=1)) == "sum(m, axis=1)"
+    assert pp(m.sum()) == "sum(m)"
+    assert pp(m.max(axis=(0, 1))) == "max(m)"
+    assert pp((m * 2).sum(axis=0) + 1) == "(sum(m * 2, axis=0) + 1)"
 
 
 def test_pp_registry():

@@ -338,7 +338,7 @@ def _reduction_text(node, args):
     if axis is None or (ndim is not None and sorted(axis) == list(range(ndim))):
         return f"{name}({_call_args(args)})"
     axis = axis[0] if len(axis) == 1 else tuple(axis)
-    return f"{name}({', '.join(args)}, axis={axis})"
+    return f"{name}({_call_args(args)}, axis={axis})"
 
 
 pprint = PPrinter()

@@ -9,6 +9,8 @@ leaves every shared variable as it was.
 
 from __future__ import annotations
 
+import functools
+
 from tensorgraph.compile.sharedvalue import copy_value
 from tensorgraph.graph.basic import clone_get_equiv
 
@@ -34,7 +36,8 @@ class Function:
         inputs = maker.inputs
         self._n_inputs = len(inputs)
         self._input_cells = vm.input_storage[:self._n_inputs]
-        self._input_types = [i.variable.type for i in inputs]
+        self._filters = [functools.partial(i.variable.type.filter, strict=i.strict,
+                                           allow_downcast=i.allow_downcast) for i in inputs]
         self._positions = {}
         for pos, inp in enumerate(inputs):
             if inp.name is not None:
@@ -64,9 +67,8 @@ class Function:
         else:
             pos = 0
             try:
-                for pos, (cell, value, inp) in enumerate(zip(cells, args, self.maker.inputs)):
-                    cell[0] = inp.variable.type.filter(value, strict=inp.strict,
-                                                       allow_downcast=inp.allow_downcast)
+                for pos, (cell, value, convert) in enumerate(zip(cells, args, self._filters)):
+                    cell[0] = convert(value)
             except (TypeError, ValueError) as exc:
                 self._clear_inputs()
                 raise TypeError(self._bad_input_message(pos, value, exc)) from None

@@ -172,13 +172,13 @@ def full_like(x, fill_value, dtype=None) -> Variable:
 def zeros_like(x, dtype=None) -> Variable:
     """Zeros shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     x = as_tensor_variable(x)
-    return full_like(x, constant(0, dtype=normalize_dtype(x.dtype if dtype is None else dtype)))
+    return full_like(x, 0, dtype=dtype)
 
 
 def ones_like(x, dtype=None) -> Variable:
     """Ones shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     x = as_tensor_variable(x)
-    return full_like(x, constant(1, dtype=normalize_dtype(x.dtype if dtype is None else dtype)))
+    return full_like(x, 1, dtype=dtype)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -181,3 +181,19 @@ def test_methods_call_the_math_functions():
                           np.round(v), np.clip(v, 0.3, 0.5)]):
         np.testing.assert_allclose(g, e, rtol=1e-7)
     assert got[4].dtype == "float32"
+
+
+# -- test values -------------------------------------------------------------------------------
+
+
+def test_test_values_are_computed_as_expressions_are_built():
+    x, y = tt.dvector("x"), tt.dvector("y")
+    with tensorgraph.config.change_flags(compute_test_value="raise"):
+        x.tag.test_value = np.array([-1.0, 0.5, 2.0])
+        y.tag.test_value = np.array([1.0, 2.0])
+        z = tt.switch(x > 0, tt.sqrt(abs(x)), x ** 2) // 0.5
+        np.testing.assert_array_equal(z.tag.test_value, [2.0, 1.0, 2.0])
+        assert z.tag.test_value.dtype == "float64"
+        with pytest.raises(ValueError, match=r"\(3,\), \(2,\)") as info:
+            tt.maximum(x, y)
+        assert "test_elemwise.py" in str(info.value)  # the line that built the bad node

@@ -126,14 +126,13 @@ class GradientError(Exception):
     """
 
     def __init__(self, arg, err_pos, shape, num_grad, analytic_grad, abs_err, rel_err,
-                 abs_tol, rel_tol, input_name=None):
+                 abs_tol, rel_tol):
         self.arg, self.err_pos, self.shape = arg, err_pos, shape
         self.num_grad, self.analytic_grad = num_grad, analytic_grad
         self.abs_err, self.rel_err = abs_err, rel_err
         self.abs_tol, self.rel_tol = abs_tol, rel_tol
-        name = f" ({input_name})" if input_name else ""
         super().__init__(
-            f"gradient check failed for input {arg}{name} of shape {shape} at index {err_pos}: "
+            f"gradient check failed for input {arg} of shape {shape} at index {err_pos}: "
             f"finite differences give {num_grad!r}, the symbolic gradient gives "
             f"{analytic_grad!r} (abs error {abs_err:.3g} > abs_tol {abs_tol:.3g} and rel error "
             f"{rel_err:.3g} > rel_tol {rel_tol:.3g})")
@@ -188,6 +187,29 @@ def _format_as(items, like):
     if isinstance(like, list):
         return list(items)
     return items[0]
+
+
+def _no_test_values():
+    """Building inner graphs (loop bodies, dummy cotangents) computes no test values: their
+    placeholders have none, and the outer node computes its own."""
+    from tensorgraph.configdefaults import config
+
+    return config.change_flags(compute_test_value="off")
+
+
+def _fill_test_values(variables) -> None:
+    """Compute the missing test values of ``variables`` (and of what they need), when test
+    values are on: for graphs built with them off, or copied by ``clone_replace``."""
+    from tensorgraph.configdefaults import config
+    from tensorgraph.graph.basic import graph_inputs
+    from tensorgraph.graph.op import compute_test_values
+
+    mode = config.compute_test_value
+    if mode == "off":
+        return
+    for node in io_toposort(graph_inputs(variables), variables):
+        if not all(hasattr(out.tag, "test_value") for out in node.outputs):
+            compute_test_values(node, mode)
 
 
 def _check_choice(name, value, choices):
@@ -478,23 +500,26 @@ def _rop_via_lop(node, points_in):
     tt = _tt()
     dummies = [out.type() if _is_float(out) else None for out in node.outputs]
     ograds = [u if u is not None else disconnected_type() for u in dummies]
-    lops = node.op.L_op(list(node.inputs), list(node.outputs), ograds)
-    products = []
-    for inp, lop, v in zip(node.inputs, lops, points_in):
-        if v is None or lop is None or isinstance(lop.type, DisconnectedType):
-            continue
-        if isinstance(lop.type, NullType):
-            raise NullTypeGradError(f"Rop: the derivative of {node.op} w.r.t. {inp} is "
-                                    f"undefined: {lop.type.why_null}")
-        products.append(tt.sum(lop * v))
     used = [u for u in dummies if u is not None]
-    if not products or not used:
-        return [None] * len(node.outputs)
-    inner = products[0] if len(products) == 1 else tt.add(*products)
-    jvps = grad(inner, used, disconnected_inputs="ignore", return_disconnected="None")
+    with _no_test_values():  # the dummies have no values
+        lops = node.op.L_op(list(node.inputs), list(node.outputs), ograds)
+        products = []
+        for inp, lop, v in zip(node.inputs, lops, points_in):
+            if v is None or lop is None or isinstance(lop.type, DisconnectedType):
+                continue
+            if isinstance(lop.type, NullType):
+                raise NullTypeGradError(f"Rop: the derivative of {node.op} w.r.t. {inp} is "
+                                        f"undefined: {lop.type.why_null}")
+            products.append(tt.sum(lop * v))
+        if not products or not used:
+            return [None] * len(node.outputs)
+        inner = products[0] if len(products) == 1 else tt.add(*products)
+        jvps = grad(inner, used, disconnected_inputs="ignore", return_disconnected="None")
     pairs = {u: tt.zeros_like(out) for u, out in zip(dummies, node.outputs) if u is not None}
     present = [j for j in jvps if j is not None]
-    replaced = iter(clone_replace(present, pairs) if present else [])
+    present = clone_replace(present, pairs) if present else []
+    _fill_test_values(present)
+    replaced = iter(present)
     by_dummy = {u: (next(replaced) if j is not None else None) for u, j in zip(used, jvps)}
     return [by_dummy[u] if u is not None else None for u in dummies]
 
@@ -595,11 +620,12 @@ class IndexLoop(Op):
         if not used or not wanted:
             return grads
         g_placeholders = [g.type() for _, g in used]
-        inner_cost = tt.add(*[tt.sum(self.fgraph.outputs[k] * gp[index])
-                              for (k, _), gp in zip(used, g_placeholders)]) \
-            if len(used) > 1 else tt.sum(self.fgraph.outputs[used[0][0]] * g_placeholders[0][index])
-        inner_grads = grad(inner_cost, [placeholders[j] for j in wanted],
-                           disconnected_inputs="ignore")
+        with _no_test_values():
+            terms = [tt.sum(self.fgraph.outputs[k] * gp[index])
+                     for (k, _), gp in zip(used, g_placeholders)]
+            inner_cost = terms[0] if len(terms) == 1 else tt.add(*terms)
+            inner_grads = grad(inner_cost, [placeholders[j] for j in wanted],
+                               disconnected_inputs="ignore")
         loop = IndexLoop(index, [*placeholders, *g_placeholders], inner_grads, wanted)
         stacked = loop(n, *outer, *[g for _, g in used])
         stacked = stacked if isinstance(stacked, (list, tuple)) else [stacked]
@@ -650,14 +676,16 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
                         f"{expression.type}; flatten it first")
     wrt_list, _ = _as_list(wrt, "jacobian: wrt")
     index = tt.scalar("i", dtype="int64")
-    rows = grad(expression[index], wrt_list, consider_constant=consider_constant,
-                disconnected_inputs=disconnected_inputs)
-    outer = []
-    for var in list(wrt_list) + _loop_invariants(index, rows):
-        if var not in outer:
-            outer.append(var)
-    placeholders = [v.type() for v in outer]
-    inner_rows = clone_replace(rows, dict(zip(outer, placeholders)))
+    with _no_test_values():
+        rows = grad(expression[index], wrt_list, consider_constant=consider_constant,
+                    disconnected_inputs=disconnected_inputs)
+        outer = []
+        for var in list(wrt_list) + _loop_invariants(index, rows):
+            if var not in outer:
+                outer.append(var)
+        placeholders = [v.type() for v in outer]
+        inner_rows = clone_replace(rows, dict(zip(outer, placeholders)))
+    _fill_test_values(outer)
     loop = IndexLoop(index, placeholders, inner_rows, [outer.index(w) for w in wrt_list])
     result = loop(expression.shape[0], *outer)
     result = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -805,4 +833,4 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
             index = tuple(int(i) for i in np.unravel_index(pos, shape)) if shape else ()
             raise GradientError(k, index, shape, float(num.gf[k].reshape(-1)[pos]),
                                 float(np.asarray(analytic[k]).reshape(-1)[pos]), float(abs_err),
-                                float(rel_err), abs_tol, rel_tol, input_name=inputs[k].name)
+                                float(rel_err), abs_tol, rel_tol)

@@ -58,6 +58,7 @@ class IfElse(Op):
             raise TypeError(f"{self}: expected a condition and {2 * self.n_outs} branch values, "
                             f"got {len(branches)}")
         condition = _as_condition(condition)
+        branches = [b if isinstance(b, Variable) else _tt().as_tensor_variable(b) for b in branches]
         then_vals, else_vals = branches[:self.n_outs], branches[self.n_outs:]
         outputs = [_output_type(t, e, k)() for k, (t, e) in enumerate(zip(then_vals, else_vals))]
         return Apply(self, [condition, *then_vals, *else_vals], outputs)

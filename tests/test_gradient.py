@@ -418,3 +418,16 @@ def test_hessian():
 def test_the_jacobian_loop_is_differentiable():
     rng = np.random.default_rng(3)
     verify_grad(lambda x: jacobian(square(x) * x, x), [rng.normal(size=3)], rng=rng, mode=MODE)
+
+
+def test_jacobian_hessian_and_rop_with_test_values_on():
+    with config.change_flags(compute_test_value="raise"):
+        x, v = tt.dvector("x"), tt.dvector("v")
+        x.tag.test_value = np.array([1.0, 2.0])
+        v.tag.test_value = np.array([1.0, 0.0])
+        j = jacobian(square(x), x)
+        h = hessian(tt.sum(square(x) * x), x)
+        r = Rop(square(x), x, v)
+    np.testing.assert_allclose(j.tag.test_value, np.diag([2.0, 4.0]))
+    np.testing.assert_allclose(h.tag.test_value, np.diag([6.0, 12.0]))
+    np.testing.assert_allclose(r.tag.test_value, [2.0, 0.0])

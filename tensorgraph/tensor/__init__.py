@@ -11,7 +11,7 @@ from tensorgraph.tensor.variable import TensorConstant, TensorVariable
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.math import *  # noqa: F401,F403
 from tensorgraph.tensor.reduction import *  # noqa: F401,F403
-from tensorgraph.gradient import grad, hessian, jacobian  # noqa: E402
+from tensorgraph.gradient import Lop, Rop, grad, hessian, jacobian  # noqa: E402
 from tensorgraph.tensor import random  # noqa: E402,F401  (also registers shared(generator))
 from tensorgraph.tensor.dot import *  # noqa: F401,F403
 from tensorgraph.tensor import special  # noqa: E402,F401  (tt.special.softmax, ...)

@@ -82,10 +82,7 @@ class Alloc(Op):
                 raise ValueError(f"alloc: cannot fill shape {shape} with a value of shape "
                                  f"{np.shape(value)}: dimension {d} of the value has size "
                                  f"{vsize}, the target {size} ({detail})")
-        out = output_storage[0][0]
-        if not (isinstance(out, np.ndarray) and out.shape == shape
-                and out.dtype == node.outputs[0].type.numpy_dtype):
-            out = np.empty(shape, dtype=node.outputs[0].type.dtype)
+        out = np.empty(shape, dtype=node.outputs[0].type.dtype)
         out[...] = value
         output_storage[0][0] = out
 

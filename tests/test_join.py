@@ -1,0 +1,187 @@
+"""Joining ops against numpy: concatenate/join, stack, make_vector, split, hstack, vstack."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorgraph
+import tensorgraph.tensor as tt
+from tensorgraph.gradient import verify_grad
+from tensorgraph.tensor.join import Join, MakeVector, Split
+
+RNG = np.random.default_rng(0)
+
+
+def fn(inputs, outputs):
+    return tensorgraph.function(inputs, outputs, mode="FAST_COMPILE")
+
+
+def check_infer_shape(output, inputs, values):
+    """The shape ``infer_shape`` of ``output``'s node computes equals the real one."""
+    node = output.owner
+    shapes = [tuple(tt.shape_i(i, d) for d in range(i.ndim)) for i in node.inputs]
+    inferred = node.op.infer_shape(None, node, shapes)[output.index]
+    symbolic = [tt.as_tensor_variable(s) for s in inferred]
+    got = fn(inputs, [output] + symbolic)(*values)
+    assert tuple(int(s) for s in got[1:]) == got[0].shape
+
+
+def randn(*shape, dtype="float64"):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# concatenate / join
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_concatenate_matrices(axis):
+    a, b = tt.matrix("a"), tt.matrix("b")
+    va = randn(2, 3)
+    # non-contiguous, negative-stride second input
+    vb = randn(5, 3)[::-2] if axis in (0, -2) else randn(2, 4)[:, ::-1]
+    out = tt.concatenate([a, b], axis=axis)
+    assert isinstance(out.owner.op, Join)
+    np.testing.assert_array_equal(fn([a, b], out)(va, vb), np.concatenate([va, vb], axis=axis))
+    check_infer_shape(out, [a, b], [va, vb])
+    assert tt.join(axis, a, b).owner.op == out.owner.op
+
+
+def test_concatenate_upcasts_and_static_shapes():
+    a = tt.matrix("a", dtype="int32", shape=(2, 3))
+    b = tt.matrix("b", dtype="float32", shape=(None, 3))
+    out = tt.concatenate([a, b])
+    assert out.dtype == "float64" and out.type.shape == (None, 3)
+    c = tt.matrix("c", dtype="int32", shape=(4, 3))
+    assert tt.concatenate([a, c]).type.shape == (6, 3)
+    va, vb = np.ones((2, 3), "int32"), randn(1, 3, dtype="float32")
+    got = fn([a, b], out)(va, vb)
+    np.testing.assert_array_equal(got, np.concatenate([va, vb]))
+    assert got.dtype == "float64"
+    assert tt.concatenate([a]) is a
+
+
+def test_concatenate_errors():
+    a, b = tt.matrix("a", shape=(2, 3)), tt.matrix("b", shape=(2, 4))
+    with pytest.raises(ValueError, match="dimension 1 has sizes"):
+        tt.concatenate([a, b])
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        tt.concatenate([a, tt.vector("v")])
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        tt.concatenate([tt.scalar("s"), tt.scalar("t")])
+    with pytest.raises(IndexError, match="out of range"):
+        tt.concatenate([a, a], axis=2)
+    with pytest.raises(TypeError, match="list"):
+        tt.concatenate(a)
+    x, y = tt.matrix("x"), tt.matrix("y")
+    f = fn([x, y], tt.concatenate([x, y], axis=1))
+    with pytest.raises(ValueError, match=r"shapes \(2, 3\), \(3, 3\)"):
+        f(randn(2, 3), randn(3, 3))
+
+
+def test_join_grad():
+    verify_grad(lambda a, b, c: tt.concatenate([a, b, c], axis=1),
+                [randn(2, 1), randn(2, 3), randn(2, 2)], rng=RNG)
+    verify_grad(lambda a, b: tt.concatenate([a, b * 2]), [randn(3), randn(2)], rng=RNG)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.data())
+def test_concatenate_matches_numpy(ndim, data):
+    axis = data.draw(st.integers(-ndim, ndim - 1))
+    base = [data.draw(st.integers(0, 3)) for _ in range(ndim)]
+    n = data.draw(st.integers(1, 4))
+    values = []
+    for _ in range(n):
+        shape = list(base)
+        shape[axis] = data.draw(st.integers(0, 3))
+        values.append(np.arange(int(np.prod(shape)), dtype="float64").reshape(shape))
+    variables = [tt.tensor("float64", (None,) * ndim, f"x{i}") for i in range(n)]
+    out = fn(variables, tt.concatenate(variables, axis=axis))(*values)
+    np.testing.assert_array_equal(out, np.concatenate(values, axis=axis))
+
+
+# ----------------------------------------------------------------------------------------------
+# stack, make_vector
+
+
+def test_stack_scalars_is_make_vector():
+    a, b = tt.lscalar("a"), tt.iscalar("b")
+    v = tt.stack([a, b, 3])
+    assert isinstance(v.owner.op, MakeVector)
+    assert v.dtype == "int64" and v.type.shape == (3,)
+    np.testing.assert_array_equal(fn([a, b], v)(1, 2), [1, 2, 3])
+    verify_grad(lambda x, y: tt.stack([x, y * 3, x * y]), [randn(), randn()], rng=RNG)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_stack_matches_numpy(axis):
+    a, b = tt.matrix("a"), tt.matrix("b")
+    va, vb = randn(2, 3), randn(4, 3)[::2]
+    out = tt.stack([a, b], axis=axis)
+    np.testing.assert_array_equal(fn([a, b], out)(va, vb), np.stack([va, vb], axis=axis))
+    assert out.type.shape[axis] == 2
+    verify_grad(lambda x, y: tt.stack([x, y], axis=axis), [va, vb], rng=RNG)
+
+
+def test_stack_errors_and_as_tensor_variable():
+    a, v = tt.matrix("a"), tt.vector("v")
+    with pytest.raises(ValueError, match="same shape"):
+        tt.stack([a, v])
+    with pytest.raises(IndexError, match="out of range"):
+        tt.stack([a, a], axis=3)
+    x, y = tt.dscalar("x"), tt.dscalar("y")
+    vec = tt.as_tensor_variable([x, y, 1.5])
+    np.testing.assert_array_equal(fn([x, y], vec)(1.0, 2.0), [1.0, 2.0, 1.5])
+
+
+def test_hstack_vstack():
+    a, b = tt.vector("a"), tt.vector("b")
+    va, vb = randn(3), randn(2)
+    np.testing.assert_array_equal(fn([a, b], tt.hstack([a, b]))(va, vb), np.hstack([va, vb]))
+    vc = randn(3)
+    np.testing.assert_array_equal(fn([a, b], tt.vstack([a, b]))(va, vc), np.vstack([va, vc]))
+    m, n = tt.matrix("m"), tt.matrix("n")
+    vm, vn = randn(2, 3), randn(2, 1)
+    np.testing.assert_array_equal(fn([m, n], tt.hstack([m, n]))(vm, vn), np.hstack([vm, vn]))
+
+
+# ----------------------------------------------------------------------------------------------
+# split
+
+
+def test_split_values_static_shapes_and_views():
+    x = tt.matrix("x")
+    pieces = tt.split(x, [1, 3, 0], axis=1)
+    assert isinstance(pieces[0].owner.op, Split)
+    assert [p.type.shape for p in pieces] == [(None, 1), (None, 3), (None, 0)]
+    v = randn(2, 4)
+    got = fn([x], pieces)(v)
+    for g, e in zip(got, np.split(v, [1, 4], axis=1)):
+        np.testing.assert_array_equal(g, e)
+    check_infer_shape(pieces[1], [x], [v])
+    assert pieces[0].owner.op.view_map == {0: [0], 1: [0], 2: [0]}
+
+
+def test_split_symbolic_sizes_and_errors():
+    x = tt.vector("x")
+    sizes = tt.lvector("sizes")
+    with pytest.raises(ValueError, match="n_splits"):
+        tt.split(x, sizes)
+    a, b = tt.split(x, sizes, n_splits=2)
+    f = fn([x, sizes], [a, b])
+    v = randn(5)
+    got = f(v, np.array([2, 3]))
+    np.testing.assert_array_equal(got[0], v[:2])
+    np.testing.assert_array_equal(got[1], v[2:])
+    with pytest.raises(ValueError, match=r"sizes \[2, 2\] \(sum 4\).*size 5"):
+        f(v, np.array([2, 2]))
+    with pytest.raises(ValueError, match="add up to"):
+        tt.split(tt.vector("w", shape=(5,)), [2, 2])
+
+
+def test_split_grad_including_unused_pieces():
+    verify_grad(lambda x: tt.split(x, [2, 1, 1], axis=0)[1] * 3, [randn(4, 2)], rng=RNG)
+    verify_grad(lambda x: tt.concatenate(tt.split(x, [1, 2], axis=1)[::-1], axis=1),
+                [randn(2, 3)], rng=RNG)

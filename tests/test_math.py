@@ -547,8 +547,10 @@ def test_integer_inputs_get_float_zero_gradients():
 
 
 def test_gradient_sums_over_broadcast_dims():
-    check_grad(lambda m, r: tt.maximum(m, r) * tt.exp(r), RNG.normal(size=(3, 4)),
-               RNG.normal(size=(3, 4)))
+    check_grad(lambda m, r: tt.maximum(m, r.dimshuffle("x", 0)) * tt.exp(r.dimshuffle("x", 0)),
+               RNG.normal(size=(3, 4)), RNG.normal(size=(4,)))
+    check_grad(lambda c, v: tt.switch(c > 0, c, v.dimshuffle(0, "x")) ** 2,
+               RNG.normal(size=(3, 4)), RNG.normal(size=(3,)))
     m, r = tt.dmatrix("m"), tt.drow("r")
     gr = tensorgraph.grad((tt.sin(m) * r).sum(), r)
     assert gr.type.shape == (1, None)

@@ -1,0 +1,262 @@
+"""The rewrite database: every rewrite registered once, with a name, tags and a position.
+
+A database is a tree. The root (``tensorgraph.rewriting.optdb``) is a ``SequenceDB`` of
+*phases* (merge, canonicalize, stabilize, specialize, blas, fusion, inplace, ...) run in order of
+``position``; a phase is itself a database: an ``EquilibriumDB`` (apply its rewrites until
+nothing changes), a ``WalkerDB`` (one in-to-out pass) or a ``SequenceDB``.
+
+Tags belong to rewrites. A rewrite's effective tags are its own tags, its name, and the names of
+the phases containing it, so ``excluding("stabilize")`` drops the whole stabilize phase and
+``excluding("local_log1p")`` drops one rewrite. A query selects the rewrites that have at least
+one ``include`` tag, all the ``require`` tags and no ``exclude`` tag; phases left empty are
+skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tensorgraph.rewriting.basic import (
+    EquilibriumGraphRewriter,
+    GraphRewriter,
+    NodeRewriter,
+    Rewriter,
+    SequentialGraphRewriter,
+    WalkingGraphRewriter,
+)
+
+__all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB"]
+
+
+@dataclass(frozen=True)
+class RewriteDatabaseQuery:
+    """Which rewrites to take from a database: see the module docstring. Hashable, so queried
+    rewriters can be cached."""
+
+    include: frozenset = field(default_factory=frozenset)
+    require: frozenset = field(default_factory=frozenset)
+    exclude: frozenset = field(default_factory=frozenset)
+
+    def __post_init__(self):
+        for name in ("include", "require", "exclude"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise TypeError(f"RewriteDatabaseQuery({name}=...) takes a collection of tags, "
+                                f"not the string {value!r}")
+            object.__setattr__(self, name, frozenset(value))
+
+    def including(self, *tags) -> RewriteDatabaseQuery:
+        """Add ``tags`` to include (and take them out of exclude: asking for a tag wins)."""
+        return RewriteDatabaseQuery(self.include | set(tags), self.require,
+                                    self.exclude - set(tags))
+
+    def excluding(self, *tags) -> RewriteDatabaseQuery:
+        return RewriteDatabaseQuery(self.include, self.require, self.exclude | set(tags))
+
+    def requiring(self, *tags) -> RewriteDatabaseQuery:
+        return RewriteDatabaseQuery(self.include, self.require | set(tags), self.exclude)
+
+    def selects(self, tags) -> bool:
+        return (not self.include.isdisjoint(tags) and self.require <= tags
+                and self.exclude.isdisjoint(tags))
+
+    def __str__(self):
+        parts = [f"{k}={sorted(getattr(self, k))}" for k in ("include", "require", "exclude")
+                 if getattr(self, k)]
+        return f"RewriteDatabaseQuery({', '.join(parts)})"
+
+
+@dataclass
+class _Entry:
+    name: str
+    rewriter: object  # a Rewriter or a RewriteDatabase
+    tags: frozenset
+    position: float
+    order: int
+
+
+class RewriteDatabase:
+    """A named collection of rewrites (or sub-databases); see the module docstring."""
+
+    def __init__(self, name: str | None = None):
+        self.name = name
+        self._entries: dict[str, _Entry] = {}
+        self._registered_objects: dict[int, str] = {}
+
+    def register(self, name: str, rewriter, *tags: str, position: float | None = None):
+        """Add ``rewriter`` (a node/graph rewriter or a database) under ``name`` with ``tags``.
+
+        Names are unique within the whole tree and an object is registered once. Returns the
+        rewriter, so this works as a decorator helper.
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"register: the name must be a non-empty string, got {name!r}")
+        if not isinstance(rewriter, (Rewriter, RewriteDatabase)):
+            raise TypeError(f"register({name!r}, ...): expected a rewriter or a database, got "
+                            f"{type(rewriter).__name__}")
+        root = self._root()
+        if root._find(name) is not None:
+            raise ValueError(f"a rewrite named {name!r} is already registered; each rewrite is "
+                             "registered once")
+        if id(rewriter) in root._all_object_ids():
+            raise ValueError(f"{rewriter!r} is already registered (as "
+                             f"{root._name_of(rewriter)!r}); register it once")
+        for t in tags:
+            if not isinstance(t, str):
+                raise TypeError(f"register({name!r}, ...): tags must be strings, got {t!r}")
+        if isinstance(rewriter, RewriteDatabase):
+            rewriter.name = name
+            rewriter._parent = self
+        elif rewriter.name is None or rewriter.name == type(rewriter).__name__:
+            rewriter.name = name
+        if position is None:
+            position = max((e.position for e in self._entries.values()), default=0) + 1
+        self._entries[name] = _Entry(name, rewriter, frozenset(tags), float(position),
+                                     len(self._entries))
+        root._version += 1
+        return rewriter
+
+    _parent: RewriteDatabase | None = None
+    _version = 0
+
+    @property
+    def version(self) -> int:
+        """Changes with every registration anywhere in the tree (for caching queries)."""
+        return self._root()._version
+
+    def _root(self) -> RewriteDatabase:
+        db = self
+        while db._parent is not None:
+            db = db._parent
+        return db
+
+    def _walk_entries(self):
+        for e in self._entries.values():
+            yield e
+            if isinstance(e.rewriter, RewriteDatabase):
+                yield from e.rewriter._walk_entries()
+
+    def _find(self, name):
+        for e in self._walk_entries():
+            if e.name == name:
+                return e
+        return None
+
+    def _all_object_ids(self):
+        return {id(e.rewriter) for e in self._walk_entries()}
+
+    def _name_of(self, rewriter):
+        for e in self._walk_entries():
+            if e.rewriter is rewriter:
+                return e.name
+        return None
+
+    def __getitem__(self, name: str):
+        entry = self._find(name)
+        if entry is None:
+            raise KeyError(f"no rewrite named {name!r} in {self.name or 'the database'}")
+        return entry.rewriter
+
+    def __contains__(self, name: str) -> bool:
+        return self._find(name) is not None
+
+    def tags_of(self, name: str) -> frozenset:
+        """The effective tags of a registered rewrite (own tags, name and enclosing phases)."""
+        path = self._path_to(name)
+        if path is None:
+            raise KeyError(name)
+        tags = set()
+        for e in path:
+            tags |= e.tags
+            tags.add(e.name)
+        return frozenset(tags)
+
+    def _path_to(self, name):
+        for e in self._sorted():
+            if e.name == name:
+                return [e]
+            if isinstance(e.rewriter, RewriteDatabase):
+                sub = e.rewriter._path_to(name)
+                if sub is not None:
+                    return [e] + sub
+        return None
+
+    def _sorted(self) -> list[_Entry]:
+        return sorted(self._entries.values(), key=lambda e: (e.position, e.order))
+
+    def describe(self, indent: int = 0) -> str:
+        """The tree: position, name, tags, and where each rewrite is defined."""
+        lines = []
+        pad = "  " * indent
+        for e in self._sorted():
+            tags = ", ".join(sorted(e.tags))
+            if isinstance(e.rewriter, RewriteDatabase):
+                lines.append(f"{pad}{e.position:g} {e.name} ({type(e.rewriter).__name__}) "
+                             f"[{tags}]")
+                lines.append(e.rewriter.describe(indent + 1))
+            else:
+                lines.append(f"{pad}{e.position:g} {e.name} [{tags}]  {e.rewriter.location}")
+        return "\n".join(line for line in lines if line)
+
+    def selected(self, query: RewriteDatabaseQuery, context=frozenset()) -> list:
+        """The rewriters (sub-databases turned into graph rewriters) ``query`` picks, in order."""
+        picked = []
+        for e in self._sorted():
+            tags = context | e.tags | {e.name}
+            if isinstance(e.rewriter, RewriteDatabase):
+                sub = e.rewriter.query(query, tags)
+                if sub is not None:
+                    picked.append(sub)
+            elif query.selects(tags):
+                picked.append(e.rewriter)
+        return picked
+
+    def query(self, query: RewriteDatabaseQuery, context=frozenset()) -> GraphRewriter | None:
+        """A graph rewriter running what ``query`` selects, or ``None`` if it selects nothing."""
+        raise NotImplementedError
+
+
+class SequenceDB(RewriteDatabase):
+    """Phases run one after the other in order of position."""
+
+    def query(self, query, context=frozenset()):
+        picked = self.selected(query, context)
+        for rw in picked:
+            if not isinstance(rw, GraphRewriter):
+                raise TypeError(f"{self.name}: {rw} is a node rewriter; a SequenceDB holds graph "
+                                "rewriters and databases (put node rewriters in an "
+                                "EquilibriumDB or a WalkerDB)")
+        if not picked:
+            return None
+        return SequentialGraphRewriter(picked, name=self.name)
+
+
+class EquilibriumDB(RewriteDatabase):
+    """Rewrites applied together until none of them changes the graph."""
+
+    def __init__(self, name=None, max_use_ratio=None):
+        super().__init__(name)
+        self.max_use_ratio = max_use_ratio
+
+    def query(self, query, context=frozenset()):
+        picked = self.selected(query, context)
+        if not picked:
+            return None
+        return EquilibriumGraphRewriter(picked, self.max_use_ratio, name=self.name)
+
+
+class WalkerDB(RewriteDatabase):
+    """Node rewriters applied in one walk over the graph (e.g. the inplace pass)."""
+
+    def __init__(self, name=None, order="in_to_out"):
+        super().__init__(name)
+        self.order = order
+
+    def query(self, query, context=frozenset()):
+        picked = self.selected(query, context)
+        if not picked:
+            return None
+        for rw in picked:
+            if not isinstance(rw, NodeRewriter):
+                raise TypeError(f"{self.name}: {rw} is not a node rewriter")
+        return WalkingGraphRewriter(picked, self.order, name=self.name)

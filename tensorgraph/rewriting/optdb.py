@@ -1,0 +1,89 @@
+"""``optdb``: the rewrite database every Mode queries, and its phases.
+
+Phases, in order (position in parentheses):
+
+* ``merge1`` (0): merge equal constants and common subexpressions;
+* ``canonicalize`` (1): simplify to a canonical form (constant folding, useless ops, sorted
+  add/mul chains, shape rewrites) until nothing changes;
+* ``stabilize`` (2): numerically safer forms (log1p, softplus, logsumexp, ...);
+* ``specialize`` (3): cheaper forms (sqr for pow(x, 2), neg for mul by -1, ...);
+* ``blas`` (4): dot products to ``Gemv``/``Gemm``/``Dot22`` with scalings folded in;
+* ``fusion`` (5): chains of elementwise ops fused into one node (registered by the tensor rewrites);
+* ``merge2`` (6): merge again what the phases made equal;
+* ``inplace`` (7): ops write into buffers nobody else reads (one walk, checked by a destroy
+  handler).
+
+The tensor rewrites (``tensorgraph.tensor.rewriting``) register themselves into these phases with
+the helpers below; modes load them on first compile.
+"""
+
+from __future__ import annotations
+
+from tensorgraph.rewriting.db import EquilibriumDB, SequenceDB, WalkerDB
+from tensorgraph.rewriting.merge import MergeRewriter
+
+__all__ = ["optdb", "register_canonicalize", "register_stabilize", "register_specialize",
+           "register_blas", "register_inplace", "register_in"]
+
+optdb = SequenceDB("optdb")
+optdb.register("merge1", MergeRewriter("merge1"), "fast_run", "fast_compile", "merge",
+               position=0)
+optdb.register("canonicalize", EquilibriumDB(), position=1)
+optdb.register("stabilize", EquilibriumDB(), position=2)
+optdb.register("specialize", EquilibriumDB(), position=3)
+optdb.register("blas", EquilibriumDB(), position=4)
+optdb.register("merge2", MergeRewriter("merge2"), "fast_run", "merge", position=6)
+optdb.register("inplace", WalkerDB(), position=7)
+
+# tags given to every rewrite of a phase by its register_* helper, as in Theano / PyTensor
+_PHASE_TAGS = {
+    "canonicalize": ("fast_run", "fast_compile"),
+    "stabilize": ("fast_run",),
+    "specialize": ("fast_run",),
+    "blas": ("fast_run",),
+    "inplace": ("fast_run", "inplace"),
+}
+
+
+def register_in(phase: str, *tags: str, name: str | None = None, position=None, default_tags=True):
+    """Decorator (or direct call with a rewriter) registering a rewrite into ``phase``.
+
+    The name defaults to the rewriter's name; ``default_tags=False`` leaves out the phase's
+    usual tags (e.g. for 'unsafe' rewrites that no safe preset should pick).
+    """
+    db = optdb[phase]
+    extra = _PHASE_TAGS.get(phase, ()) if default_tags else ()
+
+    def register(rewriter):
+        db.register(name or str(rewriter), rewriter, *extra, *tags, position=position)
+        return rewriter
+
+    return register
+
+
+def register_canonicalize(rewriter=None, *tags, **kwargs):
+    return _helper("canonicalize", rewriter, tags, kwargs)
+
+
+def register_stabilize(rewriter=None, *tags, **kwargs):
+    return _helper("stabilize", rewriter, tags, kwargs)
+
+
+def register_specialize(rewriter=None, *tags, **kwargs):
+    return _helper("specialize", rewriter, tags, kwargs)
+
+
+def register_blas(rewriter=None, *tags, **kwargs):
+    return _helper("blas", rewriter, tags, kwargs)
+
+
+def register_inplace(rewriter=None, *tags, **kwargs):
+    return _helper("inplace", rewriter, tags, kwargs)
+
+
+def _helper(phase, rewriter, tags, kwargs):
+    if isinstance(rewriter, str):  # used as @register_x("tag", ...)
+        return register_in(phase, rewriter, *tags, **kwargs)
+    if rewriter is None:
+        return register_in(phase, *tags, **kwargs)
+    return register_in(phase, *tags, **kwargs)(rewriter)

@@ -1,0 +1,97 @@
+"""Named rewrite presets and how a ``Mode`` rewrites a graph with them.
+
+Presets (``Mode(optimizer=...)`` / ``config.optimizer``), with Theano's meanings:
+
+============== ==========================================================================
+``None``       no rewrites
+``merge``      only merging of equal constants and common subexpressions
+``fast_compile`` / ``o1``  cheap rewrites: merge and canonicalize
+``o2``         o1 + stabilize + elemwise fusion (still no inplace)
+``o3``         everything safe except inplace and the rewrites tagged 'slow_compile'
+``fast_run`` / ``o4``  everything safe
+``unsafe``     o3 + rewrites that assume valid inputs and drop safety checks (shape asserts)
+``stabilize``  only the numerical-stability rewrites
+============== ==========================================================================
+
+A mode adds its own tags on top (``Mode.including/excluding/requiring``); the default mode also
+takes ``config.optimizer_including/excluding/requiring``. ``including`` a tag the preset
+excludes brings it back (``Mode('py', 'fast_run').including('unsafe')`` does what it says).
+
+Every rewritten graph gets a ``RewriteHistory`` (``fgraph.rewrite_history``) and, with
+``config.profile_optimizer``, a ``RewriteProfile`` (``fgraph.rewrite_profile``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+from tensorgraph.rewriting.db import RewriteDatabaseQuery as Q
+from tensorgraph.rewriting.history import RewriteHistory
+
+__all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode"]
+
+_SAFE = {"unsafe"}
+_FAST_RUN = Q({"fast_run"}, exclude=_SAFE)
+_O1 = Q({"fast_compile"}, exclude=_SAFE)
+_O3 = Q({"fast_run"}, exclude=_SAFE | {"inplace", "slow_compile"})
+
+PRESETS: dict[str, Q] = {
+    "None": Q(),
+    "merge": Q({"merge"}),
+    "fast_compile": _O1,
+    "o1": _O1,
+    "o2": Q({"fast_compile", "stabilize", "fusion"}, exclude=_SAFE | {"inplace", "slow_compile"}),
+    "o3": _O3,
+    "fast_run": _FAST_RUN,
+    "o4": _FAST_RUN,
+    "unsafe": Q({"fast_run", "unsafe"}, exclude={"inplace", "slow_compile"}),
+    "stabilize": Q({"stabilize"}, exclude=_SAFE),
+}
+
+#: modules registering rewrites into optdb, imported on the first compile (keeps import fast)
+REWRITE_MODULES = ["tensorgraph.tensor.rewriting"]
+
+
+def _load_rewrites():
+    for name in REWRITE_MODULES:
+        importlib.import_module(name)
+
+
+def query_for_mode(mode) -> Q:
+    """The database query of a Mode: its preset plus its including/excluding/requiring tags."""
+    preset = mode.optimizer if mode.optimizer is not None else "None"
+    if preset not in PRESETS:
+        raise ValueError(f"unknown rewrite preset {preset!r}; known presets: "
+                         f"{', '.join(sorted(PRESETS))}")
+    query = PRESETS[preset]
+    query = query.including(*getattr(mode, "rewrite_including", ()))
+    query = query.excluding(*getattr(mode, "rewrite_excluding", ()))
+    return query.requiring(*getattr(mode, "rewrite_requiring", ()))
+
+
+_cache: dict = {}
+
+
+def rewriter_for_query(query: Q):
+    """The graph rewriter ``optdb`` gives for ``query`` (cached; ``None`` if it selects nothing)."""
+    from tensorgraph.rewriting.optdb import optdb
+
+    _load_rewrites()
+    key = (query, optdb.version)
+    if key not in _cache:
+        _cache[key] = optdb.query(query)
+    return _cache[key]
+
+
+def rewrite_for_mode(fgraph, mode) -> None:
+    """Rewrite ``fgraph`` in place as ``mode`` says, recording the steps in its history."""
+    history = getattr(fgraph, "rewrite_history", None)
+    if history is None:
+        history = RewriteHistory()
+        fgraph.attach_feature(history)
+    rewriter = rewriter_for_query(query_for_mode(mode))
+    started = time.perf_counter()
+    if rewriter is not None:
+        rewriter.rewrite(fgraph)
+    history.total_seconds = time.perf_counter() - started

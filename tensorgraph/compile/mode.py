@@ -13,10 +13,12 @@ register themselves instead of being special-cased here:
 ``config.linker`` ('cvm') falls back to the Python VM while no C backend is registered;
 a linker named explicitly (``Mode(linker='c')`` or a ``config.linker`` you set) must exist.
 
-Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: the rewrite database registers
-itself with ``set_rewriter(callable)`` and is then called as ``rewriter(fgraph, mode)``
-(``mode.optimizer`` names the preset, ``None`` meaning no rewrites). Until one is registered
-no mode rewrites anything.
+Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: it calls
+``tensorgraph.rewriting.presets.rewrite_for_mode(fgraph, mode)`` (or a rewriter installed with
+``set_rewriter(callable)``), which queries the rewrite database with the mode's preset
+(``mode.optimizer``, ``None`` meaning no rewrites) and its ``including``/``excluding``/
+``requiring`` tags, and records every step in ``fgraph.rewrite_history``. The default mode
+(``function(mode=None)``) also takes ``config.optimizer_including/excluding/requiring``.
 """
 
 from __future__ import annotations
@@ -88,10 +90,42 @@ class Mode:
             return self.provided_linker
         return link.get_linker(self.linker_name)
 
+    #: tags added to / removed from / required of the preset's rewrites (see ``including``)
+    rewrite_including: tuple = ()
+    rewrite_excluding: tuple = ()
+    rewrite_requiring: tuple = ()
+
     def rewrite(self, fgraph) -> None:
-        """Apply this mode's rewrites to ``fgraph`` in place (nothing until a rewriter is set)."""
-        if self.optimizer is not None and _rewriter is not None:
-            _rewriter(fgraph, self)
+        """Apply this mode's rewrites to ``fgraph`` in place, recording them in
+        ``fgraph.rewrite_history``."""
+        rewriter = _rewriter
+        if rewriter is None:
+            from tensorgraph.rewriting.presets import rewrite_for_mode as rewriter
+        rewriter(fgraph, self)
+
+    def including(self, *tags: str) -> Mode:
+        """A new Mode that also runs the rewrites with any of these tags (or names)."""
+        return self._with_tags("rewrite_including", tags)
+
+    def excluding(self, *tags: str) -> Mode:
+        """A new Mode that leaves out the rewrites with any of these tags (or names)."""
+        return self._with_tags("rewrite_excluding", tags)
+
+    def requiring(self, *tags: str) -> Mode:
+        """A new Mode that keeps only the rewrites having all of these tags."""
+        return self._with_tags("rewrite_requiring", tags)
+
+    def _with_tags(self, attr, tags) -> Mode:
+        for t in tags:
+            if not isinstance(t, str) or not t:
+                raise TypeError(f"{attr.split('_')[1]}: tags are non-empty strings, got {t!r}")
+        new = self.clone()
+        setattr(new, attr, getattr(self, attr) + tuple(t for t in tags if t not in
+                                                       getattr(self, attr)))
+        return new
+
+    def _tags(self) -> tuple:
+        return (self.rewrite_including, self.rewrite_excluding, self.rewrite_requiring)
 
     def clone(self, **kwargs) -> Mode:
         """A copy with some of ``linker``, ``optimizer`` changed."""
@@ -107,13 +141,16 @@ class Mode:
 
     def __eq__(self, other):
         return (type(self) is type(other) and self.linker_name == other.linker_name
-                and self.optimizer == other.optimizer)
+                and self.optimizer == other.optimizer and self._tags() == other._tags())
 
     def __hash__(self):
-        return hash((type(self), self.linker_name, self.optimizer))
+        return hash((type(self), self.linker_name, self.optimizer, self._tags()))
 
     def __repr__(self):
-        return f"{type(self).__name__}(linker={self.linker_name!r}, optimizer={self.optimizer!r})"
+        tags = "".join(f".{kind}({', '.join(map(repr, t))})" for kind, t in
+                       zip(("including", "excluding", "requiring"), self._tags()) if t)
+        return (f"{type(self).__name__}(linker={self.linker_name!r}, "
+                f"optimizer={self.optimizer!r}){tags}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -132,11 +169,17 @@ def register_mode(name: str, factory) -> None:
 
 
 def get_mode(mode=None) -> Mode:
-    """The Mode for a name, a Mode instance (returned as is) or None (``config.mode``)."""
+    """The Mode for a name, a Mode instance (returned as is) or None (``config.mode``, with
+    ``config.optimizer_including/excluding/requiring`` applied)."""
     if mode is None:
         from tensorgraph.configdefaults import config
 
-        mode = config.mode
+        mode = get_mode(config.mode)
+        for kind in ("including", "excluding", "requiring"):
+            tags = [t for t in getattr(config, f"optimizer_{kind}").split(":") if t]
+            if tags:
+                mode = getattr(mode, kind)(*tags)
+        return mode
     if isinstance(mode, Mode):
         return mode
     if not isinstance(mode, str):

@@ -1,0 +1,110 @@
+"""Canonicalize-phase basics: constant folding and removal of useless operations.
+
+Useless ops: ``x * 1``, ``x + 0``, ``x - 0``, ``x / 1``, ``neg(neg(x))``, identity
+dimshuffles, ``cast`` to the dtype ``x`` already has, ``reshape`` to ``x``'s own static shape,
+and dimshuffles of dimshuffles (composed into one). Each keeps the output's exact type or is
+skipped (a ``x * ones`` that broadcasts ``x`` is not useless).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.rewriting.basic import node_rewriter
+from tensorgraph.rewriting.optdb import register_canonicalize
+from tensorgraph.scalar import basic as ps
+from tensorgraph.tensor.basic import constant
+from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+from tensorgraph.tensor.rewriting.utils import fits, is_constant, is_elemwise, scalar_op_of
+from tensorgraph.tensor.shape import Reshape
+from tensorgraph.tensor.type import TensorType
+
+
+@register_canonicalize("constant_folding")
+@node_rewriter(None)
+def constant_folding(fgraph, node):
+    """A node whose inputs are all constants becomes its value (computed with ``perform``),
+    unless the op says not to (``do_constant_folding``, e.g. a huge ``alloc``)."""
+    if not node.inputs or not all(isinstance(i, Constant) for i in node.inputs):
+        return None
+    if node.op.destroy_map or not node.op.do_constant_folding(fgraph, node):
+        return None
+    if not all(isinstance(o.type, TensorType) for o in node.outputs):
+        return None
+    storage = [[None] for _ in node.outputs]
+    node.op.perform(node, [i.data for i in node.inputs], storage)
+    results = []
+    for out, (value,) in zip(node.outputs, storage):
+        value = np.asarray(value, dtype=out.type.dtype)
+        if value.ndim != out.type.ndim:
+            return None
+        results.append(constant(value))
+    return results
+
+
+@register_canonicalize("useless")
+@node_rewriter([Elemwise])
+def local_useless_elemwise(fgraph, node):
+    """x * 1, 1 * x, x + 0, x - 0, x / 1, neg(neg(x)), identity(x), cast to x's own dtype."""
+    op = scalar_op_of(node)
+    if op is None:
+        return None
+    out = node.outputs[0]
+    inputs = node.inputs
+    keep = None
+    if isinstance(op, (ps.Mul, ps.Add)):
+        neutral = 1 if isinstance(op, ps.Mul) else 0
+        rest = [i for i in inputs if not is_constant(i, neutral)]
+        if len(rest) == len(inputs):
+            return None
+        if len(rest) == 1:
+            keep = rest[0]
+        elif rest:
+            keep = node.op(*rest)
+        else:
+            return None
+    elif isinstance(op, ps.Sub) and is_constant(inputs[1], 0):
+        keep = inputs[0]
+    elif isinstance(op, ps.TrueDiv) and is_constant(inputs[1], 1):
+        keep = inputs[0]
+    elif isinstance(op, ps.Neg) and is_elemwise(inputs[0], ps.Neg):
+        keep = inputs[0].owner.inputs[0]
+    elif isinstance(op, ps.Identity) or (isinstance(op, ps.Cast)
+                                         and inputs[0].type.dtype == op.dtype):
+        keep = inputs[0]
+    keep = fits(out, keep) if keep is not None else None
+    return [keep] if keep is not None else None
+
+
+@register_canonicalize("useless")
+@node_rewriter([DimShuffle])
+def local_dimshuffle(fgraph, node):
+    """Drop identity dimshuffles and compose a dimshuffle of a dimshuffle into one."""
+    op = node.op
+    (x,) = node.inputs
+    if op.new_order == tuple(range(op.input_ndim)):
+        return [fits(node.outputs[0], x)]
+    inner = x.owner
+    if inner is not None and isinstance(inner.op, DimShuffle):
+        inner_order = inner.op.new_order
+        composed = tuple("x" if d == "x" else inner_order[d] for d in op.new_order)
+        source = inner.inputs[0]
+        if composed == tuple(range(source.ndim)):
+            return [fits(node.outputs[0], source)]
+        dropped = [d for d in range(source.ndim) if d not in composed]
+        if any(source.type.shape[d] != 1 for d in dropped):
+            return None
+        return [fits(node.outputs[0], DimShuffle(source.ndim, composed)(source))]
+    return None
+
+
+@register_canonicalize("useless")
+@node_rewriter([Reshape])
+def local_useless_reshape(fgraph, node):
+    """reshape(x, shape) where x already has that (fully static) shape."""
+    x = node.inputs[0]
+    out = node.outputs[0]
+    if x.type.ndim == out.type.ndim and None not in x.type.shape and x.type.shape == out.type.shape:
+        return [fits(out, x)]
+    return None

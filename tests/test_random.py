@@ -4,6 +4,8 @@ import copy
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorgraph
 import tensorgraph.tensor as tt
@@ -226,3 +228,29 @@ def test_test_values_draw_without_advancing_the_shared_generator():
     fresh = RandomStream(seed=0)
     fresh.uniform(size=(2,))
     assert RandomGeneratorType().values_eq(rng.get_value(), fresh.state_updates[0][0].get_value())
+
+
+@settings(max_examples=10, deadline=None)
+@given(size=st.lists(st.integers(0, 3), min_size=0, max_size=3),
+       loc_shape=st.sampled_from([(), (1,), (3,)]))
+def test_draw_shapes_follow_size_and_broadcasting(size, loc_shape):
+    srng = RandomStream(seed=0)
+    loc = tt.tensor("float64", shape=(None,) * len(loc_shape), name="loc")
+    if not size:
+        draw = srng.normal(loc, 1.0)
+        expected = loc_shape
+    else:
+        draw = srng.normal(loc, 1.0, size=tuple(size))
+        assert draw.type.shape == tuple(size)
+        expected = tuple(size)
+    try:
+        np.broadcast_shapes(expected, loc_shape)
+        fits = np.broadcast_shapes(expected, loc_shape) == expected
+    except ValueError:
+        fits = False
+    f = fn([loc], draw)
+    if fits:
+        assert f(np.zeros(loc_shape)).shape == expected
+    else:
+        with pytest.raises(ValueError, match="normal_rv"):
+            f(np.zeros(loc_shape))

@@ -28,7 +28,14 @@ import warnings
 
 import numpy as np
 
-from tensorgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
+from tensorgraph.graph.basic import (
+    Apply,
+    Constant,
+    Variable,
+    ancestors,
+    clone_replace,
+    io_toposort,
+)
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.op import Op
@@ -244,6 +251,8 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
 
     terms: dict[Variable, list] = {var: [g] for var, g in seeds.items()}
     totals: dict[Variable, Variable | None] = {}
+    # variables the user already has (never renamed, even when a gradient is one of them)
+    existing = set(ancestors(outputs)) | set(ancestors(seeds.values()))
 
     def total(var):
         if var in totals:
@@ -259,7 +268,8 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
                 result = parts[0] if len(parts) == 1 else _tt().add(*parts)
                 if _is_float(var) and _dtype(result) != _dtype(var):
                     result = _tt().cast(result, _dtype(var))
-                if cost_name is not None and var.name is not None and result.name is None:
+                if (cost_name is not None and var.name is not None and result.name is None
+                        and result not in existing):
                     result.name = f"(d{cost_name}/d{var.name})"
         totals[var] = result
         return result

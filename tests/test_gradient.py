@@ -431,3 +431,13 @@ def test_jacobian_hessian_and_rop_with_test_values_on():
     np.testing.assert_allclose(j.tag.test_value, np.diag([2.0, 4.0]))
     np.testing.assert_allclose(h.tag.test_value, np.diag([6.0, 12.0]))
     np.testing.assert_allclose(r.tag.test_value, [2.0, 0.0])
+
+
+def test_add_names_never_renames_the_users_variables():
+    x, gy = tt.dvector("x"), tt.dvector()
+    y = x * 2.0  # not part of the cost: its gradient is exactly the given gy
+    y.name = "y"
+    cost = tt.sum(x)
+    cost.name = "cost"
+    gx = grad(cost, x, known_grads={y: gy})
+    assert gy.name is None and gx.name == "(dcost/dx)"

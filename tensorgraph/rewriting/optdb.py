@@ -38,7 +38,7 @@ optdb.register("inplace", WalkerDB(), position=7)
 # tags given to every rewrite of a phase by its register_* helper, as in Theano / PyTensor
 _PHASE_TAGS = {
     "canonicalize": ("fast_run", "fast_compile"),
-    "stabilize": ("fast_run",),
+    "stabilize": ("fast_run",),  # the cheap, important ones add "fast_compile"
     "specialize": ("fast_run",),
     "blas": ("fast_run",),
     "inplace": ("fast_run", "inplace"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
+from tensorgraph.scalar.basic import Neg
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
 
@@ -54,3 +55,12 @@ def fits(old, new):
 
 def single_client(fgraph, var) -> bool:
     return len(fgraph.clients.get(var, ())) == 1
+
+
+def negate(x):
+    """``-x``, without stacking negations (``-(-a)`` is ``a``)."""
+    from tensorgraph.tensor.math import neg
+
+    if is_elemwise(x, Neg):
+        return x.owner.inputs[0]
+    return neg(x)

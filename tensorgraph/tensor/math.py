@@ -30,7 +30,7 @@ __all__ = [
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-    "sigmoid", "expit", "softplus", "log1mexp",
+    "sigmoid", "expit", "softplus", "log1pexp", "log1mexp",
     "erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi", "tri_gamma",
 ]
 
@@ -235,6 +235,7 @@ sigmoid = _elemwise_function(psm.sigmoid, "sigmoid", "a",
 expit = sigmoid
 softplus = _elemwise_function(psm.softplus, "softplus", "a",
                               "log(1 + exp(a)), stable for large |a|.")
+log1pexp = softplus
 log1mexp = _elemwise_function(psm.log1mexp, "log1mexp", "a",
                               "log(1 - exp(a)) for a <= 0, accurate near 0 and for very negative a.")
 erf = _elemwise_function(psm.erf, "erf", "a", "the error function.")

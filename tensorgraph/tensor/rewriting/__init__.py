@@ -10,3 +10,4 @@ from tensorgraph.tensor.rewriting import stabilize  # noqa: F401
 from tensorgraph.tensor.rewriting import blas  # noqa: F401
 from tensorgraph.tensor.rewriting import specialize  # noqa: F401
 from tensorgraph.tensor.rewriting import fusion  # noqa: F401
+from tensorgraph.tensor.rewriting import inplace  # noqa: F401

@@ -370,3 +370,18 @@ def test_op_identity_and_printing():
     assert a.owner.op != x[1:].owner.op
     assert str(x[1, ::2].owner.op) == "Subtensor{i, ::step}"
     assert "Inc" in str(tt.inc_subtensor(x[0], 1.0).owner.op)
+
+
+def test_set_through_chained_basic_indexing_updates_the_base():
+    x = tt.matrix("x")
+    y = tt.vector("y")
+    v, w = randn(3, 4), randn(2)
+    got = fn([x, y], tt.set_subtensor(x[1:][0, ::2], y))(v, w)
+    expected = v.copy()
+    expected[1:][0, ::2] = w
+    np.testing.assert_array_equal(got, expected)
+    got = fn([x], tt.inc_subtensor(x[:, None][1:, 0, 2], 1.0))(v)
+    expected = v.copy()
+    expected[:, None][1:, 0, 2] += 1.0
+    np.testing.assert_array_equal(got, expected)
+    verify_grad(lambda a, b: tt.inc_subtensor(a[::-1][1, 1:3], b), [v, w], rng=RNG)

@@ -835,7 +835,11 @@ def getitem(x, index) -> Variable:
 
 def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False) -> Variable:
     """The tensor indexed to get ``x`` (``x`` must be ``t[index]``), with ``y`` added at the
-    index (repeated advanced indices accumulate, like ``np.add.at``), or written there."""
+    index (repeated advanced indices accumulate, like ``np.add.at``), or written there.
+
+    Chains of basic indexing are views in numpy, so ``inc_subtensor(t[1:][0], y)`` gives the
+    updated ``t``, not the updated ``t[1:]``.
+    """
     node = getattr(x, "owner", None)
     what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
     if node is None or not isinstance(node.op, (Subtensor, AdvancedSubtensor1, AdvancedSubtensor)):
@@ -850,10 +854,15 @@ def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False)
         out = AdvancedIncSubtensor1(inplace, set_instead_of_inc)(base, y, *index)
     else:
         out = AdvancedIncSubtensor(node.op.idx_list, inplace, set_instead_of_inc)(base, y, *index)
+    target = base
     original = getattr(base.tag, "newaxis_of", None)
     if original is not None and isinstance(base.owner.op, DimShuffle):
         kept = [i for i, d in enumerate(base.owner.op.new_order) if d != "x"]
         out = DimShuffle(out.ndim, kept)(out)
+        target = original
+    if target.owner is not None and isinstance(target.owner.op, Subtensor):
+        # x[a][b] is a view of x in numpy: write the updated x[a] back into x
+        return inc_subtensor(target, out, inplace=inplace, set_instead_of_inc=True)
     return out
 
 

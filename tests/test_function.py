@@ -407,3 +407,30 @@ def test_no_warnings_in_a_plain_call():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         f([1.0])
+
+
+class DoubleInto(Op):
+    """x * 2, written into the previous call's output buffer when there is one."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,), cell = inputs, output_storage[0]
+        if cell[0] is not None and cell[0].shape == x.shape:
+            np.multiply(x, 2, out=cell[0])
+        else:
+            cell[0] = x * 2
+
+
+@pytest.mark.parametrize("linker", ["vm", "vm_nogc"])
+def test_outputs_survive_ops_that_reuse_their_buffers(linker):
+    x = tt.dvector("x")
+    direct = tg.function([x], DoubleInto()(x), mode=tg.Mode(linker, None))
+    view = tg.function([x], DoubleInto()(x).dimshuffle("x", 0), mode=tg.Mode(linker, None))
+    for f in (direct, view):
+        first = f([1.0])
+        f([5.0])
+        assert np.ravel(first).tolist() == [2.0]

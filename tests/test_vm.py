@@ -91,7 +91,7 @@ def test_gc_frees_intermediates_only_when_allowed(allow_gc):
     mid = x * 2
     out = mid + 1
     with config.change_flags(allow_gc=allow_gc):
-        f = tg.function([x], out, mode=Mode("vm"))
+        f = tg.function([x], out, mode=Mode("vm", None))
     f([1.0, 2.0])
     vm = f.vm
     assert vm.allow_gc is allow_gc
@@ -106,7 +106,7 @@ def test_gc_frees_intermediates_only_when_allowed(allow_gc):
 def test_vm_nogc_linker_keeps_intermediates_regardless_of_config():
     x = tt.dvector("x")
     with config.change_flags(allow_gc=True):
-        f = tg.function([x], (x * 2) + 1, mode=Mode("vm_nogc"))
+        f = tg.function([x], (x * 2) + 1, mode=Mode("vm_nogc", None))
     f([1.0])
     assert not f.vm.allow_gc
     assert all(f.vm.storage_map[v][0] is not None for v in f.vm.intermediates)

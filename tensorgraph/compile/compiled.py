@@ -49,7 +49,8 @@ class Function:
         self._update_cells = [s.container.storage for s in maker.update_targets]
         fg_outputs = maker.fgraph.outputs
         borrowed = [o.borrow for o in maker.outputs] + [False] * len(self._update_cells)
-        self._copy_output = _outputs_to_copy(vm.fgraph, borrowed)
+        self._copy_output = _outputs_to_copy(vm.fgraph, borrowed,
+                                             keeps_intermediates=not getattr(vm, "allow_gc", False))
         # cells of computed outputs, emptied after each call so no op reuses a buffer the
         # caller (or a shared variable) now owns; borrowed outputs keep theirs
         self._clear_after = [vm.output_storage[k] for k, var in enumerate(fg_outputs)
@@ -232,19 +233,20 @@ def _alias_root(var):
     return var
 
 
-def _outputs_to_copy(fgraph, borrowed) -> list[int]:
+def _outputs_to_copy(fgraph, borrowed, keeps_intermediates: bool) -> list[int]:
     """Positions of the fgraph outputs to copy before handing them out.
 
-    An output is copied when it is (a view of) an input, a shared variable, a constant or a
-    kept intermediate, or when an earlier output already hands out the same storage. Borrowed
-    outputs are only copied in that last case (two outputs must never be one array).
+    An output is copied when it is (a view of) an input, a shared variable or a constant, or
+    of an intermediate result the VM keeps between calls (it may be overwritten by the next
+    one), or when an earlier output already hands out the same storage. Borrowed outputs are
+    only copied in that last case (two outputs must never be one array).
     """
     seen = set()
     to_copy = []
     for k, var in enumerate(fgraph.outputs):
         root = _alias_root(var)
-        if root in seen or (root is not var and not borrowed[k]) or (
-                var.owner is None and not borrowed[k]):
+        aliases_kept_storage = root.owner is None or (root is not var and keeps_intermediates)
+        if root in seen or (aliases_kept_storage and not borrowed[k]):
             to_copy.append(k)
         seen.add(root)
     return to_copy

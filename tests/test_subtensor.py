@@ -385,3 +385,15 @@ def test_set_through_chained_basic_indexing_updates_the_base():
     expected[:, None][1:, 0, 2] += 1.0
     np.testing.assert_array_equal(got, expected)
     verify_grad(lambda a, b: tt.inc_subtensor(a[::-1][1, 1:3], b), [v, w], rng=RNG)
+
+
+def test_pp_writes_indexing_as_python():
+    x = tt.matrix("x")
+    i = tt.lscalar("i")
+    idx = tt.lvector("idx")
+    assert tensorgraph.pp(x[1:3, i]) == "x[1:3, i]"
+    assert tensorgraph.pp(x[::-1]) == "x[::-1]"
+    assert tensorgraph.pp(x[idx]) == "x[idx]"
+    assert tensorgraph.pp(x[:2, idx]) == "x[:2, idx]"
+    assert tensorgraph.pp(tt.set_subtensor(x[i], 0.0)) == "set_subtensor(x[i], 0.0)"
+    assert tensorgraph.pp(tt.inc_subtensor(x[idx], 1.0)) == "inc_subtensor(x[idx], 1.0)"

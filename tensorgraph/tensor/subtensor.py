@@ -870,3 +870,42 @@ def set_subtensor(x, y, inplace: bool = False) -> Variable:
     """The tensor indexed to get ``x`` (``x`` must be ``t[index]``), with ``y`` written at the
     index (numpy's ``t[index] = y`` without changing ``t``)."""
     return inc_subtensor(x, y, inplace=inplace, set_instead_of_inc=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# pp: indexing written as ``x[1:3, idx]`` and ``set_subtensor(x[1:3], y)``
+
+
+def _indexed_text(idx_list, base: str, index_args) -> str:
+    args = iter(index_args)
+    parts = []
+    for entry in idx_list:
+        if entry in ("int", "array"):
+            parts.append(next(args))
+            continue
+        start, stop, step = (next(args) if p is not None else "" for p in entry[1:])
+        parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+    return f"{base}[{', '.join(parts)}]"
+
+
+def _getitem_text(node, args):
+    idx_list = ("array",) if isinstance(node.op, AdvancedSubtensor1) else node.op.idx_list
+    return _indexed_text(idx_list, args[0], args[1:])
+
+
+def _setitem_text(node, args):
+    idx_list = ("array",) if isinstance(node.op, AdvancedIncSubtensor1) else node.op.idx_list
+    name = "set_subtensor" if node.op.set_instead_of_inc else "inc_subtensor"
+    return f"{name}({_indexed_text(idx_list, args[0], args[2:])}, {args[1]})"
+
+
+def _register_printers():
+    from tensorgraph.printing import pprint
+
+    for op_class in (Subtensor, AdvancedSubtensor1, AdvancedSubtensor):
+        pprint.assign(op_class, _getitem_text)
+    for op_class in (IncSubtensor, AdvancedIncSubtensor1, AdvancedIncSubtensor):
+        pprint.assign(op_class, _setitem_text)
+
+
+_register_printers()

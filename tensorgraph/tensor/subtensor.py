@@ -12,7 +12,8 @@ Ops (each with ``perform``, ``infer_shape`` and a gradient):
 * ``AdvancedSubtensor``: any mix with integer arrays or boolean masks.
 * ``IncSubtensor``, ``AdvancedIncSubtensor1``, ``AdvancedIncSubtensor``: the result of setting
   or adding ``y`` at the index. Adding at repeated indices accumulates (``np.add.at``); setting
-  at repeated indices keeps the last value, as numpy does.
+  at repeated indices keeps the last value, as numpy does (the gradient w.r.t. ``y`` then
+  still reaches every repeated entry, as in PyTensor: use unique indices with ``set``).
 
 An op's ``idx_list`` describes the index's structure; the values come from the op's inputs after
 ``x`` (and ``y``): ``"int"`` is one integer scalar input, ``("slice", start, stop, step)`` has

@@ -223,3 +223,12 @@ def test_seed_history_replays_to_the_compiled_graph():
     assert {"local_dot_to_blas", "local_elemwise_fusion", "local_stable_log"} <= names
     middle = history.rebuild(len(history) // 2)
     middle.check_integrity()
+
+
+def test_shape_rewrites_avoid_computing_what_is_measured():
+    x = tt.dmatrix("x")
+    f = tg.function([x], tt.exp(x).shape[0] + tt.constant(np.zeros((2, 3))).shape[1],
+                    mode=Mode("py", "fast_run"))
+    names = op_names(f)
+    assert not any("exp" in n for n in names) and "Shape_i" in names
+    assert f(np.zeros((4, 5))) == 7

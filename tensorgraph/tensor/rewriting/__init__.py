@@ -11,3 +11,4 @@ from tensorgraph.tensor.rewriting import blas  # noqa: F401
 from tensorgraph.tensor.rewriting import specialize  # noqa: F401
 from tensorgraph.tensor.rewriting import fusion  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
+from tensorgraph.tensor.rewriting import shape  # noqa: F401

@@ -506,6 +506,8 @@ def logsumexp(x, axis=None, keepdims=False):
 
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "logsumexp")
+    if not axes:  # log(exp(x)) over no axis is x itself
+        return tm.cast(x, ps.upgrade_to_float(x.dtype)[0])
     shift = max(x, axes, keepdims=True)
     shift = tm.switch(tm.isinf(shift), constant(0, dtype=shift.dtype), shift)
     result = tm.add(tm.log(sum(tm.exp(tm.sub(x, shift)), axes, keepdims=True)), shift)

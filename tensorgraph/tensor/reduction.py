@@ -180,8 +180,8 @@ class Sum(CAReduce):
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
-        g = _broadcast_like(_restore_axes(as_tensor_variable(output_grads[0]), self.axis, x.ndim), x)
-        return [cast(g, x.dtype)]
+        gz = _restore_axes(as_tensor_variable(output_grads[0]), self.axis, x.ndim)
+        return [cast(_broadcast_like(gz, x), x.dtype)]
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:

@@ -232,3 +232,12 @@ def test_shape_rewrites_avoid_computing_what_is_measured():
     names = op_names(f)
     assert not any("exp" in n for n in names) and "Shape_i" in names
     assert f(np.zeros((4, 5))) == 7
+
+
+def test_logsumexp_graph_is_not_rewritten_again():
+    x = tt.dmatrix("x")
+    f = tg.function([x], tt.logsumexp(x, axis=1), mode=Mode("py", "fast_run"))
+    steps = [s.name for s in f.maker.fgraph.rewrite_history]
+    assert "local_stable_log" not in steps
+    value = np.array([[1000.0, 1000.0], [-1.0, 2.0]])
+    np.testing.assert_allclose(f(value), np.logaddexp.reduce(value, axis=1))

@@ -66,8 +66,27 @@ def _stable_log_of(arg):
     if node is not None and isinstance(node.op, Softmax):
         return LogSoftmax(node.op.axis)(node.inputs[0])
     if node is not None and isinstance(node.op, Sum) and is_elemwise(node.inputs[0], psm.Exp):
-        return logsumexp(node.inputs[0].owner.inputs[0], axis=node.op.axis)
+        x = node.inputs[0].owner.inputs[0]
+        if not _is_max_shifted(x):  # logsumexp's own graph is already stable
+            return logsumexp(x, axis=node.op.axis)
     return None
+
+
+def _is_max_shifted(x, depth=4) -> bool:
+    """Whether ``x`` is ``a - shift`` with ``shift`` computed from a max (as in logsumexp)."""
+    from tensorgraph.tensor.reduction import Max
+
+    if not is_elemwise(x, ps.Sub):
+        return False
+    todo = [(x.owner.inputs[1], 0)]
+    while todo:
+        v, level = todo.pop()
+        if v.owner is None or level > depth:
+            continue
+        if isinstance(v.owner.op, Max):
+            return True
+        todo.extend((i, level + 1) for i in v.owner.inputs)
+    return False
 
 
 def _stable_log1p_of(x, inner_neg=None):

@@ -196,7 +196,8 @@ class ScalarOp(Op):
             cell[0] = np.asarray(value, dtype=out.type.dtype)[()]
 
     def L_op(self, inputs, outputs, output_grads):
-        """Gradients w.r.t. each input, as tensor expressions (see ``Elemwise.L_op``)."""
+        """Gradients w.r.t. each input, as tensor expressions (see ``Elemwise.L_op``);
+        ``None`` for an input the output does not depend on differentiably."""
         raise NotImplementedError(f"the scalar op {self.name} has no gradient")
 
 
@@ -308,10 +309,7 @@ class Cast(ScalarOp):
         return np.asarray(x).astype(self.dtype)
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,) = inputs
-        if x.type.dtype in DISCRETE:
-            return [None]
-        return [_tt().cast(output_grads[0], x.type.dtype)]
+        return [_tt().cast(output_grads[0], inputs[0].type.dtype)]
 
 
 add = Add()

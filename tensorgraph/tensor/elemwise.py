@@ -82,10 +82,12 @@ class DimShuffle(Op):
         inverse = []
         for d in range(self.input_ndim):
             inverse.append("x" if d in self.dropped else self.kept.index(d))
-        g = g.dimshuffle(*inverse)
         if x.dtype in DISCRETE:
-            return [None]
-        return [g]
+            from tensorgraph.configdefaults import config
+            from tensorgraph.tensor.creation import zeros_like
+
+            return [zeros_like(x, dtype=config.floatX)]
+        return [g.dimshuffle(*inverse)]
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
@@ -175,6 +177,7 @@ class Elemwise(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         from tensorgraph.configdefaults import config
+        from tensorgraph.gradient import disconnected_type
         from tensorgraph.tensor.creation import zeros_like
         from tensorgraph.tensor.math import cast
 
@@ -184,8 +187,8 @@ class Elemwise(Op):
             if x.dtype in DISCRETE:
                 result.append(zeros_like(x, dtype=config.floatX))
                 continue
-            if g is None:
-                result.append(None)
+            if g is None:  # the scalar op says: no gradient path through this input
+                result.append(disconnected_type())
                 continue
             g = as_tensor_variable(g)
             g = _sum_to_input(g, x)

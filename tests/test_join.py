@@ -10,21 +10,9 @@ import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 from tensorgraph.tensor.join import Join, MakeVector, Split
 
+from op_checks import check_infer_shape, fn
+
 RNG = np.random.default_rng(0)
-
-
-def fn(inputs, outputs):
-    return tensorgraph.function(inputs, outputs, mode="FAST_COMPILE")
-
-
-def check_infer_shape(output, inputs, values):
-    """The shape ``infer_shape`` of ``output``'s node computes equals the real one."""
-    node = output.owner
-    shapes = [tuple(tt.shape_i(i, d) for d in range(i.ndim)) for i in node.inputs]
-    inferred = node.op.infer_shape(None, node, shapes)[output.index]
-    symbolic = [tt.as_tensor_variable(s) for s in inferred]
-    got = fn(inputs, [output] + symbolic)(*values)
-    assert tuple(int(s) for s in got[1:]) == got[0].shape
 
 
 def randn(*shape, dtype="float64"):

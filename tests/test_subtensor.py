@@ -10,6 +10,8 @@ import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 from tensorgraph.tensor.subtensor import (
+
+from op_checks import check_infer_shape, fn
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
     AdvancedSubtensor,
@@ -19,20 +21,6 @@ from tensorgraph.tensor.subtensor import (
 )
 
 RNG = np.random.default_rng(0)
-
-
-def fn(inputs, outputs):
-    return tensorgraph.function(inputs, outputs, mode="FAST_COMPILE")
-
-
-def check_infer_shape(output, inputs, values):
-    """The shape ``infer_shape`` of ``output``'s node computes equals the real one."""
-    node = output.owner
-    shapes = [tuple(tt.shape_i(i, d) for d in range(i.ndim)) for i in node.inputs]
-    inferred = node.op.infer_shape(None, node, shapes)[output.index]
-    symbolic = [tt.as_tensor_variable(s) for s in inferred]
-    got = fn(inputs, [output] + symbolic)(*values) if symbolic else [fn(inputs, output)(*values)]
-    assert tuple(int(s) for s in got[1:]) == np.shape(got[0])
 
 
 def randn(*shape, dtype="float64"):

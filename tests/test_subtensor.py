@@ -10,8 +10,6 @@ import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 from tensorgraph.tensor.subtensor import (
-
-from op_checks import check_infer_shape, fn
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
     AdvancedSubtensor,
@@ -19,6 +17,8 @@ from op_checks import check_infer_shape, fn
     IncSubtensor,
     Subtensor,
 )
+
+from op_checks import check_infer_shape, fn
 
 RNG = np.random.default_rng(0)
 

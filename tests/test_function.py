@@ -60,8 +60,8 @@ def test_duplicate_names_must_be_passed_by_position():
 
 
 @pytest.mark.parametrize("value,match", [
-    (np.zeros(3), r"input 0 \('x'\).*expected Matrix.*got a float64 array of shape \(3,\).*"
-                  "expected 2 dimensions"),
+    (np.zeros(3), r"input 0 \('x'\).*expected 2 dimensions \(Matrix.*got an array with 1: "
+                  r"shape \(3,\)"),
     ("abc", r"input 0 \('x'\).*got str"),
     (np.zeros((2, 2), dtype="complex128"), "lose precision"),
 ])

@@ -130,8 +130,7 @@ class Function:
 
     def _bad_input_message(self, pos, value, exc) -> str:
         inp = self.maker.inputs[pos]
-        return (f"bad value for input {pos} ({_input_label(inp)}) of {self._label()}: "
-                f"expected {inp.variable.type}, got {_describe(value)}. {exc}")
+        return f"bad value for input {pos} ({_input_label(inp)}) of {self._label()}: {exc}"
 
     def _label(self) -> str:
         return f"function {self.name!r}" if self.name else "the function"
@@ -211,14 +210,6 @@ def _named(name) -> str:
 
 def _input_label(inp) -> str:
     return repr(inp.name) if inp.name is not None else str(inp.variable)
-
-
-def _describe(value) -> str:
-    import numpy as np
-
-    if isinstance(value, np.ndarray):
-        return f"a {value.dtype} array of shape {value.shape}"
-    return f"{type(value).__name__} {repr(value)[:40]}"
 
 
 def _alias_root(var):

@@ -204,13 +204,13 @@ def _runtime_shape(node, inputs):
     try:
         out_shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ValueError(f"{node.op}: inputs of shapes {shapes} cannot be broadcast together "
-                         f"(inputs: {', '.join(str(v) for v in node.inputs)})") from None
+        raise ValueError(f"inputs of shapes {', '.join(map(str, shapes))} cannot be broadcast "
+                         "together") from None
     for var, shape in zip(node.inputs, shapes):
         for d, size in enumerate(shape):
             if size == 1 and out_shape[d] != 1 and var.type.shape[d] != 1:
                 raise ValueError(
-                    f"{node.op}: input {var} has size 1 in dimension {d} at run time but its "
+                    f"input {var} has size 1 in dimension {d} at run time but its "
                     f"type {var.type} does not declare that dimension broadcastable (size 1); "
                     f"input shapes: {shapes}. Declare it, e.g. with tt.row/tt.col, "
                     "shape=(1, None), or x.dimshuffle('x', 0)")

@@ -221,3 +221,14 @@ def test_print_test_value_shows_values_in_str():
     assert str(x) == "x"
     with config.change_flags(print_test_value=True):
         assert "1.5" in str(x) and str(x).startswith("x\n")
+
+
+def test_eval_by_variable_and_by_name_and_caches():
+    x = tt.dvector("x")
+    y = x * 2 + 1
+    np.testing.assert_allclose(y.eval({x: np.arange(3.0)}), [1.0, 3.0, 5.0])
+    np.testing.assert_allclose(y.eval({"x": np.ones(2)}), [3.0, 3.0])
+    assert len(y._eval_cache) == 1  # both calls compiled one function for input x
+    assert tt.constant(2.0).eval() == 2.0
+    with pytest.raises(TypeError, match="no input named 'z'"):
+        y.eval({"z": 1.0})

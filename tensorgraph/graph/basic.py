@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from tensorgraph.graph.utils import TestValueError, ValidatingScratchpad, Scratchpad, user_frames
+from tensorgraph.graph.utils import TestValueError, ValidatingScratchpad, Scratchpad, record_trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from tensorgraph.graph.op import Op
@@ -157,9 +157,7 @@ class Apply:
                 raise ValueError(f"{op}: output {i} ({out}) already belongs to another node")
             self.outputs.append(out)
         self.tag = Scratchpad()
-        from tensorgraph.configdefaults import config
-
-        self.tag.trace = user_frames(config.traceback__limit)
+        record_trace(self.tag)
 
     @property
     def out(self) -> Variable:

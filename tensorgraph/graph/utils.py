@@ -10,6 +10,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -94,6 +95,52 @@ def user_frames(limit: int) -> tuple[SourceFrame, ...]:
                 break
         frame = frame.f_back
     return tuple(frames)
+
+
+def stack_frames(limit: int, skip: int = 0) -> tuple[SourceFrame, ...]:
+    """Up to ``limit`` innermost frames (-1: all) of the caller, tensorgraph's own included,
+    leaving out the ``skip`` innermost ones."""
+    if limit == 0:
+        return ()
+    frames = []
+    frame = sys._getframe(1 + skip)
+    while frame is not None and (limit < 0 or len(frames) < limit):
+        code = frame.f_code
+        frames.append(SourceFrame(code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return tuple(frames)
+
+
+_compile_depth = [0]
+
+
+@contextmanager
+def compiling():
+    """Mark the nodes created inside as made by compilation (rewrites), not by the user.
+
+    Such nodes get no user trace of their own (the function() call line would be misleading):
+    ``tensorgraph.graph.errors.InheritUserTrace`` gives them the trace of the node they replace.
+    With ``config.traceback__compile_limit`` != 0 they also keep that many frames of where the
+    rewrite made them, internal frames included, as ``tag.compile_trace``.
+    """
+    _compile_depth[0] += 1
+    try:
+        yield
+    finally:
+        _compile_depth[0] -= 1
+
+
+def record_trace(tag) -> None:
+    """Set ``tag.trace`` (and ``tag.compile_trace`` during compilation) for a new node."""
+    from tensorgraph.configdefaults import config
+
+    if _compile_depth[0]:
+        tag.trace = ()
+        limit = config.traceback__compile_limit
+        if limit:
+            tag.compile_trace = stack_frames(limit, skip=2)  # not us, not Apply
+    else:
+        tag.trace = user_frames(config.traceback__limit)
 
 
 def format_user_line(node) -> str:

@@ -1,0 +1,180 @@
+/* tensorgraph C runtime: the array struct every generated kernel works on.
+ *
+ * Included by every generated module (header-only: all functions are static). Kernels only see
+ * tg_array / tg_ctx and never touch Python objects, so they may run OpenMP loops. Memory is
+ * reference counted per buffer: an output keeps its buffer between calls, and tg_alloc reuses
+ * it when nobody else (no view, no ndarray handed to Python) holds it any more.
+ *
+ * Bump TG_RUNTIME_VERSION whenever this file changes in a way that changes generated code: it is
+ * part of every module's cache key.
+ */
+#ifndef TG_RUNTIME_H
+#define TG_RUNTIME_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <math.h>
+
+#define TG_RUNTIME_VERSION 1
+#define TG_MAXDIM 16
+#define TG_ALIGN 64
+
+/* numpy type numbers (stable across numpy 1.x / 2.x), so kernels need not include numpy. */
+enum {
+    TG_BOOL = 0, TG_INT8 = 1, TG_UINT8 = 2, TG_INT16 = 3, TG_UINT16 = 4, TG_INT32 = 5,
+    TG_UINT32 = 6, TG_LONG = 7, TG_ULONG = 8, TG_INT64 = 9, TG_UINT64 = 10,
+    TG_FLOAT32 = 11, TG_FLOAT64 = 12, TG_COMPLEX64 = 14, TG_COMPLEX128 = 15, TG_FLOAT16 = 23
+};
+
+/* A refcounted block of memory. Data starts TG_ALIGN bytes after the header for buffers made
+ * by tg_alloc. A *foreign* buffer (release != NULL) wraps memory owned by someone else (an
+ * ndarray given by the caller, a constant): it is never reused by tg_alloc and release() is
+ * called instead of free() when the count drops to zero (the linker's job, with the GIL). */
+typedef struct tg_buffer {
+    int64_t refcount;
+    size_t nbytes;
+    void (*release)(struct tg_buffer *);
+    void *owner;
+} tg_buffer;
+
+typedef struct tg_array {
+    char *data;                     /* first element */
+    int ndim;
+    int typenum;                    /* numpy type number, fixed per variable at codegen */
+    int64_t shape[TG_MAXDIM];
+    int64_t strides[TG_MAXDIM];     /* in bytes, may be negative or 0 */
+    tg_buffer *base;                /* owning refcounted buffer, or NULL (borrowed memory) */
+} tg_array;
+
+typedef struct tg_ctx {
+    char errmsg[1024];
+    int nthreads;                   /* 0: OpenMP's default */
+    int64_t openmp_minsize;         /* elementwise loops below this size stay serial */
+    double *node_seconds;           /* per-node timers for the profiler, or NULL */
+} tg_ctx;
+
+static inline int tg_error(tg_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), unused));
+static inline int tg_error(tg_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->errmsg, sizeof(ctx->errmsg), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static inline size_t tg_itemsize(int typenum)
+{
+    switch (typenum) {
+    case TG_BOOL: case TG_INT8: case TG_UINT8: return 1;
+    case TG_INT16: case TG_UINT16: case TG_FLOAT16: return 2;
+    case TG_INT32: case TG_UINT32: case TG_FLOAT32: return 4;
+    case TG_COMPLEX128: return 16;
+    default: return 8;
+    }
+}
+
+static inline int64_t tg_size(const tg_array *a)
+{
+    int64_t n = 1;
+    for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
+    return n;
+}
+
+/* Whether a's elements are laid out C-contiguously (sizes 0 and 1 accept any stride). */
+static inline int tg_is_c_contiguous(const tg_array *a)
+{
+    int64_t expected = (int64_t)tg_itemsize(a->typenum);
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        if (a->shape[d] == 0) return 1;
+        if (a->shape[d] != 1 && a->strides[d] != expected) return 0;
+        expected *= a->shape[d];
+    }
+    return 1;
+}
+
+static inline void tg_buffer_decref(tg_buffer *b)
+{
+    if (b != NULL && --b->refcount == 0) {
+        if (b->release != NULL) b->release(b);
+        else free(b);
+    }
+}
+
+/* Drop a's reference to its buffer; a then describes nothing. */
+static inline void tg_release(tg_array *a)
+{
+    tg_buffer_decref(a->base);
+    a->base = NULL;
+    a->data = NULL;
+}
+
+/* Make dst describe the same elements as src (sharing its buffer). The caller may then change
+ * dst's data/shape/strides to select a part of it (a view). */
+static inline void tg_view(tg_array *dst, const tg_array *src)
+{
+    if (src->base != NULL) src->base->refcount++;
+    tg_buffer *old = dst->base;
+    *dst = *src;
+    tg_buffer_decref(old);
+}
+
+/* Give a a C-contiguous array of `shape`: reuses a's own buffer when a holds the only
+ * reference and it is big enough (so a node's output keeps its memory across calls), else
+ * allocates a new TG_ALIGN-aligned one. Contents are uninitialised. */
+static inline int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int typenum, tg_ctx *ctx)
+{
+    if (ndim < 0 || ndim > TG_MAXDIM)
+        return tg_error(ctx, "cannot allocate a %d-d array (at most %d dimensions)", ndim,
+                        TG_MAXDIM);
+    size_t item = tg_itemsize(typenum);
+    size_t nbytes = item;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0) return tg_error(ctx, "negative size %lld in dimension %d",
+                                          (long long)shape[d], d);
+        if (shape[d] != 0 && nbytes > (SIZE_MAX / 2) / (size_t)shape[d])
+            return tg_error(ctx, "array too large to allocate");
+        nbytes *= (size_t)shape[d];
+    }
+    tg_buffer *b = a->base;
+    if (!(b != NULL && b->refcount == 1 && b->release == NULL && b->nbytes >= nbytes)) {
+        void *mem = NULL;
+        if (posix_memalign(&mem, TG_ALIGN, TG_ALIGN + (nbytes ? nbytes : 1)) != 0)
+            return tg_error(ctx, "out of memory allocating %zu bytes", nbytes);
+        tg_buffer_decref(a->base);
+        b = (tg_buffer *)mem;
+        b->refcount = 1;
+        b->nbytes = nbytes;
+        b->release = NULL;
+        b->owner = NULL;
+        a->base = b;
+    }
+    a->data = (char *)b + TG_ALIGN;
+    a->ndim = ndim;
+    a->typenum = typenum;
+    int64_t stride = (int64_t)item;
+    for (int d = ndim - 1; d >= 0; d--) {
+        a->shape[d] = shape[d];
+        a->strides[d] = stride;
+        stride *= shape[d] > 0 ? shape[d] : 1;
+    }
+    return 0;
+}
+
+/* Write the shape of a as "(2, 3)" into buf (for error messages). */
+static inline const char *tg_shape_str(const tg_array *a, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int d = 0; d < a->ndim && used < len; d++)
+        used += (size_t)snprintf(buf + used, len - used, d ? ", %lld" : "%lld",
+                                 (long long)a->shape[d]);
+    if (used < len) snprintf(buf + used, len - used, a->ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+#endif /* TG_RUNTIME_H */

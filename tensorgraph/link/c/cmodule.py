@@ -1,0 +1,300 @@
+"""THE compiled-module cache: C source in, imported cffi extension module out.
+
+Every C linker goes through :func:`get_module`. A module is compiled once per *key* and then
+reused: from memory within a process, from ``config.compiledir`` across processes (a later
+process imports it without running the compiler at all). The key is a hash over everything that
+changes the compiled code or its ABI (:func:`key_parts`). Concurrent processes share the cache
+safely: one per-key lock (``locking.py``) keeps two processes from compiling the same key, and
+entries are published by an atomic rename (``cache.py``), so no process ever sees half a module.
+A cached module that fails its checksum or its import is removed and rebuilt, with one warning.
+
+See docs/c_cache.md for the user-facing side (location, flags, the ``cache`` command).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+from tensorgraph.configdefaults import config
+from tensorgraph.link.c import cache
+from tensorgraph.link.c.compiler import (
+    CompilationUnavailable,
+    CompileError,
+    compile_flags,
+    compiler_path,
+    compiler_version,
+    cpu_identity,
+    describe_origin,
+)
+
+__all__ = ["get_module", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
+           "key_parts", "ModuleCache"]
+
+# Bump when the cache layout, the manifest or the way modules are built changes.
+CACHE_FORMAT = "1"
+
+
+class ModuleCacheWarning(UserWarning):
+    """Something about the module cache the user should know (a corrupt entry was rebuilt,
+    a module cannot be cached, the compiler printed warnings)."""
+
+
+def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_dirs=(),
+               include_dirs=(), extra_compile_args=(), extra_link_args=(),
+               runtime_version: str = "", unversioned=(), origin=None):
+    """The imported cffi API-mode module built from ``source`` (C) exposing ``cdef``.
+
+    ``name_hint`` becomes part of the module's name (letters, digits and '_' are kept).
+    ``libraries`` ... ``extra_link_args`` go to the compiler as usual (library directories also
+    become the module's run path). ``runtime_version`` names the version of headers the source
+    includes from ``include_dirs`` (their text is not hashed). ``unversioned`` lists the parts
+    of the source (e.g. ops) that have no C code version: such a module is compiled for this
+    process only and never stored on disk (with ``config.cmodule__warn_no_version``, a warning
+    names them). ``origin`` (an Apply node, a FunctionGraph, ...) is recorded in the manifest
+    and named by compile errors.
+
+    Raises :class:`CompilationUnavailable` when ``config.cxx`` is empty or not a compiler, and
+    :class:`CompileError` when the compiler rejects the source.
+    """
+    return _cache_for(config.compiledir).get(
+        source, cdef, name_hint=name_hint, libraries=tuple(libraries),
+        library_dirs=tuple(library_dirs), include_dirs=tuple(include_dirs),
+        extra_compile_args=tuple(extra_compile_args), extra_link_args=tuple(extra_link_args),
+        runtime_version=runtime_version, unversioned=tuple(unversioned), origin=origin)
+
+
+_caches: dict[str, ModuleCache] = {}
+_caches_lock = threading.Lock()
+
+
+def _cache_for(root: str) -> ModuleCache:
+    found = _caches.get(root)
+    if found is None:
+        with _caches_lock:
+            found = _caches.setdefault(root, ModuleCache(root))
+    return found
+
+
+def key_parts(source: str, cdef: str, *, cxx: str, compilers_dir: str, build: dict,
+              runtime_version: str) -> dict:
+    """Everything a module's key is a hash of (also written to its manifest)."""
+    import numpy
+
+    return {
+        "format": CACHE_FORMAT,
+        "source": _sha(source),
+        "cdef": _sha(cdef),
+        "build": build,
+        "flags": compile_flags(),
+        "compiler": cxx,
+        "compiler_version": compiler_version(cxx, compilers_dir),
+        "cpu": cpu_identity(),
+        "config": config.c_key_hash(),
+        "numpy": f"{numpy.__version__} C-API {_numpy_c_api_version()}",
+        "python": f"{sys.version.split()[0]}{sys.abiflags} {sys.implementation.cache_tag} "
+                  f"{importlib.machinery.EXTENSION_SUFFIXES[0]}",
+        "runtime": runtime_version,
+    }
+
+
+class ModuleCache:
+    """The modules of one compile directory: an in-memory map in front of the disk cache."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self._memo: dict[tuple, object] = {}
+        self._key_locks: dict[tuple, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._index: dict[str, dict] | None = None
+
+    def get(self, source, cdef, *, name_hint, libraries, library_dirs, include_dirs,
+            extra_compile_args, extra_link_args, runtime_version, unversioned, origin):
+        memo_key = (source, cdef, libraries, library_dirs, include_dirs, extra_compile_args,
+                    extra_link_args, runtime_version, bool(unversioned), config.c_key_hash())
+        module = self._memo.get(memo_key)
+        if module is not None:
+            return module
+        with self._guard:
+            key_lock = self._key_locks.setdefault(memo_key, threading.Lock())
+        with key_lock:
+            module = self._memo.get(memo_key)
+            if module is None:
+                module = self._find_or_build(
+                    source, cdef, name_hint, runtime_version, unversioned, origin,
+                    {"libraries": libraries, "library_dirs": library_dirs,
+                     "include_dirs": include_dirs, "extra_compile_args": extra_compile_args,
+                     "extra_link_args": extra_link_args})
+                self._memo[memo_key] = module
+        return module
+
+    # -- finding -----------------------------------------------------------------------------
+
+    def _find_or_build(self, source, cdef, name_hint, runtime_version, unversioned, origin,
+                       build):
+        cxx = compiler_path()
+        parts = key_parts(source, cdef, cxx=cxx, build=build, runtime_version=runtime_version,
+                          compilers_dir=os.path.join(self.root, cache.COMPILERS))
+        key = _sha(json.dumps(parts, sort_keys=True))[:40]
+        name = module_name(name_hint, key)
+        job = _Build(self.root, key, parts, name, source, cdef, build, origin)
+        if unversioned:
+            if config.cmodule__warn_no_version:
+                warnings.warn(
+                    f"tensorgraph: C module {name} is compiled again in every process because "
+                    f"these parts have no c_code_cache_version(): {', '.join(unversioned)}",
+                    ModuleCacheWarning, stacklevel=4)
+            return job.run(lock=None, publish=False)
+
+        from tensorgraph.link.c.locking import KeyLock
+
+        entry = os.path.join(self.root, cache.MODULES, key)
+        try:
+            module = self._load(entry, key)
+        except cache.CorruptEntry:
+            module = None  # look again under the lock: it may be being replaced right now
+        if module is not None:
+            return module
+        with KeyLock(os.path.join(self.root, cache.LOCKS), key, f"module {name}") as lock:
+            try:
+                module = self._load(entry, key)
+            except cache.CorruptEntry as exc:
+                warnings.warn(f"tensorgraph: the cached C module in {entry} is corrupt ({exc}); "
+                              "removed it, compiling it again", ModuleCacheWarning, stacklevel=4)
+                cache.remove_entry(self.root, entry)
+                module = None
+            if module is None:
+                module = job.run(lock=lock, publish=True)
+        return module
+
+    def _load(self, entry: str, key: str):
+        """The module stored in ``entry``, None if there is none; CorruptEntry if bad."""
+        manifest = self._preloaded(key) or cache.read_manifest(entry)
+        if manifest is None:
+            return None
+        path = cache.checked_library(entry, manifest)
+        try:
+            module = import_extension(manifest["module"], path)
+        except Exception as exc:  # noqa: BLE001 - any import failure means a bad entry
+            raise cache.CorruptEntry(f"importing it failed: {exc}") from None
+        cache.touch(entry)
+        return module
+
+    def _preloaded(self, key: str) -> dict | None:
+        if not config.cmodule__preload_cache:
+            return None
+        if self._index is None:
+            self._index = {e.key: e.manifest for e in cache.entries(self.root) if e.manifest}
+        return self._index.pop(key, None)
+
+
+class _Build:
+    """Compiling one module: cffi writes the C file, the compiler builds the .so in tmp/, the
+    module is imported there (the check that it works), then published into modules/."""
+
+    def __init__(self, root, key, parts, name, source, cdef, build, origin):
+        self.root, self.key, self.parts, self.name = root, key, parts, name
+        self.source, self.cdef, self.build, self.origin = source, cdef, build, origin
+
+    def run(self, lock, publish: bool):
+        from tensorgraph.link.c import compiler
+
+        tmp_root = os.path.join(self.root, cache.TMP)
+        os.makedirs(tmp_root, exist_ok=True)
+        workdir = tempfile.mkdtemp(prefix=f"{self.name}-", dir=tmp_root)
+        keep = config.nocleanup
+        try:
+            c_file = os.path.join(workdir, self.name + ".c")
+            self._write_c(c_file)
+            built = os.path.join(workdir, "entry")
+            os.mkdir(built)
+            so_name = f"{self.name}-{secrets.token_hex(4)}.so"
+            so_path = os.path.join(built, so_name)
+            cmd = compiler.command(
+                self.parts["compiler"], c_file, so_path, flags=self.parts["flags"] + list(
+                    self.build["extra_compile_args"]),
+                include_dirs=self.build["include_dirs"], libraries=self.build["libraries"],
+                library_dirs=self.build["library_dirs"],
+                extra_link_args=self.build["extra_link_args"])
+            started = time.perf_counter()
+            result = compiler.run(cmd, heartbeat=lock.heartbeat if lock else None)
+            seconds = time.perf_counter() - started
+            origin_text = describe_origin(self.origin)
+            if result.returncode != 0:
+                raise CompileError(compiler.format_error(
+                    result, c_file=c_file, source=self.source, name=self.name,
+                    origin_text=origin_text, kept=workdir if config.nocleanup else ""))
+            if config.cmodule__compilation_warning and (result.stderr or "").strip():
+                warnings.warn(f"tensorgraph: compiler output for module {self.name}:\n"
+                              f"{result.stderr.strip()}", ModuleCacheWarning, stacklevel=5)
+            cache.write_manifest(built, {
+                "format": CACHE_FORMAT, "key": self.key, "module": self.name,
+                "file": so_name, "size": os.path.getsize(so_path),
+                "sha256": cache.sha256_file(so_path), "created": time.time(),
+                "compile_seconds": round(seconds, 4), "origin": origin_text,
+                "key_parts": self.parts, "command": cmd,
+            })
+            try:
+                module = import_extension(self.name, so_path)
+            except Exception as exc:  # noqa: BLE001 - reported with the module's context
+                raise CompileError(f"C module {self.name!r} compiled but cannot be loaded"
+                                   f"{', ' + origin_text if origin_text else ''}: {exc}") from None
+            if publish:
+                entry = os.path.join(self.root, cache.MODULES, self.key)
+                if cache.publish(built, entry):
+                    module.__file__ = os.path.join(entry, so_name)
+            return module
+        finally:
+            if not keep:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+    def _write_c(self, c_file: str) -> None:
+        import cffi
+        from cffi.recompiler import make_c_source
+
+        ffi = cffi.FFI()
+        try:
+            ffi.cdef(self.cdef)
+        except cffi.CDefError as exc:
+            where = describe_origin(self.origin)
+            raise CompileError(f"the cdef of C module {self.name!r} does not parse"
+                               f"{', ' + where if where else ''}: {exc}") from None
+        make_c_source(ffi, self.name, self.source, c_file)
+
+
+def import_extension(name: str, path: str):
+    """Import the extension module ``name`` from the file ``path`` (any file name)."""
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def module_name(hint: str, key: str) -> str:
+    """``_tg_<hint>_<key prefix>``: a valid, unique C identifier (it names PyInit_...)."""
+    clean = re.sub(r"\W+", "_", hint, flags=re.ASCII).strip("_")[:40] or "module"
+    return f"_tg_{clean}_{key[:16]}"
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _numpy_c_api_version() -> str:
+    try:
+        from numpy._core._multiarray_umath import _get_ndarray_c_version
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import _get_ndarray_c_version
+    return hex(_get_ndarray_c_version())

@@ -192,34 +192,47 @@ def purge(root: str) -> int:
     return count
 
 
-def unlock(root: str) -> list[tuple[str, dict | None]]:
-    """Delete every lock and owner file; returns (lock name, owner info) of each removed."""
+def unlock(root: str) -> tuple[int, list[tuple[str, dict | None]]]:
+    """Delete every lock and owner file. Returns the number of lock files removed and, for
+    each lock that was held (by a live process, or a soft lock left behind), its name and
+    owner information."""
+    import filelock
+
     from tensorgraph.link.c.locking import read_owner
 
     base = os.path.join(root, LOCKS)
     try:
         names = sorted(os.listdir(base))
     except FileNotFoundError:
-        return []
-    removed = []
+        return 0, []
+    count, held = 0, []
     for name in names:
         if not name.endswith(".lock"):
             continue
+        path = os.path.join(base, name)
         stem = name[: -len(".lock")]
         owner_path = os.path.join(base, stem + ".owner")
-        removed.append((stem, read_owner(owner_path)))
-        for path in (os.path.join(base, name), owner_path):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
-    for name in os.listdir(base):  # owner files left without a lock file
+        lock = filelock.FileLock(path)
+        try:
+            lock.acquire(timeout=0)
+        except filelock.Timeout:
+            held.append((stem, read_owner(owner_path)))
+            _unlink(path)
+        else:
+            _unlink(path)
+            lock.release()
+        count += 1
+    for name in os.listdir(base):  # owner files, with or without a lock
         if name.endswith(".owner"):
-            try:
-                os.unlink(os.path.join(base, name))
-            except FileNotFoundError:
-                pass
-    return removed
+            _unlink(os.path.join(base, name))
+    return count, held
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _remove_old(directory: str, before: float) -> None:

@@ -31,7 +31,7 @@ class CompileError(Exception):
 
 # -- the compiler's identity -------------------------------------------------------------
 
-_versions: dict[tuple, str] = {}
+_versions: dict[str, str] = {}  # disk file -> version
 
 
 def compiler_path() -> str:
@@ -57,12 +57,11 @@ def compiler_version(cxx: str, cache_dir: str) -> str:
     """
     real = os.path.realpath(cxx)
     st = os.stat(real)
-    ident = (real, st.st_size, st.st_mtime_ns)
-    version = _versions.get(ident)
+    name = hashlib.sha256(repr((real, st.st_size, st.st_mtime_ns)).encode()).hexdigest()[:24]
+    path = os.path.join(cache_dir, f"{name}.txt")
+    version = _versions.get(path)
     if version is not None:
         return version
-    name = hashlib.sha256(repr(ident).encode()).hexdigest()[:24]
-    path = os.path.join(cache_dir, f"{name}.txt")
     try:
         with open(path, encoding="utf-8") as f:
             version = f.read().strip()
@@ -73,7 +72,7 @@ def compiler_version(cxx: str, cache_dir: str) -> str:
         lines = (out.stdout or out.stderr).strip().splitlines()
         version = lines[0].strip() if lines else f"unknown (exit {out.returncode})"
         _write_atomically(path, version + "\n")
-    _versions[ident] = version
+    _versions[path] = version
     return version
 
 

@@ -376,11 +376,11 @@ def test_inplace_graph_needs_accept_inplace():
     assert f(a).tolist() == [1.0, 1.0] and a.tolist() == [0.0, 0.0]  # mutable: works on a copy
 
 
-def test_profile_is_not_faked():
+def test_profile_flag_gives_a_profile():
     x = tt.dscalar("x")
-    assert tg.function([x], x, profile=False)(1) == 1
-    with pytest.raises(NotImplementedError, match="profiling is not available"):
-        tg.function([x], x, profile=True)
+    assert not hasattr(tg.function([x], x, profile=False), "profile")
+    f = tg.function([x], x * 2, profile=True)
+    assert f(1) == 2 and f.profile.call_count == 1  # details in tests/test_profiling.py
 
 
 def test_eval_uses_function():

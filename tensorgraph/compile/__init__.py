@@ -1,6 +1,7 @@
 """Compiling graphs into callables: ``function``, shared variables, ``In``/``Out`` and modes."""
 
 from tensorgraph.compile.compiled import Function
+from tensorgraph.compile.debugmode import DebugMode, DebugModeError
 from tensorgraph.compile.function import function
 from tensorgraph.compile.io import In, Out
 from tensorgraph.compile.maker import FunctionMaker, UnusedInputError
@@ -12,10 +13,14 @@ from tensorgraph.compile.mode import (
     register_mode,
     set_rewriter,
 )
+from tensorgraph.compile.monitormode import MonitorMode
+from tensorgraph.compile.nanguardmode import NanGuardMode
+from tensorgraph.compile.profiling import ProfileStats
 from tensorgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 __all__ = [
     "Function", "function", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
     "FAST_RUN", "Mode", "get_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
-    "shared_constructor",
+    "shared_constructor", "MonitorMode", "NanGuardMode", "ProfileStats",
+    "DebugMode", "DebugModeError",
 ]

@@ -28,8 +28,10 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
         'FAST_COMPILE', 'FAST_RUN', 'Mode', a Mode instance, or None for ``config.mode``.
     name : str
         Shown in errors, printing and profiles.
-    profile : None or False
-        Profiling comes with ``tensorgraph.compile.profiling``; until then a true value raises.
+    profile : None, bool or ProfileStats
+        True records time (and, with ``config.profile_memory``, memory) per node in a new
+        ``ProfileStats``, ``f.profile``; pass a ProfileStats to add several functions into one.
+        None: ``config.profile`` (profiles then print at exit).
     on_unused_input : 'raise', 'warn', 'ignore' or None (``config.on_unused_input``)
         What to do with an input not used by the outputs or updates.
     allow_input_downcast : bool or None
@@ -49,10 +51,15 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
 
     if profile is None:
         profile = config.profile
-    if profile:
-        raise NotImplementedError(
-            "function(profile=...): profiling is not available yet (it comes with "
-            "tensorgraph.compile.profiling); pass profile=None and set config.profile=False")
+    if profile is True:
+        from tensorgraph.compile.profiling import ProfileStats
+
+        profile = ProfileStats(name or "")
+    elif not profile:
+        profile = None
+    elif not hasattr(profile, "attach"):
+        raise TypeError(f"function(profile=...) takes True, False/None or a ProfileStats, got "
+                        f"{type(profile).__name__}")
     maker = FunctionMaker(inputs, outputs, updates=updates, givens=givens, mode=mode,
                           name=name, profile=profile, on_unused_input=on_unused_input,
                           allow_input_downcast=allow_input_downcast,

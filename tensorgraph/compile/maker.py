@@ -14,6 +14,7 @@ The graph objects the user built are never modified: the FunctionGraph works on 
 
 from __future__ import annotations
 
+import time
 import warnings
 
 from tensorgraph.compile.io import In, Out
@@ -43,7 +44,7 @@ class FunctionMaker:
     update_targets : list of SharedVariable, the variable each update output is written to
     mode : Mode
     linker : the linker object that made the VM
-    profile : what was passed as ``profile`` (the profiler plugs in here)
+    profile : None, or the ``ProfileStats`` the function records its calls into
     unpack_single : whether the function returns one value rather than a list
     """
 
@@ -115,7 +116,10 @@ class FunctionMaker:
 
         cells = input_storage or [[i.value if i.has_default else None] for i in self.inputs]
         cells = cells + [s.container.storage for s in self.shared_inputs]
+        started = time.perf_counter()
         vm = self.linker.make_vm(self.fgraph, cells, storage_map)
+        if self.profile:
+            return self.profile.attach(self, vm, self.name, time.perf_counter() - started)
         return Function(self, vm, self.name)
 
 

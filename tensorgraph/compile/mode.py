@@ -158,8 +158,6 @@ class Mode:
 
 # name -> zero-argument factory returning a Mode (evaluated at each lookup: config may change)
 _MODES: dict = {}
-_NOT_YET = {"DebugMode": "the debugging modes", "NanGuardMode": "the debugging modes",
-            "MonitorMode": "the debugging modes"}
 
 
 def register_mode(name: str, factory) -> None:
@@ -187,15 +185,26 @@ def get_mode(mode=None) -> Mode:
                         f"{type(mode).__name__}")
     if mode in _MODES:
         return _MODES[mode]()
-    if mode in _NOT_YET:
-        raise ValueError(f"mode {mode!r} is not available yet: it comes with {_NOT_YET[mode]}; "
-                         f"available modes: {', '.join(sorted(_MODES))}")
     raise ValueError(f"unknown mode {mode!r}; available modes: {', '.join(sorted(_MODES))}")
 
 
 register_mode("Mode", Mode)
 register_mode("FAST_COMPILE", lambda: Mode("py", "fast_compile"))
 register_mode("FAST_RUN", lambda: Mode("cvm", "fast_run", fallback=True))
+
+
+def _debugging_mode(module: str, cls: str):
+    """A factory importing its mode's module on first use (they import this one)."""
+    def factory():
+        import importlib
+
+        return getattr(importlib.import_module(f"tensorgraph.compile.{module}"), cls)()
+    return factory
+
+
+register_mode("DebugMode", _debugging_mode("debugmode", "DebugMode"))
+register_mode("NanGuardMode", _debugging_mode("nanguardmode", "NanGuardMode"))
+register_mode("MonitorMode", _debugging_mode("monitormode", "MonitorMode"))
 
 #: the named modes as instances, for ``function(..., mode=FAST_COMPILE)``
 FAST_COMPILE = get_mode("FAST_COMPILE")

@@ -1,0 +1,667 @@
+"""``DebugMode``: run a function slowly, checking everything that could silently go wrong.
+
+``function(..., mode='DebugMode')`` (or ``mode=DebugMode(...)``) rewrites and runs the graph as
+usual, with these checks, each raising a subclass of ``DebugModeError`` that names the node,
+the user's source line and the values involved:
+
+``BadThunkOutput``
+    Each node runs its numpy ``perform`` (the reference) and, when a C linker is available, its
+    C thunk on copies of the same inputs; the outputs must agree within dtype-aware tolerances.
+    Also raised when an implementation gives a different result for a preallocated output
+    buffer (``check_preallocated_output``).
+``BadOptimization``
+    After each call, every rewrite step of ``fgraph.rewrite_history`` is verified on the call's
+    inputs: the replaced and the replacing variable are both computed (with ``perform``, through
+    the graph as it was when each node was made) and must agree. When the replaced value has
+    nan or inf, these inputs push the graph past the float range, where stabilizing rewrites
+    change values on purpose (and reassociating ones move the overflow): then only the shape
+    and dtype are compared.
+``BadDestroyMap`` / ``BadViewMap``
+    A node changed an input it did not declare in ``destroy_map``, or returned an output
+    sharing memory with an input it did not declare in ``view_map`` (or ``destroy_map``).
+``InvalidValueError``
+    An output is not a valid value of its variable's type (dtype, ndim, static shape), or, with
+    ``check_isfinite``, contains nan or inf.
+``StochasticOrder``
+    Rewriting the original graph again (``patience`` times in all) gives a different graph.
+
+Constructor arguments override the ``DebugMode__*`` flags: ``check_py``, ``check_c``,
+``check_isfinite`` (``DebugMode__check_finite``), ``patience``, ``check_preallocated_output``
+('initial', 'previous', 'c_contiguous', 'f_contiguous', 'strided', 'wrong_size', 'ALL', as a
+colon-separated string or a list), ``check_preallocated_output_ndim``,
+``warn_input_not_reused`` and ``require_matching_strides`` (``DebugMode__check_strides``: 0 no,
+1 warn, 2 raise).
+
+Everything runs through the per-node thunks of the linkers (``thunk.inputs`` /
+``thunk.outputs`` storage cells, ``vm.post_hook``): the reference is the Python VM, the other
+implementation the C linker ``c|py_nogc`` whenever it is registered (``c_linker=`` picks
+another one; only its thunks of ``kind`` 'c' are compared). Without a C linker the C side of
+the checks is skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+
+from tensorgraph import link
+from tensorgraph.compile.monitormode import HookMode, add_hooks
+from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.errors import describe_value, node_report
+
+PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
+                      "wrong_size")
+
+#: (rtol, atol) per dtype for comparing two implementations or a rewrite's before/after
+TOLERANCES = {"float16": (1e-2, 1e-2), "float32": (1e-4, 1e-5), "float64": (1e-6, 1e-8),
+              "complex64": (1e-4, 1e-5), "complex128": (1e-6, 1e-8)}
+
+
+class DebugModeError(Exception):
+    """Base class of every error DebugMode raises."""
+
+
+class BadThunkOutput(DebugModeError):
+    """Two implementations of a node (or one with a preallocated output) disagree.
+
+    Attributes: ``node``, ``output_index``, ``kinds`` (e.g. ('py', 'c')), ``values`` (the two
+    outputs), ``largest_difference``.
+    """
+
+    def __init__(self, message, node=None, output_index=None, kinds=(), values=(),
+                 largest_difference=None):
+        super().__init__(message)
+        self.node = node
+        self.output_index = output_index
+        self.kinds = kinds
+        self.values = values
+        self.largest_difference = largest_difference
+
+
+class BadOptimization(DebugModeError):
+    """A rewrite replaced a variable with one computing a different value.
+
+    Attributes: ``step`` (the ``RewriteStep``), ``old``, ``new`` (variables), ``old_value``,
+    ``new_value``, ``largest_difference``.
+    """
+
+    def __init__(self, message, step=None, old=None, new=None, old_value=None, new_value=None,
+                 largest_difference=None):
+        super().__init__(message)
+        self.step = step
+        self.old, self.new = old, new
+        self.old_value, self.new_value = old_value, new_value
+        self.largest_difference = largest_difference
+
+
+class BadDestroyMap(DebugModeError):
+    """A node overwrote an input it did not declare in ``destroy_map``."""
+
+    def __init__(self, message, node=None, input_index=None):
+        super().__init__(message)
+        self.node = node
+        self.input_index = input_index
+
+
+class BadViewMap(DebugModeError):
+    """A node's output aliases an input without a ``view_map``/``destroy_map`` entry."""
+
+    def __init__(self, message, node=None, output_index=None, input_index=None):
+        super().__init__(message)
+        self.node = node
+        self.output_index = output_index
+        self.input_index = input_index
+
+
+class InvalidValueError(DebugModeError):
+    """A node output is not a valid value of its type (or is not finite)."""
+
+    def __init__(self, message, node=None, output_index=None, value=None):
+        super().__init__(message)
+        self.node = node
+        self.output_index = output_index
+        self.value = value
+
+
+class StochasticOrder(DebugModeError):
+    """Rewriting the same graph twice gave different graphs."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Comparing values
+
+
+def copy_value(value):
+    """An independent copy (arrays keep their memory layout; generators their state)."""
+    if isinstance(value, np.ndarray):
+        return value.copy(order="K")
+    if value is None or isinstance(value, (np.generic, int, float, complex, bool, str)):
+        return value
+    return copy.deepcopy(value)
+
+
+def same_value(a, b) -> bool:
+    """Exact equality (nan equal to nan), for the destroy-map check."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, np.random.Generator) and isinstance(b, np.random.Generator):
+        return _generator_state(a) == _generator_state(b)
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _generator_state(g):
+    return repr(g.bit_generator.state)
+
+
+def compare(a, b, dtype=None):
+    """None when ``a`` and ``b`` agree (dtype tolerances), else a description of the largest
+    difference: dict(text, diff, index, a, b)."""
+    if not isinstance(a, (np.ndarray, np.generic)) or not isinstance(b, (np.ndarray, np.generic)):
+        return None if same_value(a, b) else {"text": f"{_short(a)} vs {_short(b)}",
+                                              "diff": None, "index": None, "a": a, "b": b}
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return {"text": f"shapes differ: {a.shape} vs {b.shape}", "diff": None, "index": None,
+                "a": a, "b": b}
+    if a.dtype != b.dtype:
+        return {"text": f"dtypes differ: {a.dtype} vs {b.dtype}", "diff": None, "index": None,
+                "a": a, "b": b}
+    if a.size == 0:
+        return None
+    if a.dtype.kind not in "fc":
+        bad = a != b
+        if not bad.any():
+            return None
+        index = np.unravel_index(int(np.argmax(bad)), a.shape)
+        return {"text": f"{int(bad.sum())} elements differ, first at {index}: {a[index]!r} vs "
+                        f"{b[index]!r}", "diff": None, "index": index, "a": a, "b": b}
+    rtol, atol = TOLERANCES.get((dtype or a.dtype.name), (1e-6, 1e-8))
+    close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+    if close.all():
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) - b)
+    diff = np.where(close, 0.0, np.nan_to_num(diff, nan=np.inf, posinf=np.inf))
+    index = np.unravel_index(int(np.argmax(diff)), a.shape)
+    return {"text": f"largest difference {float(diff[index]):.6g} at index {index}: "
+                    f"{a[index]!r} vs {b[index]!r} ({int((~close).sum())} of {a.size} "
+                    f"elements differ beyond rtol={rtol}, atol={atol})",
+            "diff": float(diff[index]), "index": index, "a": a, "b": b}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _nonfinite_count(value) -> int:
+    if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "fc":
+        return int(np.count_nonzero(~np.isfinite(value)))
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Preallocated output buffers
+
+
+def _garbage(shape, dtype, order="C"):
+    arr = np.empty(shape, dtype=dtype, order=order)
+    if arr.dtype.kind in "fc":
+        arr.fill(np.nan)
+    elif arr.dtype.kind == "b":
+        arr.fill(True)
+    elif arr.dtype.kind in "iu":
+        arr.fill(np.iinfo(arr.dtype).max)
+    return arr
+
+
+def preallocated_buffers(kind: str, reference, max_ndim: int):
+    """The buffer to leave in an output cell before running a thunk, for one check kind
+    (None: this kind does not apply to this value)."""
+    if kind == "initial":
+        return [None]
+    if not isinstance(reference, np.ndarray):
+        return None
+    shape, dtype = reference.shape, reference.dtype
+    if kind == "previous":
+        return [reference.copy()]
+    if kind == "c_contiguous":
+        return [_garbage(shape, dtype, "C")]
+    if kind == "f_contiguous":
+        return [_garbage(shape, dtype, "F")] if reference.ndim > 1 else None
+    if reference.ndim > max_ndim:
+        return None
+    if kind == "strided":
+        big = _garbage(tuple(2 * n for n in shape), dtype)
+        return [big[tuple(slice(None, None, 2) for _ in shape)]] if shape else None
+    if kind == "wrong_size":
+        if not shape:
+            return None
+        return [_garbage(tuple(n + 1 for n in shape), dtype),
+                _garbage(tuple(max(n - 1, 0) for n in shape), dtype)]
+    raise ValueError(f"unknown preallocated output kind {kind!r}; known: "
+                     f"{', '.join(PREALLOCATED_KINDS)}, ALL")
+
+
+def _parse_kinds(value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        items = [k for k in value.split(":") if k]
+    else:
+        items = list(value or ())
+    if "ALL" in items:
+        return PREALLOCATED_KINDS
+    for k in items:
+        if k not in PREALLOCATED_KINDS:
+            raise ValueError(f"check_preallocated_output: unknown kind {k!r}; known: "
+                             f"{', '.join(PREALLOCATED_KINDS)}, ALL")
+    return tuple(items)
+
+
+# ----------------------------------------------------------------------------------------------
+# The mode
+
+
+class DebugMode(HookMode):
+    """Check implementations, rewrites, inplace and view declarations and output types.
+
+    Parameters (None: the ``DebugMode__*`` flag)
+    ----------
+    optimizer : rewrite preset ('default': ``config.optimizer``)
+    check_py, check_c : run the numpy ``perform`` / the C thunks (both: compare them)
+    check_isfinite : nan and inf in a node output raise ``InvalidValueError``
+    patience : how many times the graph is rewritten in all to check rewriting is
+        deterministic (1: no check)
+    check_preallocated_output : kinds of output buffers each node must handle
+    check_preallocated_output_ndim : largest ndim for 'strided' / 'wrong_size' buffers
+    warn_input_not_reused : warn when a declared view/inplace output does not share memory
+        with its input
+    require_matching_strides : 0, 1 (warn) or 2 (raise) when py and C outputs have different
+        strides
+    check_optimizations : verify every rewrite step on each call's inputs
+    c_linker : the linker whose 'c' thunks are compared with perform (default 'c|py_nogc')
+    """
+
+    def __init__(self, optimizer="default", check_py=None, check_c=None, check_isfinite=None,
+                 patience=None, check_preallocated_output=None,
+                 check_preallocated_output_ndim=None, warn_input_not_reused=None,
+                 require_matching_strides=None, check_optimizations=True,
+                 c_linker="c|py_nogc"):
+        from tensorgraph.configdefaults import config
+
+        def pick(value, flag):
+            return getattr(config, f"DebugMode__{flag}") if value is None else value
+
+        super().__init__("vm_nogc", optimizer)
+        self.check_py = bool(pick(check_py, "check_py"))
+        self.check_c = bool(pick(check_c, "check_c"))
+        if not (self.check_py or self.check_c):
+            raise ValueError("DebugMode: check_py and check_c cannot both be False")
+        self.check_isfinite = bool(pick(check_isfinite, "check_finite"))
+        self.patience = int(pick(patience, "patience"))
+        if self.patience < 1:
+            raise ValueError(f"DebugMode(patience=...) must be at least 1, got {self.patience}")
+        self.check_preallocated_output = _parse_kinds(
+            pick(check_preallocated_output, "check_preallocated_output"))
+        self.check_preallocated_output_ndim = int(pick(check_preallocated_output_ndim,
+                                                       "check_preallocated_output_ndim"))
+        self.warn_input_not_reused = bool(pick(warn_input_not_reused, "warn_input_not_reused"))
+        self.require_matching_strides = int(pick(require_matching_strides, "check_strides"))
+        self.check_optimizations = bool(check_optimizations)
+        self.c_linker = c_linker
+
+    # -- rewriting: determinism ------------------------------------------------------------
+
+    def rewrite(self, fgraph) -> None:
+        super().rewrite(fgraph)
+        history = getattr(fgraph, "rewrite_history", None)
+        if self.patience < 2 or history is None:
+            return
+        from tensorgraph.rewriting.history import graph_signature
+
+        expected = graph_signature(fgraph)
+        for attempt in range(1, self.patience):
+            again = history.rebuild(0)
+            super().rewrite(again)
+            if graph_signature(again) != expected:
+                from tensorgraph.printing import debugprint
+
+                raise StochasticOrder(
+                    f"DebugMode: rewriting the same graph again (attempt {attempt + 1} of "
+                    f"{self.patience}) gave a different graph; a rewrite depends on something "
+                    "other than the graph (iteration order of a set or dict, ids, randomness)."
+                    "\nfirst result:\n" + debugprint(fgraph, file="str") +
+                    "\nnew result:\n" + debugprint(again, file="str"))
+
+    # -- linking ---------------------------------------------------------------------------
+
+    def c_available(self) -> bool:
+        return bool(self.c_linker) and link.is_registered(self.c_linker)
+
+    @property
+    def linker(self):
+        return _DebugLinker(self)
+
+    def install_hooks(self, vm) -> None:  # the hooks are installed by _DebugLinker
+        raise AssertionError("DebugMode links through _DebugLinker")
+
+    def __repr__(self):
+        c = self.c_linker if self.c_available() else "no C linker"
+        return (f"DebugMode(optimizer={self.optimizer!r}, check_py={self.check_py}, "
+                f"check_c={self.check_c} ({c}), patience={self.patience})")
+
+
+class _DebugLinker:
+    """Links the reference VM (Python, or C when check_py is off), the C thunks to compare
+    with, and installs the per-node checks."""
+
+    def __init__(self, mode: DebugMode):
+        self.mode = mode
+        self.name = "DebugMode"
+
+    def make_vm(self, fgraph, input_storage=None, storage_map=None):
+        mode = self.mode
+        use_c = mode.check_c and mode.c_available()
+        main_name = "vm_nogc" if mode.check_py or not use_c else mode.c_linker
+        vm = link.get_linker(main_name).make_vm(fgraph, input_storage, storage_map)
+        alternatives = {}
+        if use_c and mode.check_py:
+            other = link.get_linker(mode.c_linker).make_vm(fgraph)
+            alternatives = {i: t for i, t in enumerate(other.thunks)
+                            if str(getattr(t, "kind", "py")).lower().startswith("c")}
+        checker = _NodeChecker(mode, vm, alternatives)
+        add_hooks(vm, checker.pre, checker.post)
+        return _DebugVM(vm, mode, checker)
+
+
+class _DebugVM:
+    """The VM a DebugMode function calls: runs the checked node loop, then verifies the
+    rewrites on the call's inputs. Every other attribute is the wrapped VM's."""
+
+    __slots__ = ("_vm", "_mode", "_checker")
+
+    def __init__(self, vm, mode, checker):
+        object.__setattr__(self, "_vm", vm)
+        object.__setattr__(self, "_mode", mode)
+        object.__setattr__(self, "_checker", checker)
+
+    def __call__(self):
+        vm = self._vm
+        verify = self._mode.check_optimizations and getattr(vm.fgraph, "rewrite_history",
+                                                            None) is not None
+        inputs = [copy_value(cell[0]) for cell in vm.input_storage] if verify else None
+        vm()
+        if verify:
+            verify_rewrites(vm.fgraph, inputs)
+
+    def __getattr__(self, name):
+        return getattr(self._vm, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._vm, name, value)
+
+    def __repr__(self):
+        return f"<DebugMode {self._vm!r}>"
+
+
+class _NodeChecker:
+    """The pre/post hooks doing the per-node checks."""
+
+    def __init__(self, mode: DebugMode, vm, alternatives: dict):
+        self.mode = mode
+        self.vm = vm
+        self.alternatives = alternatives
+        self._before: list = []
+
+    def pre(self, i, node, thunk):
+        # snapshot the inputs: to detect undeclared overwrites and to rerun implementations
+        self._before = [copy_value(cell[0]) for cell in thunk.inputs]
+
+    def post(self, i, node, thunk):
+        mode = self.mode
+        before = self._before
+        outputs = [cell[0] for cell in thunk.outputs]
+        if getattr(thunk, "lazy", False) and not all(
+                self.vm.compute_map[o][0] for o in node.outputs if o in self.vm.compute_map):
+            return  # a lazy node asking for more inputs: checked when it completes
+        self._check_types(i, node, before, outputs)
+        self._check_destroy(i, node, thunk, before)
+        self._check_views(i, node, before, outputs, thunk)
+        kind = str(getattr(thunk, "kind", "py")).lower()
+        reference_kind = "c" if kind.startswith("c") else "py"
+        other = self.alternatives.get(i)
+        if other is not None:
+            values = self._run(other, before, [None] * len(node.outputs))
+            self._compare(i, node, before, outputs, values, (reference_kind, "c"), "")
+            self._check_strides(i, node, outputs, values)
+        for kind_name in mode.check_preallocated_output:
+            for impl_kind, impl in ((reference_kind, thunk), ("c", other)):
+                if impl is None:
+                    continue
+                self._check_preallocated(i, node, impl, impl_kind, before, outputs, kind_name)
+
+    # -- individual checks -----------------------------------------------------------------
+
+    def _report(self, headline, i, node, inputs):
+        return node_report(headline, node, inputs, i)
+
+    def _check_types(self, i, node, before, outputs):
+        for k, (var, value) in enumerate(zip(node.outputs, outputs)):
+            try:
+                var.type.filter(value, strict=True)
+            except (TypeError, ValueError) as exc:
+                raise InvalidValueError(self._report(
+                    f"DebugMode: output {k} of {node.op} is not a valid {var.type}: {exc} "
+                    f"(got {describe_value(value)})", i, node, before),
+                    node=node, output_index=k, value=value) from None
+            if self.mode.check_isfinite:
+                bad = _nonfinite_count(value)
+                if bad:
+                    raise InvalidValueError(self._report(
+                        f"DebugMode: output {k} of {node.op} has {bad} nan/inf value"
+                        f"{'s' if bad != 1 else ''} (check_isfinite; pass "
+                        "DebugMode(check_isfinite=False) if they are expected)", i, node,
+                        before), node=node, output_index=k, value=value)
+
+    def _check_destroy(self, i, node, thunk, before):
+        destroyed = {j for ins in node.op.destroy_map.values() for j in ins}
+        for j, (cell, old) in enumerate(zip(thunk.inputs, before)):
+            if j in destroyed:
+                continue
+            if not same_value(old, cell[0]):
+                raise BadDestroyMap(self._report(
+                    f"DebugMode: {node.op} changed its input {j} ({node.inputs[j]}) but does "
+                    f"not declare it in destroy_map ({node.op.destroy_map or '{}'}); declare "
+                    "it, or compute into a new array", i, node, before),
+                    node=node, input_index=j)
+
+    def _check_views(self, i, node, before, outputs, thunk):
+        op = node.op
+        for k, value in enumerate(outputs):
+            if not isinstance(value, np.ndarray):
+                continue
+            allowed = set(op.view_map.get(k, ())) | set(op.destroy_map.get(k, ()))
+            for j, cell in enumerate(thunk.inputs):
+                inp = cell[0]
+                if not isinstance(inp, np.ndarray) or not np.may_share_memory(value, inp):
+                    continue
+                if j not in allowed and np.shares_memory(value, inp, max_work=10 ** 6):
+                    raise BadViewMap(self._report(
+                        f"DebugMode: output {k} of {op} shares memory with input {j} "
+                        f"({node.inputs[j]}) but view_map is {op.view_map or '{}'} and "
+                        f"destroy_map {op.destroy_map or '{}'}; declare the view or return a "
+                        "copy", i, node, before), node=node, output_index=k, input_index=j)
+            if self.mode.warn_input_not_reused:
+                for j in allowed:
+                    inp = thunk.inputs[j][0]
+                    if isinstance(inp, np.ndarray) and inp.size and not np.may_share_memory(
+                            value, inp):
+                        what = "destroy_map" if j in op.destroy_map.get(k, ()) else "view_map"
+                        warnings.warn(f"DebugMode: {op} declares output {k} in {what} of "
+                                      f"input {j} but returned new memory (node {node})",
+                                      stacklevel=2)
+
+    @staticmethod
+    def _run(thunk, inputs, output_buffers):
+        """Run ``thunk`` on copies of ``inputs`` with ``output_buffers`` in its output cells;
+        its cells are restored afterwards. Returns the outputs."""
+        saved_in = [cell[0] for cell in thunk.inputs]
+        saved_out = [cell[0] for cell in thunk.outputs]
+        try:
+            for cell, value in zip(thunk.inputs, inputs):
+                cell[0] = copy_value(value)
+            for cell, value in zip(thunk.outputs, output_buffers):
+                cell[0] = value
+            thunk()
+            return [cell[0] for cell in thunk.outputs]
+        finally:
+            for cell, value in zip(thunk.inputs, saved_in):
+                cell[0] = value
+            for cell, value in zip(thunk.outputs, saved_out):
+                cell[0] = value
+
+    def _compare(self, i, node, before, reference, values, kinds, context):
+        for k, (a, b) in enumerate(zip(reference, values)):
+            dtype = getattr(node.outputs[k].type, "dtype", None)
+            difference = compare(a, b, dtype)
+            if difference is not None:
+                raise BadThunkOutput(self._report(
+                    f"DebugMode: the {kinds[0]} and {kinds[1]} implementations of {node.op} "
+                    f"disagree on output {k}{context}: {difference['text']}\n"
+                    f"  {kinds[0]}: {_short(a)}\n  {kinds[1]}: {_short(b)}", i, node, before),
+                    node=node, output_index=k, kinds=kinds, values=(a, b),
+                    largest_difference=difference["diff"])
+
+    def _check_strides(self, i, node, reference, values):
+        level = self.mode.require_matching_strides
+        if not level:
+            return
+        for k, (a, b) in enumerate(zip(reference, values)):
+            if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.strides != b.strides:
+                message = (f"DebugMode: the py and c outputs {k} of {node} have strides "
+                           f"{a.strides} and {b.strides}")
+                if level >= 2:
+                    raise BadThunkOutput(message, node=node, output_index=k, kinds=("py", "c"),
+                                         values=(a, b))
+                warnings.warn(message, stacklevel=2)
+
+    def _check_preallocated(self, i, node, thunk, impl_kind, before, reference, kind_name):
+        ndim = self.mode.check_preallocated_output_ndim
+        options = [preallocated_buffers(kind_name, ref, ndim) for ref in reference]
+        n_variants = max((len(o) for o in options if o is not None), default=0)
+        for variant in range(n_variants):
+            buffers = [o[min(variant, len(o) - 1)] if o is not None else None for o in options]
+            try:
+                values = self._run(thunk, before, buffers)
+            except Exception as exc:
+                raise BadThunkOutput(self._report(
+                    f"DebugMode: {impl_kind} implementation of {node.op} failed when its "
+                    f"output cells held a preallocated '{kind_name}' buffer: "
+                    f"{type(exc).__name__}: {exc}", i, node, before), node=node,
+                    kinds=(impl_kind, f"{impl_kind} with '{kind_name}' output")) from exc
+            self._compare(i, node, before, reference, values,
+                          (impl_kind, f"{impl_kind} with '{kind_name}' output"),
+                          f" (preallocated '{kind_name}' output buffer)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Verifying rewrites
+
+
+def _definitions(history) -> dict:
+    """node -> its inputs when it entered the graph (the original graph or a rewrite)."""
+    defs = {record.node: record.inputs for record in getattr(history, "_original_nodes", ())}
+    for step in history.steps:
+        for record in step.added:
+            defs.setdefault(record.node, record.inputs)
+    return defs
+
+
+def _evaluate(var, memo: dict, defs: dict):
+    """The value of ``var`` computed with ``perform`` through each node's recorded inputs."""
+    stack = [var]
+    while stack:
+        current = stack[-1]
+        if current in memo:
+            stack.pop()
+            continue
+        if isinstance(current, Constant):
+            memo[current] = current.data
+            stack.pop()
+            continue
+        node = current.owner
+        if node is None:
+            raise KeyError(f"DebugMode: no value for {current}")
+        inputs = defs.get(node, node.inputs)
+        missing = [v for v in inputs if v not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        destroyed = {j for ins in node.op.destroy_map.values() for j in ins}
+        values = [copy_value(memo[v]) if j in destroyed else memo[v]
+                  for j, v in enumerate(inputs)]
+        storage = [[None] for _ in node.outputs]
+        node.op.perform(node, values, storage)
+        for out, cell in zip(node.outputs, storage):
+            memo[out] = cell[0]
+        stack.pop()
+    return memo[var]
+
+
+def verify_rewrites(fgraph, input_values) -> None:
+    """Check each step of ``fgraph.rewrite_history`` on these values of ``fgraph.inputs``;
+    raise ``BadOptimization`` at the first replacement that changed a value."""
+    history = fgraph.rewrite_history
+    defs = _definitions(history)
+    inputs = getattr(history, "_original_inputs", None) or fgraph.inputs
+    memo = dict(zip(inputs, input_values))
+    for step in history.steps:
+        for old, new in step.replaced:
+            try:
+                old_value = _evaluate(old, memo, defs)
+                new_value = _evaluate(new, memo, defs)
+            except Exception as exc:  # a failing subgraph is the node checks' business
+                warnings.warn(f"DebugMode: could not verify rewrite {step.name}: "
+                              f"{type(exc).__name__}: {exc}", stacklevel=3)
+                continue
+            if _nonfinite_count(old_value) and _same_layout(old_value, new_value):
+                continue  # overflow regime: stabilizing rewrites change values on purpose
+            dtype = getattr(old.type, "dtype", None)
+            difference = compare(np.asarray(old_value) if np.isscalar(old_value) else old_value,
+                                 np.asarray(new_value) if np.isscalar(new_value) else new_value,
+                                 dtype)
+            if difference is None:
+                continue
+            where = f" (defined at {step.location})" if step.location else ""
+            raise BadOptimization(
+                f"DebugMode: rewrite {step.name}{where} changed a value: it replaced {old} by "
+                f"{new}, which compute different values on this call's inputs: "
+                f"{difference['text']}\n  before: {_short(old_value)}\n  after:  "
+                f"{_short(new_value)}\n" + _indent(str(step)) +
+                (f"\n  the replaced node was created at {_user_line(old)}" if _user_line(old)
+                 else ""),
+                step=step, old=old, new=new, old_value=old_value, new_value=new_value,
+                largest_difference=difference["diff"])
+
+
+def _same_layout(old_value, new_value) -> bool:
+    """Same shape and dtype (all that is compared when the replaced value overflowed)."""
+    old, new = np.asarray(old_value), np.asarray(new_value)
+    return old.shape == new.shape and old.dtype == new.dtype
+
+
+def _user_line(var) -> str:
+    from tensorgraph.graph.utils import format_user_line
+
+    return format_user_line(var.owner) if var.owner is not None else ""
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -266,9 +266,9 @@ def test_stale_reason_of_a_dead_or_silent_holder():
     import socket
     import time
 
-    dead = {"pid": subprocess.Popen(["true"]).pid, "host": socket.gethostname(),
-            "touched": 0.0}
-    os.waitpid(dead["pid"], 0)
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    dead = {"pid": finished.pid, "host": socket.gethostname(), "touched": 0.0}
     assert "dead" in stale_reason(dead, "", 0.0)
     alive = {"pid": os.getpid(), "host": socket.gethostname(), "touched": 0.0}
     assert "no activity" in stale_reason(alive, "", 0.0)

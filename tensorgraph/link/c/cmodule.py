@@ -228,7 +228,8 @@ class _Build:
                 library_dirs=self.build["library_dirs"],
                 extra_link_args=self.build["extra_link_args"])
             started = time.perf_counter()
-            result = compiler.run(cmd, heartbeat=lock.heartbeat if lock else None)
+            result = compiler.run(cmd, heartbeat=lock.heartbeat if lock else None,
+                                  interval=min(1.0, config.compile__timeout / 4))
             seconds = time.perf_counter() - started
             origin_text = describe_origin(self.origin)
             if result.returncode != 0:

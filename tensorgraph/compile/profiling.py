@@ -183,7 +183,7 @@ def _print_profiles_at_exit():
 
     seen = []
     for f in list(_PRINT_AT_EXIT):
-        if all(f.profile is not p for p in seen):
+        if f.profile.print_at_exit and all(f.profile is not p for p in seen):
             seen.append(f.profile)
     for stats in seen:
         stats.summary(file=config.profiling__destination)
@@ -196,7 +196,8 @@ class ProfileStats:
     ----------
     name : str, shown at the top of the summary ('' takes the first function's name)
     print_at_exit : print the summary when the interpreter exits, if a function using this
-        profile is still alive (``None``: when ``config.profile`` is on)
+        profile is still alive (``None``: when ``config.profile`` is on); may be changed
+        later
     """
 
     def __init__(self, name: str = "", print_at_exit: bool | None = None):

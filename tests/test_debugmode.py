@@ -375,3 +375,14 @@ def test_seed_logistic_regression_matches_fast_compile_and_fast_run(mode, steps)
     for other in results[1:]:
         for a, b in zip(results[0], other):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_lazy_ifelse_is_checked_without_computing_the_branch_not_taken():
+    from tensorgraph.ifelse import ifelse
+
+    a, b, x = tt.dscalar("a"), tt.dscalar("b"), tt.dvector("x")
+    z = ifelse(tt.lt(a, b), tt.exp(x).sum(), tt.log(x).sum())  # log(0) only if taken
+    f = tg.function([a, b, x], z, mode=DebugMode(patience=2, check_preallocated_output="ALL"))
+    assert f(1.0, 2.0, np.array([0.0, 1.0])) == pytest.approx(1.0 + np.e)
+    with pytest.raises(InvalidValueError, match="nan/inf"):
+        f(3.0, 2.0, np.array([0.0, 1.0]))

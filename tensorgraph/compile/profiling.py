@@ -380,12 +380,14 @@ class ProfileStats:
         def pct(t):
             return f" ({100 * t / call_t:.1f}% of call time)" if call_t else ""
 
-        lines = [f"Function profile: {self.name or names}", "=" * 18,
+        title = f"Function profile: {self.name or names}"
+        lines = [title, "=" * len(title),
                  f"  Functions: {names}",
                  f"  Time in {calls} call{'s' if calls != 1 else ''} to Function.__call__: "
                  f"{call_t:.6f}s" + (f" ({call_t / calls * 1e6:.1f} us per call)" if calls
                                      else ""),
-                 f"  Time in the VM (the node loop): {vm_t:.6f}s{pct(vm_t)}",
+                 (f"  Time in the VM (the node loop): {vm_t:.6f}s{pct(vm_t)}" if vm_t or not
+                  calls else "  Time in the VM: not measured (the calls ran whole in C)"),
                  f"  Time in the nodes (thunks): {node_t:.6f}s{pct(node_t)}",
                  f"  Compile time: {self.rewrite_time + self.link_time:.6f}s",
                  f"    Rewriting: {self.rewrite_time:.6f}s "
@@ -398,7 +400,7 @@ class ProfileStats:
             lines.append(f"    C module cache: {hits} hit{'s' if hits != 1 else ''}, "
                          f"{misses} miss{'es' if misses != 1 else ''}")
         else:
-            lines.append("    C module cache: not used by these linkers ("
+            lines.append("    C module cache: hits and misses not reported by the linker ("
                          + ", ".join(dict.fromkeys(r.mode.linker_name for r in self.records))
                          + ")")
         if any(r.native for r in self.records):

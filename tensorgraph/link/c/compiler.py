@@ -40,7 +40,7 @@ def compiler_path() -> str:
     if not cxx:
         raise CompilationUnavailable(
             "no C compiler: config.cxx is empty, so tensorgraph cannot compile C code (install "
-            "gcc, or set cxx to a compiler's path in TENSORGRAPH_FLAGS / ~/.tensorgraphrc)")
+            "gcc, or set the cxx flag to a compiler's path)")
     if not (os.path.isfile(cxx) and os.access(cxx, os.X_OK)):
         raise CompilationUnavailable(
             f"config.cxx={cxx!r} is not an executable file; expected the path of a C compiler "

@@ -32,7 +32,7 @@ class Function:
         self.maker = maker
         self.vm = vm
         self.name = name
-        self.trust_input = False
+        self._trust_input = False
         inputs = maker.inputs
         self._n_inputs = len(inputs)
         self._input_cells = vm.input_storage[:self._n_inputs]
@@ -55,10 +55,34 @@ class Function:
         # caller (or a shared variable) now owns; borrowed outputs keep theirs
         self._clear_after = [vm.output_storage[k] for k, var in enumerate(fg_outputs)
                              if var.owner is not None and not borrowed[k]]
+        # a C VM can run whole calls itself (checks, shared values, updates): vm.c_call
+        self._c_vm = None
+        make_call = getattr(vm, "make_call", None)
+        if make_call is not None and not self._any_copy_on_entry and make_call(
+                _input_converter(self), self._n_inputs, borrowed, n_out,
+                maker.unpack_single, self._update_cells):
+            self._c_vm = vm
+
+    @property
+    def trust_input(self) -> bool:
+        return self._trust_input
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trust_input = bool(value)
+        if self._c_vm is not None:
+            self._c_vm.set_trust_input(self._trust_input)
 
     # -- calling --------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        c_vm = self._c_vm
+        if c_vm is not None and not kwargs:
+            c_call = c_vm.c_call  # None while hooks are set
+            if c_call is not None:
+                result = c_call(*args)
+                if result is not NotImplemented:  # NotImplemented: defaults to bind
+                    return result
         cells = self._input_cells
         if kwargs or len(args) != self._n_inputs:
             args = self._bind(args, kwargs)
@@ -202,6 +226,28 @@ class Function:
 
 
 _MISSING = object()
+
+
+def _input_converter(function):
+    """``convert(pos, value)`` for the C call path: graph input ``pos`` converted as a call
+    converts it, or the same TypeError. Holds the Function weakly (the C workspace keeps the
+    converter, and the Function keeps the workspace)."""
+    import weakref
+
+    ref = weakref.ref(function)
+    n_inputs = function._n_inputs
+    fg_inputs = function.maker.fgraph.inputs
+
+    def convert(pos, value):
+        f = ref()
+        if pos >= n_inputs:  # a shared variable's value
+            return fg_inputs[pos].type.filter(value)
+        try:
+            return f._filters[pos](value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f._bad_input_message(pos, value, exc)) from None
+
+    return convert
 
 
 def _named(name) -> str:

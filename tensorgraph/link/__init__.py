@@ -18,7 +18,8 @@ import importlib
 # name -> zero-argument factory returning a fresh linker
 _LINKERS: dict = {}
 # linker name -> module that registers it when imported (backends loaded on first use)
-_LAZY_LINKER_MODULES: dict[str, str] = {}
+_LAZY_LINKER_MODULES: dict[str, str] = {
+    name: "tensorgraph.link.c.linkers" for name in ("c", "c|py", "c|py_nogc", "cvm", "cvm_nogc")}
 
 
 def register_linker(name: str, factory) -> None:

@@ -1,0 +1,259 @@
+"""From a FunctionGraph to one C module: a function per node, tables, and the Python glue.
+
+``CGraph(fgraph, whole_graph=...)`` asks every node for its C (``op.c_code``, see
+docs/c_backend.md). The nodes that have C become ``static int tg_node_<k>(tg_ctx *, tg_array *v)``
+functions reading and writing the workspace's arrays ``v[slot]`` (one slot per variable). With
+``whole_graph`` (every node has C, none is lazy) the module also gets the loop over all nodes and
+the entry points that run a whole call in C (``glue.h``). The source pastes ``runtime.h``,
+``tg_scalar.h`` and ``glue.h`` in, so a module's cache key covers them.
+
+``CGraph.workspace(gc, report)`` makes the per-function state and returns its entry points.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.c import dtypes as cd
+
+_HERE = os.path.dirname(__file__)
+_FILES: dict[str, str] = {}
+
+#: version of the generated glue; part of every module's key through the source text
+CODEGEN_VERSION = 1
+
+
+def _read(name: str) -> str:
+    text = _FILES.get(name)
+    if text is None:
+        with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+            text = _FILES[name] = f.read()
+    return text
+
+
+def _libmvec() -> bool:
+    """Whether glibc's vector math library can be linked (x86-64 glibc only)."""
+    if "mvec" not in _FILES:
+        import platform
+
+        ok = platform.machine() in ("x86_64", "AMD64") and bool(ctypes.util.find_library("mvec"))
+        _FILES["mvec"] = "1" if ok else ""
+    return bool(_FILES["mvec"])
+
+
+def var_has_c(var) -> bool:
+    """Whether a variable can live in a ``tg_array`` slot."""
+    from tensorgraph.tensor.type import TensorType
+
+    t = var.type
+    return isinstance(t, TensorType) and cd.has_c(t.dtype) and t.ndim <= 16
+
+
+def node_c_code(node, name: str, inputs, outputs, sub) -> str | None:
+    """The node's C fragment, or None when its op gives none for it."""
+    c_code = getattr(node.op, "c_code", None)
+    if c_code is None or getattr(node.op, "lazy", False):
+        return None
+    if not all(var_has_c(v) for v in node.inputs + node.outputs):
+        return None
+    try:
+        return c_code(node, name, inputs, outputs, sub)
+    except NotImplementedError:
+        return None
+
+
+class CGraph:
+    """The compiled C of a graph (see the module docstring).
+
+    Attributes
+    ----------
+    nodes : the toposorted nodes of the fgraph
+    c_nodes : the nodes that have C, in order; ``index[node]`` is ``k`` of ``tg_node_<k>``
+    whole_graph : whether the module can run the whole graph
+    module : the imported cffi module (``module.lib.tg_make``)
+    """
+
+    def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True):
+        from tensorgraph.configdefaults import config
+
+        self.fgraph = fgraph
+        self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
+        self.slot: dict = {}
+        self.constants: list = []
+        sub_base = {"ctx": "ctx", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
+                    "openmp_minsize": int(config.openmp_elemwise_minsize)}
+        self.c_nodes, self.index, bodies = [], {}, []
+        for node in self.nodes:
+            if not all(var_has_c(v) for v in node.inputs + node.outputs):
+                continue
+            k = len(self.c_nodes)
+            slots = [self._slot(v) for v in node.inputs + node.outputs]
+            ins = [f"(&v[{s}])" for s in slots[:len(node.inputs)]]
+            outs = [f"(&v[{s}])" for s in slots[len(node.inputs):]]
+            code = node_c_code(node, f"node{k}", ins, outs, dict(sub_base, id=str(k)))
+            if code is None:
+                continue
+            self.c_nodes.append(node)
+            self.index[node] = k
+            bodies.append((node, code))
+        self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
+                            and all(var_has_c(v) for v in fgraph.inputs + fgraph.outputs))
+        if self.whole_graph:
+            for v in fgraph.inputs + fgraph.outputs:
+                self._slot(v)
+        self.source, self.build = self._source(bodies)
+        self.module = None
+
+    def _slot(self, var) -> int:
+        s = self.slot.get(var)
+        if s is None:
+            s = self.slot[var] = len(self.slot)
+            if isinstance(var, Constant):
+                self.constants.append(var)
+        return s
+
+    # -- source ---------------------------------------------------------------------------
+
+    def _source(self, bodies):
+        headers, support, seen_support = [], [], set()
+        build = {"libraries": [], "library_dirs": [], "include_dirs": [], "extra_compile_args": []}
+        unversioned = []
+        for node, _ in bodies:
+            op = node.op
+            for h in _call(op, "c_headers"):
+                line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
+                if line not in headers:
+                    headers.append(line)
+            text = _call(op, "c_support_code", node, default="")
+            if text and text not in seen_support:
+                seen_support.add(text)
+                support.append(text)
+            for key, method in (("libraries", "c_libraries"), ("library_dirs", "c_lib_dirs"),
+                                ("include_dirs", "c_header_dirs"),
+                                ("extra_compile_args", "c_compile_args")):
+                for item in _call(op, method):
+                    if item not in build[key]:
+                        build[key].append(item)
+            version = _call(op, "c_code_cache_version", default=())
+            if not version and str(op) not in unversioned:
+                unversioned.append(str(op))
+        import numpy
+
+        build["include_dirs"].append(numpy.get_include())
+        build["extra_compile_args"] += ["-D_CFFI_NO_LIMITED_API", "-fwrapv"]
+        if _libmvec():
+            build["libraries"].append("mvec")
+        build["unversioned"] = unversioned
+
+        nvars = len(self.slot)
+        vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
+        parts = [f"/* tensorgraph generated module (codegen {CODEGEN_VERSION}) */",
+                 "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
+                 "#include <numpy/arrayobject.h>",
+                 "#define TG_USE_LIBMVEC 1" if _libmvec() else "",
+                 _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
+        for k, (node, code) in enumerate(bodies):
+            parts.append(f"/* node {k}: {_comment(node)} */\n"
+                         f"static int tg_node_{k}(tg_ctx *ctx, tg_array *v)\n{{\n"
+                         f"    (void)ctx; (void)v;\n    {{\n{code}\n    }}\n    return 0;\n"
+                         f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
+        t = []
+        t.append(f"#define TG_NVARS {nvars}")
+        t.append(f"#define TG_NNODES {len(bodies)}")
+        t.append(f"#define TG_NCONST {len(self.constants)}")
+        t.append(f"#define TG_WHOLE_GRAPH {int(self.whole_graph)}")
+        t.append(_table("int", "tg_var_typenum", [cd.typenum(v.type.dtype) for v in vars_by_slot]))
+        t.append(_table("int", "tg_var_ndim", [v.type.ndim for v in vars_by_slot]))
+        t.append(_table("unsigned char", "tg_var_const",
+                        [int(isinstance(v, Constant)) for v in vars_by_slot]))
+        static = ["{" + ", ".join(str(-1 if s is None else s) for s in v.type.shape) + "}"
+                  if v.type.ndim else "{-1}" for v in vars_by_slot]
+        t.append(f"static const int64_t tg_var_static[{nvars + 1}][TG_MAXDIM] = "
+                 f"{{{', '.join(static + ['{-1}'])}}};")
+        t.append(f"static int (*const tg_node_fn[{len(bodies) + 1}])(tg_ctx *, tg_array *) = "
+                 f"{{{', '.join([f'tg_node_{k}' for k in range(len(bodies))] + ['NULL'])}}};")
+        for kind in ("in", "out"):
+            offsets, idx = [0], []
+            for node, _ in bodies:
+                idx += [self.slot[v] for v in (node.inputs if kind == "in" else node.outputs)]
+                offsets.append(len(idx))
+            t.append(_table("int", f"tg_node_{kind}_off", offsets))
+            t.append(_table("int", f"tg_node_{kind}_idx", idx))
+        t.append(_table("int", "tg_const_slot", [self.slot[c] for c in self.constants]))
+        if self.whole_graph:
+            fg = self.fgraph
+            t.append(f"#define TG_NGIN {len(fg.inputs)}")
+            t.append(f"#define TG_NGOUT {len(fg.outputs)}")
+            t.append(_table("int", "tg_graph_in", [self.slot[v] for v in fg.inputs]))
+            t.append(_table("int", "tg_graph_out", [self.slot[v] for v in fg.outputs]))
+            offsets, idx = [0], []
+            for frees in self._free_schedule():
+                idx += frees
+                offsets.append(len(idx))
+            t.append(_table("int", "tg_free_off", offsets))
+            t.append(_table("int", "tg_free_idx", idx))
+        parts += t
+        parts.append(_read("glue.h"))
+        return "\n".join(p for p in parts if p), build
+
+    def _free_schedule(self) -> list[list[int]]:
+        """Per node, the slots of intermediates nobody reads after it."""
+        fg = self.fgraph
+        kept = set(fg.inputs) | set(fg.outputs)
+        last = {}
+        for k, node in enumerate(self.c_nodes):
+            for v in node.outputs + node.inputs:
+                last[v] = k
+        frees = [[] for _ in self.c_nodes]
+        for v, k in last.items():
+            if v not in kept and not isinstance(v, Constant):
+                frees[k].append(self.slot[v])
+        return frees
+
+    # -- compiling and running ------------------------------------------------------------
+
+    def compile(self):
+        """Compile (or fetch from the cache) the module."""
+        from tensorgraph.link.c.cmodule import get_module
+
+        build = dict(self.build)
+        unversioned = build.pop("unversioned")
+        self.module = get_module(
+            self.source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);",
+            name_hint="graph", unversioned=unversioned, origin=self.fgraph,
+            runtime_version=f"codegen{CODEGEN_VERSION}", **build)
+        return self.module
+
+    def workspace(self, gc: bool, report) -> dict:
+        """A fresh workspace (buffers of every variable) and its entry points: ``node_call``
+        and, for whole graphs, ``run_all``, ``call``, ``call_trusted``, ``configure``.
+
+        ``report(k, message, inputs, whole)`` is called when node ``k`` fails; it must raise.
+        """
+        if self.module is None:
+            self.compile()
+        spec = (tuple(c.data for c in self.constants), report, bool(gc), 0)
+        out = []
+        if self.module.lib.tg_make(id(spec), id(out)) != 0 or not out:
+            raise RuntimeError("could not set up the C workspace of a compiled graph (see the "
+                               "error printed above)")
+        return out[0]
+
+
+def _call(op, method, *args, default=None):
+    fn = getattr(op, method, None)
+    if fn is None:
+        return [] if default is None else default
+    result = fn(*args)
+    return result if result is not None else ([] if default is None else default)
+
+
+def _table(ctype: str, name: str, values) -> str:
+    values = list(values) + [0]  # never empty
+    return f"static const {ctype} {name}[{len(values)}] = {{{', '.join(map(str, values))}}};"
+
+
+def _comment(node) -> str:
+    return str(node).replace("*/", "* /")[:200]

@@ -1,0 +1,131 @@
+"""dtypes in generated C: element types, the types values are computed in, literals, casts.
+
+A value of a dtype lives in memory as its *storage* type and is computed in its *compute*
+type. They differ only for float16: stored as gcc's ``_Float16``, computed in ``float`` and
+rounded back to half precision after every scalar op, as numpy does. ``bool`` is stored and
+computed as ``uint8_t`` holding 0 or 1. Complex dtypes have no C here (nodes using them run
+``perform``).
+
+Scalar ops build their C expressions with these helpers (``cast``, ``math_call``,
+``literal``); see ``ScalarOp.c_expr``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_STORAGE = {
+    "bool": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+    "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+    "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
+}
+FLOATS = ("float16", "float32", "float64")
+
+
+def has_c(dtype: str) -> bool:
+    """Whether values of ``dtype`` can be computed in generated C."""
+    return dtype in _STORAGE
+
+
+def storage_type(dtype: str) -> str:
+    try:
+        return _STORAGE[dtype]
+    except KeyError:
+        raise NotImplementedError(f"no C type for dtype {dtype}") from None
+
+
+def compute_type(dtype: str) -> str:
+    return "float" if dtype == "float16" else storage_type(dtype)
+
+
+def typenum(dtype: str) -> int:
+    """numpy's type number of ``dtype`` (int64 is NPY_LONG on Linux, NPY_LONGLONG elsewhere:
+    arrays are checked with ``PyArray_EquivTypenums`` when the number differs)."""
+    return np.dtype(dtype).num
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOATS
+
+
+def is_unsigned(dtype: str) -> bool:
+    return dtype.startswith("uint") or dtype == "bool"
+
+
+def cast(expr: str, src: str, dst: str) -> str:
+    """``expr`` (a value of dtype ``src`` in its compute type) as a value of dtype ``dst``."""
+    if src == dst:
+        return expr
+    if dst == "bool":
+        return f"(({expr}) != 0)"
+    if dst == "float16":
+        return f"((float)(_Float16)({expr}))"
+    if compute_type(src) == compute_type(dst):
+        return expr
+    return f"(({compute_type(dst)})({expr}))"
+
+
+def round_to(expr: str, dtype: str) -> str:
+    """A computed value rounded to ``dtype``'s precision (only float16 needs it)."""
+    return f"((float)(_Float16)({expr}))" if dtype == "float16" else expr
+
+
+def math_call(fname: str, dtype: str, *args: str) -> str:
+    """``expf(x)`` for float32/float16 computations, ``exp(x)`` for float64."""
+    suffix = "" if dtype == "float64" else "f"
+    return f"{fname}{suffix}({', '.join(args)})"
+
+
+def literal(value, dtype: str) -> str:
+    """A C expression for the constant ``value`` of ``dtype`` (in its compute type)."""
+    value = np.asarray(value, dtype=dtype)[()]
+    if dtype == "bool":
+        return "1" if value else "0"
+    if is_float(dtype):
+        v = float(value)
+        ctype = compute_type(dtype)
+        if math.isnan(v):
+            return f"(({ctype})NAN)"
+        if math.isinf(v):
+            return f"(({ctype})INFINITY)" if v > 0 else f"(-({ctype})INFINITY)"
+        text = repr(v) if dtype == "float64" else repr(float(np.float32(value)))
+        return f"(({ctype}){text})" if dtype == "float64" else f"{text}f"
+    v = int(value)
+    ctype = storage_type(dtype)
+    if dtype == "int64" and v == -(2**63):
+        return "INT64_MIN"
+    suffix = "ULL" if is_unsigned(dtype) else "LL"
+    return f"(({ctype}){v}{suffix})"
+
+
+_SUFFIX = {"bool": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+           "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+           "float16": "f", "float32": "f", "float64": "d"}
+
+
+def helper(name: str, dtype: str, *args: str) -> str:
+    """A call of a ``tg_scalar.h`` helper for ``dtype``: ``tg_mod_i32(a, b)``."""
+    return f"tg_{name}_{_SUFFIX[dtype]}({', '.join(args)})"
+
+
+def result(expr: str, dtype: str) -> str:
+    """An arithmetic expression's value as ``dtype`` (integers wrap as in numpy: C computes
+    small integers as int, so the result is cast back; float16 is rounded)."""
+    if dtype == "bool":
+        return f"(({expr}) != 0)"
+    if dtype == "float16":
+        return round_to(expr, dtype)
+    if is_float(dtype):
+        return f"({expr})"
+    return f"(({storage_type(dtype)})({expr}))"
+
+
+def args_as(args, in_dtypes, dtype: str) -> list[str]:
+    """Each argument converted to ``dtype``."""
+    return [cast(a, d, dtype) for a, d in zip(args, in_dtypes)]
+
+
+def dtype_itemsize(dtype: str) -> int:
+    return np.dtype(dtype).itemsize

@@ -1,0 +1,222 @@
+"""C for ``Elemwise`` and ``DimShuffle`` nodes (the ops call these from their ``c_code``).
+
+An Elemwise node becomes one loop whose body is its scalar op's C expression (a ``Composite``
+becomes a sequence of local values, one per inner node). The loop has three shapes:
+
+* flat: every operand is C-contiguous with the output's shape, or is a *static scalar* (static
+  size 1 in every dimension, read once before the loop). One ``for`` over all elements with
+  ``#pragma omp simd`` (``parallel for simd`` above ``openmp_elemwise_minsize`` under
+  ``config.openmp``): gcc vectorizes it, math functions through libmvec;
+* rows with a contiguous last dimension: the outer dimensions are walked row by row, the last
+  one indexed directly (vectorizable too);
+* general: byte strides per operand and dimension (0 where the operand is broadcast; negative
+  strides work the same way).
+
+Broadcasting follows the types, as ``Elemwise.perform`` does: only dimensions of static size 1
+broadcast; other sizes must agree at run time, else the node fails with the shapes.
+"""
+
+from __future__ import annotations
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.c import dtypes as cd
+
+
+def scalar_body(scalar_op, args: list[str], in_dtypes, out_dtypes, prefix: str = "t"):
+    """(C statements, output value names) computing ``scalar_op`` on the values ``args``.
+
+    Raises ``NotImplementedError`` if some inner op has no C expression for its dtypes.
+    """
+    from tensorgraph.scalar.composite import Composite
+
+    for d in list(in_dtypes) + list(out_dtypes):
+        if not cd.has_c(d):
+            raise NotImplementedError(f"dtype {d} has no C implementation")
+    if not isinstance(scalar_op, Composite):
+        (out_dtype,) = out_dtypes
+        expr = scalar_op.c_expr(list(args), tuple(in_dtypes), out_dtype)
+        return [f"const {cd.compute_type(out_dtype)} {prefix}0 = {expr};"], [f"{prefix}0"]
+    values = dict(zip(scalar_op.inputs, args))
+    lines = []
+    for j, node in enumerate(scalar_op.nodes):
+        node_args, node_dtypes = [], []
+        for v in node.inputs:
+            node_args.append(cd.literal(v.data, v.type.dtype) if isinstance(v, Constant)
+                             else values[v])
+            node_dtypes.append(v.type.dtype)
+        outs = [o.type.dtype for o in node.outputs]
+        body, names = scalar_body(node.op, node_args, node_dtypes, outs, f"{prefix}{j}_")
+        lines += body
+        values.update(zip(node.outputs, names))
+    results = [cd.literal(v.data, v.type.dtype) if isinstance(v, Constant) else values[v]
+               for v in scalar_op.outputs]
+    return lines, results
+
+
+def _is_static_scalar(var) -> bool:
+    return all(s == 1 for s in var.type.shape)
+
+
+def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
+    """The C fragment of an Elemwise node (see the module docstring)."""
+    in_vars, out_vars = node.inputs, node.outputs
+    in_dtypes = [v.type.dtype for v in in_vars]
+    out_dtypes = [v.type.dtype for v in out_vars]
+    ndim = out_vars[0].type.ndim
+    ctx, fail = sub["ctx"], sub["fail"]
+    openmp = sub.get("openmp", False)
+    minsize = int(sub.get("openmp_minsize", 200000))
+    destroyed = dict(op.inplace_pattern)
+    scalars = [k for k, v in enumerate(in_vars) if _is_static_scalar(v)]
+    loaded = [k for k in range(len(in_vars)) if k not in scalars]
+    code = [f"/* {op} */", f"int64_t shp[{max(ndim, 1)}];"]
+
+    # -- output shape and the broadcast check
+    labels = ", ".join(str(v) for v in in_vars)
+    for d in range(ndim):
+        sources = [k for k, v in enumerate(in_vars) if v.type.shape[d] != 1]
+        if not sources:
+            code.append(f"shp[{d}] = 1;")
+            continue
+        first = sources[0]
+        code.append(f"shp[{d}] = {inputs[first]}->shape[{d}];")
+        for k in sources[1:]:
+            code.append(f"if ({inputs[k]}->shape[{d}] != shp[{d}]) {{ "
+                        f"tg_elemwise_shape_error({ctx}, \"{_c_str(str(op))}\", "
+                        f"\"{_c_str(labels)}\", {len(inputs)}, "
+                        f"(const tg_array *[]){{{', '.join(inputs)}}}); {fail} }}")
+    # -- outputs
+    for o, out in enumerate(outputs):
+        if o in destroyed:
+            code.append(f"tg_view({out}, {inputs[destroyed[o]]});")
+        else:
+            code.append(f"if (tg_alloc({out}, {ndim}, shp, {cd.typenum(out_dtypes[o])}, "
+                        f"{ctx})) {{ {fail} }}")
+    code.append("int64_t n = 1;")
+    code.append(f"for (int d = 0; d < {ndim}; d++) n *= shp[d];")
+    code.append("if (n > 0) {")
+    # static scalars: read once
+    for k in scalars:
+        code.append(f"const {cd.compute_type(in_dtypes[k])} s{k} = "
+                    f"*(const {cd.storage_type(in_dtypes[k])} *){inputs[k]}->data;")
+
+    def body(load, store):
+        args = [f"s{k}" if k in scalars else load(k) for k in range(len(in_vars))]
+        lines, results = scalar_body(op.scalar_op, args, in_dtypes, out_dtypes)
+        lines += [store(o, r) for o, r in enumerate(results)]
+        return "\n".join(lines)
+
+    # -- flat path
+    operands = [inputs[k] for k in loaded] + list(outputs)
+    flat_cond = " && ".join([f"tg_is_c_contiguous({a}) && tg_size({a}) == n" for a in operands]
+                            ) or "1"
+    code.append(f"if ({flat_cond}) {{")
+    for k in loaded:
+        code.append(f"const {cd.storage_type(in_dtypes[k])} *p{k} = "
+                    f"(const {cd.storage_type(in_dtypes[k])} *){inputs[k]}->data;")
+    for o, out in enumerate(outputs):
+        code.append(f"{cd.storage_type(out_dtypes[o])} *q{o} = "
+                    f"({cd.storage_type(out_dtypes[o])} *){out}->data;")
+    code.append(_loop_pragma(openmp, minsize, "n", simd=True))
+    code.append("for (int64_t i = 0; i < n; i++) {")
+    code.append(body(lambda k: f"p{k}[i]", lambda o, r: f"q{o}[i] = {r};"))
+    code.append("}")
+    code.append("} else {")
+
+    # -- strided paths (ndim >= 1 here: a 0-d array is always flat)
+    if ndim >= 1:
+        last = ndim - 1
+        code.append(f"const int64_t inner = shp[{last}];")
+        code.append("const int64_t rows = n / inner;")
+        strided = [(f"p{k}", inputs[k], in_vars[k], in_dtypes[k]) for k in loaded] + \
+                  [(f"q{o}", outputs[o], out_vars[o], out_dtypes[o]) for o in range(len(outputs))]
+        for pname, arr, var, _ in strided:
+            strides = ", ".join("0" if var.type.shape[d] == 1 else f"{arr}->strides[{d}]"
+                                for d in range(ndim))
+            code.append(f"const int64_t st_{pname}[{ndim}] = {{{strides}}};")
+        inner_contig = " && ".join(
+            f"st_{p}[{last}] == {cd.dtype_itemsize(dt)}" for p, _, _, dt in strided) or "1"
+        code.append(f"const int contig = {inner_contig};")
+        code.append(_loop_pragma(openmp, minsize, "n", simd=False))
+        code.append("for (int64_t r = 0; r < rows; r++) {")
+        for pname, arr, _, _ in strided:
+            code.append(f"char *b_{pname} = {arr}->data;")
+        code.append("int64_t rest = r;")
+        code.append(f"for (int d = {last - 1}; d >= 0; d--) {{")
+        code.append("const int64_t i_d = rest % shp[d]; rest /= shp[d];")
+        for pname, _, _, _ in strided:
+            code.append(f"b_{pname} += i_d * st_{pname}[d];")
+        code.append("}")
+
+        def typed(pname, dt, const):
+            qual = "const " if const else ""
+            return f"(({qual}{cd.storage_type(dt)} *)b_{pname})"
+
+        in_dt = {f"p{k}": in_dtypes[k] for k in loaded}
+        out_dt = {f"q{o}": out_dtypes[o] for o in range(len(outputs))}
+        code.append("if (contig) {")
+        code.append("#pragma omp simd")
+        code.append("for (int64_t j = 0; j < inner; j++) {")
+        code.append(body(lambda k: f"{typed(f'p{k}', in_dt[f'p{k}'], True)}[j]",
+                         lambda o, r: f"{typed(f'q{o}', out_dt[f'q{o}'], False)}[j] = {r};"))
+        code.append("}")
+        code.append("} else {")
+        code.append("for (int64_t j = 0; j < inner; j++) {")
+
+        def at(pname, dt, const):
+            qual = "const " if const else ""
+            return (f"*({qual}{cd.storage_type(dt)} *)(b_{pname} + j * st_{pname}[{last}])")
+
+        code.append(body(lambda k: at(f"p{k}", in_dt[f"p{k}"], True),
+                         lambda o, r: f"{at(f'q{o}', out_dt[f'q{o}'], False)} = {r};"))
+        code.append("}")
+        code.append("}")
+        code.append("}")
+    code.append("}")
+    code.append("}")
+    return "\n".join(code)
+
+
+def _loop_pragma(openmp: bool, minsize: int, n: str, simd: bool) -> str:
+    if openmp:
+        return (f"#pragma omp parallel for{' simd' if simd else ''} schedule(static) "
+                f"if({n} >= {minsize})")
+    return "#pragma omp simd" if simd else ""
+
+
+def _c_str(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+
+
+#: support code of every module with an Elemwise node
+ELEMWISE_SUPPORT = r"""
+static int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const char *names, int nin,
+                                   const tg_array *const *ins)
+{
+    char shapes[512] = "", buf[160];
+    size_t used = 0;
+    for (int k = 0; k < nin && used < sizeof(shapes); k++)
+        used += (size_t)snprintf(shapes + used, sizeof(shapes) - used, k ? ", %s" : "%s",
+                                 tg_shape_str(ins[k], buf, sizeof(buf)));
+    return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together (inputs: %s); "
+                    "only dimensions of static size 1 broadcast", op, shapes, names);
+}
+"""
+
+
+def dimshuffle_c_code(op, node, name, inputs, outputs, sub) -> str:
+    """A DimShuffle is a view: same buffer, permuted shape and strides, 'x' dims of size 1."""
+    (x,), (z,) = inputs, outputs
+    lines = [f"/* {op} */", "{",
+             f"int64_t sh[{max(op.input_ndim, 1)}], st[{max(op.input_ndim, 1)}];",
+             f"for (int d = 0; d < {op.input_ndim}; d++) {{ sh[d] = {x}->shape[d]; "
+             f"st[d] = {x}->strides[d]; }}",
+             f"tg_view({z}, {x});",
+             f"{z}->ndim = {len(op.new_order)};"]
+    for j, d in enumerate(op.new_order):
+        if d == "x":
+            lines.append(f"{z}->shape[{j}] = 1; {z}->strides[{j}] = 0;")
+        else:
+            lines.append(f"{z}->shape[{j}] = sh[{d}]; {z}->strides[{j}] = st[{d}];")
+    lines.append("}")
+    return "\n".join(lines)

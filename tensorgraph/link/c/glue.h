@@ -1,0 +1,410 @@
+/* The Python side of a generated graph module: ndarray <-> tg_array, and the entry points.
+ *
+ * Pasted by codegen.py after the tables it generates (TG_NVARS, tg_var_*, tg_node_*, ...).
+ * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
+ * that is the `self` of every entry point, so each linked function has its own buffers.
+ *
+ * Entry points (METH_FASTCALL, called with the GIL held; kernels never touch Python):
+ *   run_all(*graph_inputs)  -> tuple of graph outputs        (the VM's whole-graph run)
+ *   node_call(k, *inputs)   -> tuple of node k's outputs       (per-node thunks)
+ *   configure(...)          store what `call` needs (Function semantics)
+ *   call(*args), call_trusted(*args): a whole Function call: input checks (conversions go
+ *       through the Python `convert` callback, which raises the user-facing TypeError), shared
+ *       values, run, outputs copied when they alias memory the caller does not own, updates
+ *       committed to the shared cells only after everything succeeded. NotImplemented when
+ *       the arguments need Python's binding (count differs).
+ */
+
+static void tg_py_release(tg_buffer *b)
+{
+    PyObject *owner = (PyObject *)b->owner;
+    free(b);
+    Py_XDECREF(owner);
+}
+
+typedef struct tg_ws {
+    tg_ctx ctx;
+    tg_array v[TG_NVARS + 1];
+    int gc;
+    int failed_node;
+    PyObject *report;       /* report(k, message, inputs): raises the node error */
+    PyObject *consts;       /* tuple of constant ndarrays (kept alive) */
+    PyObject *convert;      /* convert(pos, value) -> ndarray or raises */
+    PyObject *shared_cells; /* tuple of one-element lists, graph inputs after the explicit */
+    PyObject *update_cells; /* tuple of one-element lists, targets of the trailing outputs */
+    PyObject *borrow;       /* bytes: 1 per graph output that may be handed out uncopied */
+    int n_explicit, n_returned, unpack_single, configured;
+    int whole_run;          /* 1 while running the whole graph, 0 for one node */
+} tg_ws;
+
+static void tg_release_foreign(tg_ws *ws, int also_owned)
+{
+    for (int s = 0; s < TG_NVARS; s++) {
+        if (tg_var_const[s] || ws->v[s].base == NULL) continue;
+        if (also_owned || ws->v[s].base->release != NULL) tg_release(&ws->v[s]);
+    }
+}
+
+static void tg_ws_free(PyObject *cap)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(cap, "tg_ws");
+    if (ws == NULL) return;
+    for (int s = 0; s < TG_NVARS; s++) tg_release(&ws->v[s]);
+    Py_XDECREF(ws->report); Py_XDECREF(ws->consts); Py_XDECREF(ws->convert);
+    Py_XDECREF(ws->shared_cells); Py_XDECREF(ws->update_cells); Py_XDECREF(ws->borrow);
+    free(ws);
+}
+
+/* Whether o can be used as the value of slot s as it is. */
+static inline int tg_fits(int s, PyObject *o, int check_shape)
+{
+    if (!PyArray_Check(o)) return 0;
+    PyArrayObject *a = (PyArrayObject *)o;
+    int t = PyArray_TYPE(a);
+    if (t != tg_var_typenum[s] && !PyArray_EquivTypenums(t, tg_var_typenum[s])) return 0;
+    if (PyArray_NDIM(a) != tg_var_ndim[s]) return 0;
+    if (!PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) return 0;
+    if (check_shape) {
+        const npy_intp *sh = PyArray_SHAPE(a);
+        for (int d = 0; d < tg_var_ndim[s]; d++)
+            if (tg_var_static[s][d] >= 0 && sh[d] != tg_var_static[s][d]) return 0;
+    }
+    return 1;
+}
+
+static int tg_set(tg_ws *ws, int s, PyObject *o)
+{
+    PyArrayObject *arr = (PyArrayObject *)o;
+    tg_array *a = &ws->v[s];
+    const int nd = PyArray_NDIM(arr);
+    const npy_intp *sh = PyArray_SHAPE(arr), *st = PyArray_STRIDES(arr);
+    if (a->base != NULL && a->data == PyArray_BYTES(arr) && a->ndim == nd) {
+        int same = 1;  /* the ndarray we handed out for this very slot: keep our buffer */
+        for (int d = 0; d < nd; d++) same &= a->shape[d] == sh[d] && a->strides[d] == st[d];
+        if (same) return 0;
+    }
+    tg_buffer *b = (tg_buffer *)malloc(sizeof(tg_buffer));
+    if (b == NULL) { PyErr_NoMemory(); return -1; }
+    b->refcount = 1; b->nbytes = 0; b->release = tg_py_release; b->owner = o;
+    Py_INCREF(o);
+    tg_buffer_decref(a->base);
+    a->base = b;
+    a->data = PyArray_BYTES(arr);
+    a->ndim = nd;
+    a->typenum = tg_var_typenum[s];
+    for (int d = 0; d < nd; d++) { a->shape[d] = sh[d]; a->strides[d] = st[d]; }
+    return 0;
+}
+
+/* A value from a storage cell (perform's result, a numpy scalar...) as slot s's array. */
+static PyObject *tg_coerce(int s, PyObject *o)
+{
+    if (tg_fits(s, o, 0)) { Py_INCREF(o); return o; }
+    PyArray_Descr *d = PyArray_DescrFromType(tg_var_typenum[s]);
+    PyObject *r = PyArray_FromAny(o, d, 0, 0, NPY_ARRAY_ALIGNED, NULL);
+    if (r == NULL) return NULL;
+    if (PyArray_NDIM((PyArrayObject *)r) != tg_var_ndim[s]) {
+        PyErr_Format(PyExc_TypeError, "expected a %d-d array, got %d dimensions",
+                     tg_var_ndim[s], PyArray_NDIM((PyArrayObject *)r));
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void tg_capsule_free(PyObject *cap)
+{
+    tg_buffer_decref((tg_buffer *)PyCapsule_GetPointer(cap, "tg_buffer"));
+}
+
+/* A new ndarray over a's elements, keeping a's buffer alive. */
+static PyObject *tg_wrap(tg_array *a)
+{
+    npy_intp sh[TG_MAXDIM], st[TG_MAXDIM];
+    for (int d = 0; d < a->ndim; d++) { sh[d] = (npy_intp)a->shape[d]; st[d] = (npy_intp)a->strides[d]; }
+    PyArray_Descr *descr = PyArray_DescrFromType(a->typenum);
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, a->ndim, sh, st, a->data,
+                                         NPY_ARRAY_WRITEABLE, NULL);
+    if (arr == NULL) return NULL;
+    if (a->base != NULL) {
+        PyObject *cap = PyCapsule_New(a->base, "tg_buffer", tg_capsule_free);
+        if (cap == NULL) { Py_DECREF(arr); return NULL; }
+        a->base->refcount++;
+        if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) { Py_DECREF(arr); return NULL; }
+    }
+    return arr;
+}
+
+/* Raise the error of module node k through the Python report callback. */
+static void tg_report(tg_ws *ws, int k)
+{
+    int nin = tg_node_in_off[k + 1] - tg_node_in_off[k];
+    PyObject *ins = PyTuple_New(nin);
+    if (ins == NULL) return;
+    for (int j = 0; j < nin; j++) {
+        tg_array *a = &ws->v[tg_node_in_idx[tg_node_in_off[k] + j]];
+        PyObject *w = a->data != NULL ? tg_wrap(a) : NULL;
+        if (w == NULL) { PyErr_Clear(); w = Py_None; Py_INCREF(w); }
+        PyTuple_SET_ITEM(ins, j, w);
+    }
+    PyObject *r = PyObject_CallFunction(ws->report, "isOi", k, ws->ctx.errmsg, ins, ws->whole_run);
+    Py_DECREF(ins);
+    Py_XDECREF(r);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, ws->ctx.errmsg);
+}
+
+static int tg_run_node(tg_ws *ws, int k)
+{
+    ws->ctx.errmsg[0] = 0;
+    if (tg_node_fn[k](&ws->ctx, ws->v) != 0) {
+        tg_report(ws, k);
+        return -1;
+    }
+    return 0;
+}
+
+#if TG_WHOLE_GRAPH
+/* The loop over nodes; with gc, each intermediate is released after its last reader. */
+static int tg_run_graph(tg_ws *ws)
+{
+    ws->whole_run = 1;
+    for (int k = 0; k < TG_NNODES; k++) {
+        if (tg_run_node(ws, k) != 0) {
+            if (ws->gc) tg_release_foreign(ws, 1);
+            return -1;
+        }
+        if (ws->gc)
+            for (int j = tg_free_off[k]; j < tg_free_off[k + 1]; j++)
+                tg_release(&ws->v[tg_free_idx[j]]);
+    }
+    return 0;
+}
+
+static PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (nargs != TG_NGIN) {
+        PyErr_Format(PyExc_TypeError, "run_all takes %d values, got %zd", TG_NGIN, nargs);
+        return NULL;
+    }
+    for (int i = 0; i < TG_NGIN; i++) {
+        PyObject *o = tg_coerce(tg_graph_in[i], args[i]);
+        if (o == NULL || tg_set(ws, tg_graph_in[i], o) != 0) {
+            Py_XDECREF(o);
+            tg_release_foreign(ws, 0);
+            return NULL;
+        }
+        Py_DECREF(o);
+    }
+    PyObject *result = NULL;
+    if (tg_run_graph(ws) == 0) {
+        result = PyTuple_New(TG_NGOUT);
+        for (int k = 0; result != NULL && k < TG_NGOUT; k++) {
+            PyObject *w = tg_wrap(&ws->v[tg_graph_out[k]]);
+            if (w == NULL) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, k, w);
+        }
+    }
+    tg_release_foreign(ws, ws->gc);
+    return result;
+}
+
+static PyObject *tg_configure(PyObject *self, PyObject *args)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    PyObject *convert, *shared, *updates, *borrow;
+    int n_explicit, n_returned, unpack;
+    if (!PyArg_ParseTuple(args, "OO!O!O!iip", &convert, &PyTuple_Type, &shared, &PyTuple_Type,
+                          &updates, &PyBytes_Type, &borrow, &n_explicit, &n_returned, &unpack))
+        return NULL;
+    if (n_explicit + PyTuple_GET_SIZE(shared) != TG_NGIN
+            || n_returned + PyTuple_GET_SIZE(updates) != TG_NGOUT
+            || PyBytes_GET_SIZE(borrow) != TG_NGOUT) {
+        PyErr_SetString(PyExc_ValueError, "configure: counts do not match the graph");
+        return NULL;
+    }
+    Py_INCREF(convert); Py_XSETREF(ws->convert, convert);
+    Py_INCREF(shared); Py_XSETREF(ws->shared_cells, shared);
+    Py_INCREF(updates); Py_XSETREF(ws->update_cells, updates);
+    Py_INCREF(borrow); Py_XSETREF(ws->borrow, borrow);
+    ws->n_explicit = n_explicit;
+    ws->n_returned = n_returned;
+    ws->unpack_single = unpack;
+    ws->configured = 1;
+    Py_RETURN_NONE;
+}
+
+static inline int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
+{
+    const int s = tg_graph_in[i];
+    if (tg_fits(s, o, !trusted)) return tg_set(ws, s, o);
+    PyObject *c = PyObject_CallFunction(ws->convert, "iO", i, o);
+    if (c == NULL) return -1;
+    if (!tg_fits(s, c, 1)) {
+        PyObject *fixed = tg_coerce(s, c);
+        Py_DECREF(c);
+        if (fixed == NULL) return -1;
+        c = fixed;
+    }
+    int rc = tg_set(ws, s, c);
+    Py_DECREF(c);
+    return rc;
+}
+
+static PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              int trusted)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (!ws->configured || nargs != ws->n_explicit) Py_RETURN_NOTIMPLEMENTED;
+    for (int i = 0; i < ws->n_explicit; i++)
+        if (tg_bind(ws, i, args[i], trusted) != 0) goto fail;
+    for (int j = 0; j < TG_NGIN - ws->n_explicit; j++) {
+        PyObject *cell = PyTuple_GET_ITEM(ws->shared_cells, j);
+        if (tg_bind(ws, ws->n_explicit + j, PyList_GET_ITEM(cell, 0), 0) != 0) goto fail;
+    }
+    if (tg_run_graph(ws) != 0) goto fail;
+    PyObject *outs[TG_NGOUT + 1];
+    const char *borrow = PyBytes_AS_STRING(ws->borrow);
+    for (int k = 0; k < TG_NGOUT; k++) {
+        tg_array *a = &ws->v[tg_graph_out[k]];
+        int copy = a->base == NULL || (a->base->release != NULL && !borrow[k]);
+        for (int p = 0; p < k && !copy; p++)
+            copy = ws->v[tg_graph_out[p]].base == a->base;
+        PyObject *w = tg_wrap(a);
+        if (w != NULL && copy) {
+            PyObject *c = PyArray_NewCopy((PyArrayObject *)w, NPY_CORDER);
+            Py_DECREF(w);
+            w = c;
+        }
+        if (w == NULL) {
+            for (int p = 0; p < k; p++) Py_DECREF(outs[p]);
+            goto fail;
+        }
+        outs[k] = w;
+    }
+    tg_release_foreign(ws, ws->gc);
+    /* success: commit the updates, then return the outputs */
+    for (int u = ws->n_returned; u < TG_NGOUT; u++) {
+        PyObject *cell = PyTuple_GET_ITEM(ws->update_cells, u - ws->n_returned);
+        PyList_SetItem(cell, 0, outs[u]);  /* steals */
+    }
+    if (ws->unpack_single) return outs[0];
+    PyObject *list = PyList_New(ws->n_returned);
+    if (list == NULL) {
+        for (int k = 0; k < ws->n_returned; k++) Py_DECREF(outs[k]);
+        return NULL;
+    }
+    for (int k = 0; k < ws->n_returned; k++) PyList_SET_ITEM(list, k, outs[k]);
+    return list;
+fail:
+    tg_release_foreign(ws, ws->gc);
+    return NULL;
+}
+
+static PyObject *tg_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return tg_call_impl(self, args, nargs, 0);
+}
+
+static PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return tg_call_impl(self, args, nargs, 1);
+}
+#endif
+
+static PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "node_call(k, *inputs)"); return NULL; }
+    long k = PyLong_AsLong(args[0]);
+    if (k < 0 || k >= TG_NNODES) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_IndexError, "no node %ld in this module", k);
+        return NULL;
+    }
+    const int in0 = tg_node_in_off[k], nin = tg_node_in_off[k + 1] - in0;
+    if (nargs != 1 + nin) {
+        PyErr_Format(PyExc_TypeError, "node %ld takes %d inputs, got %zd", k, nin, nargs - 1);
+        return NULL;
+    }
+    for (int j = 0; j < nin; j++) {
+        const int s = tg_node_in_idx[in0 + j];
+        if (tg_var_const[s]) continue;
+        PyObject *o = tg_coerce(s, args[1 + j]);
+        if (o == NULL || tg_set(ws, s, o) != 0) {
+            if (o == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_Format(PyExc_TypeError, "input %d of the node: %S", j, value);
+                Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+            }
+            Py_XDECREF(o);
+            tg_release_foreign(ws, 0);
+            return NULL;
+        }
+        Py_DECREF(o);
+    }
+    PyObject *result = NULL;
+    ws->whole_run = 0;
+    if (tg_run_node(ws, (int)k) == 0) {
+        const int out0 = tg_node_out_off[k], nout = tg_node_out_off[k + 1] - out0;
+        result = PyTuple_New(nout);
+        for (int j = 0; result != NULL && j < nout; j++) {
+            tg_array *a = &ws->v[tg_node_out_idx[out0 + j]];
+            PyObject *w = tg_wrap(a);
+            if (w == NULL) { Py_CLEAR(result); break; }
+            PyTuple_SET_ITEM(result, j, w);
+            if (ws->gc) tg_release(a);
+        }
+    }
+    tg_release_foreign(ws, 0);
+    return result;
+}
+
+static PyMethodDef tg_methods[] = {
+    {"node_call", (PyCFunction)(void (*)(void))tg_node_call, METH_FASTCALL, NULL},
+#if TG_WHOLE_GRAPH
+    {"run_all", (PyCFunction)(void (*)(void))tg_run_all, METH_FASTCALL, NULL},
+    {"call", (PyCFunction)(void (*)(void))tg_call, METH_FASTCALL, NULL},
+    {"call_trusted", (PyCFunction)(void (*)(void))tg_call_trusted, METH_FASTCALL, NULL},
+    {"configure", (PyCFunction)tg_configure, METH_VARARGS, NULL},
+#endif
+    {NULL, NULL, 0, NULL}
+};
+
+/* tg_make(spec, out): spec = (consts, report, gc, nthreads); appends to the list `out` a dict
+ * of the entry points bound to a new workspace. Called through cffi (which released the GIL). */
+int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int rc = -1;
+    PyObject *spec = (PyObject *)spec_addr, *out = (PyObject *)out_addr, *cap = NULL, *d = NULL;
+    if (PyArray_API == NULL && _import_array() < 0) { PyErr_Print(); goto done; }
+    tg_ws *ws = (tg_ws *)calloc(1, sizeof(tg_ws));
+    if (ws == NULL) goto done;
+    cap = PyCapsule_New(ws, "tg_ws", tg_ws_free);
+    if (cap == NULL) { free(ws); goto done; }
+    ws->consts = PyTuple_GetItem(spec, 0); Py_XINCREF(ws->consts);
+    ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
+    ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));
+    ws->ctx.nthreads = (int)PyLong_AsLong(PyTuple_GetItem(spec, 3));
+    for (int s = 0; s < TG_NVARS; s++) ws->v[s].typenum = tg_var_typenum[s];
+    for (int c = 0; c < TG_NCONST; c++) {
+        PyObject *value = tg_coerce(tg_const_slot[c], PyTuple_GetItem(ws->consts, c));
+        if (value == NULL || tg_set(ws, tg_const_slot[c], value) != 0) { Py_XDECREF(value); goto done; }
+        Py_DECREF(value);
+    }
+    d = PyDict_New();
+    if (d == NULL) goto done;
+    for (PyMethodDef *m = tg_methods; m->ml_name != NULL; m++) {
+        PyObject *fn = PyCFunction_New(m, cap);
+        if (fn == NULL || PyDict_SetItemString(d, m->ml_name, fn) < 0) { Py_XDECREF(fn); goto done; }
+        Py_DECREF(fn);
+    }
+    rc = PyList_Append(out, d);
+done:
+    if (rc != 0 && PyErr_Occurred()) PyErr_Print();
+    Py_XDECREF(d);
+    Py_XDECREF(cap);
+    PyGILState_Release(gil);
+    return rc;
+}

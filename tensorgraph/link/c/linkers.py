@@ -1,0 +1,217 @@
+"""The C linkers: 'c|py', 'c|py_nogc', 'c', 'cvm', 'cvm_nogc'.
+
+All of them compile one module per graph (``codegen.CGraph``) and return a ``CVM``, a
+``tensorgraph.link.vm.VM`` whose thunks run the nodes' compiled C functions (``thunk.kind ==
+'c'``) or, for nodes without C, their ``perform`` (``'py'``). They differ in how a call runs:
+
+* 'c|py', 'c|py_nogc': the VM's Python loop over the thunks (with or without gc of the cells);
+* 'cvm': the whole graph in one C call (the loop over nodes in C, intermediates released right
+  after their last reader), when every node has C and none is lazy; 'cvm_nogc' and 'c' keep
+  the intermediates' buffers and reuse them on the next call. Otherwise (a node without C, an
+  ``ifelse``) they run the Python loop over the same thunks, so a lazy node still computes only
+  the branch it takes.
+
+Hooks (``vm.pre_hook`` / ``vm.post_hook``) always run node by node through the thunks: the same
+C functions as the whole-graph run. ``Function`` calls the C entry point ``vm.c_call`` directly
+(input checks, shared values, updates and output copies in C) when the VM offers one.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.errors import reraise_with_node
+from tensorgraph.link import register_linker
+from tensorgraph.link.vm import VM, PyVMLinker
+
+_warned_no_compiler = []
+
+
+class CVM(VM):
+    """A VM with C thunks and, for whole-graph C, a C run of the whole graph.
+
+    ``c_call`` is the C function implementing a whole ``Function`` call, or None while hooks
+    are set (or the graph is not all C, or no Function configured it).
+    """
+
+    def __init__(self, fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph):
+        self._pre = self._post = None
+        self._entry = entry or {}
+        self._trusted = False
+        self._configured = False
+        self.c_call = None
+        super().__init__(fgraph, nodes, thunks, storage_map, compute_map, allow_gc)
+        self.cgraph = cgraph
+        self._run_all = self._entry.get("run_all")
+        self.whole_graph = self._run_all is not None
+
+    # hooks switch the whole-graph C call off: they need node-by-node runs
+    @property
+    def pre_hook(self):
+        return self._pre
+
+    @pre_hook.setter
+    def pre_hook(self, value):
+        self._pre = value
+        self._sync()
+
+    @property
+    def post_hook(self):
+        return self._post
+
+    @post_hook.setter
+    def post_hook(self, value):
+        self._post = value
+        self._sync()
+
+    def _sync(self):
+        usable = self._configured and self._pre is None and self._post is None
+        self.c_call = (self._entry["call_trusted" if self._trusted else "call"]
+                       if usable else None)
+
+    def make_call(self, convert, n_explicit: int, borrowed, n_returned: int,
+                  unpack_single: bool, update_cells) -> bool:
+        """Let ``c_call`` run whole Function calls (False if this VM cannot).
+
+        ``convert(pos, value)`` returns the value converted to graph input ``pos``'s type or
+        raises the user-facing TypeError; ``borrowed`` has one flag per graph output.
+        """
+        if not self.whole_graph:
+            return False
+        shared = tuple(self.input_storage[n_explicit:])
+        self._entry["configure"](convert, shared, tuple(update_cells),
+                                 bytes(int(bool(b)) for b in borrowed), n_explicit,
+                                 n_returned, bool(unpack_single))
+        self._configured = True
+        self._sync()
+        return True
+
+    def set_trust_input(self, trusted: bool) -> None:
+        self._trusted = bool(trusted)
+        self._sync()
+
+    def __call__(self):
+        if self._run_all is None or self._pre is not None or self._post is not None:
+            return super().__call__()
+        outputs = self._run_all(*[cell[0] for cell in self.input_storage])
+        for cell, value in zip(self.output_storage, outputs):
+            cell[0] = value
+
+    def __repr__(self):
+        how = "whole-graph C" if self.whole_graph else "per-node"
+        gc = "gc" if self.allow_gc else "no gc"
+        return f"<CVM: {len(self.nodes)} nodes, {how}, {gc}>"
+
+
+def _c_thunk(node_call, k, node, storage_map, compute_map):
+    """A thunk running module node ``k`` (``node``) on its storage cells."""
+    input_cells = [storage_map[v] for v in node.inputs]
+    output_cells = [storage_map[v] for v in node.outputs]
+    output_flags = [compute_map[v] for v in node.outputs]
+
+    if len(output_cells) == 1:
+        (cell,), (flag,) = output_cells, output_flags
+
+        def thunk():
+            cell[0] = node_call(k, *[c[0] for c in input_cells])[0]
+            flag[0] = True
+    else:
+        def thunk():
+            values = node_call(k, *[c[0] for c in input_cells])
+            for c, value in zip(output_cells, values):
+                c[0] = value
+            for f in output_flags:
+                f[0] = True
+
+    thunk.inputs = input_cells
+    thunk.outputs = output_cells
+    thunk.node = node
+    thunk.lazy = False
+    thunk.kind = "c"
+    return thunk
+
+
+class CLinker:
+    """Links a FunctionGraph into a ``CVM`` (see the module docstring).
+
+    ``allow_gc=None`` follows ``config.allow_gc``; ``whole_graph`` lets the VM run all-C graphs
+    in one C call.
+    """
+
+    def __init__(self, name: str, allow_gc: bool | None, whole_graph: bool):
+        self.name = name
+        self.allow_gc = allow_gc
+        self.whole_graph = whole_graph
+
+    def make_vm(self, fgraph, input_storage=None, storage_map=None):
+        from tensorgraph.configdefaults import config
+
+        if not config.cxx:
+            if self.name == "c":
+                raise RuntimeError(
+                    "linker 'c' needs a C compiler but config.cxx is empty; use the linker "
+                    "'py' (or 'cvm', which falls back to Python with a warning), or set cxx")
+            if not _warned_no_compiler:
+                _warned_no_compiler.append(True)
+                warnings.warn(f"config.cxx is empty: linker {self.name!r} runs every node with "
+                              "Python (numpy perform) instead of C", stacklevel=4)
+            return PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage,
+                                                                 storage_map)
+        from tensorgraph.link.c.codegen import CGraph
+
+        allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
+        storage_map = dict(storage_map or {})
+        if input_storage is None:
+            input_storage = [[None] for _ in fgraph.inputs]
+        if len(input_storage) != len(fgraph.inputs):
+            raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
+                             "input cells")
+        for var, cell in zip(fgraph.inputs, input_storage):
+            storage_map[var] = cell
+        nodes = fgraph.toposort()
+        for var in [v for node in nodes for v in node.inputs + node.outputs] + fgraph.outputs:
+            if var not in storage_map:
+                storage_map[var] = [var.data] if isinstance(var, Constant) else [None]
+        compute_map = {var: [var.owner is None] for var in storage_map}
+
+        lazy = any(_is_lazy(n) for n in nodes)
+        cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy)
+        entry = None
+        if cgraph.c_nodes:
+            positions = {node: i for i, node in enumerate(nodes)}
+
+            def report(k, message, inputs, whole):
+                node = cgraph.c_nodes[k]
+                exc = ValueError(message)
+                if whole:
+                    reraise_with_node(exc, node, list(inputs), positions[node])
+                raise exc
+
+            entry = cgraph.workspace(gc=allow_gc, report=report)
+        thunks = []
+        for node in nodes:
+            k = cgraph.index.get(node)
+            if k is None:
+                thunks.append(node.op.make_py_thunk(node, storage_map, compute_map))
+            else:
+                thunks.append(_c_thunk(entry["node_call"], k, node, storage_map, compute_map))
+        if not cgraph.whole_graph and entry is not None:
+            entry = {"node_call": entry["node_call"]}
+        return CVM(fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph)
+
+    def __repr__(self):
+        return f"CLinker(name={self.name!r}, allow_gc={self.allow_gc})"
+
+
+def _is_lazy(node) -> bool:
+    from tensorgraph.ifelse import IfElse
+
+    return isinstance(node.op, IfElse) or getattr(node.op, "lazy", False)
+
+
+register_linker("c|py", lambda: CLinker("c|py", None, whole_graph=False))
+register_linker("c|py_nogc", lambda: CLinker("c|py_nogc", False, whole_graph=False))
+register_linker("cvm", lambda: CLinker("cvm", None, whole_graph=True))
+register_linker("cvm_nogc", lambda: CLinker("cvm_nogc", False, whole_graph=True))
+register_linker("c", lambda: CLinker("c", False, whole_graph=True))

@@ -76,9 +76,10 @@ class Unary(Op):
         outputs = [storage_map[v] for v in node.outputs]
         flags = [compute_map[v] for v in node.outputs]
         off = 1.0 if self.how == "alt_disagrees" else 0.0
+        layout = np.asfortranarray if self.how == "alt_fortran" else np.ascontiguousarray
 
         def thunk():
-            outputs[0][0] = 2 * inputs[0][0] + off
+            outputs[0][0] = layout(2 * inputs[0][0] + off)
             flags[0][0] = True
 
         thunk.inputs, thunk.outputs, thunk.lazy, thunk.kind = inputs, outputs, False, "c"
@@ -138,6 +139,18 @@ def test_bad_thunk_output_names_node_line_values_and_difference(alt_linker):
     assert "py and c implementations of Unary{alt_disagrees}" in text
     assert "largest difference 1" in text
     assert "test_debugmode.py" in text and "y = Unary(\"alt_disagrees\")(x)" in text
+
+
+def test_matching_strides_warn_or_raise(alt_linker):
+    m = tt.dmatrix("m")
+    y = Unary("alt_fortran")(m)
+    value = np.ones((2, 3))
+    tg.function([m], y, mode=quiet(c_linker=alt_linker))(value)  # 0: not checked
+    with pytest.warns(UserWarning, match="have strides"):
+        tg.function([m], y, mode=quiet(c_linker=alt_linker, require_matching_strides=1))(value)
+    with config.change_flags(DebugMode__check_strides=2):
+        with pytest.raises(BadThunkOutput, match="have strides"):
+            tg.function([m], y, mode=quiet(c_linker=alt_linker))(value)
 
 
 def test_without_a_c_linker_the_c_side_is_skipped():

@@ -399,3 +399,35 @@ def test_lazy_ifelse_is_checked_without_computing_the_branch_not_taken():
     assert f(1.0, 2.0, np.array([0.0, 1.0])) == pytest.approx(1.0 + np.e)
     with pytest.raises(InvalidValueError, match="nan/inf"):
         f(3.0, 2.0, np.array([0.0, 1.0]))
+
+
+class TwiceWithWrongC(Op):
+    """perform doubles; the C code triples (the bug DebugMode must find)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = tt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = 2 * inputs[0]
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        return f"""
+        if (tg_alloc({z}, 1, {x}->shape, TG_FLOAT64, {sub['ctx']})) {{ {sub['fail']} }}
+        for (int64_t i = 0; i < {x}->shape[0]; i++)
+            ((double *){z}->data)[i] = 3 * *(double *)({x}->data + i * {x}->strides[0]);
+        """
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+def test_real_c_code_disagreeing_with_perform_is_reported():
+    x = tt.dvector("x")
+    y = TwiceWithWrongC()(x)
+    with pytest.raises(BadThunkOutput, match="py and c implementations of TwiceWithWrongC"):
+        tg.function([x], y, mode=quiet())(np.array([1.0, 2.0]))

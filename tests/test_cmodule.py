@@ -325,3 +325,19 @@ def test_manifest_is_json_with_key_parts(cache_dir):
     with open(os.path.join(entry.path, cache.MANIFEST)) as f:
         data = json.load(f)
     assert data["key"] == entry.key and data["command"][0] == config.cxx
+
+
+def test_old_modules_are_cleared_automatically_once_a_day(cache_dir, monkeypatch):
+    get_module(source(16), CDEF, name_hint="aging")
+    old = only_entry(cache_dir)
+    os.utime(os.path.join(old.path, cache.MANIFEST), (1, 1))
+    stamp = cache_dir / cache.CLEANUP_STAMP
+    assert stamp.exists()
+    forget_memory(monkeypatch)
+    get_module(source(17), CDEF, name_hint="young")  # the stamp is fresh: nothing removed
+    assert len(cache.entries(str(cache_dir))) == 2
+    os.utime(stamp, (1, 1))
+    forget_memory(monkeypatch)
+    get_module(source(18), CDEF, name_hint="younger")
+    assert old.name not in [e.name for e in cache.entries(str(cache_dir))]
+    assert len(cache.entries(str(cache_dir))) == 2

@@ -7,6 +7,7 @@ Inside ``config.compiledir``::
     locks/<key>.lock, <key>.owner   the key's compile lock and who holds it (see locking.py)
     compilers/<id>.txt              ``cxx --version`` answers, so a new process needs no compiler
     tmp/                            builds in progress (kept with config.nocleanup)
+    last_cleanup                    when the automatic cleanup last ran (its mtime)
 
 An entry appears only whole: it is built in ``tmp/`` and renamed into ``modules/`` in one step,
 and disappears the same way (renamed into ``tmp/`` first, then deleted). The manifest's mtime
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 MODULES, LOCKS, TMP, COMPILERS = "modules", "locks", "tmp", "compilers"
 MANIFEST = "manifest.json"
+CLEANUP_STAMP = "last_cleanup"  # its mtime: when cache.clear last ran automatically
 # leftovers in tmp/ older than this are not builds in progress any more
 TMP_MAX_AGE = 3600
 

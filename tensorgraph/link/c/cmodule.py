@@ -44,6 +44,7 @@ __all__ = ["get_module", "CompileError", "CompilationUnavailable", "ModuleCacheW
 
 # Bump when the cache layout, the manifest or the way modules are built changes.
 CACHE_FORMAT = "1"
+CLEANUP_INTERVAL = 24 * 3600  # seconds between two automatic ``cache.clear``
 
 
 class ModuleCacheWarning(UserWarning):
@@ -118,6 +119,7 @@ class ModuleCache:
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._guard = threading.Lock()
         self._index: dict[str, dict] | None = None
+        self._cleanup_checked = False
 
     def get(self, source, cdef, *, name_hint, libraries, library_dirs, include_dirs,
             extra_compile_args, extra_link_args, runtime_version, unversioned, origin):
@@ -166,6 +168,7 @@ class ModuleCache:
             module = None  # look again under the lock: it may be being replaced right now
         if module is not None:
             return module
+        self._daily_cleanup()
         with KeyLock(os.path.join(self.root, cache.LOCKS), key, f"module {name}") as lock:
             try:
                 module = self._load(entry, key)
@@ -190,6 +193,23 @@ class ModuleCache:
             raise cache.CorruptEntry(f"importing it failed: {exc}") from None
         cache.touch(entry)
         return module
+
+    def _daily_cleanup(self) -> None:
+        """``cache.clear`` at most once a day per cache (and once per process), before a
+        compilation, so an unattended cache does not grow without bound."""
+        if self._cleanup_checked:
+            return
+        self._cleanup_checked = True
+        stamp = os.path.join(self.root, cache.CLEANUP_STAMP)
+        try:
+            if time.time() - os.stat(stamp).st_mtime < CLEANUP_INTERVAL:
+                return
+        except FileNotFoundError:
+            pass
+        os.makedirs(self.root, exist_ok=True)
+        with open(stamp, "w", encoding="utf-8"):
+            pass
+        cache.clear(self.root, config.cmodule__age_thresh_use)
 
     def _preloaded(self, key: str) -> dict | None:
         if not config.cmodule__preload_cache:

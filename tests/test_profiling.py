@@ -135,6 +135,15 @@ def test_memory_profile():
     assert "smallest peak of any node order" in text
 
 
+def test_debugprint_flag_adds_the_graph():
+    f = small_function(profile=True)
+    call(f, 1)
+    assert "Graph of 'small'" not in f.profile.summary_text()
+    with config.change_flags(profiling__debugprint=True):
+        text = f.profile.summary_text()
+    assert "Graph of 'small'" in text and "[id A]" in text
+
+
 def test_profile_optimizer_section():
     with config.change_flags(profile_optimizer=True):
         f = small_function(profile=True)

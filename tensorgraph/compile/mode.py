@@ -8,6 +8,9 @@ register themselves instead of being special-cased here:
 * ``'FAST_RUN'``: the 'fast_run' rewrites, the C VM ('cvm') when the C backend has registered
   it, the Python VM ('vm') otherwise.
 * ``'Mode'``: ``config.linker`` and ``config.optimizer``.
+* ``'DebugMode'``, ``'NanGuardMode'``, ``'MonitorMode'``: the debugging modes of
+  ``tensorgraph.compile.debugmode`` / ``nanguardmode`` / ``monitormode`` with their defaults
+  (their modules are imported on first use).
 
 ``config.mode`` (default 'Mode') is the mode of ``function(mode=None)``. The default
 ``config.linker`` ('cvm') falls back to the Python VM while no C backend is registered;

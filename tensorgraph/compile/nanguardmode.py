@@ -151,7 +151,8 @@ class NanGuardMode(HookMode):
         def post(i, node, thunk):
             for k, cell in enumerate(thunk.outputs):
                 found = count_bad(cell[0], nan, inf, big)
-                if found:
+                if found and not any(count_bad(c[0], nan, inf, big) for c in thunk.inputs):
+                    # (with 'warn', nodes reading a reported value are its victims: skipped)
                     out = node.outputs[k]
                     label = f" ({out.name})" if out.name else ""
                     report(node_report(

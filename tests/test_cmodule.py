@@ -159,6 +159,18 @@ def test_compile_error_shows_numbered_source_lines_and_origin(cache_dir):
     assert "    2 |     int c = a;" in text
     assert "nocleanup" in text
     assert cache.entries(str(cache_dir)) == []
+    assert not os.listdir(cache_dir / cache.TMP)
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({"source": None}, "source must be a str, got NoneType"),
+    ({"libraries": "m"}, "libraries must be a sequence of strings, got 'm'"),
+    ({"include_dirs": [3]}, "include_dirs must be a sequence of strings"),
+])
+def test_bad_arguments_are_named(cache_dir, kwargs, expected):
+    args = {"source": source(1), "cdef": CDEF, "name_hint": "args", **kwargs}
+    with pytest.raises(TypeError, match=expected):
+        get_module(args.pop("source"), args.pop("cdef"), **args)
 
 
 def test_compile_error_keeps_to_the_first_errors(cache_dir):

@@ -69,11 +69,21 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
     Raises :class:`CompilationUnavailable` when ``config.cxx`` is empty or not a compiler, and
     :class:`CompileError` when the compiler rejects the source.
     """
+    for arg, value in (("source", source), ("cdef", cdef), ("name_hint", name_hint),
+                       ("runtime_version", runtime_version)):
+        if not isinstance(value, str):
+            raise TypeError(f"get_module: {arg} must be a str, got {type(value).__name__}")
+    lists = {}
+    for arg, value in (("libraries", libraries), ("library_dirs", library_dirs),
+                       ("include_dirs", include_dirs), ("extra_compile_args", extra_compile_args),
+                       ("extra_link_args", extra_link_args), ("unversioned", unversioned)):
+        items = () if isinstance(value, str) else tuple(value)
+        if isinstance(value, str) or not all(isinstance(v, (str, os.PathLike)) for v in items):
+            raise TypeError(f"get_module: {arg} must be a sequence of strings, got {value!r}")
+        lists[arg] = tuple(os.fspath(v) for v in items)
     return _cache_for(config.compiledir).get(
-        source, cdef, name_hint=name_hint, libraries=tuple(libraries),
-        library_dirs=tuple(library_dirs), include_dirs=tuple(include_dirs),
-        extra_compile_args=tuple(extra_compile_args), extra_link_args=tuple(extra_link_args),
-        runtime_version=runtime_version, unversioned=tuple(unversioned), origin=origin)
+        source, cdef, name_hint=name_hint, runtime_version=runtime_version, origin=origin,
+        **lists)
 
 
 _caches: dict[str, ModuleCache] = {}

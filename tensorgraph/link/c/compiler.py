@@ -103,11 +103,15 @@ def cpu_identity() -> str:
 # -- the command line ---------------------------------------------------------------------
 
 def compile_flags(extra_compile_args=()) -> list[str]:
-    """Code-generation flags, from the config and the caller (the caller's come last)."""
+    """Code-generation flags, from the config and the caller (the caller's come last).
+
+    ``_CFFI_NO_LIMITED_API``: cached modules are per Python version anyway (it is in the key),
+    so the full C API is available to sources that include Python.h or numpy's headers."""
     if config.cmodule__debug:
         flags = ["-O0", "-g"]
     else:
         flags = ["-O3", "-march=native", "-fopenmp-simd", "-DNDEBUG"]
+    flags.append("-D_CFFI_NO_LIMITED_API")
     if config.openmp:
         flags.append("-fopenmp")
     flags += shlex.split(config.gcc__cxxflags)
@@ -144,13 +148,18 @@ def run(cmd: list[str], heartbeat=None, interval: float = 1.0) -> subprocess.Com
         print("tensorgraph: " + shlex.join(cmd), file=sys.stderr)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             errors="replace")
-    while True:
-        try:
-            out, err = proc.communicate(timeout=interval)
-            break
-        except subprocess.TimeoutExpired:
-            if heartbeat is not None:
-                heartbeat()
+    try:
+        while True:
+            try:
+                out, err = proc.communicate(timeout=interval)
+                break
+            except subprocess.TimeoutExpired:
+                if heartbeat is not None:
+                    heartbeat()
+    except BaseException:  # e.g. KeyboardInterrupt: leave no compiler running behind us
+        proc.kill()
+        proc.wait()
+        raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 

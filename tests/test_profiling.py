@@ -228,7 +228,7 @@ def test_config_profile_prints_at_exit(run_python):
             "f([1.0, 2.0])\n"
             "g = tg.function([x], x + 1, name='collected')\n"
             "del g\n")
-    result = run_python("-c", code, env={"TENSORGRAPH_FLAGS": "profile=True"})
+    result = run_python("-c", code, env={"TENSORGRAPH_FLAGS": "profile=True,linker=vm"})
     assert result.returncode == 0, result.stderr
     assert "Function profile: atexit_fn" in result.stderr
     assert "Time in 1 call to Function.__call__" in result.stderr

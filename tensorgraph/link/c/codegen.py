@@ -1,8 +1,9 @@
 """From a FunctionGraph to one C module: a function per node, tables, and the Python glue.
 
 ``CGraph(fgraph, whole_graph=...)`` asks every node for its C (``op.c_code``, see
-docs/c_backend.md). The nodes that have C become ``static int tg_node_<k>(tg_ctx *, tg_array *v)``
-functions reading and writing the workspace's arrays ``v[slot]`` (one slot per variable). With
+docs/c_backend.md). The nodes that have C become functions
+``static int tg_node_<k>(tg_ctx *tg_context, tg_array *tg_vars)`` reading and writing the
+workspace's arrays ``tg_vars[slot]`` (one slot per variable). With
 ``whole_graph`` (every node has C, none is lazy) the module also gets the loop over all nodes and
 the entry points that run a whole call in C (``glue.h``). The source pastes ``runtime.h``,
 ``tg_scalar.h`` and ``glue.h`` in, so a module's cache key covers them.
@@ -82,7 +83,7 @@ class CGraph:
         self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
         self.slot: dict = {}
         self.constants: list = []
-        sub_base = {"ctx": "ctx", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
+        sub_base = {"ctx": "tg_context", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
                     "openmp_minsize": int(config.openmp_elemwise_minsize)}
         self.c_nodes, self.index, bodies = [], {}, []
         for node in self.nodes:
@@ -90,8 +91,8 @@ class CGraph:
                 continue
             k = len(self.c_nodes)
             slots = [self._slot(v) for v in node.inputs + node.outputs]
-            ins = [f"(&v[{s}])" for s in slots[:len(node.inputs)]]
-            outs = [f"(&v[{s}])" for s in slots[len(node.inputs):]]
+            ins = [f"(&tg_vars[{s}])" for s in slots[:len(node.inputs)]]
+            outs = [f"(&tg_vars[{s}])" for s in slots[len(node.inputs):]]
             code = node_c_code(node, f"node{k}", ins, outs, dict(sub_base, id=str(k)))
             if code is None:
                 continue
@@ -156,8 +157,8 @@ class CGraph:
                  _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
         for k, (node, code) in enumerate(bodies):
             parts.append(f"/* node {k}: {_comment(node)} */\n"
-                         f"static int tg_node_{k}(tg_ctx *ctx, tg_array *v)\n{{\n"
-                         f"    (void)ctx; (void)v;\n    {{\n{code}\n    }}\n    return 0;\n"
+                         f"static int tg_node_{k}(tg_ctx *tg_context, tg_array *tg_vars)\n{{\n"
+                         f"    (void)tg_context; (void)tg_vars;\n    {{\n{code}\n    }}\n    return 0;\n"
                          f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
         t = []
         t.append(f"#define TG_NVARS {nvars}")

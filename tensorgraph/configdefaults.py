@@ -241,9 +241,11 @@ def _declare(config: Config) -> None:
                         in_c_key=True))
     add("gcc__cxxflags", StrParam("", """Extra flags passed to the C compiler.""",
                                   in_c_key=True))
-    add("blas__ldflags", StrParam("", """Linker flags for BLAS (e.g. '-lopenblas'). Empty
-        means automatic: link the OpenBLAS shipped in the scipy-openblas32 wheel that
-        tensorgraph depends on.""", in_c_key=True))
+    add("blas__ldflags", StrParam("", """Linker flags for BLAS (e.g. '-lopenblas'; the
+        library must export the CBLAS interface, cblas_sgemv ...). Empty means automatic: link
+        the OpenBLAS shipped in the scipy-openblas32 wheel that tensorgraph depends on
+        (tensorgraph's own C kernels if it is missing). 'none' means no BLAS library:
+        tensorgraph's own C gemv/gemm kernels.""", in_c_key=True))
     add("openmp", BoolParam(False, """Let Ops with OpenMP C code run in parallel on the CPU
         (thread count from OMP_NUM_THREADS).""", in_c_key=True))
     add("openmp_elemwise_minsize", IntParam(200000, """Elementwise loops over fewer elements

@@ -7,8 +7,9 @@
 ``alpha`` and ``beta`` are 0-d tensors of the output dtype; ``beta == 0`` ignores ``y``/``z``
 entirely (BLAS semantics: a nan in ``y`` does not leak). Users do not build these: the
 rewrites do (see ``tensorgraph.tensor.rewriting.blas``), and their class names are what tools
-(and the seed exercise) check to tell that the fast path is used. ``perform`` is numpy; the C
-backend adds calls into a BLAS library.
+(and the seed exercise) check to tell that the fast path is used. ``perform`` is numpy (the
+reference); ``c_code`` calls the BLAS that ``config.blas__ldflags`` picks, or tensorgraph's own
+kernels (see ``tensorgraph.tensor.blas_c``), for float32 and float64.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.blas_c import BlasCOp
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Gemv", "Gemm", "Dot22", "gemv", "gemm", "dot22"]
@@ -31,7 +33,7 @@ def _check(op, names_vars, ndims, dtype):
             raise TypeError(f"{op}: {name} must have dtype {dtype}, got {var} ({var.type})")
 
 
-class Gemv(Op):
+class Gemv(BlasCOp, Op):
     """``beta * y + alpha * dot(A, x)``; inputs ``(y, alpha, A, x, beta)``."""
 
     __props__ = ()
@@ -55,8 +57,13 @@ class Gemv(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[2][0],)]
 
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.blas_c import gemv_code
 
-class Gemm(Op):
+        return gemv_code(node, inputs, outputs, sub)
+
+
+class Gemm(BlasCOp, Op):
     """``beta * z + alpha * dot(a, b)``; inputs ``(z, alpha, a, b, beta)``."""
 
     __props__ = ()
@@ -81,8 +88,13 @@ class Gemm(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[2][0], input_shapes[3][1])]
 
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.blas_c import gemm_code
 
-class Dot22(Op):
+        return gemm_code(node, inputs, outputs, sub)
+
+
+class Dot22(BlasCOp, Op):
     """``dot(a, b)`` of two matrices of the same dtype."""
 
     __props__ = ()
@@ -100,6 +112,12 @@ class Dot22(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[0][0], input_shapes[1][1])]
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.blas_c import gemm_code
+
+        a, b = inputs
+        return gemm_code(node, [None, None, a, b, None], outputs, sub, op_name="Dot22")
 
 
 gemv = Gemv()

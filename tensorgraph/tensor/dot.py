@@ -24,6 +24,7 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.blas_c import BlasCOp
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.type import TensorType
 
@@ -58,7 +59,7 @@ def _swap_last(x):
 # Dot
 
 
-class Dot(Op):
+class Dot(BlasCOp, Op):
     """``np.dot`` of two tensors that are each a vector or a matrix.
 
     vector . vector -> scalar, matrix . vector -> vector, vector . matrix -> vector,
@@ -90,6 +91,13 @@ class Dot(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         sa, sb = input_shapes
         return [tuple(sa[:-1]) + tuple(sb[1:])]
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        """BLAS for float32/float64 operands of the output's dtype, a plain loop otherwise
+        (see ``tensorgraph.tensor.blas_c``)."""
+        from tensorgraph.tensor.blas_c import dot_code
+
+        return dot_code(node, inputs, outputs, sub)
 
     def L_op(self, inputs, outputs, output_grads):
         from tensorgraph.tensor.math import mul

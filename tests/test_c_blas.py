@@ -1,0 +1,199 @@
+"""Generated C of Dot, Gemv, Gemm and Dot22 against their numpy ``perform``.
+
+One function per dtype holds every op, so a test compiles one module; hypothesis then varies
+sizes (empty ones included) and memory layouts: C and Fortran order, steps, negative steps,
+broadcast (stride 0) operands. The same runs with OpenBLAS (the default) and with
+tensorgraph's own kernels (``blas__ldflags='none'``).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorgraph
+import tensorgraph.tensor as tt
+from tensorgraph import config
+from tensorgraph.compile.mode import Mode
+from tensorgraph.tensor import blas_c
+from tensorgraph.tensor.blas import dot22, gemm, gemv
+from tensorgraph.tensor.dot import Dot
+
+C = Mode("cvm", None)
+PY = Mode("py", None)
+TOL = {"float16": 2e-2, "float32": 1e-4, "float64": 1e-10}
+
+LAYOUTS = ["c", "f", "step", "reversed", "broadcast"]
+
+
+def layout(value, how):
+    """``value`` (1-d or 2-d) with the same elements in another memory layout."""
+    if how == "f":
+        return np.asfortranarray(value)
+    if how == "step":
+        big = np.zeros(tuple(2 * s for s in value.shape), value.dtype)
+        big[tuple(slice(None, None, 2) for _ in value.shape)] = value
+        return big[tuple(slice(None, None, 2) for _ in value.shape)]
+    if how == "reversed":
+        flipped = np.ascontiguousarray(value[tuple(slice(None, None, -1) for _ in value.shape)])
+        return flipped[tuple(slice(None, None, -1) for _ in value.shape)]
+    if how == "broadcast" and value.size:
+        return np.broadcast_to(value[(slice(0, 1),) * value.ndim], value.shape)
+    return value
+
+
+def assert_close(got, expected, dtype):
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if got.dtype.kind == "f":
+        tol = TOL[dtype] * max(1.0, float(np.max(np.abs(expected), initial=0)))
+        np.testing.assert_allclose(got, expected, rtol=TOL[dtype], atol=tol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+_functions = {}
+
+
+def blas_functions(dtype, ldflags):
+    """(C function, Python function) computing every op on the same inputs."""
+    key = (dtype, ldflags)
+    if key not in _functions:
+        y, x, v = (tt.tensor(dtype, shape=(None,), name=n) for n in "yxv")
+        A, B, z = (tt.tensor(dtype, shape=(None, None), name=n) for n in "ABz")
+        alpha, beta = tt.tensor(dtype, shape=(), name="alpha"), tt.tensor(dtype, shape=(),
+                                                                        name="beta")
+        dot = Dot()
+        outputs = [gemv(y, alpha, A, x, beta), gemm(z, alpha, A, B, beta), dot22(A, B),
+                   dot(A, x), dot(v, B), dot(x, x), dot(A, B)]
+        inputs = [y, alpha, A, x, beta, z, B, v]
+        with config.change_flags(blas__ldflags=ldflags):
+            f_c = tensorgraph.function(inputs, outputs, mode=C)
+        assert {t.kind for t in f_c.vm.thunks} == {"c"}
+        _functions[key] = (f_c, tensorgraph.function(inputs, outputs, mode=PY))
+    return _functions[key]
+
+
+@st.composite
+def blas_case(draw):
+    m, n, k = (draw(st.integers(0, 9)) for _ in range(3))
+    seed = draw(st.integers(0, 2**31))
+    how = [draw(st.sampled_from(LAYOUTS)) for _ in range(6)]
+    alpha = draw(st.sampled_from([1.0, -0.5, 2.0, 0.0]))
+    beta = draw(st.sampled_from([0.0, 1.0, 0.25]))
+    return m, n, k, seed, how, alpha, beta
+
+
+def run_case(dtype, ldflags, case):
+    m, n, k, seed, how, alpha, beta = case
+    rng = np.random.default_rng(seed)
+
+    def arr(*shape):
+        return rng.normal(size=shape).astype(dtype)
+
+    values = [layout(arr(m), how[0]), np.asarray(alpha, dtype), layout(arr(m, n), how[1]),
+              layout(arr(n), how[2]), np.asarray(beta, dtype), layout(arr(m, k), how[3]),
+              layout(arr(n, k), how[4]), layout(arr(n), how[5])]
+    f_c, f_py = blas_functions(dtype, ldflags)
+    for got, expected in zip(f_c(*values), f_py(*values)):
+        assert_close(got, expected, dtype)
+
+
+@pytest.mark.parametrize("ldflags", ["", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@settings(max_examples=40, deadline=None)
+@given(case=blas_case())
+def test_blas_ops_match_perform(dtype, ldflags, case):
+    run_case(dtype, ldflags, case)
+
+
+@pytest.mark.parametrize("ldflags", ["", "none"])
+def test_large_products_match_perform(ldflags):
+    # sizes past the own kernels' blocks and BLAS's small-size paths
+    run_case("float32", ldflags, (67, 300, 530, 1, ["c", "f", "step", "c", "f", "c"], 1.0, 1.0))
+    run_case("float64", ldflags, (131, 257, 600, 2, ["step", "c", "c", "reversed", "c", "c"],
+                                  0.5, 0.25))
+
+
+@pytest.mark.parametrize("ldflags", ["", "none"])
+def test_nan_in_product_shows_with_alpha_zero_and_beta_zero_hides_y(ldflags):
+    f_c, f_py = blas_functions("float64", ldflags)
+    A = np.ones((3, 4))
+    A[1, 2] = np.nan
+    y = np.full(3, np.nan)   # beta == 0: y is not read
+    values = [y, np.asarray(0.0), A, np.ones(4), np.asarray(0.0), np.full((3, 2), np.nan),
+              np.ones((4, 2)), np.ones(4)]
+    got, expected = f_c(*values), f_py(*values)
+    for g, e in zip(got, expected):
+        assert_close(g, e, "float64")
+    assert np.isnan(got[0][1]) and not np.isnan(got[0][0])   # 0 * nan = nan, as numpy
+
+
+def test_shape_errors_name_the_shapes():
+    f_c, _ = blas_functions("float64", "")
+    good = [np.ones(3), np.asarray(1.0), np.ones((3, 4)), np.ones(4), np.asarray(1.0),
+            np.ones((3, 2)), np.ones((4, 2)), np.ones(4)]
+    bad = list(good)
+    bad[3] = np.ones(5)
+    with pytest.raises(ValueError, match=r"Gemv: shapes do not match: y \(3,\), A \(3, 4\), "
+                                         r"x \(5,\)"):
+        f_c(*bad)
+    bad = list(good)
+    bad[5] = np.ones((2, 2))
+    with pytest.raises(ValueError, match=r"Gemm: shapes do not match: z \(2, 2\)"):
+        f_c(*bad)
+    bad = list(good)
+    bad[7] = np.ones(5)
+    with pytest.raises(ValueError, match=r"dot: inner dimensions differ: shapes \(5,\) and "
+                                         r"\(4, 2\) \(5 != 4\)"):
+        f_c(*bad)
+
+
+@pytest.mark.parametrize("dtypes", [("int32", "int32"), ("int8", "uint8"), ("bool", "bool"),
+                                    ("float16", "float16"), ("float32", "float64"),
+                                    ("int64", "float32"), ("uint16", "uint16")])
+def test_dot_of_other_dtypes_runs_a_plain_loop(dtypes):
+    a1, b1 = (tt.tensor(d, shape=(None,)) for d in dtypes)
+    a2, b2 = (tt.tensor(d, shape=(None, None)) for d in dtypes)
+    dot = Dot()
+    inputs = [a1, b1, a2, b2]
+    outputs = [dot(a1, b1), dot(a2, b1), dot(a1, b2), dot(a2, b2)]
+    f_c = tensorgraph.function(inputs, outputs, mode=C)
+    f_py = tensorgraph.function(inputs, outputs, mode=PY)
+    assert {t.kind for t in f_c.vm.thunks} == {"c"}
+    rng = np.random.default_rng(3)
+
+    def arr(dtype, *shape):
+        if dtype == "bool":
+            return rng.integers(0, 2, shape).astype(bool)
+        if dtype.startswith(("int", "uint")):
+            info = np.iinfo(dtype)
+            return rng.integers(max(info.min, -100), min(info.max, 100), shape).astype(dtype)
+        return rng.normal(size=shape).astype(dtype)
+
+    values = [arr(dtypes[0], 5), layout(arr(dtypes[1], 5), "reversed"),
+              layout(arr(dtypes[0], 3, 5), "f"), layout(arr(dtypes[1], 5, 2), "step")]
+    for got, expected in zip(f_c(*values), f_py(*values)):
+        assert_close(got, expected, str(got.dtype))
+
+
+def test_fast_run_logistic_regression_step_uses_gemv_in_c():
+    X, w = tt.fmatrix("X"), tt.fvector("w")
+    p = tt.sigmoid(tt.dot(X, w))
+    f = tensorgraph.function([X, w], p, mode="FAST_RUN")
+    kinds = {type(t.node.op).__name__: t.kind for t in f.vm.thunks}
+    assert kinds.get("Gemv") == "c"
+    rng = np.random.default_rng(0)
+    Xv, wv = rng.normal(size=(40, 78)).astype("float32"), rng.normal(size=78).astype("float32")
+    np.testing.assert_allclose(f(Xv, wv), 1 / (1 + np.exp(-(Xv @ wv))), rtol=1e-5)
+
+
+def test_blas_choice_follows_ldflags():
+    with config.change_flags(blas__ldflags="none"):
+        assert blas_c.blas_setup()["prefix"] is None
+    with config.change_flags(blas__ldflags="-L/opt/blas/lib -lopenblas -Wl,-O1"):
+        setup = blas_c.blas_setup()
+        assert setup == {"prefix": "cblas_", "libraries": ["openblas"],
+                         "library_dirs": ["/opt/blas/lib"], "extra_compile_args": ["-Wl,-O1"]}
+    with config.change_flags(blas__ldflags=""):
+        setup = blas_c.blas_setup()
+        assert setup["prefix"] == "scipy_cblas_" and setup["libraries"] == ["scipy_openblas"]

@@ -11,10 +11,10 @@
 #if defined(TG_USE_LIBMVEC)
 /* glibc's libmvec has SIMD versions of these; declaring them lets gcc vectorize loops that call
  * them (no -ffast-math needed, so nan/inf keep their IEEE meaning). */
-#define TG_SIMD_DECL1(f) _Pragma("omp declare simd notinbranch") double f(double); \
-    _Pragma("omp declare simd notinbranch") float f##f(float);
-#define TG_SIMD_DECL2(f) _Pragma("omp declare simd notinbranch") double f(double, double); \
-    _Pragma("omp declare simd notinbranch") float f##f(float, float);
+#define TG_SIMD_DECL1(fn) _Pragma("omp declare simd notinbranch") double fn(double); \
+    _Pragma("omp declare simd notinbranch") float fn##f(float);
+#define TG_SIMD_DECL2(fn) _Pragma("omp declare simd notinbranch") double fn(double, double); \
+    _Pragma("omp declare simd notinbranch") float fn##f(float, float);
 TG_SIMD_DECL1(exp) TG_SIMD_DECL1(log) TG_SIMD_DECL1(sin) TG_SIMD_DECL1(cos)
 TG_SIMD_DECL2(pow)
 #if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)

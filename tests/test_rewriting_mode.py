@@ -43,7 +43,8 @@ def test_excluding_a_tag_keeps_the_rewrite_out():
     x, y = useless_graph()
     f = tg.function([x], y, mode=Mode("py", "fast_run"))
     assert len(f.maker.fgraph.apply_nodes) == 1
-    g = tg.function([x], y, mode=Mode("py", "fast_run").excluding("useless", "fusion"))
+    g = tg.function([x], y, mode=Mode("py", "fast_run").excluding("useless", "canonical",
+                                                                   "fusion"))
     assert len(g.maker.fgraph.apply_nodes) > len(f.maker.fgraph.apply_nodes)
     value = np.arange(3, dtype=x.dtype)
     np.testing.assert_allclose(f(value), g(value))
@@ -51,9 +52,9 @@ def test_excluding_a_tag_keeps_the_rewrite_out():
 
 def test_config_tags_apply_to_the_default_mode_only():
     x, y = useless_graph()
-    with config.change_flags(mode="FAST_RUN", optimizer_excluding="useless:fusion"):
+    with config.change_flags(mode="FAST_RUN", optimizer_excluding="useless:canonical:fusion"):
         mode = get_mode(None)
-        assert mode.rewrite_excluding == ("useless", "fusion")
+        assert mode.rewrite_excluding == ("useless", "canonical", "fusion")
         assert get_mode("FAST_RUN").rewrite_excluding == ()
         f = tg.function([x], y)
     assert any("mul" in str(n.op) for n in f.maker.fgraph.apply_nodes)

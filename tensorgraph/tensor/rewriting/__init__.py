@@ -6,7 +6,9 @@ folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``spe
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
+from tensorgraph.tensor.rewriting import math  # noqa: F401
 from tensorgraph.tensor.rewriting import stabilize  # noqa: F401
+from tensorgraph.tensor.rewriting import sigmoid  # noqa: F401
 from tensorgraph.tensor.rewriting import blas  # noqa: F401
 from tensorgraph.tensor.rewriting import specialize  # noqa: F401
 from tensorgraph.tensor.rewriting import fusion  # noqa: F401

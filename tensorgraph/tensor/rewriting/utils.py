@@ -64,3 +64,76 @@ def negate(x):
     if is_elemwise(x, Neg):
         return x.owner.inputs[0]
     return neg(x)
+
+
+def constant_array(var):
+    """The value of ``var`` as an array if it is a constant, possibly behind dimshuffles (which
+    are applied to the value); else ``None``."""
+    shuffles = []
+    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+        shuffles.append(var.owner)
+        var = var.owner.inputs[0]
+    if not isinstance(var, Constant):
+        return None
+    value = np.asarray(var.data)
+    for node in reversed(shuffles):
+        storage = [[None]]
+        node.op.perform(node, [value], storage)
+        value = np.asarray(storage[0][0])
+    return value
+
+
+def same_structure(a, b) -> bool:
+    """Whether ``a`` and ``b`` are the same variable, equal constants, or computed by equal ops
+    from inputs with the same structure (how a rewrite tells that its result is what is there)."""
+    if a is b:
+        return True
+    if isinstance(a, Constant) and isinstance(b, Constant):
+        return a.type == b.type and a.signature() == b.signature()
+    if a.owner is None or b.owner is None or a.index != b.index:
+        return False
+    na, nb = a.owner, b.owner
+    return (na.op == nb.op and len(na.inputs) == len(nb.inputs)
+            and all(same_structure(x, y) for x, y in zip(na.inputs, nb.inputs)))
+
+
+def broadcast_like(old, new, sources):
+    """``new`` made to stand in for ``old`` when a rewrite dropped some of ``old``'s inputs.
+
+    Dropping a term or factor can lose the dimension it broadcast ``new`` to (``x - x + r`` with
+    ``r`` a row is a matrix, ``r`` alone is not). Each dimension ``new`` would broadcast where
+    ``old`` does not is restored with ``second(source, new)`` from one of ``sources`` (the
+    dropped variables); ``new`` is cast to ``old``'s dtype. ``None`` when it cannot be done.
+    """
+    from tensorgraph.tensor.math import cast, second
+
+    if new.ndim > old.ndim:
+        return None
+    for d in range(old.ndim):
+        offset = old.ndim - new.ndim
+        new_size = new.type.shape[d - offset] if d >= offset else 1
+        if old.type.shape[d] == 1 or new_size != 1:
+            continue
+        source = next((s for s in sources if _carries(s, d - (old.ndim - s.ndim))), None)
+        if source is None:
+            return None
+        new = second(_cheapest_carrier(source, d - (old.ndim - source.ndim)), new)
+    if new.ndim != old.ndim:
+        return None
+    return fits(old, cast(new, old.dtype))
+
+
+def _carries(var, d) -> bool:
+    """Whether ``var`` has a dimension ``d`` that need not be 1."""
+    return 0 <= d < var.ndim and var.type.shape[d] != 1
+
+
+def _cheapest_carrier(var, d):
+    """An input that ``var``'s elementwise computation takes dimension ``d`` from (so that
+    restoring a shape does not keep a dropped computation alive), or ``var``."""
+    while var.owner is not None and isinstance(var.owner.op, Elemwise):
+        inner = next((i for i in var.owner.inputs if _carries(i, d)), None)
+        if inner is None:
+            break
+        var = inner
+    return var

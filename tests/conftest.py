@@ -43,3 +43,13 @@ def run_python(tmp_path):
         )
 
     return run
+
+
+@pytest.fixture
+def reference_mode():
+    """Run the test's functions in FAST_COMPILE: the numpy ``perform`` of every op, no C.
+
+    The op test files check the numpy reference (and its gradients) this way, quickly and
+    without compiling C; the ``test_c_*`` files check the C kernels against that reference.
+    """
+    config.mode = "FAST_COMPILE"

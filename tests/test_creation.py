@@ -13,6 +13,8 @@ from tensorgraph.tensor.creation import Alloc, ARange
 
 from op_checks import check_infer_shape, fn
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(0)
 
 

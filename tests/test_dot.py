@@ -12,6 +12,8 @@ import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 from tensorgraph.tensor.dot import Dot, MatMul, TensorDot
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(77)
 
 

@@ -12,6 +12,8 @@ import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.graph.basic import ancestors
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 
 def var(dtype):
     return tt.tensor(dtype, shape=(None,))

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 
 def run(inputs, outputs, *values):
     return tensorgraph.function(inputs, outputs, mode="FAST_COMPILE")(*values)

@@ -34,6 +34,8 @@ from tensorgraph.gradient import (
 )
 from tensorgraph.graph import Apply, Op
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 MODE = "FAST_COMPILE"
 
 

@@ -10,6 +10,8 @@ from tensorgraph.gradient import Rop, grad, verify_grad
 from tensorgraph.graph import Apply, Op
 from tensorgraph.ifelse import IfElse, ifelse
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 MODE = "FAST_COMPILE"
 
 

@@ -12,6 +12,8 @@ from tensorgraph.tensor.join import Join, MakeVector, Split
 
 from op_checks import check_infer_shape, fn
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(0)
 
 

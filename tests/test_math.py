@@ -13,6 +13,8 @@ import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(1234)
 
 

@@ -19,6 +19,8 @@ from tensorgraph.tensor.random.type import (
 )
 from tensorgraph.tensor.random.utils import RandomStream
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 MODE = "FAST_COMPILE"
 
 

@@ -13,6 +13,8 @@ import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
 from tensorgraph.tensor.special import LogSoftmax, PutAlongLastAxis, Softmax, TakeAlongLastAxis
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(99)
 
 

@@ -20,6 +20,8 @@ from tensorgraph.tensor.subtensor import (
 
 from op_checks import check_infer_shape, fn
 
+pytestmark = pytest.mark.usefixtures("reference_mode")
+
 RNG = np.random.default_rng(0)
 
 

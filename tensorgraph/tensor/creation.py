@@ -277,6 +277,19 @@ class ARange(Op):
         else:
             length = ("if (s > 0) n = b > a ? (b - a + s - 1) / s : 0; "
                       "else n = a > b ? (a - b - s - 1) / (-s) : 0;")
+        range_check = ""
+        if not floats and self.dtype != "int64" and not cd.is_float(self.dtype):
+            # numpy stores the first two values as Python ints, refusing those out of range
+            info = np.iinfo(self.dtype)
+            range_check = f"""
+            for (int64_t q = 0; q < (n < 2 ? n : 2); q++) {{
+                const int64_t value = a + q * s;
+                if (value < {int(info.min)}LL || value > {int(info.max)}LL) {{
+                    tg_error({ctx}, "arange: value %lld is out of bounds for {self.dtype}",
+                             (long long)value);
+                    {fail}
+                }}
+            }}"""
         fmt = "%g" if floats else "%lld"
         cast = "" if floats else "(long long)"
         return f"""
@@ -289,6 +302,7 @@ class ARange(Op):
             }}
             int64_t n = 0;
             {length}
+            {range_check}
             if (tg_alloc({z}, 1, &n, {_typenum(self.dtype)}, {ctx})) {{ {fail} }}
             {store} *out = ({store} *){z}->data;
             const {calc} a0 = ({calc})({store})a, a1 = ({calc})({store})(a + s);

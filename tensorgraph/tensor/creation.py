@@ -255,7 +255,8 @@ class ARange(Op):
 
     def c_code(self, node, name, inputs, outputs, sub):
         """numpy's way: the length from the bounds, then ``a0 + i * (a1 - a0)`` with ``a0``
-        and ``a1`` the first two values rounded to the output dtype (its ``fill``)."""
+        and ``a1`` the first two values rounded to the output dtype (its ``fill``). Floats may
+        differ from numpy by an ulp where the compiler fuses the multiply-add."""
         from tensorgraph.link.c import dtypes as cd
 
         if self.dtype == "bool":

@@ -36,6 +36,7 @@ from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.rewriting.utils import (
     broadcast_like,
     constant_array,
+    dropped_variables,
     is_elemwise,
     same_structure,
     scalar_op_of,
@@ -68,23 +69,29 @@ def _as_constant(value, out):
     return constant(value)
 
 
-def _unfilled(var, sources):
-    """The value of ``second(model, value)`` (its model joins ``sources``, the variables the
-    result's shape may be restored from), or ``var``: a chain only needs the fill's shape where
-    nothing else in it has that shape."""
+def _unfilled(var, models):
+    """The value of ``second(model, value)`` (its model joins ``models``, which the result's
+    shape may be restored from), or ``var``: a chain only needs the fill's shape where nothing
+    else in it has that shape."""
     while is_elemwise(var, psm.Second) and var.owner.inputs[1].dtype == var.dtype:
         model, var = var.owner.inputs
-        sources.append(model)
+        models.append(model)
     return var
 
 
-def _finish(node, new, sources):
-    """``new`` fitted to the node's output, or ``None`` when it cannot or changes nothing."""
+def finish(fgraph, node, new, sources, reason):
+    """``new`` fitted to the node's output, or ``None`` when it cannot or changes nothing.
+
+    ``sources`` are the variables the node's chain was made of; those ``new`` no longer reads
+    restore the result's shape where needed, and are checked to have had its size.
+    """
+    from tensorgraph.tensor.rewriting.shape import shape_asserts
+
     out = node.outputs[0]
     new = broadcast_like(out, new, sources)
     if new is None or same_structure(new, out):
         return None
-    return [new]
+    return [shape_asserts(fgraph, new, dropped_variables(new, sources), reason)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -135,10 +142,11 @@ def local_add_canonical(fgraph, node):
     if not is_elemwise(node, *_ADDITIVE) or not _canonical_dtype(out.dtype):
         return None
     terms = add_terms(fgraph, out, out.dtype)
-    sources = [v for _, v in terms]
+    models: list = []
+    terms = [(sign, _unfilled(var, models)) for sign, var in terms]
+    sources = [v for _, v in terms] + models
     total, rest = None, []
     for sign, var in terms:
-        var = _unfilled(var, sources)
         value = constant_array(var)
         if value is None:
             rest.append((sign, var))
@@ -161,7 +169,7 @@ def local_add_canonical(fgraph, node):
         new = tm.neg(_sum(neg))
     else:
         new = _as_constant(0, out)
-    return _finish(node, new, sources)
+    return finish(fgraph, node, new, sources, "local_add_canonical")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,12 +242,14 @@ def _canonical_mul(fgraph, node, cancel_all: bool):
     if not is_elemwise(node, *_MULTIPLICATIVE) or not _canonical_dtype(out.dtype):
         return None
     sign, num, den = mul_factors(fgraph, out, out.dtype)
-    sources = num + den
+    models: list = []
+    num = [_unfilled(v, models) for v in num]
+    den = [_unfilled(v, models) for v in den]
+    sources = num + den + models
     c_num = c_den = None
     factors = {"num": [], "den": []}
     for where, variables in (("num", num), ("den", den)):
         for var in variables:
-            var = _unfilled(var, sources)
             value = constant_array(var)
             if value is None:
                 factors[where].append(var)
@@ -268,7 +278,8 @@ def _canonical_mul(fgraph, node, cancel_all: bool):
         num.insert(0, _as_constant(c_num, out))
     if c_den is not None:
         den.insert(0, _as_constant(c_den, out))
-    return _finish(node, build_product(out, sign, num, den), sources)
+    return finish(fgraph, node, build_product(out, sign, num, den), sources,
+                  "local_mul_canonical")
 
 
 @register_canonicalize("canonical")

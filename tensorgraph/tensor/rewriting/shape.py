@@ -1,25 +1,38 @@
 """Shape rewrites: sizes computed from what is known instead of from computed arrays.
 
+``ShapeFeature`` (attached to a graph on first use, ``fgraph.shape_feature``) infers the shape
+of any variable: a static size where the type knows it, else the expression the op's
+``infer_shape`` derives from its inputs' shapes, else ``Shape_i(d)(variable)``. The rewrites:
+
 * ``shape(x)[i]`` -> ``Shape_i(x)`` (for a constant ``i``);
 * ``Shape_i(x)`` / ``Shape(x)`` where the sizes are static -> constants;
-* ``Shape_i(op(...))`` -> the size the op's ``infer_shape`` gives from its inputs' sizes, so
-  asking for ``f(x).shape[0]`` no longer needs ``f(x)`` computed (e.g. ``mean`` dividing by a
-  length);
-* ``specify_shape(x, ...)`` whose sizes ``x``'s type already guarantees -> ``x``.
+* ``Shape_i(d)(x)`` / ``Shape(x)`` -> the sizes the feature infers when they do not need ``x``
+  computed (``exp(a).shape[0]`` is ``a.shape[0]``; ``mean`` divides by a length of its input);
+* ``specify_shape(x, ...)`` whose sizes ``x``'s type guarantees, or the feature proves -> ``x``.
+
+Rewrites that drop a variable from an elementwise computation (``x - x + y`` -> ``y``) rely on
+the dropped variable having had the result's size: ``shape_asserts`` proves it with the
+feature or checks it at run time with an ``Assert`` (which the ``unsafe`` preset removes).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.basic import Constant, Variable
+from tensorgraph.graph.fg import Feature
+from tensorgraph.raise_op import Assert, assert_op
 from tensorgraph.rewriting.basic import node_rewriter
-from tensorgraph.rewriting.optdb import register_canonicalize
-from tensorgraph.tensor.basic import as_tensor_variable, constant
-from tensorgraph.tensor.math import cast
-from tensorgraph.tensor.rewriting.utils import fits
+from tensorgraph.rewriting.optdb import register_canonicalize, register_in
+from tensorgraph.tensor import math as tm
+from tensorgraph.tensor.basic import constant
+from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.rewriting.utils import fits, same_structure
 from tensorgraph.tensor.shape import Shape, Shape_i, SpecifyShape
 from tensorgraph.tensor.subtensor import Subtensor
+from tensorgraph.tensor.type import TensorType
+
+_INFER_ERRORS = (NotImplementedError, AttributeError, TypeError, IndexError, ValueError)
 
 
 def _int64(value):
@@ -56,52 +69,233 @@ def local_static_shape(fgraph, node):
     return [fits(node.outputs[0], _int64(x.type.shape))]
 
 
-@register_canonicalize("shape")
-@node_rewriter([Shape_i])
-def local_shape_i_infer(fgraph, node):
-    """Shape_i(op(inputs)) -> the size op.infer_shape derives from the inputs' sizes."""
-    x = node.inputs[0]
-    owner = x.owner
-    if owner is None or not hasattr(owner.op, "infer_shape"):
-        return None
-    shapes = [tuple(_int64(s) if s is not None else Shape_i(d)(v)
-                    for d, s in enumerate(v.type.shape)) if hasattr(v.type, "shape") else None
-              for v in owner.inputs]
-    try:
-        inferred = owner.op.infer_shape(fgraph, owner, shapes)[x.index][node.op.i]
-    except (NotImplementedError, AttributeError, TypeError, IndexError):
-        return None
-    if isinstance(inferred, (int, np.integer)):
-        return [fits(node.outputs[0], _int64(inferred))]
-    inferred = as_tensor_variable(inferred)
-    if inferred.ndim != 0 or inferred.dtype[:3] not in ("int", "uin"):
-        return None
-    if x in _ancestors_upto(inferred, owner.inputs):
-        return None
-    if not isinstance(inferred, Constant) and inferred.dtype != "int64":
-        inferred = cast(inferred, "int64")
-    return [fits(node.outputs[0], inferred)]
-
-
-def _ancestors_upto(var, stop):
-    """Variables ``var`` depends on, not looking past ``stop`` (the owner's inputs)."""
-    stop, seen, todo = set(stop), set(), [var]
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        if v.owner is not None and v not in stop:
-            todo.extend(v.owner.inputs)
-    return seen
-
-
 @register_canonicalize("shape", "useless")
 @node_rewriter([SpecifyShape])
 def local_useless_specify_shape(fgraph, node):
-    """specify_shape(x, sizes) where x's static shape already has those sizes."""
+    """specify_shape(x, sizes) where x's static shape has those sizes, or the shape feature
+    proves them (and the output type adds nothing to x's)."""
     x, *sizes = node.inputs
+    out = node.outputs[0]
+    if not out.type.is_super(x.type):
+        return None
+    feature = shape_feature(fgraph)
     for d, s in zip(node.op.checked, sizes):
-        if not isinstance(s, Constant) or x.type.shape[d] != int(s.data):
+        inferred = feature.size(x, d)
+        if not (same_structure(inferred, s) or (
+                isinstance(s, Constant) and x.type.shape[d] == int(s.data))):
             return None
-    return [fits(node.outputs[0], x)]
+    return [x]
+
+
+# ----------------------------------------------------------------------------------------------
+# The shape feature
+
+
+class ShapeFeature(Feature):
+    """Inferred shapes of a graph's tensor variables (see the module docstring).
+
+    Shapes are inferred on demand and cached (``shape_of``): one entry per dimension, an int64
+    0-d variable (a constant when static). An inferred expression stays valid when the graph
+    changes: a replacement computes the same values, so expressions naming a replaced variable
+    still compute the right size (they just read it from the replaced computation).
+    """
+
+    def __init__(self):
+        self.shape_of: dict = {}
+        self.fgraph = None
+
+    def on_attach(self, fgraph):
+        if getattr(fgraph, "shape_feature", None) is not None:
+            raise ValueError("the graph already has a ShapeFeature")
+        fgraph.shape_feature = self
+        self.fgraph = fgraph
+
+    def on_detach(self, fgraph):
+        if getattr(fgraph, "shape_feature", None) is self:
+            del fgraph.shape_feature
+        self.shape_of.clear()
+
+    def on_prune(self, fgraph, node, reason):
+        for out in node.outputs:
+            self.shape_of.pop(out, None)
+
+    def shape_tuple(self, var) -> tuple | None:
+        """The inferred shape of ``var`` (``None`` if it is not a tensor)."""
+        if not isinstance(var.type, TensorType):
+            return None
+        got = self.shape_of.get(var)
+        if got is not None:
+            return got
+        # infer the owners' inputs first, iteratively (graphs may be deep)
+        todo, order, seen = [var], [], set()
+        while todo:
+            v = todo.pop()
+            if v in self.shape_of or v.owner is None or v in seen:
+                continue
+            seen.add(v)
+            order.append(v)
+            todo.extend(i for i in v.owner.inputs if isinstance(i.type, TensorType))
+        for v in reversed(order):
+            if v not in self.shape_of:
+                self._infer_node(v.owner)
+        if var not in self.shape_of:
+            self.shape_of[var] = self._fallback(var)
+        return self.shape_of[var]
+
+    def size(self, var, d: int):
+        """The inferred size of dimension ``d`` of ``var``."""
+        return self.shape_tuple(var)[d]
+
+    def _infer_node(self, node):
+        inputs = [self.shape_tuple(i) if isinstance(i.type, TensorType) else None
+                  for i in node.inputs]
+        try:
+            shapes = node.op.infer_shape(self.fgraph, node, inputs)
+        except _INFER_ERRORS:
+            shapes = None
+        for k, out in enumerate(node.outputs):
+            if not isinstance(out.type, TensorType):
+                continue
+            shape = shapes[k] if shapes is not None and len(shapes) > k else None
+            self.shape_of[out] = self._normalized(out, shape)
+
+    def _normalized(self, var, shape) -> tuple:
+        if shape is None or len(shape) != var.ndim:
+            return self._fallback(var)
+        entries = []
+        for d, (static, entry) in enumerate(zip(var.type.shape, shape)):
+            if static is not None:
+                entries.append(_int64(static))
+            elif isinstance(entry, (int, np.integer)):
+                entries.append(_int64(int(entry)))
+            elif isinstance(entry, Variable) and entry.ndim == 0 and entry.dtype.startswith(
+                    ("int", "uint")):
+                entries.append(entry if entry.dtype == "int64" else tm.cast(entry, "int64"))
+            else:
+                entries.append(Shape_i(d)(var))
+        return tuple(entries)
+
+    @staticmethod
+    def _fallback(var) -> tuple:
+        return tuple(_int64(s) if s is not None else Shape_i(d)(var)
+                     for d, s in enumerate(var.type.shape))
+
+
+def shape_feature(fgraph) -> ShapeFeature:
+    """The graph's ``ShapeFeature``, attached on first use."""
+    feature = getattr(fgraph, "shape_feature", None)
+    if feature is None:
+        feature = ShapeFeature()
+        fgraph.attach_feature(feature)
+    return feature
+
+
+def _depends_on(var, target) -> bool:
+    """Whether computing ``var`` needs ``target``."""
+    seen, todo = set(), [var]
+    while todo:
+        v = todo.pop()
+        if v is target:
+            return True
+        if v in seen or v.owner is None:
+            continue
+        seen.add(v)
+        todo.extend(v.owner.inputs)
+    return False
+
+
+def _known_without(fgraph, x, d):
+    """The inferred size of dimension ``d`` of ``x`` when it does not need ``x``, else None."""
+    entry = shape_feature(fgraph).size(x, d)
+    if _depends_on(entry, x):
+        return None
+    return entry
+
+
+@register_canonicalize("shape")
+@node_rewriter([Shape_i])
+def local_shape_i_inferred(fgraph, node):
+    """Shape_i(d)(x) -> the size the shape feature infers without computing x."""
+    entry = _known_without(fgraph, node.inputs[0], node.op.i)
+    if entry is None or same_structure(entry, node.outputs[0]):
+        return None
+    return [fits(node.outputs[0], entry)]
+
+
+@register_canonicalize("shape")
+@node_rewriter([Shape])
+def local_shape_inferred(fgraph, node):
+    """Shape(x) -> the vector of inferred sizes, when none of them needs x computed."""
+    from tensorgraph.tensor.join import make_vector
+
+    x = node.inputs[0]
+    if x.ndim == 0:
+        return None
+    entries = [_known_without(fgraph, x, d) for d in range(x.ndim)]
+    if any(e is None for e in entries):
+        return None
+    return [fits(node.outputs[0], make_vector(*entries, dtype="int64"))]
+
+
+def _sizes_like_result(fgraph, new, d) -> list:
+    """Inferred sizes that dimension ``d`` of ``new`` is known to have: those of ``new`` and of
+    every variable an elementwise computation of ``new`` (made by the rewrite) reads without
+    broadcasting it in that dimension, since elementwise ops require equal sizes."""
+    feature = shape_feature(fgraph)
+    sizes, seen, todo = [], set(), [(new, d)]
+    while todo:
+        v, dim = todo.pop()
+        if (v, dim) in seen:
+            continue
+        seen.add((v, dim))
+        sizes.append(feature.size(v, dim))
+        node = v.owner
+        if node is None or v in fgraph.variables or not isinstance(node.op, Elemwise):
+            continue
+        todo.extend((i, dim) for i in node.inputs if i.type.shape[dim] != 1)
+    return sizes
+
+
+def shape_asserts(fgraph, new, dropped, reason: str):
+    """``new``, checked at run time to have the size of each of the ``dropped`` variables in
+    every dimension they do not broadcast, where that is not proven (see module docstring)."""
+    feature = shape_feature(fgraph)
+    conditions, described, known = [], [], {}
+    for var in dropped:
+        if not isinstance(var.type, TensorType):
+            continue
+        offset = new.ndim - var.ndim
+        for d in range(max(0, -offset), var.ndim):
+            static = var.type.shape[d]
+            if static == 1 or static is not None and static == new.type.shape[d + offset]:
+                continue
+            if d + offset not in known:
+                known[d + offset] = _sizes_like_result(fgraph, new, d + offset)
+            size = feature.size(var, d)
+            if any(same_structure(size, s) for s in known[d + offset]):
+                continue
+            conditions.append(tm.eq(Shape_i(d)(var), Shape_i(d + offset)(new)))
+            described.append(f"dimension {d} of {var}")
+    if not conditions:
+        return new
+    return assert_op(new, *conditions, msg=(
+        f"shapes differ: rewrite {reason} removed {', '.join(described)}, assuming its size "
+        "equals the result's (the original graph would have failed on these inputs)"))
+
+
+@register_canonicalize("shape", "useless")
+@node_rewriter([Assert])
+def local_useless_assert(fgraph, node):
+    """Drop an Assert's conditions that are constant true (and the Assert when none is left)."""
+    x, *conditions = node.inputs
+    kept = [c for c in conditions if not (isinstance(c, Constant) and bool(np.asarray(c.data)))]
+    if len(kept) == len(conditions):
+        return None
+    return [fits(node.outputs[0], assert_op(x, *kept, msg=node.op.msg))]
+
+
+@register_in("specialize", "unsafe", "shape", default_tags=False)
+@node_rewriter([Assert])
+def local_remove_all_assert(fgraph, node):
+    """Assert(x, ...) -> x: trust that the inputs are valid (the 'unsafe' preset)."""
+    return [fits(node.outputs[0], node.inputs[0])]

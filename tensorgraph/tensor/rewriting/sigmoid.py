@@ -29,10 +29,10 @@ from tensorgraph.tensor.rewriting.math import (
     _MULTIPLICATIVE,
     add_terms,
     build_product,
+    finish,
     mul_factors,
 )
 from tensorgraph.tensor.rewriting.utils import (
-    broadcast_like,
     constant_value,
     is_constant,
     is_elemwise,
@@ -239,5 +239,4 @@ def local_sigmoid_products(fgraph, node):
         new = _distributed(fgraph, out, sign, num, den)
         if new is None:
             return None
-    new = broadcast_like(out, new, num + den)
-    return [new] if new is not None and not same_structure(new, out) else None
+    return finish(fgraph, node, new, num + den, "local_sigmoid_products")

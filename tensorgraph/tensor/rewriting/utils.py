@@ -137,3 +137,25 @@ def _cheapest_carrier(var, d):
             break
         var = inner
     return var
+
+
+def dropped_variables(new, sources) -> list:
+    """The ``sources`` (non-constant) that computing ``new`` does not read: what a rewrite left
+    out. Looks at ``new``'s graph only down to the sources."""
+    source_ids = {id(s) for s in sources}
+    reached, seen, todo = set(), set(), [new]
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if id(v) in source_ids:
+            reached.add(id(v))
+        elif v.owner is not None:
+            todo.extend(v.owner.inputs)
+    dropped, done = [], set()
+    for s in sources:
+        if id(s) not in reached and id(s) not in done and not isinstance(s, Constant):
+            done.add(id(s))
+            dropped.append(s)
+    return dropped

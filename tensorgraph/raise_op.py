@@ -1,0 +1,80 @@
+"""``Assert``: a value passed through unchanged once run-time conditions hold.
+
+Rewrites insert it where they rely on something they cannot prove when compiling, typically
+that two sizes are equal (``x - x + y`` -> ``y`` assumes ``x`` did not broadcast ``y`` to a
+larger shape). A failing condition raises ``AssertionError`` with the rewrite's message instead
+of silently computing something else. The ``unsafe`` preset removes these checks
+(``local_remove_all_assert``); conditions proven true at compile time are dropped by every
+preset (``local_useless_assert``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.op import Op
+
+__all__ = ["Assert", "assert_op"]
+
+
+class Assert(Op):
+    """``Assert(msg)(x, *conditions)``: ``x`` (a view of it) when every 0-d condition is true,
+    else ``AssertionError(msg)``."""
+
+    __props__ = ("msg",)
+    view_map = {0: [0]}
+
+    def __init__(self, msg: str = "assertion failed"):
+        if not isinstance(msg, str):
+            raise TypeError(f"Assert needs a str message, got {type(msg).__name__}")
+        self.msg = msg
+
+    def __str__(self):
+        return "Assert"
+
+    def make_node(self, x, *conditions):
+        from tensorgraph.tensor.basic import as_tensor_variable
+
+        x = as_tensor_variable(x)
+        conds = [as_tensor_variable(c) for c in conditions]
+        for c in conds:
+            if c.ndim != 0 or c.dtype != "bool":
+                raise TypeError(f"Assert: conditions must be 0-d bool tensors, got {c} ({c.type})")
+        return Apply(self, [x, *conds], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        x, *conds = inputs
+        for k, c in enumerate(conds):
+            if not bool(np.asarray(c)):
+                raise AssertionError(f"{self.msg} (condition {k} is false)")
+        output_storage[0][0] = x
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.strided_c import c_string
+
+        (x, *conds), (z,) = inputs, outputs
+        checks = "\n".join(
+            f"if (!*(const uint8_t *)({c})->data) {{ tg_error({sub['ctx']}, "
+            f"\"{c_string(self.msg)} (condition {k} is false)\"); {sub['fail']} }}"
+            for k, c in enumerate(conds))
+        return f"{{\n{checks}\ntg_view({z}, {x});\n}}"
+
+    def c_code_cache_version(self):
+        return (1,)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0]]
+
+    def connection_pattern(self, node):
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.gradient import disconnected_type
+
+        return [output_grads[0]] + [disconnected_type() for _ in inputs[1:]]
+
+
+def assert_op(x, *conditions, msg: str = "assertion failed"):
+    """``x``, checked at run time: every condition (0-d bool) must be true."""
+    return Assert(msg)(x, *conditions) if conditions else x

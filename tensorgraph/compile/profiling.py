@@ -30,8 +30,13 @@ The interface for that:
   ``len(vm.nodes)``, float64 and int64, allocated by the VM and only ever added to);
 * optionally, ``vm.last_node_starts`` (float64, seconds from the start of the last call; -1 for
   nodes that did not run) lets ``to_chrome_trace`` show the real timeline of the last call;
+* optionally, ``vm.loop_seconds`` (float64 array of one element, only added to) is the time
+  of the VM's own loop around the nodes, counted as time in the VM (calls that run whole in
+  C never pass through Python, so it cannot be measured from there);
 * a linker using a C module cache may expose ``vm.cache_stats = {"hits": n, "misses": n}``
-  (modules found on disk vs compiled while linking this function).
+  (modules found in the cache vs compiled while linking this function), optionally with
+  ``"from_memory"`` / ``"from_disk"`` splitting the hits (loaded before by this process /
+  imported from the cache directory).
 
 The profiler reads these arrays; it never writes them.
 """
@@ -80,6 +85,7 @@ class _FunctionRecord:
             vm.collect_node_times = True
             self._baseline_times = np.zeros(n)
             self._baseline_calls = np.zeros(n, dtype=np.int64)
+            self._baseline_loop = 0.0
         else:
             self.times = [0.0] * n
             self.node_calls = [0] * n
@@ -99,11 +105,17 @@ class _FunctionRecord:
             return np.asarray(self.vm.node_calls, dtype=np.int64) - self._baseline_calls
         return np.asarray(self.node_calls, dtype=np.int64)
 
+    def loop_seconds(self) -> float:
+        """Seconds the VM reports for its own loop (``vm.loop_seconds``), 0 if it does not."""
+        loop = getattr(self.vm, "loop_seconds", None) if self.native else None
+        return float(loop[0]) - self._baseline_loop if loop is not None else 0.0
+
     def reset(self):
         """Forget the node times so far (``profiling__ignore_first_call``)."""
         if self.native:
             self._baseline_times = np.array(self.vm.node_times, dtype=float)
             self._baseline_calls = np.array(self.vm.node_calls, dtype=np.int64)
+            self._baseline_loop += self.loop_seconds()
         else:
             n = len(self.nodes)
             self.times[:] = [0.0] * n
@@ -288,8 +300,9 @@ class ProfileStats:
 
     @property
     def vm_call_time(self) -> float:
-        """Seconds spent running the node loop."""
-        return sum(r.vm_seconds for r in self.records)
+        """Seconds spent running the node loop (timed around the VM from Python, plus the
+        loop time a VM measures itself for calls that ran whole in C)."""
+        return sum(r.vm_seconds + r.loop_seconds() for r in self.records)
 
     @property
     def node_time(self) -> float:
@@ -397,8 +410,13 @@ class ProfileStats:
         if stats:
             hits = sum(s.get("hits", 0) for s in stats)
             misses = sum(s.get("misses", 0) for s in stats)
-            lines.append(f"    C module cache: {hits} hit{'s' if hits != 1 else ''}, "
-                         f"{misses} miss{'es' if misses != 1 else ''}")
+            where = ""
+            if all("from_disk" in s and "from_memory" in s for s in stats):
+                disk = sum(s["from_disk"] for s in stats)
+                memory = sum(s["from_memory"] for s in stats)
+                where = f" ({disk} loaded from disk, {memory} already in memory)"
+            lines.append(f"    C module cache: {hits} hit{'s' if hits != 1 else ''}{where}, "
+                         f"{misses} miss{'es' if misses != 1 else ''} (compiled)")
         else:
             lines.append("    C module cache: hits and misses not reported by the linker ("
                          + ", ".join(dict.fromkeys(r.mode.linker_name for r in self.records))

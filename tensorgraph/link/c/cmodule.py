@@ -54,7 +54,7 @@ class ModuleCacheWarning(UserWarning):
 
 def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_dirs=(),
                include_dirs=(), extra_compile_args=(), extra_link_args=(),
-               runtime_version: str = "", unversioned=(), origin=None):
+               runtime_version: str = "", unversioned=(), origin=None, found=None):
     """The imported cffi API-mode module built from ``source`` (C) exposing ``cdef``.
 
     ``name_hint`` becomes part of the module's name (letters, digits and '_' are kept).
@@ -64,7 +64,9 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
     of the source (e.g. ops) that have no C code version: such a module is compiled for this
     process only and never stored on disk (with ``config.cmodule__warn_no_version``, a warning
     names them). ``origin`` (an Apply node, a FunctionGraph, ...) is recorded in the manifest
-    and named by compile errors.
+    and named by compile errors. ``found``, if given, is called with where the module came
+    from: ``"memory"`` (loaded before by this process), ``"disk"`` (the cache directory) or
+    ``"compiled"`` (the profiler's cache hits and misses).
 
     Raises :class:`CompilationUnavailable` when ``config.cxx`` is empty or not a compiler, and
     :class:`CompileError` when the compiler rejects the source.
@@ -81,9 +83,12 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
         if isinstance(value, str) or not all(isinstance(v, (str, os.PathLike)) for v in items):
             raise TypeError(f"get_module: {arg} must be a sequence of strings, got {value!r}")
         lists[arg] = tuple(os.fspath(v) for v in items)
-    return _cache_for(config.compiledir).get(
+    module, where = _cache_for(config.compiledir).get(
         source, cdef, name_hint=name_hint, runtime_version=runtime_version, origin=origin,
         **lists)
+    if found is not None:
+        found(where)
+    return module
 
 
 _caches: dict[str, ModuleCache] = {}
@@ -133,23 +138,25 @@ class ModuleCache:
 
     def get(self, source, cdef, *, name_hint, libraries, library_dirs, include_dirs,
             extra_compile_args, extra_link_args, runtime_version, unversioned, origin):
+        """(module, where it came from: "memory", "disk" or "compiled")."""
         memo_key = (source, cdef, libraries, library_dirs, include_dirs, extra_compile_args,
                     extra_link_args, runtime_version, bool(unversioned), config.c_key_hash())
         module = self._memo.get(memo_key)
         if module is not None:
-            return module
+            return module, "memory"
+        where = "memory"
         with self._guard:
             key_lock = self._key_locks.setdefault(memo_key, threading.Lock())
         with key_lock:
             module = self._memo.get(memo_key)
             if module is None:
-                module = self._find_or_build(
+                module, where = self._find_or_build(
                     source, cdef, name_hint, runtime_version, unversioned, origin,
                     {"libraries": libraries, "library_dirs": library_dirs,
                      "include_dirs": include_dirs, "extra_compile_args": extra_compile_args,
                      "extra_link_args": extra_link_args})
                 self._memo[memo_key] = module
-        return module
+        return module, where
 
     # -- finding -----------------------------------------------------------------------------
 
@@ -167,7 +174,7 @@ class ModuleCache:
                     f"tensorgraph: C module {name} is compiled again in every process because "
                     f"these parts have no c_code_cache_version(): {', '.join(unversioned)}",
                     ModuleCacheWarning, stacklevel=4)
-            return job.run(lock=None, publish=False)
+            return job.run(lock=None, publish=False), "compiled"
 
         from tensorgraph.link.c.locking import KeyLock
 
@@ -177,7 +184,7 @@ class ModuleCache:
         except cache.CorruptEntry:
             module = None  # look again under the lock: it may be being replaced right now
         if module is not None:
-            return module
+            return module, "disk"
         self._daily_cleanup()
         with KeyLock(os.path.join(self.root, cache.LOCKS), key, f"module {name}") as lock:
             try:
@@ -188,8 +195,8 @@ class ModuleCache:
                 cache.remove_entry(self.root, entry)
                 module = None
             if module is None:
-                module = job.run(lock=lock, publish=True)
-        return module
+                return job.run(lock=lock, publish=True), "compiled"
+        return module, "disk"
 
     def _load(self, entry: str, key: str):
         """The module stored in ``entry``, None if there is none; CorruptEntry if bad."""

@@ -23,7 +23,7 @@ _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
 #: version of the generated glue; part of every module's key through the source text
-CODEGEN_VERSION = 1
+CODEGEN_VERSION = 2
 
 
 def _read(name: str) -> str:
@@ -74,6 +74,7 @@ class CGraph:
     c_nodes : the nodes that have C, in order; ``index[node]`` is ``k`` of ``tg_node_<k>``
     whole_graph : whether the module can run the whole graph
     module : the imported cffi module (``module.lib.tg_make``)
+    found : where ``compile()`` found the module: "memory", "disk" or "compiled" (None before)
     """
 
     def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True):
@@ -106,6 +107,7 @@ class CGraph:
                 self._slot(v)
         self.source, self.build = self._source(bodies)
         self.module = None
+        self.found = None
 
     def _slot(self, var) -> int:
         s = self.slot.get(var)
@@ -169,6 +171,9 @@ class CGraph:
         t.append(_table("int", "tg_var_ndim", [v.type.ndim for v in vars_by_slot]))
         t.append(_table("unsigned char", "tg_var_const",
                         [int(isinstance(v, Constant)) for v in vars_by_slot]))
+        graph_io = set(self.fgraph.inputs) | set(self.fgraph.outputs)
+        t.append(_table("unsigned char", "tg_var_graph_io",
+                        [int(v in graph_io) for v in vars_by_slot]))
         static = ["{" + ", ".join(str(-1 if s is None else s) for s in v.type.shape) + "}"
                   if v.type.ndim else "{-1}" for v in vars_by_slot]
         t.append(f"static const int64_t tg_var_static[{nvars + 1}][TG_MAXDIM] = "
@@ -224,8 +229,11 @@ class CGraph:
         self.module = get_module(
             self.source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);",
             name_hint="graph", unversioned=unversioned, origin=self.fgraph,
-            runtime_version=f"codegen{CODEGEN_VERSION}", **build)
+            runtime_version=f"codegen{CODEGEN_VERSION}", found=self._record_found, **build)
         return self.module
+
+    def _record_found(self, where: str) -> None:
+        self.found = where
 
     def workspace(self, gc: bool, report) -> dict:
         """A fresh workspace (buffers of every variable) and its entry points: ``node_call``

@@ -8,6 +8,11 @@
  *   run_all(*graph_inputs)  -> tuple of graph outputs        (the VM's whole-graph run)
  *   node_call(k, *inputs)   -> tuple of node k's outputs       (per-node thunks)
  *   configure(...)          store what `call` needs (Function semantics)
+ *   profile(times, calls, starts, loop) / profile(None): time every node run in C into
+ *       these numpy arrays (float64 / int64 / float64 per node, float64[1] for the whole
+ *       loop), or stop timing. Only then does the loop read the clock.
+ *   debug_state(track)      buffer counters (allocations, buffers held by intermediates, the
+ *       most held at once during runs while `track` is on) for the linker tests
  *   call(*args), call_trusted(*args): a whole Function call: input checks (conversions go
  *       through the Python `convert` callback, which raises the user-facing TypeError), shared
  *       values, run, outputs copied when they alias memory the caller does not own, updates
@@ -35,6 +40,14 @@ typedef struct tg_ws {
     PyObject *borrow;       /* bytes: 1 per graph output that may be handed out uncopied */
     int n_explicit, n_returned, unpack_single, configured;
     int whole_run;          /* 1 while running the whole graph, 0 for one node */
+    /* profiling (ctx.node_seconds != NULL): the arrays of profile(), kept alive by `prof` */
+    PyObject *prof;
+    int64_t *node_calls;
+    double *node_starts;    /* start of each node in the last run, from t0; -1: did not run */
+    double *loop_seconds;
+    double t0;
+    int track;              /* debug_state(1): count held buffers after every node */
+    int64_t peak_held;
 } tg_ws;
 
 static void tg_release_foreign(tg_ws *ws, int also_owned)
@@ -52,6 +65,7 @@ static void tg_ws_free(PyObject *cap)
     for (int s = 0; s < TG_NVARS; s++) tg_release(&ws->v[s]);
     Py_XDECREF(ws->report); Py_XDECREF(ws->consts); Py_XDECREF(ws->convert);
     Py_XDECREF(ws->shared_cells); Py_XDECREF(ws->update_cells); Py_XDECREF(ws->borrow);
+    Py_XDECREF(ws->prof);
     free(ws);
 }
 
@@ -156,11 +170,43 @@ static void tg_report(tg_ws *ws, int k)
 static int tg_run_node(tg_ws *ws, int k)
 {
     ws->ctx.errmsg[0] = 0;
-    if (tg_node_fn[k](&ws->ctx, ws->v) != 0) {
+    int rc;
+    if (ws->ctx.node_seconds == NULL) {
+        rc = tg_node_fn[k](&ws->ctx, ws->v);
+    } else {
+        const double start = tg_now();
+        rc = tg_node_fn[k](&ws->ctx, ws->v);
+        ws->ctx.node_seconds[k] += tg_now() - start;
+        ws->node_calls[k]++;
+        ws->node_starts[k] = start - ws->t0;
+    }
+    if (rc != 0) {
         tg_report(ws, k);
         return -1;
     }
     return 0;
+}
+
+/* A new timeline: the next node starts are measured from now. */
+static void tg_profile_start(tg_ws *ws)
+{
+    for (int k = 0; k < TG_NNODES; k++) ws->node_starts[k] = -1.0;
+    ws->t0 = tg_now();
+}
+
+/* Distinct buffers tg_alloc made that the intermediates' slots hold. */
+static __attribute__((unused)) int64_t tg_held_buffers(tg_ws *ws)
+{
+    int64_t n = 0;
+    for (int s = 0; s < TG_NVARS; s++) {
+        tg_buffer *b = ws->v[s].base;
+        if (tg_var_const[s] || tg_var_graph_io[s] || b == NULL || b->release != NULL) continue;
+        int seen = 0;
+        for (int r = 0; r < s && !seen; r++)
+            seen = ws->v[r].base == b && !tg_var_const[r] && !tg_var_graph_io[r];
+        n += !seen;
+    }
+    return n;
 }
 
 #if TG_WHOLE_GRAPH
@@ -168,16 +214,25 @@ static int tg_run_node(tg_ws *ws, int k)
 static int tg_run_graph(tg_ws *ws)
 {
     ws->whole_run = 1;
+    const int timing = ws->ctx.node_seconds != NULL;
+    if (timing) tg_profile_start(ws);
+    int rc = 0;
     for (int k = 0; k < TG_NNODES; k++) {
         if (tg_run_node(ws, k) != 0) {
             if (ws->gc) tg_release_foreign(ws, 1);
-            return -1;
+            rc = -1;
+            break;
         }
         if (ws->gc)
             for (int j = tg_free_off[k]; j < tg_free_off[k + 1]; j++)
                 tg_release(&ws->v[tg_free_idx[j]]);
+        if (ws->track) {
+            int64_t held = tg_held_buffers(ws);
+            if (held > ws->peak_held) ws->peak_held = held;
+        }
     }
-    return 0;
+    if (timing) ws->loop_seconds[0] += tg_now() - ws->t0;
+    return rc;
 }
 
 static PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -312,6 +367,61 @@ static PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize
 }
 #endif
 
+/* The numpy array o if it is a 1-d C-contiguous array of n elements of type t, else NULL
+ * with a ValueError naming `what`. */
+static PyArrayObject *tg_profile_array(PyObject *o, int t, npy_intp n, const char *what)
+{
+    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != t
+            || PyArray_NDIM((PyArrayObject *)o) != 1 || PyArray_DIM((PyArrayObject *)o, 0) != n
+            || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o)
+            || !PyArray_ISWRITEABLE((PyArrayObject *)o)) {
+        PyErr_Format(PyExc_ValueError, "profile: %s must be a writeable contiguous 1-d %s "
+                     "array of %zd elements", what, t == NPY_INT64 ? "int64" : "float64",
+                     (Py_ssize_t)n);
+        return NULL;
+    }
+    return (PyArrayObject *)o;
+}
+
+static PyObject *tg_profile(PyObject *self, PyObject *args)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    PyObject *times = Py_None, *calls = Py_None, *starts = Py_None, *loop = Py_None;
+    if (!PyArg_ParseTuple(args, "O|OOO", &times, &calls, &starts, &loop)) return NULL;
+    if (times == Py_None) {
+        ws->ctx.node_seconds = NULL;
+        ws->node_calls = NULL; ws->node_starts = NULL; ws->loop_seconds = NULL;
+        Py_CLEAR(ws->prof);
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *t = tg_profile_array(times, NPY_FLOAT64, TG_NNODES, "times");
+    PyArrayObject *c = t ? tg_profile_array(calls, NPY_INT64, TG_NNODES, "calls") : NULL;
+    PyArrayObject *s = c ? tg_profile_array(starts, NPY_FLOAT64, TG_NNODES, "starts") : NULL;
+    PyArrayObject *l = s ? tg_profile_array(loop, NPY_FLOAT64, 1, "loop") : NULL;
+    if (l == NULL) return NULL;
+    PyObject *keep = PyTuple_Pack(4, times, calls, starts, loop);
+    if (keep == NULL) return NULL;
+    Py_XSETREF(ws->prof, keep);
+    ws->ctx.node_seconds = (double *)PyArray_DATA(t);
+    ws->node_calls = (int64_t *)PyArray_DATA(c);
+    ws->node_starts = (double *)PyArray_DATA(s);
+    ws->loop_seconds = (double *)PyArray_DATA(l);
+    Py_RETURN_NONE;
+}
+
+static PyObject *tg_debug_state(PyObject *self, PyObject *args)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    int track = 0;
+    if (!PyArg_ParseTuple(args, "p", &track)) return NULL;
+    PyObject *state = Py_BuildValue("{s:L,s:L,s:L}", "allocations", (long long)ws->ctx.nallocs,
+                                    "held", (long long)tg_held_buffers(ws),
+                                    "peak_held", (long long)ws->peak_held);
+    ws->track = track;
+    ws->peak_held = 0;
+    return state;
+}
+
 static PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
@@ -345,6 +455,7 @@ static PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     PyObject *result = NULL;
     ws->whole_run = 0;
+    if (k == 0 && ws->ctx.node_seconds != NULL) tg_profile_start(ws);
     if (tg_run_node(ws, (int)k) == 0) {
         const int out0 = tg_node_out_off[k], nout = tg_node_out_off[k + 1] - out0;
         result = PyTuple_New(nout);
@@ -367,6 +478,8 @@ static PyMethodDef tg_methods[] = {
     {"call", (PyCFunction)(void (*)(void))tg_call, METH_FASTCALL, NULL},
     {"call_trusted", (PyCFunction)(void (*)(void))tg_call_trusted, METH_FASTCALL, NULL},
     {"configure", (PyCFunction)tg_configure, METH_VARARGS, NULL},
+    {"profile", (PyCFunction)tg_profile, METH_VARARGS, NULL},
+    {"debug_state", (PyCFunction)tg_debug_state, METH_VARARGS, NULL},
 #endif
     {NULL, NULL, 0, NULL}
 };

@@ -14,11 +14,20 @@ All of them compile one module per graph (``codegen.CGraph``) and return a ``CVM
 Hooks (``vm.pre_hook`` / ``vm.post_hook``) always run node by node through the thunks: the same
 C functions as the whole-graph run. ``Function`` calls the C entry point ``vm.c_call`` directly
 (input checks, shared values, updates and output copies in C) when the VM offers one.
+
+For the profiler (``tensorgraph/compile/profiling.py``), a whole-graph VM times its nodes in C
+(``supports_node_times``): once ``collect_node_times`` is set, the C loop reads the monotonic
+clock around every node and adds to ``node_times`` / ``node_calls``, with the last call's
+timeline in ``last_node_starts`` and the loop's own total in ``loop_seconds``; unprofiled
+calls never read the clock. ``cache_stats`` says whether the module was compiled for this
+function or found in the module cache.
 """
 
 from __future__ import annotations
 
 import warnings
+
+import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.errors import reraise_with_node
@@ -45,6 +54,58 @@ class CVM(VM):
         self.cgraph = cgraph
         self._run_all = self._entry.get("run_all")
         self.whole_graph = self._run_all is not None
+        found = cgraph.found
+        self.cache_stats = {"hits": int(found in ("memory", "disk")),
+                            "misses": int(found == "compiled"),
+                            "from_memory": int(found == "memory"),
+                            "from_disk": int(found == "disk")}
+        self._collect = False
+        self.node_times = self.node_calls = self.last_node_starts = self.loop_seconds = None
+
+    # -- profiling: node times measured by the C loop ------------------------------------
+
+    @property
+    def supports_node_times(self) -> bool:
+        """Whether the C loop can time the nodes (whole-graph runs; the others are timed
+        through the hooks)."""
+        return self.whole_graph
+
+    @property
+    def collect_node_times(self) -> bool:
+        return self._collect
+
+    @collect_node_times.setter
+    def collect_node_times(self, value: bool) -> None:
+        value = bool(value)
+        if value and not self.whole_graph:
+            raise ValueError(f"{self!r} runs node by node in Python and cannot time its nodes "
+                             "in C (supports_node_times is False); time it through the hooks")
+        if value and self.node_times is None:
+            n = len(self.nodes)
+            self.node_times = np.zeros(n)
+            self.node_calls = np.zeros(n, dtype=np.int64)
+            self.last_node_starts = np.full(n, -1.0)
+            self.loop_seconds = np.zeros(1)
+        if self.whole_graph:
+            if value:
+                self._entry["profile"](self.node_times, self.node_calls,
+                                       self.last_node_starts, self.loop_seconds)
+            else:
+                self._entry["profile"](None)
+        self._collect = value
+
+    # -- buffer counters (for tests of the gc semantics) ---------------------------------
+
+    def buffer_counters(self, track: bool = False) -> dict:
+        """Counters of the whole-graph workspace: ``allocations`` (buffers allocated by the
+        kernels so far; reused buffers are not counted), ``held`` (distinct buffers the
+        intermediates hold now) and ``peak_held`` (the most they held after any node since
+        the previous ``buffer_counters(track=True)``; 0 unless tracking). ``track`` turns
+        that per-node count on (off by default: it costs a scan of the workspace per node).
+        """
+        if not self.whole_graph:
+            raise ValueError(f"{self!r} has no whole-graph workspace to count buffers in")
+        return self._entry["debug_state"](bool(track))
 
     # hooks switch the whole-graph C call off: they need node-by-node runs
     @property

@@ -18,8 +18,9 @@
 #include <stdio.h>
 #include <stdarg.h>
 #include <math.h>
+#include <time.h>
 
-#define TG_RUNTIME_VERSION 1
+#define TG_RUNTIME_VERSION 2
 #define TG_MAXDIM 16
 #define TG_ALIGN 64
 
@@ -54,8 +55,17 @@ typedef struct tg_ctx {
     char errmsg[1024];
     int nthreads;                   /* 0: OpenMP's default */
     int64_t openmp_minsize;         /* elementwise loops below this size stay serial */
-    double *node_seconds;           /* per-node timers for the profiler, or NULL */
+    double *node_seconds;           /* per-node seconds for the profiler, or NULL (not timing) */
+    int64_t nallocs;                /* buffers tg_alloc allocated (not reused): a debug counter */
 } tg_ctx;
+
+/* Seconds on the monotonic clock (the profiler's per-node timer). */
+static inline double tg_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static inline int tg_error(tg_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), unused));
@@ -153,6 +163,7 @@ static inline int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int type
         b->release = NULL;
         b->owner = NULL;
         a->base = b;
+        ctx->nallocs++;
     }
     a->data = (char *)b + TG_ALIGN;
     a->ndim = ndim;

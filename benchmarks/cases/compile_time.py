@@ -1,0 +1,103 @@
+"""Compile time of the seed program (logistic regression ``train`` and ``predict``), each
+sample in a new Python process: *cold* with an empty module cache, *warm* with the cache the
+cold run filled. Only the ``function(...)`` calls are timed (graph building and imports are
+reported apart)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+NAME = "compile"
+COLD_TARGET = 1.0   # seconds
+WARM_TARGET = 0.15
+
+_TENSORGRAPH = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.configdefaults import config
+t1 = time.perf_counter()
+config.floatX = "float32"
+rng = np.random.default_rng(0)
+x, y = tt.matrix("x"), tt.vector("y")
+w = tg.shared(rng.standard_normal(784).astype("float32"), name="w")
+b = tg.shared(np.asarray(0.0, dtype="float32"), name="b")
+p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+prediction = p_1 > 0.5
+xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+cost = xent.mean() + 0.01 * (w ** 2).sum()
+gw, gb = tg.grad(cost, [w, b])
+t2 = time.perf_counter()
+train = tg.function([x, y], [prediction, xent], updates=[(w, w - 0.01 * gw), (b, b - 0.01 * gb)])
+predict = tg.function([x], prediction)
+t3 = time.perf_counter()
+train(np.zeros((4, 784), "float32"), np.zeros(4, "float32"))
+print(json.dumps({"import": t1 - t0, "graph": t2 - t1, "compile": t3 - t2}))
+"""
+
+_PYTENSOR = r"""
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+import pytensor as pt
+import pytensor.tensor as ptt
+from pytensor.compile.mode import Mode
+t1 = time.perf_counter()
+mode = Mode(linker="cvm", optimizer="fast_run")
+rng = np.random.default_rng(0)
+x, y = ptt.matrix("x", dtype="float32"), ptt.vector("y", dtype="float32")
+w = pt.shared(rng.standard_normal(784).astype("float32"), name="w")
+b = pt.shared(np.asarray(0.0, dtype="float32"), name="b")
+p_1 = 1 / (1 + ptt.exp(-ptt.dot(x, w) - b))
+prediction = p_1 > 0.5
+xent = -y * ptt.log(p_1) - (1 - y) * ptt.log(1 - p_1)
+cost = xent.mean() + np.float32(0.01) * (w ** 2).sum()
+gw, gb = pt.grad(cost, [w, b])
+t2 = time.perf_counter()
+lr = np.float32(0.01)
+train = pt.function([x, y], [prediction, xent], updates=[(w, w - lr * gw), (b, b - lr * gb)],
+                    mode=mode)
+predict = pt.function([x], prediction, mode=mode)
+t3 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "graph": t2 - t1, "compile": t3 - t2}))
+"""
+
+
+def _run(script: str, env: dict) -> dict:
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip()
+                           else f"exit code {done.returncode}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def tensorgraph_times(cold_samples: int, warm_samples: int):
+    """(cold samples, warm samples): dicts of import / graph / compile seconds."""
+    cold, warm = [], []
+    with tempfile.TemporaryDirectory(prefix="tg-bench-cache-") as base:
+        for k in range(cold_samples):
+            env = _env(os.path.join(base, f"cold{k}"))
+            cold.append(_run(_TENSORGRAPH, env))
+        env = _env(os.path.join(base, "cold0"))
+        warm = [_run(_TENSORGRAPH, env) for _ in range(warm_samples)]
+    return cold, warm
+
+
+def pytensor_warm_times(samples: int):
+    """Warm samples of PyTensor (its own cache, filled by a first untimed run)."""
+    env = dict(os.environ)
+    _run(_PYTENSOR, env)
+    return [_run(_PYTENSOR, env) for _ in range(samples)]
+
+
+def _env(base_compiledir: str) -> dict:
+    env = dict(os.environ)
+    flags = env.get("TENSORGRAPH_FLAGS", "")
+    env["TENSORGRAPH_FLAGS"] = ",".join(
+        f for f in (flags, f"base_compiledir={base_compiledir}") if f)
+    return env

@@ -1,0 +1,254 @@
+"""Side-by-side benchmarks: tensorgraph (FAST_RUN) against numpy written by hand and PyTensor's
+C backend (linker 'cvm'; installed by the ``bench`` extra), with the targets of the project.
+
+    python benchmarks/run.py            # full sizes, more rounds (a few minutes)
+    python benchmarks/run.py --quick    # fewer rounds (under a minute)
+    python benchmarks/run.py --quick --tiny --frameworks tensorgraph,numpy   # smoke run
+
+Throughput cases (``benchmarks/cases/*.py``) are built once per framework in this process, then
+timed *interleaved*: each round times one batch of calls of every framework, in a rotating
+order, so that drift of the machine (frequency, other load) hits them alike; the table shows
+the median time per call over the rounds. Compile times are measured in new processes (the
+seed ``train`` + ``predict``: cold with an empty module cache in a temporary
+``base_compiledir``, warm with the cache it filled).
+
+The ratio column is tensorgraph's time over the target's baseline; a target is met when the
+ratio is at most the target's. ``--check`` makes the exit code 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import platform
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)                           # the ``cases`` package
+sys.path.insert(1, os.path.dirname(HERE))          # tensorgraph from this checkout
+
+from cases import CASES, Unavailable  # noqa: E402
+from cases import compile_time  # noqa: E402
+
+FRAMEWORKS = ["tensorgraph", "numpy", "pytensor"]
+
+
+# ----------------------------------------------------------------------------------------------
+# timing
+
+
+def _calibrate(fn, batch_seconds: float) -> int:
+    """Calls per batch so that a batch lasts about ``batch_seconds``."""
+    fn()
+    n = 1
+    while True:
+        started = time.perf_counter()
+        for _ in range(n):
+            fn()
+        elapsed = time.perf_counter() - started
+        if elapsed >= batch_seconds / 4 or n >= 1 << 20:
+            return max(1, int(n * batch_seconds / max(elapsed, 1e-9)))
+        n *= 4
+
+
+def interleaved(fns: dict, rounds: int, batch_seconds: float) -> dict:
+    """Median seconds per call of each callable, batches interleaved round by round."""
+    names = list(fns)
+    batch = {name: _calibrate(fns[name], batch_seconds) for name in names}
+    samples = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            fn, n = fns[name], batch[name]
+            gc.collect()
+            gc.disable()
+            try:
+                started = time.perf_counter()
+                for _ in range(n):
+                    fn()
+                samples[name].append((time.perf_counter() - started) / n)
+            finally:
+                gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# the table
+
+
+def fmt_time(seconds) -> str:
+    if seconds is None:
+        return "-"
+    if isinstance(seconds, str):
+        return seconds
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+class Row:
+    def __init__(self, title, times, baseline, target, absolute=False):
+        self.title = title
+        self.times = times            # framework -> seconds, None (not run) or "error"
+        self.baseline = baseline      # framework name, or None for an absolute target
+        self.target = target
+        self.absolute = absolute
+
+    def ratio(self):
+        tg = self.times.get("tensorgraph")
+        if not isinstance(tg, float):
+            return None
+        if self.absolute:
+            return tg
+        base = self.times.get(self.baseline)
+        return tg / base if isinstance(base, float) and base > 0 else None
+
+    def verdict(self) -> str:
+        ratio = self.ratio()
+        if ratio is None:
+            return "n/a"
+        return "ok" if ratio <= self.target else "MISSED"
+
+    def cells(self, frameworks):
+        ratio = self.ratio()
+        if self.absolute:
+            ratio_text = "-" if ratio is None else fmt_time(ratio)
+            target_text = f"<= {fmt_time(self.target)}"
+        else:
+            ratio_text = "-" if ratio is None else f"{ratio:.2f}x {self.baseline}"
+            target_text = f"<= {self.target:g}x {self.baseline}"
+        return ([self.title] + [fmt_time(self.times.get(f)) for f in frameworks]
+                + [ratio_text, target_text, self.verdict()])
+
+
+def print_table(rows, frameworks, out=sys.stdout):
+    header = ["case"] + frameworks + ["tensorgraph ratio", "target", "met"]
+    body = [r.cells(frameworks) for r in rows]
+    widths = [max(len(str(line[k])) for line in [header] + body) for k in range(len(header))]
+
+    def line(cells):
+        return "  ".join(str(c).ljust(w) if k == 0 else str(c).rjust(w)
+                         for k, (c, w) in enumerate(zip(cells, widths)))
+
+    print(line(header), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for cells in body:
+        print(line(cells), file=out)
+
+
+# ----------------------------------------------------------------------------------------------
+# running the cases
+
+
+def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes):
+    rows = []
+    for case_name in case_names:
+        case = importlib.import_module(f"cases.{case_name}")
+        size = case.size(tiny)
+        fns, times = {}, {}
+        for fw in frameworks:
+            make = getattr(case, f"make_{fw}", None)
+            if make is None:
+                continue
+            try:
+                fns[fw] = make(size)
+                fns[fw]()                       # first call: lazy set-up out of the timing
+            except Unavailable as exc:
+                notes.append(f"{case.NAME}/{fw}: skipped ({exc})")
+            except Exception as exc:  # a framework failing must not hide the others
+                times[fw] = "error"
+                notes.append(f"{case.NAME}/{fw}: error: {type(exc).__name__}: {exc}")
+        times.update(interleaved(fns, rounds, batch_seconds) if fns else {})
+        baseline, target = case.TARGET
+        title = case.TITLE.format(*size) if isinstance(size, tuple) else case.TITLE.format(size)
+        rows.append(Row(title, times, baseline, target))
+        print(f"  measured {case.NAME}", file=sys.stderr, flush=True)
+    return rows
+
+
+def compile_rows(frameworks, quick, notes):
+    cold_n, warm_n = (1, 2) if quick else (3, 5)
+    times_cold, times_warm = {}, {}
+    if "tensorgraph" in frameworks:
+        try:
+            cold, warm = compile_time.tensorgraph_times(cold_n, warm_n)
+            times_cold["tensorgraph"] = statistics.median(s["compile"] for s in cold)
+            times_warm["tensorgraph"] = statistics.median(s["compile"] for s in warm)
+            notes.append(f"tensorgraph import {statistics.median(s['import'] for s in warm):.2f}"
+                         " s in a new process (not in the compile times)")
+        except Exception as exc:
+            times_cold["tensorgraph"] = times_warm["tensorgraph"] = "error"
+            notes.append(f"compile/tensorgraph: error: {exc}")
+    if "pytensor" in frameworks:
+        try:
+            importlib.import_module("pytensor")
+            warm = compile_time.pytensor_warm_times(warm_n)
+            times_warm["pytensor"] = statistics.median(s["compile"] for s in warm)
+            notes.append("pytensor compile: warm only (its cold compile takes far longer)")
+        except ImportError as exc:
+            notes.append(f"compile/pytensor: skipped ({exc})")
+        except Exception as exc:
+            times_warm["pytensor"] = "error"
+            notes.append(f"compile/pytensor: error: {exc}")
+        print("  measured compile", file=sys.stderr, flush=True)
+    return [Row("compile seed train+predict, cold", times_cold, None,
+                compile_time.COLD_TARGET, absolute=True),
+            Row("compile seed train+predict, warm", times_warm, None,
+                compile_time.WARM_TARGET, absolute=True)]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (under a minute)")
+    parser.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
+    parser.add_argument("--cases", default=",".join(CASES + ["compile"]),
+                        help=f"comma-separated, from {CASES + ['compile']}")
+    parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                        help=f"comma-separated, from {FRAMEWORKS}")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+
+    cases = [c for c in args.cases.split(",") if c]
+    frameworks = [f for f in args.frameworks.split(",") if f]
+    unknown = [c for c in cases if c not in CASES + ["compile"]] + \
+              [f for f in frameworks if f not in FRAMEWORKS]
+    if unknown:
+        parser.error(f"unknown case or framework: {', '.join(unknown)}")
+    if "pytensor" in frameworks and importlib.util.find_spec("pytensor") is None:
+        frameworks.remove("pytensor")
+        print("pytensor is not installed (pip install tensorgraph[bench]): skipped",
+              file=sys.stderr)
+    rounds, batch_seconds = (5, 0.02) if args.quick else (15, 0.1)
+
+    import numpy as np
+
+    from tensorgraph.configdefaults import config
+
+    notes = []
+    started = time.perf_counter()
+    rows = throughput_rows([c for c in cases if c != "compile"], frameworks, args.tiny,
+                           rounds, batch_seconds, notes)
+    if "compile" in cases:
+        rows += compile_rows(frameworks, args.quick, notes)
+
+    print(f"\ntensorgraph benchmarks ({'quick' if args.quick else 'full'}"
+          f"{', tiny sizes' if args.tiny else ''}): median time per call, {rounds} interleaved "
+          f"rounds")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}")
+    print()
+    print_table(rows, frameworks)
+    for note in notes:
+        print(f"  note: {note}")
+    print(f"\n({time.perf_counter() - started:.1f} s)")
+    missed = [r.title for r in rows if r.verdict() == "MISSED"]
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

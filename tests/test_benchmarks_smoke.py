@@ -1,0 +1,50 @@
+"""The benchmark runner works end to end: ``benchmarks/run.py --quick --tiny`` measures every
+throughput case and prints the table; when PyTensor is installed, it joins on one case (its
+function compiles take seconds each even with a warm cache). Only the table's shape is checked:
+timings belong to the benchmark, not to tests. The compile-time rows (new processes, an empty
+cache) are left to the real runs."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_table(tmp_path, cases, frameworks):
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--quick", "--tiny",
+         "--cases", ",".join(cases), "--frameworks", ",".join(frameworks)],
+        capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("case "))
+    for fw in frameworks:
+        assert fw in header
+    return done.stdout, lines
+
+
+def row(lines, title):
+    found = next(line for line in lines if line.startswith(title))
+    assert "error" not in found and any(unit in found for unit in (" ns", " us", " ms")), found
+    return found
+
+
+def test_quick_tiny_run_prints_every_case(tmp_path):
+    out, lines = run_table(tmp_path, ["logreg", "mlp", "overhead", "overhead_trusted", "chain"],
+                           ["tensorgraph", "numpy"])
+    for title in ("logreg train step 40x78 f32", "MLP step 16x78-32-10 f32",
+                  "call overhead f(x)=x+1, 10 floats", "call overhead, trust_input=True",
+                  "elementwise chain, 1e+04 f32"):
+        assert row(lines, title).split()[-1] in ("ok", "MISSED", "n/a"), out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pytensor") is None,
+                    reason="pytensor is not installed (the bench extra)")
+def test_pytensor_joins_the_table(tmp_path):
+    out, lines = run_table(tmp_path, ["overhead"], ["tensorgraph", "pytensor"])
+    cells = row(lines, "call overhead f(x)=x+1, 10 floats")
+    assert "x pytensor" in cells and cells.split()[-1] in ("ok", "MISSED"), out

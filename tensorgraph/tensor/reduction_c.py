@@ -13,16 +13,19 @@ innermost loop is then either
   block of 4096 elements into 32 independent accumulators (a vectorized loop with no latency
   chain, no -ffast-math needed), the blocks' results then combined, so long float sums keep
   their precision; or
-* a kept dimension: an update of a row of accumulators, vectorized over the row.
+* a kept dimension: an update of a row of accumulators, vectorized over the row (four input
+  rows per pass when the dimension above is reduced).
 
-nan follows numpy: max and min propagate it (a nan flag next to gcc's vectorized max/min).
+nan follows numpy: max and min propagate it (nan flags next to the vectorized max/min).
 With ``config.openmp`` and at least ``openmp_elemwise_minsize`` elements, a whole-array
 reduction is split into blocks reduced by different threads (and combined in block order, so
 the result does not depend on the thread count), and independent rows or columns of outputs
 are shared out between threads.
 
 Argmax/Argmin walk the reduced dimensions in C order (they count as one flattened axis) and
-return the first extreme, or the first nan, as numpy does.
+return the first extreme, or the first nan, as numpy does. When those elements are contiguous,
+a vectorized pass finds the extreme (and whether there is a nan) and a second pass its first
+position.
 """
 
 from __future__ import annotations
@@ -177,16 +180,26 @@ _LANES_BLOCK = r"""
             for (; i < e; i++) { const $ACC v = LOAD(q[i]); lane[0] = COMB(lane[0], v); }
             for (int l = 0; l < 32; l++) total = COMB(total, lane[l]);"""
 
-# float max/min: gcc's vectorized max reduction plus a nan flag (faster than nan-aware lanes)
+# float max/min: 32 plain max/min accumulators and 32 nan flags (cheaper than nan-aware lanes)
 _EXTREMUM_BLOCK = r"""
-            $ACC s = $IDENT;
-            int nanf = 0;
-            #pragma omp simd reduction($CMPNAME:s) reduction(|:nanf)
-            for (int64_t i = b; i < e; i++) {
+            $ACC lane[32], s = $IDENT;
+            int nanl[32], nanf = 0;
+            for (int l = 0; l < 32; l++) { lane[l] = $IDENT; nanl[l] = 0; }
+            int64_t i = b;
+            for (; i + 32 <= e; i += 32) {
+                #pragma omp simd
+                for (int l = 0; l < 32; l++) {
+                    const $ACC v = LOAD(q[i + l]);
+                    lane[l] = (v $CMP lane[l]) ? v : lane[l];
+                    nanl[l] |= (v != v);
+                }
+            }
+            for (; i < e; i++) {
                 const $ACC v = LOAD(q[i]);
                 s = (v $CMP s) ? v : s;
                 nanf |= (v != v);
             }
+            for (int l = 0; l < 32; l++) { s = (lane[l] $CMP s) ? lane[l] : s; nanf |= nanl[l]; }
             if (nanf) s = ($ACC)NAN;
             total = COMB(total, s);"""
 
@@ -225,10 +238,47 @@ static inline void tg_red_${K}_row($ACC *a, int64_t ast, const char *p, int64_t 
     }
 }
 
+/* four contiguous input rows (rs bytes apart) into a contiguous row of accumulators, in
+ * row order (the same result as four row updates, a quarter of the accumulator traffic) */
+static inline void tg_red_${K}_row4($ACC *a, const char *p, int64_t rs, int64_t n)
+{
+    const $IN *q0 = (const $IN *)p, *q1 = (const $IN *)(p + rs), *q2 = (const $IN *)(p + 2 * rs),
+              *q3 = (const $IN *)(p + 3 * rs);
+    #pragma omp simd
+    for (int64_t j = 0; j < n; j++) {
+        $ACC t = COMB(a[j], LOAD(q0[j]));
+        t = COMB(t, LOAD(q1[j]));
+        t = COMB(t, LOAD(q2[j]));
+        a[j] = COMB(t, LOAD(q3[j]));
+    }
+}
+
 /* the outer dims' odometer over [j0, j1) of the innermost one */
 static void tg_red_${K}_walk(const tg_rplan *pl, $ACC *acc, int64_t j0, int64_t j1)
 {
     const int L = pl->nd - 1;
+    if (L >= 1 && !pl->red[L] && pl->red[L - 1] && pl->ost[L] == 1 &&
+        pl->ist[L] == (int64_t)sizeof($IN)) {
+        /* a kept contiguous row under a reduced dim: rows four at a time */
+        const int R = L - 1;
+        const int64_t nr = pl->shape[R], rs = pl->ist[R];
+        int64_t n_outer = 1, idx[TG_MAXDIM] = {0};
+        for (int d = 0; d < R; d++) n_outer *= pl->shape[d];
+        const char *ip = pl->base + j0 * pl->ist[L];
+        int64_t op = j0;
+        for (int64_t it = 0; it < n_outer; it++) {
+            int64_t r = 0;
+            for (; r + 4 <= nr; r += 4) tg_red_${K}_row4(acc + op, ip + r * rs, rs, j1 - j0);
+            for (; r < nr; r++) tg_red_${K}_row(acc + op, 1, ip + r * rs, j1 - j0, pl->ist[L]);
+            for (int d = R - 1; d >= 0; d--) {
+                if (++idx[d] < pl->shape[d]) { ip += pl->ist[d]; op += pl->ost[d]; break; }
+                ip -= pl->ist[d] * (pl->shape[d] - 1);
+                op -= pl->ost[d] * (pl->shape[d] - 1);
+                idx[d] = 0;
+            }
+        }
+        return;
+    }
     int64_t n_outer = 1, idx[TG_MAXDIM] = {0};
     for (int d = 0; d < L; d++) n_outer *= pl->shape[d];
     const char *ip = pl->base + j0 * pl->ist[L];
@@ -326,7 +376,7 @@ def _reduce_support(kind: str, in_dtype: str, acc: str) -> tuple[str, str]:
     text = _replace_calls(text, "COMB", lambda a, b: _combine(kind, acc, a, b))
     text = string.Template(text).substitute(
         MINSIZE=str(int(config.openmp_elemwise_minsize)),
-        IDENT=_identity(kind, acc), K=name, ACC=ctype, CMPNAME=kind,
+        IDENT=_identity(kind, acc), K=name, ACC=ctype,
         CMP=">" if kind == "max" else "<",
         IN=cd.storage_type(in_dtype))
     return text, f"tg_red_{name}"
@@ -423,6 +473,48 @@ static int64_t ${name}(const char *p, int nr, const int64_t *shape, const int64_
 {
     int64_t n = 1, idx[TG_MAXDIM] = {0};
     for (int d = 0; d < nr; d++) n *= shape[d];
+    int flat = st[nr - 1] == (int64_t)sizeof($IN);
+    for (int d = 0; d + 1 < nr; d++) flat &= st[d] == st[d + 1] * shape[d + 1];
+    if (flat) {  /* contiguous: a vectorized pass for the extreme, then find its first place */
+        const $IN *q = (const $IN *)p;
+        $CT lane[32], best = $IDENT;
+        int nanl[32], nanf = 0;
+        for (int l = 0; l < 32; l++) { lane[l] = $IDENT; nanl[l] = 0; }
+        int64_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            #pragma omp simd
+            for (int l = 0; l < 32; l++) {
+                const $CT v = ($CT)q[i + l];
+                lane[l] = (v $CMP lane[l]) ? v : lane[l];
+                nanl[l] |= ISNAN(v);
+            }
+        }
+        for (; i < n; i++) {
+            const $CT v = ($CT)q[i];
+            best = (v $CMP best) ? v : best;
+            nanf |= ISNAN(v);
+        }
+        for (int l = 0; l < 32; l++) { best = (lane[l] $CMP best) ? lane[l] : best; nanf |= nanl[l]; }
+        /* skip 32 at a time to the block holding the first nan (if any) or extreme */
+        if (nanf) {
+            for (i = 0; i + 32 <= n; i += 32) {
+                int hit = 0;
+                #pragma omp simd reduction(|:hit)
+                for (int l = 0; l < 32; l++) { const $CT v = ($CT)q[i + l]; hit |= ISNAN(v); }
+                if (hit) break;
+            }
+            for (; i < n; i++) { const $CT v = ($CT)q[i]; if (ISNAN(v)) return i; }
+        } else {
+            for (i = 0; i + 32 <= n; i += 32) {
+                int hit = 0;
+                #pragma omp simd reduction(|:hit)
+                for (int l = 0; l < 32; l++) hit |= (($CT)q[i + l] == best);
+                if (hit) break;
+            }
+            for (; i < n; i++) if (($CT)q[i] == best) return i;
+        }
+        return 0;
+    }
     $CT best = ($CT)*(const $IN *)p;
     int64_t at = 0;
     if (ISNAN(best)) return 0;
@@ -456,7 +548,7 @@ def _arg_support(kind: str, dtype: str) -> tuple[str, str]:
     text = _replace_calls(_ARG_TEMPLATE, "ISNAN", lambda v: isnan.replace("v", v))
     text = string.Template(text).substitute(
         name=name, CT=cd.compute_type(dtype), IN=cd.storage_type(dtype),
-        CMP=">" if kind == "max" else "<")
+        CMP=">" if kind == "max" else "<", IDENT=_identity(kind, dtype))
     return text, name
 
 

@@ -14,6 +14,9 @@ Three ops do the work:
 
 Mismatched inner dimensions are reported with both shapes: when the graph is built if the
 static sizes are known, otherwise when the function runs.
+
+``Dot`` has C code (BLAS for float32/float64, a plain loop for other dtypes; see
+``tensorgraph.tensor.blas_c``); ``TensorDot`` and ``MatMul`` run their numpy ``perform``.
 """
 
 from __future__ import annotations

@@ -15,3 +15,10 @@ def test_doc_examples_run(page):
     namespace = {"__name__": f"docs_{page.stem}"}
     for i, code in enumerate(blocks):
         exec(compile(code, f"{page}:block{i}", "exec"), namespace)
+
+
+def test_readme_quick_start_runs():
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1]
+    code = BLOCK.findall(section)[0]
+    exec(compile(code, "README.md:quick-start", "exec"), {"__name__": "readme"})

@@ -179,8 +179,11 @@ def compile_rows(frameworks, quick, notes):
             cold, warm = compile_time.tensorgraph_times(cold_n, warm_n)
             times_cold["tensorgraph"] = statistics.median(s["compile"] for s in cold)
             times_warm["tensorgraph"] = statistics.median(s["compile"] for s in warm)
-            notes.append(f"tensorgraph import {statistics.median(s['import'] for s in warm):.2f}"
-                         " s in a new process (not in the compile times)")
+            notes.append("tensorgraph compile samples: cold "
+                         + ", ".join(fmt_time(s["compile"]) for s in cold) + "; warm "
+                         + ", ".join(fmt_time(s["compile"]) for s in warm) + "; import "
+                         + fmt_time(statistics.median(s["import"] for s in warm))
+                         + " in a new process (not in the compile times)")
         except Exception as exc:
             times_cold["tensorgraph"] = times_warm["tensorgraph"] = "error"
             notes.append(f"compile/tensorgraph: error: {exc}")

@@ -15,6 +15,10 @@ Ops (each with ``perform``, ``infer_shape`` and a gradient):
   at repeated indices keeps the last value, as numpy does (the gradient w.r.t. ``y`` then
   still reaches every repeated entry, as in PyTensor: use unique indices with ``set``).
 
+C code (``c_code``, checked against ``perform`` in tests/test_c_subtensor.py): ``Subtensor``
+(a view), ``IncSubtensor``, ``AdvancedSubtensor1`` and ``AdvancedIncSubtensor1``. The general
+``AdvancedSubtensor`` / ``AdvancedIncSubtensor`` run their numpy ``perform`` under every linker.
+
 An op's ``idx_list`` describes the index's structure; the values come from the op's inputs after
 ``x`` (and ``y``): ``"int"`` is one integer scalar input, ``("slice", start, stop, step)`` has
 an input for each of its parts that is not ``None``, and ``"array"`` is one integer or boolean

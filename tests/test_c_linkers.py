@@ -245,3 +245,64 @@ def test_without_a_compiler_c_py_warns_and_c_refuses():
     np.testing.assert_allclose(f(np.zeros(2)), 1.0)
     with pytest.raises(RuntimeError, match="needs a C compiler"):
         tensorgraph.function([x], x + 1, mode=Mode("c", None))
+
+
+def _chain(linker):
+    """exp, mul, add, tanh, sum: four intermediates, each read once by the next node."""
+    x = tt.dvector("x")
+    f = tensorgraph.function([x], tt.tanh(tt.exp(x) * 2 + 1).sum(), mode=Mode(linker, None))
+    assert f.vm.whole_graph
+    return f
+
+
+def test_cvm_frees_each_intermediate_right_after_its_last_reader():
+    f = _chain("cvm")
+    schedule = f.vm.cgraph._free_schedule()
+    slot_of = f.vm.cgraph.slot
+    for k, node in enumerate(f.vm.nodes):
+        for out in node.outputs:
+            readers = [j for j, n in enumerate(f.vm.nodes) if out in n.inputs]
+            if out not in f.maker.fgraph.outputs and readers:
+                assert slot_of[out] in schedule[max(readers)]
+    f.vm.buffer_counters(track=True)
+    value = np.linspace(0.0, 1.0, 1000)
+    kept = [f(value) for _ in range(2)]
+    counters = f.vm.buffer_counters()
+    assert counters["peak_held"] == 1  # never two dead intermediates alive at once
+    assert counters["held"] == 0  # nothing kept between calls
+    assert counters["allocations"] == 2 * 5  # every buffer allocated afresh each call
+    np.testing.assert_allclose(kept[1], np.tanh(np.exp(value) * 2 + 1).sum())
+
+
+@pytest.mark.parametrize("linker", ["cvm_nogc", "c"])
+def test_nogc_linkers_keep_and_reuse_intermediate_buffers(linker):
+    f = _chain(linker)
+    value = np.linspace(0.0, 1.0, 1000)
+    f.vm.buffer_counters(track=True)
+    first = f(value)
+    after_first = f.vm.buffer_counters(track=True)
+    assert after_first["held"] == after_first["peak_held"] == 4
+    second = f(value)
+    after_second = f.vm.buffer_counters()
+    assert after_second["held"] == 4
+    # only the output is new: the caller still holds the first call's output buffer
+    assert after_second["allocations"] - after_first["allocations"] == 1
+    assert first == second == pytest.approx(np.tanh(np.exp(value) * 2 + 1).sum())
+
+
+def test_c_runs_the_nodes_as_straight_line_code_and_cvm_loops():
+    assert _chain("c").vm.cgraph.straight
+    assert "TG_STRAIGHT_NODES TG_STEP(0) TG_STEP(1)" in _chain("c").vm.cgraph.source
+    assert not _chain("cvm_nogc").vm.cgraph.straight
+    x, y = tt.fvector("x"), tt.fvector("y")
+    f = tensorgraph.function([x, y], tt.exp(x) * y, mode=Mode("c", None))
+    with pytest.raises(ValueError, match="in node"):
+        f(np.ones(2, "float32"), np.ones(3, "float32"))
+    np.testing.assert_allclose(f(np.zeros(2, "float32"), np.ones(2, "float32")), 1.0)
+
+
+def test_buffer_counters_need_a_whole_graph_workspace():
+    x = tt.dvector("x")
+    f = tensorgraph.function([x], x + 1, mode=Mode("c|py", None))
+    with pytest.raises(ValueError, match="no whole-graph workspace"):
+        f.vm.buffer_counters()

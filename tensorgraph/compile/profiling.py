@@ -247,6 +247,13 @@ class ProfileStats:
         starts, last_starts, durations = [0.0] * len(record.nodes), record.last_starts, \
             record.last_durations
         shapes, nbytes = record.shapes, record.nbytes
+        # a lazy thunk (ifelse) runs several times per call, asking for its inputs: its time
+        # adds up over them, its run counts once, when its outputs are computed
+        compute_map = getattr(vm, "compute_map", {})
+        done_flags = [[compute_map[o] for o in node.outputs]
+                      if getattr(thunk, "lazy", False) and all(o in compute_map
+                                                               for o in node.outputs) else None
+                      for node, thunk in zip(record.nodes, vm.thunks)]
 
         def pre(i, node, thunk):
             starts[i] = perf_counter()
@@ -255,6 +262,9 @@ class ProfileStats:
             now = perf_counter()
             seconds = now - starts[i]
             times[i] += seconds
+            flags = done_flags[i]
+            if flags is not None and not all(f[0] for f in flags):
+                return
             counts[i] += 1
             last_starts[i] = starts[i] - record.call_started
             durations[i] = seconds

@@ -5,7 +5,9 @@ docs/c_backend.md). The nodes that have C become functions
 ``static int tg_node_<k>(tg_ctx *tg_context, tg_array *tg_vars)`` reading and writing the
 workspace's arrays ``tg_vars[slot]`` (one slot per variable). With
 ``whole_graph`` (every node has C, none is lazy) the module also gets the loop over all nodes and
-the entry points that run a whole call in C (``glue.h``). The source pastes ``runtime.h``,
+the entry points that run a whole call in C (``glue.h``): a loop over the table of node
+functions, or with ``straight=True`` (linker 'c') straight-line direct calls of every node in
+one function, which the compiler may inline. The source pastes ``runtime.h``,
 ``tg_scalar.h`` and ``glue.h`` in, so a module's cache key covers them.
 
 ``CGraph.workspace(gc, report)`` makes the per-function state and returns its entry points.
@@ -77,7 +79,7 @@ class CGraph:
     found : where ``compile()`` found the module: "memory", "disk" or "compiled" (None before)
     """
 
-    def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True):
+    def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False):
         from tensorgraph.configdefaults import config
 
         self.fgraph = fgraph
@@ -102,6 +104,7 @@ class CGraph:
             bodies.append((node, code))
         self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
                             and all(var_has_c(v) for v in fgraph.inputs + fgraph.outputs))
+        self.straight = straight and self.whole_graph
         if self.whole_graph:
             for v in fgraph.inputs + fgraph.outputs:
                 self._slot(v)
@@ -200,6 +203,9 @@ class CGraph:
                 offsets.append(len(idx))
             t.append(_table("int", "tg_free_off", offsets))
             t.append(_table("int", "tg_free_idx", idx))
+            if self.straight:
+                t.append("#define TG_STRAIGHT_NODES " +
+                         " ".join(f"TG_STEP({k})" for k in range(len(bodies))))
         parts += t
         parts.append(_read("glue.h"))
         return "\n".join(p for p in parts if p), build

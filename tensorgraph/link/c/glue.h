@@ -167,7 +167,7 @@ static void tg_report(tg_ws *ws, int k)
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, ws->ctx.errmsg);
 }
 
-static int tg_run_node(tg_ws *ws, int k)
+static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
 {
     ws->ctx.errmsg[0] = 0;
     int rc;
@@ -210,28 +210,50 @@ static __attribute__((unused)) int64_t tg_held_buffers(tg_ws *ws)
 }
 
 #if TG_WHOLE_GRAPH
-/* The loop over nodes; with gc, each intermediate is released after its last reader. */
+/* Node k of a whole-graph run; with gc, the intermediates it read last are released. */
+static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
+{
+    if (tg_run_node(ws, k) != 0) {
+        if (ws->gc) tg_release_foreign(ws, 1);
+        return -1;
+    }
+    if (ws->gc)
+        for (int j = tg_free_off[k]; j < tg_free_off[k + 1]; j++)
+            tg_release(&ws->v[tg_free_idx[j]]);
+    if (ws->track) {
+        int64_t held = tg_held_buffers(ws);
+        if (held > ws->peak_held) ws->peak_held = held;
+    }
+    return 0;
+}
+
+#ifdef TG_STRAIGHT_NODES
+/* Linker 'c': the nodes as straight-line code (codegen lists TG_STEP(0) TG_STEP(1) ...):
+ * direct calls, which the compiler may inline into this one function. */
+#define TG_STEP(k) if (tg_step(ws, k) != 0) return -1;
+static int tg_run_nodes(tg_ws *ws)
+{
+    TG_STRAIGHT_NODES
+    return 0;
+}
+#else
+/* Linkers 'cvm' / 'cvm_nogc': the loop over the table of node functions. */
+static int tg_run_nodes(tg_ws *ws)
+{
+    for (int k = 0; k < TG_NNODES; k++)
+        if (tg_step(ws, k) != 0) return -1;
+    return 0;
+}
+#endif
+
+/* A whole-graph run, timed when profiling. */
 static int tg_run_graph(tg_ws *ws)
 {
     ws->whole_run = 1;
-    const int timing = ws->ctx.node_seconds != NULL;
-    if (timing) tg_profile_start(ws);
-    int rc = 0;
-    for (int k = 0; k < TG_NNODES; k++) {
-        if (tg_run_node(ws, k) != 0) {
-            if (ws->gc) tg_release_foreign(ws, 1);
-            rc = -1;
-            break;
-        }
-        if (ws->gc)
-            for (int j = tg_free_off[k]; j < tg_free_off[k + 1]; j++)
-                tg_release(&ws->v[tg_free_idx[j]]);
-        if (ws->track) {
-            int64_t held = tg_held_buffers(ws);
-            if (held > ws->peak_held) ws->peak_held = held;
-        }
-    }
-    if (timing) ws->loop_seconds[0] += tg_now() - ws->t0;
+    if (ws->ctx.node_seconds == NULL) return tg_run_nodes(ws);
+    tg_profile_start(ws);
+    const int rc = tg_run_nodes(ws);
+    ws->loop_seconds[0] += tg_now() - ws->t0;
     return rc;
 }
 

@@ -6,10 +6,12 @@ All of them compile one module per graph (``codegen.CGraph``) and return a ``CVM
 
 * 'c|py', 'c|py_nogc': the VM's Python loop over the thunks (with or without gc of the cells);
 * 'cvm': the whole graph in one C call (the loop over nodes in C, intermediates released right
-  after their last reader), when every node has C and none is lazy; 'cvm_nogc' and 'c' keep
-  the intermediates' buffers and reuse them on the next call. Otherwise (a node without C, an
-  ``ifelse``) they run the Python loop over the same thunks, so a lazy node still computes only
-  the branch it takes.
+  after their last reader), when every node has C and none is lazy; 'cvm_nogc' keeps the
+  intermediates' buffers and reuses them on the next call; 'c' too, with the nodes as
+  straight-line code in one C function (direct calls the compiler may inline) instead of a
+  loop over a table of node functions. Otherwise (a
+  node without C, an ``ifelse``) they run the Python loop over the same thunks, so a lazy node
+  still computes only the branch it takes.
 
 Hooks (``vm.pre_hook`` / ``vm.post_hook``) always run node by node through the thunks: the same
 C functions as the whole-graph run. ``Function`` calls the C entry point ``vm.c_call`` directly
@@ -237,7 +239,8 @@ class CLinker:
         compute_map = {var: [var.owner is None] for var in storage_map}
 
         lazy = any(_is_lazy(n) for n in nodes)
-        cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy)
+        cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy,
+                        straight=self.name == "c")
         entry = None
         if cgraph.c_nodes:
             positions = {node: i for i, node in enumerate(nodes)}

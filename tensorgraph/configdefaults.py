@@ -119,7 +119,7 @@ def _declare(config: Config) -> None:
     add("optimizer_including", StrParam("", """Colon-separated rewrite names or tags to add
         to the mode's rewrites."""))
     add("optimizer_requiring", StrParam("", """Colon-separated rewrite names or tags that
-        must be applied (as a final pass)."""))
+        every rewrite of the default mode must have: rewrites lacking one are left out."""))
     add("optimizer_verbose", BoolParam(False, """Print every replacement a rewrite makes
         while compiling."""))
     add("on_opt_error", EnumStr(("warn", "raise", "pdb", "ignore"), """What to do when a
@@ -143,9 +143,10 @@ def _declare(config: Config) -> None:
         a pickled function unpickles as None."""))
     add("reoptimize_unpickled_function", BoolParam(False, """Rewrite the graph again when
         unpickling a compiled function instead of reusing the pickled rewritten graph."""))
-    add("optdb__max_use_ratio", FloatParam(8.0, """An equilibrium rewriter stops (with a
-        warning) after applying rewrites more than this many times the graph's node
-        count: a guard against rewrites that undo each other.""", minimum=0.0))
+    add("optdb__max_use_ratio", FloatParam(8.0, """An equilibrium rewriter raises
+        RewriteLimitError, naming the rewrite, when one rewrite has been applied more than this
+        many times the graph's node count: a guard against rewrites that undo each other.""",
+        minimum=0.0))
     add("tensor__local_elemwise_fusion", BoolParam(True, """Fuse chains of elementwise
         operations into one loop (one C kernel)."""))
     add("metaopt__verbose", IntParam(0, """Verbosity of rewrites that pick an Op

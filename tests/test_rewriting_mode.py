@@ -78,3 +78,46 @@ def test_compiled_function_history_replays_to_the_compiled_graph():
     assert all(step.location for step in history if step.rewriter is not None)
     assert structurally_equal(history.rebuild(), f.maker.fgraph)
     assert not structurally_equal(history.rebuild(0), f.maker.fgraph)
+
+
+def test_presets_select_what_their_names_promise():
+    from tensorgraph.rewriting import optdb
+    from tensorgraph.rewriting.presets import _load_rewrites
+
+    _load_rewrites()
+
+    def picks(preset, rewrite):
+        return PRESETS[preset].selects(optdb.tags_of(rewrite))
+
+    assert optdb.tags_of("local_elemwise_fusion") >= {"fusion", "fast_run"}
+    assert "slow_compile" in optdb.tags_of("local_shape_i_inferred")
+    table = {  # rewrite: presets that must pick it (every other preset must not)
+        "merge1": {"merge", "o1", "fast_compile", "o2", "o3", "o4", "fast_run", "unsafe"},
+        "local_add_canonical": {"o1", "fast_compile", "o2", "o3", "o4", "fast_run", "unsafe"},
+        "local_sigmoid_products": {"o1", "fast_compile", "o2", "o3", "o4", "fast_run",
+                                   "unsafe", "stabilize"},
+        "local_elemwise_fusion": {"o2", "o3", "o4", "fast_run", "unsafe"},
+        "local_dot_to_blas": {"o3", "o4", "fast_run", "unsafe"},
+        "local_shape_i_inferred": {"o4", "fast_run"},
+        "elemwise_inplace": {"o4", "fast_run"},
+        "local_remove_all_assert": {"unsafe"},
+        "local_mul_canonical_unsafe": {"unsafe"},
+        "local_add_canonical_unsafe": {"unsafe"},
+    }
+    for rewrite, presets in table.items():
+        for preset in PRESETS:
+            assert picks(preset, rewrite) == (preset in presets), (rewrite, preset)
+
+
+@pytest.mark.parametrize("setting", ["off", "raise"])
+def test_nodes_made_by_rewrites_get_test_values_when_asked(setting):
+    x = tt.dvector("x")
+    x.tag.test_value = np.array([1.0, 2.0])
+    with config.change_flags(compute_test_value="raise", compute_test_value_opt=setting):
+        y = (x + 2) + 3
+        f = tg.function([x], y, mode=Mode("py", "fast_compile"))
+    (node,) = f.maker.fgraph.apply_nodes
+    has_value = hasattr(node.outputs[0].tag, "test_value")
+    assert has_value == (setting == "raise")
+    if has_value:
+        np.testing.assert_allclose(node.outputs[0].tag.test_value, [6.0, 7.0])

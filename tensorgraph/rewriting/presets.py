@@ -5,13 +5,20 @@ Presets (``Mode(optimizer=...)`` / ``config.optimizer``), with Theano's meanings
 ============== ==========================================================================
 ``None``       no rewrites
 ``merge``      only merging of equal constants and common subexpressions
-``fast_compile`` / ``o1``  cheap rewrites: merge and canonicalize
+``fast_compile`` / ``o1``  cheap rewrites: merge, canonicalize, the cheap stabilize ones
 ``o2``         o1 + stabilize + elemwise fusion (still no inplace)
 ``o3``         everything safe except inplace and the rewrites tagged 'slow_compile'
 ``fast_run`` / ``o4``  everything safe
 ``unsafe``     o3 + rewrites that assume valid inputs and drop safety checks (shape asserts)
 ``stabilize``  only the numerical-stability rewrites
 ============== ==========================================================================
+
+``slow_compile`` marks rewrites whose cost grows with the size of the graph they look at rather
+than with the node they rewrite, and that no result depends on: the shape-inference rewrites
+(``local_shape_i_inferred``, ``local_shape_inferred``), which infer sizes through the whole
+subgraph below a ``Shape_i`` and may build an expression per dimension. Canonicalization and
+the stabilize rewrites are local and needed for stable results (fast_compile keeps them);
+fusion is what o2 adds, so it is not 'slow_compile' either.
 
 A mode adds its own tags on top (``Mode.including/excluding/requiring``); the default mode also
 takes ``config.optimizer_including/excluding/requiring``. ``including`` a tag the preset
@@ -33,7 +40,7 @@ __all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode"
 
 _SAFE = {"unsafe"}
 _FAST_RUN = Q({"fast_run"}, exclude=_SAFE)
-_O1 = Q({"fast_compile"}, exclude=_SAFE)
+_O1 = Q({"fast_compile"}, exclude=_SAFE | {"slow_compile"})
 _O3 = Q({"fast_run"}, exclude=_SAFE | {"inplace", "slow_compile"})
 
 PRESETS: dict[str, Q] = {
@@ -90,8 +97,12 @@ def rewrite_for_mode(fgraph, mode) -> None:
     if history is None:
         history = RewriteHistory()
         fgraph.attach_feature(history)
+    from tensorgraph.configdefaults import config
+
     rewriter = rewriter_for_query(query_for_mode(mode))
     started = time.perf_counter()
     if rewriter is not None:
-        rewriter.rewrite(fgraph)
+        # nodes made by rewrites get test values as config.compute_test_value_opt says
+        with config.change_flags(compute_test_value=config.compute_test_value_opt):
+            rewriter.rewrite(fgraph)
     history.total_seconds = time.perf_counter() - started

@@ -5,15 +5,17 @@ and a denominator (``a / (b / c)``: ``a * c / b``), constants are collected into
 chain is rebuilt in one readable form:
 
 * sums: ``pos_1 + ... + c - (neg_1 + ...)``; ``(x + 2) + 3`` -> ``x + 5``, ``x - 2 - 3`` ->
-  ``x - 5``, ``-(-x)`` -> ``x``; a term and its negation cancel (``x - x`` -> zeros of the
-  result's shape; this differs from no rewriting only for an infinite or nan ``x``);
+  ``x - 5``, ``-(-x)`` -> ``x``; an integer term and its negation cancel (``i - i`` -> zeros
+  of the result's shape);
 * products: ``-(c * num_1 * ... / (den_1 * ...))``; ``2 * (3 * x)`` -> ``6 * x``, ``x / 4`` ->
   ``0.25 * x`` (a division by a constant becomes a product only where the reciprocal is exact,
   the specialize phase does the rest), ``-a * -b`` -> ``a * b``.
 
-A factor divided by itself cancels only where it is never zero (``exp``, ``sigmoid``, ``cosh``
-and the like), since ``x / x`` is nan for ``x = 0``; ``local_mul_canonical_unsafe`` (tag
-'unsafe', only in the ``unsafe`` preset) cancels every ``x / x``.
+Safe presets never turn a nan into a number: a float ``x - x`` is nan where ``x`` is inf or
+nan, so it stays, and a factor divided by itself cancels only where it is never zero or
+infinite (``exp``, ``sigmoid``, ``cosh`` and the like, whose extreme values are rounding, not
+meaning). ``local_add_canonical_unsafe`` and ``local_mul_canonical_unsafe`` (tag 'unsafe', only
+in the ``unsafe`` preset) cancel every ``x - x`` and ``x / x``.
 
 Only nodes read by nothing else are flattened into a chain (so nothing is computed twice), and
 only within one dtype. A rewrite applies only when the rebuilt chain differs from what is there,
@@ -133,11 +135,7 @@ def _sum(variables):
     return variables[0] if len(variables) == 1 else tm.add(*variables)
 
 
-@register_canonicalize("canonical")
-@node_rewriter([Elemwise])
-def local_add_canonical(fgraph, node):
-    """Flatten a chain of add/sub/neg, collect its constants, cancel ``x - x``; rebuild as
-    ``pos_1 + ... + c - (neg_1 + ...)``."""
+def _canonical_add(fgraph, node, cancel_all: bool, reason: str):
     out = node.outputs[0]
     if not is_elemwise(node, *_ADDITIVE) or not _canonical_dtype(out.dtype):
         return None
@@ -153,7 +151,8 @@ def local_add_canonical(fgraph, node):
         else:
             value = value.astype(out.dtype) if sign > 0 else -value.astype(out.dtype)
             total = value if total is None else total + value
-    rest = _cancel(rest)
+    if cancel_all or not out.dtype.startswith("float"):
+        rest = _cancel(rest)
     pos = [v for s, v in rest if s > 0]
     neg = [v for s, v in rest if s < 0]
     if total is not None and np.any(total != 0):
@@ -169,7 +168,22 @@ def local_add_canonical(fgraph, node):
         new = tm.neg(_sum(neg))
     else:
         new = _as_constant(0, out)
-    return finish(fgraph, node, new, sources, "local_add_canonical")
+    return finish(fgraph, node, new, sources, reason)
+
+
+@register_canonicalize("canonical")
+@node_rewriter([Elemwise])
+def local_add_canonical(fgraph, node):
+    """Flatten a chain of add/sub/neg, collect its constants, cancel integer ``i - i``; rebuild
+    as ``pos_1 + ... + c - (neg_1 + ...)``."""
+    return _canonical_add(fgraph, node, False, "local_add_canonical")
+
+
+@register_in("canonicalize", "unsafe", default_tags=False)
+@node_rewriter([Elemwise])
+def local_add_canonical_unsafe(fgraph, node):
+    """As ``local_add_canonical``, and float ``x - x`` cancels too (wrong where x is inf/nan)."""
+    return _canonical_add(fgraph, node, True, "local_add_canonical_unsafe")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -279,7 +293,7 @@ def _canonical_mul(fgraph, node, cancel_all: bool):
     if c_den is not None:
         den.insert(0, _as_constant(c_den, out))
     return finish(fgraph, node, build_product(out, sign, num, den), sources,
-                  "local_mul_canonical")
+                  "local_mul_canonical_unsafe" if cancel_all else "local_mul_canonical")
 
 
 @register_canonicalize("canonical")

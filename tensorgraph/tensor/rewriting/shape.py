@@ -212,7 +212,7 @@ def _known_without(fgraph, x, d):
     return entry
 
 
-@register_canonicalize("shape")
+@register_canonicalize("shape", "slow_compile")
 @node_rewriter([Shape_i])
 def local_shape_i_inferred(fgraph, node):
     """Shape_i(d)(x) -> the size the shape feature infers without computing x."""
@@ -222,7 +222,7 @@ def local_shape_i_inferred(fgraph, node):
     return [fits(node.outputs[0], entry)]
 
 
-@register_canonicalize("shape")
+@register_canonicalize("shape", "slow_compile")
 @node_rewriter([Shape])
 def local_shape_inferred(fgraph, node):
     """Shape(x) -> the vector of inferred sizes, when none of them needs x computed."""

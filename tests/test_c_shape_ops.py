@@ -57,7 +57,8 @@ def shape_fns():
     x = tt.tensor("float32", shape=(None, None, None))
     r0, r1, d1 = tt.lscalar("r0"), tt.lscalar("r1"), tt.lscalar("d1")
     outs = [tt.shape(x), tt.shape_i(x, 2), tt.reshape(x, (r0, r1)), tt.reshape(x, (-1,)),
-            tt.reshape(x, (r0, r1, 1)), tt.reshape(x, (1, -1)), tt.flatten(x, 2), tt.specify_shape(x, (None, d1, None))]
+            tt.reshape(x, (r0, r1, 1)), tt.reshape(x, (1, -1)), tt.flatten(x, 2),
+            tt.specify_shape(x, (None, d1, None))]
     return both([x, r0, r1, d1], outs)
 
 

@@ -102,7 +102,8 @@ class Alloc(Op):
         for d, (size, var) in enumerate(zip(sizes, node.inputs[1:])):
             lines.append(f"""shp[{d}] = {sc.read_int(size, var.type.dtype)};
             if (shp[{d}] < 0) {{
-                tg_error({ctx}, "alloc: size %lld of dimension {d} is negative", (long long)shp[{d}]);
+                tg_error({ctx}, "alloc: size %lld of dimension {d} is negative",
+                         (long long)shp[{d}]);
                 {fail}
             }}""")
         static_one = sc.int_list(s == 1 for s in value_type.shape)
@@ -404,7 +405,7 @@ class _Matrix2D(Op):
         from tensorgraph.link.c import dtypes as cd
         from tensorgraph.tensor import strided_c as sc
 
-        (n, m, k), (z,) = inputs, outputs
+        (z,) = outputs
         ctx, fail = sub["ctx"], sub["fail"]
         n_, m_, k_ = (sc.read_int(v, var.type.dtype) for v, var in zip(inputs, node.inputs))
         store = cd.storage_type(self.dtype)

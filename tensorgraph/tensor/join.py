@@ -163,11 +163,11 @@ class Join(Op):
 
         (z,) = outputs
         ctx, fail = sub["ctx"], sub["fail"]
+        typenum = cd.typenum(node.outputs[0].type.dtype)
         return f"""
         {{
             const tg_array *ins[{len(inputs)}] = {{{", ".join(inputs)}}};
-            if (tg_join({z}, {len(inputs)}, ins, {self.axis}, {cd.typenum(node.outputs[0].type.dtype)},
-                        {ctx})) {{ {fail} }}
+            if (tg_join({z}, {len(inputs)}, ins, {self.axis}, {typenum}, {ctx})) {{ {fail} }}
         }}
         """
 

@@ -308,7 +308,8 @@ class SpecifyShape(Op):
                                                                "%s%lld", sep, (long long)want[e]);
                     else used += (size_t)snprintf(exp + used, sizeof exp - used, "%s?", sep);
                 }}
-                if (used < sizeof exp) snprintf(exp + used, sizeof exp - used, "{',' if ndim == 1 else ''})");
+                if (used < sizeof exp)
+                    snprintf(exp + used, sizeof exp - used, "{',' if ndim == 1 else ''})");
                 tg_error({ctx}, "specify_shape: dimension %d has size %lld, expected %lld "
                          "(expected shape %s, got %s)", d, (long long){x}->shape[d],
                          (long long)want[d], exp, tg_shape_str({x}, got, sizeof got));
@@ -423,6 +424,7 @@ class Reshape(Op):
         ctx, fail = sub["ctx"], sub["fail"]
         nd = self.ndim
         entry = sc.read_int_at(shp, node.inputs[1].type.dtype, "i")
+        typenum = _typenum(node.outputs[0].type.dtype)
         return f"""
         {{
             if ({shp}->shape[0] != {nd}) {{
@@ -459,9 +461,12 @@ class Reshape(Op):
             if (tg_reshape_strides({x}, {nd}, req.shape, st)) {{
                 tg_view({z}, {x});
                 {z}->ndim = {nd};
-                for (int d = 0; d < {nd}; d++) {{ {z}->shape[d] = req.shape[d]; {z}->strides[d] = st[d]; }}
+                for (int d = 0; d < {nd}; d++) {{
+                    {z}->shape[d] = req.shape[d];
+                    {z}->strides[d] = st[d];
+                }}
             }} else {{
-                if (tg_alloc({z}, {nd}, req.shape, {_typenum(node.outputs[0].type.dtype)}, {ctx})) {{ {fail} }}
+                if (tg_alloc({z}, {nd}, req.shape, {typenum}, {ctx})) {{ {fail} }}
                 tg_array dst = *{z};  /* z's elements described with x's shape */
                 dst.ndim = {x}->ndim;
                 int64_t stride = (int64_t)tg_itemsize({x}->typenum);

@@ -1,8 +1,9 @@
 """The tensor rewrites, registered into ``tensorgraph.rewriting.optdb`` on import.
 
 Modes import this package on the first compile. One module per family: ``basic`` (constant
-folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``specialize``,
-``shape``, ``blas``, ``fusion`` and ``inplace``.
+folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``sigmoid`` (stable
+products of sigmoids and exponentials), ``specialize``, ``shape`` (the shape feature, shape
+rewrites and run-time shape asserts), ``blas``, ``fusion`` and ``inplace``.
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401

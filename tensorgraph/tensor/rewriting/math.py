@@ -28,6 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize, register_in
 from tensorgraph.scalar import basic as ps
@@ -62,13 +63,33 @@ def _expandable(fgraph, var, dtype, classes, top) -> bool:
 
 
 def _as_constant(value, out):
-    """A constant of ``out``'s dtype and ndim holding ``value`` (size-1 values broadcast)."""
+    """The value of a constant of ``out``'s dtype and ndim holding ``value`` (size-1 values
+    broadcast). Chains are planned with such arrays standing for constants, so that a chain
+    already in canonical form is recognised without building anything (``_is_item``)."""
     value = np.asarray(value, dtype=out.dtype)
     if value.size == 1:
-        value = value.reshape((1,) * out.ndim)
-    else:
-        value = value.reshape((1,) * (out.ndim - value.ndim) + value.shape)
-    return constant(value)
+        return value.reshape((1,) * out.ndim)
+    return value.reshape((1,) * (out.ndim - value.ndim) + value.shape)
+
+
+def _realized(item):
+    """A planned item as a variable (arrays become constants)."""
+    return constant(item) if isinstance(item, np.ndarray) else item
+
+
+def _is_item(var, item) -> bool:
+    if isinstance(item, np.ndarray):
+        return (isinstance(var, Constant) and var.type.dtype == item.dtype
+                and np.shape(var.data) == item.shape and np.array_equal(var.data, item))
+    return var is item
+
+
+def _is_chain(var, items, scalar_class) -> bool:
+    """Whether ``var`` is exactly what ``_sum``/``_product`` would build from ``items``."""
+    if len(items) == 1:
+        return _is_item(var, items[0])
+    return (is_elemwise(var, scalar_class) and len(var.owner.inputs) == len(items)
+            and all(_is_item(v, i) for v, i in zip(var.owner.inputs, items)))
 
 
 def _unfilled(var, models):
@@ -131,8 +152,20 @@ def _cancel(terms):
     return kept
 
 
-def _sum(variables):
-    return variables[0] if len(variables) == 1 else tm.add(*variables)
+def _sum(items):
+    return _realized(items[0]) if len(items) == 1 else tm.add(*map(_realized, items))
+
+
+def _is_sum_form(out, pos, neg) -> bool:
+    """Whether ``out`` already is ``pos_1 + ... - (neg_1 + ...)``."""
+    if pos and neg:
+        return (is_elemwise(out, ps.Sub) and _is_chain(out.owner.inputs[0], pos, ps.Add)
+                and _is_chain(out.owner.inputs[1], neg, ps.Add))
+    if pos:
+        return _is_chain(out, pos, ps.Add)
+    if neg:
+        return is_elemwise(out, ps.Neg) and _is_chain(out.owner.inputs[0], neg, ps.Add)
+    return False
 
 
 def _canonical_add(fgraph, node, cancel_all: bool, reason: str):
@@ -160,6 +193,8 @@ def _canonical_add(fgraph, node, cancel_all: bool, reason: str):
             neg.append(_as_constant(-total, out))
         else:
             pos.append(_as_constant(total, out))
+    if _is_sum_form(out, pos, neg):
+        return None
     if pos and neg:
         new = tm.sub(_sum(pos), _sum(neg))
     elif pos:
@@ -167,7 +202,7 @@ def _canonical_add(fgraph, node, cancel_all: bool, reason: str):
     elif neg:
         new = tm.neg(_sum(neg))
     else:
-        new = _as_constant(0, out)
+        new = constant(_as_constant(0, out))
     return finish(fgraph, node, new, sources, reason)
 
 
@@ -234,21 +269,35 @@ def _exact_quotient(numerator, denominator, dtype):
     return q
 
 
-def _product(variables):
-    return variables[0] if len(variables) == 1 else tm.mul(*variables)
+def _product(items):
+    return _realized(items[0]) if len(items) == 1 else tm.mul(*map(_realized, items))
 
 
 def build_product(out, sign, num, den):
-    """``-(num_1 * ... / (den_1 * ...))`` (sign -1) or without the negation (sign 1)."""
+    """``-(num_1 * ... / (den_1 * ...))`` (sign -1) or without the negation (sign 1); arrays
+    among the factors stand for constants."""
     if num:
         new = _product(num)
         if den:
             new = tm.true_div(new, _product(den))
     elif den:
-        new = tm.true_div(_as_constant(1, out), _product(den))
+        new = tm.true_div(constant(_as_constant(1, out)), _product(den))
     else:
-        new = _as_constant(1, out)
+        new = constant(_as_constant(1, out))
     return tm.neg(new) if sign < 0 else new
+
+
+def _is_product_form(out, sign, num, den) -> bool:
+    """Whether ``out`` already is what ``build_product`` would build."""
+    if sign < 0:
+        if not is_elemwise(out, ps.Neg):
+            return False
+        out = out.owner.inputs[0]
+    if not den:
+        return bool(num) and _is_chain(out, num, ps.Mul)
+    return (is_elemwise(out, ps.TrueDiv)
+            and _is_chain(out.owner.inputs[0], num or [_as_constant(1, out)], ps.Mul)
+            and _is_chain(out.owner.inputs[1], den, ps.Mul))
 
 
 def _canonical_mul(fgraph, node, cancel_all: bool):
@@ -292,6 +341,8 @@ def _canonical_mul(fgraph, node, cancel_all: bool):
         num.insert(0, _as_constant(c_num, out))
     if c_den is not None:
         den.insert(0, _as_constant(c_den, out))
+    if _is_product_form(out, sign, num, den):
+        return None
     return finish(fgraph, node, build_product(out, sign, num, den), sources,
                   "local_mul_canonical_unsafe" if cancel_all else "local_mul_canonical")
 

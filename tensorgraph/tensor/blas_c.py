@@ -10,6 +10,9 @@
 * anything else: linker flags of a library exporting the standard CBLAS interface
   (``cblas_sgemv``, ...), e.g. ``'-lopenblas'`` or ``'-L/opt/blas/lib -lblis'``.
 
+The wheel's OpenBLAS is set to one thread unless ``config.openmp`` is on (two OpenBLAS thread
+pools in one process, numpy's and this one, fight over the cores otherwise).
+
 The helpers work on ``tg_mat`` / ``tg_vec`` (a pointer, sizes and byte strides), so any
 strides are accepted: operands whose layout BLAS takes (unit stride along one axis, the other a
 multiple of it; any non-zero vector increment) are passed as they are, with BLAS's transpose
@@ -30,7 +33,7 @@ import shlex
 import warnings
 
 #: bump when the C below changes
-BLAS_C_VERSION = 1
+BLAS_C_VERSION = 2
 
 _warned_missing: list[bool] = []
 
@@ -70,11 +73,21 @@ def support_code() -> str:
     """The C helpers (identical text in every op that uses them, so emitted once)."""
     setup = blas_setup()
     parts = [_COMMON, _BLAS_COMMON if setup["prefix"] else ""]
+    if setup["prefix"] == "scipy_cblas_" and not _openmp():
+        parts.append(_ONE_THREAD)
+    elif setup["prefix"]:
+        parts.append("#define tg_blas_threads() ((void)0)")
     for ctype, s in (("float", "s"), ("double", "d")):
         template = _BLAS_KERNELS if setup["prefix"] else _OWN_KERNELS
         parts.append(template.replace("TGT", ctype).replace("TGS", s)
                      .replace("CBLAS_", setup["prefix"] or ""))
     return "\n".join(parts)
+
+
+def _openmp() -> bool:
+    from tensorgraph.configdefaults import config
+
+    return bool(config.openmp)
 
 
 def version() -> tuple:
@@ -150,6 +163,18 @@ typedef int tg_blasint;  /* scipy-openblas32 and standard CBLAS take 32-bit ints
 #define TG_BLAS_MAXINT 2147483647LL
 """
 
+# Without config.openmp, the wheel's OpenBLAS runs on one thread: its thread pool and numpy's
+# own OpenBLAS pool in the same process otherwise compete for the cores (measured on 2 cores:
+# a 128x784 @ 784x256 sgemm next to numpy's took 1-17 ms with both pools, 0.57 ms with one).
+_ONE_THREAD = r"""
+void scipy_openblas_set_num_threads(int num_threads);
+static void tg_blas_threads(void)
+{
+    static int done = 0;
+    if (!done) { scipy_openblas_set_num_threads(1); done = 1; }
+}
+"""
+
 _BLAS_KERNELS = r"""
 TGT CBLAS_TGSdot(tg_blasint n, const TGT *x, tg_blasint incx, const TGT *y, tg_blasint incy);
 void CBLAS_TGSgemv(int order, int trans, tg_blasint m, tg_blasint n, TGT alpha, const TGT *a,
@@ -200,6 +225,7 @@ static TGT tg_TGSdot(tg_ctx *ctx, tg_vec x, tg_vec y, int *err)
     char *ox = NULL, *oy = NULL;
     const TGT *px = tg_TGS_vec(&x, &ix), *py = tg_TGS_vec(&y, &iy);
     *err = 0;
+    tg_blas_threads();
     if (x.n == 0) return 0;
     if (!tg_TGS_fits(x.n, 0, 0)) { *err = tg_error(ctx, "dot: vectors of %lld elements are "
         "too long for the 32-bit BLAS (set blas__ldflags=none)", (long long)x.n); return 0; }
@@ -219,6 +245,7 @@ static TGT tg_TGSdot(tg_ctx *ctx, tg_vec x, tg_vec y, int *err)
 /* y[i] += alpha * sum_j A[i, j] x[j]; y is contiguous with A.rows elements. */
 static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 {
+    tg_blas_threads();
     if (A.rows == 0 || A.cols == 0) return 0;
     if (alpha == 0) {  /* 0 * (A x), so that nan and inf in the product show */
         TGT *t = (TGT *)calloc((size_t)A.rows, sizeof(TGT));
@@ -258,6 +285,7 @@ static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
 {
     const int64_t m = A.rows, n = B.cols, k = A.cols;
+    tg_blas_threads();
     if (m == 0 || n == 0 || k == 0) return 0;
     if (alpha == 0) {
         TGT *t = (TGT *)calloc((size_t)(m * n), sizeof(TGT));

@@ -107,7 +107,7 @@ def test_out_of_range_int_index_names_axis_and_size(args, message):
     i, j = tt.lscalar("i"), tt.lscalar("j")
     f = tensorgraph.function([x, i, j], x[i, j] * 2, mode=C)
     assert f(np.ones((3, 4)), -3, 3) == 2.0
-    with pytest.raises(ValueError, match=message) as info:
+    with pytest.raises(IndexError, match=message) as info:
         f(np.ones((3, 4)), *args)
     assert "Subtensor{i, i}" in str(info.value)
 
@@ -210,7 +210,7 @@ def test_advanced_index_out_of_range_names_position_and_size():
     x = tt.dmatrix("x")
     idx = tt.lvector("idx")
     f = tensorgraph.function([x, idx], [x[idx], tt.inc_subtensor(x[idx], 1.0)], mode=C)
-    with pytest.raises(ValueError, match=r"index 3 \(at position 2 of the index vector\) is out "
+    with pytest.raises(IndexError, match=r"index 3 \(at position 2 of the index vector\) is out "
                                          r"of bounds for axis 0 with size 3"):
         f(np.zeros((3, 2)), np.array([0, -3, 3]))
 
@@ -221,7 +221,7 @@ def test_failing_update_leaves_shared_storage_unchanged():
     f = tensorgraph.function([idx], [], updates={w: tt.inc_subtensor(w[idx], 1.0)}, mode=C)
     f(np.array([0, 0, 2]))
     np.testing.assert_array_equal(w.get_value(), [[2, 2], [0, 0], [1, 1]])
-    with pytest.raises(ValueError, match="index 7"):
+    with pytest.raises(IndexError, match="index 7"):
         f(np.array([1, 7]))
     np.testing.assert_array_equal(w.get_value(), [[2, 2], [0, 0], [1, 1]])
 

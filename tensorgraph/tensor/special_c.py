@@ -216,7 +216,7 @@ def _label_checks(what, labels_dtype, lab, rows_like, ctx, fail, ndim) -> tuple[
     read = (f"const {lt} raw = *(const {lt} *)p_l;\n"
             f"const int64_t lv = (int64_t)raw;\n"
             f"if ({'raw > (' + lt + ')INT64_MAX || ' if unsigned else ''}lv < 0 || lv >= K) "
-            f"{{ tg_error({ctx}, \"{what}: label {fmt} is out of range for %lld classes "
+            f"{{ tg_error({ctx}, \"IndexError: {what}: label {fmt} is out of range for %lld classes "
             f"(labels must be in 0..%lld)\", {value}, (long long)K, (long long)K - 1); {fail} }}")
     return f"if ({shape_check}) {shapes}", read
 

@@ -192,7 +192,7 @@ static int tg_index_basic(tg_array *a, int nidx, const unsigned char *kind, cons
         if (kind[d] == 0) {
             int64_t i = val[3 * d];
             if (i < -size || i >= size)
-                return tg_error(ctx, "%s: index %lld is out of bounds for axis %d with size %lld",
+                return tg_error(ctx, "IndexError: %s: index %lld is out of bounds for axis %d with size %lld",
                                 op, (long long)i, d, (long long)size);
             if (i < 0) i += size;
             data += i * stride;

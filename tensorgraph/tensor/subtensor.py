@@ -652,7 +652,7 @@ class AdvancedSubtensor1(Op):
             for (int64_t i = 0; i < n; i++) {{
                 int64_t r = {entry};
                 if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "{sc.c_string(str(self))}: index %lld (at position %lld of the "
+                    tg_error({ctx}, "IndexError: {sc.c_string(str(self))}: index %lld (at position %lld of the "
                              "index vector) is out of bounds for axis 0 with size %lld",
                              (long long)r, (long long)i, (long long)rows);
                     {fail}
@@ -758,7 +758,7 @@ class AdvancedIncSubtensor1(Op):
             for (int64_t i = 0; i < n; i++) {{
                 const int64_t r = {entry};
                 if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "{sc.c_string(str(self))}: index %lld (at position %lld of "
+                    tg_error({ctx}, "IndexError: {sc.c_string(str(self))}: index %lld (at position %lld of "
                              "the index vector) is out of bounds for axis 0 with size %lld",
                              (long long)r, (long long)i, (long long)rows);
                     {fail}

@@ -247,7 +247,7 @@ class CLinker:
 
             def report(k, message, inputs, whole):
                 node = cgraph.c_nodes[k]
-                exc = ValueError(message)
+                exc = c_error(message)
                 if whole:
                     reraise_with_node(exc, node, list(inputs), positions[node])
                 raise exc
@@ -279,3 +279,15 @@ register_linker("c|py_nogc", lambda: CLinker("c|py_nogc", False, whole_graph=Fal
 register_linker("cvm", lambda: CLinker("cvm", None, whole_graph=True))
 register_linker("cvm_nogc", lambda: CLinker("cvm_nogc", False, whole_graph=True))
 register_linker("c", lambda: CLinker("c", False, whole_graph=True))
+
+
+#: Exception classes a C kernel may name with a ``"IndexError: "``-style message prefix.
+_C_ERROR_TYPES = {"IndexError": IndexError, "TypeError": TypeError, "ValueError": ValueError}
+
+
+def c_error(message: str) -> Exception:
+    """The exception for a kernel's ``tg_error`` message: ``ValueError`` unless the message
+    starts with one of ``_C_ERROR_TYPES`` and ``": "``, so C raises what ``perform`` raises."""
+    kind, sep, rest = message.partition(": ")
+    exc_type = _C_ERROR_TYPES.get(kind) if sep else None
+    return exc_type(rest) if exc_type else ValueError(message)

@@ -90,7 +90,7 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
         if o in destroyed:
             code.append(f"tg_view({out}, {inputs[destroyed[o]]});")
         else:
-            code.append(f"if (tg_alloc({out}, {ndim}, shp, {cd.typenum(out_dtypes[o])}, "
+            code.append(f"if (tg_ew_alloc({out}, {ndim}, shp, {cd.typenum(out_dtypes[o])}, "
                         f"{ctx})) {{ {fail} }}")
     code.append("int64_t n = 1;")
     code.append(f"for (int d = 0; d < {ndim}; d++) n *= shp[d];")
@@ -108,8 +108,7 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
 
     # -- flat path
     operands = [inputs[k] for k in loaded] + list(outputs)
-    flat_cond = " && ".join([f"tg_is_c_contiguous({a}) && tg_size({a}) == n" for a in operands]
-                            ) or "1"
+    flat_cond = " && ".join([f"tg_ew_flat({a}, n)" for a in operands]) or "1"
     code.append(f"if ({flat_cond}) {{")
     for k in loaded:
         code.append(f"const {cd.storage_type(in_dtypes[k])} *p{k} = "
@@ -134,9 +133,12 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
             strides = ", ".join("0" if var.type.shape[d] == 1 else f"{arr}->strides[{d}]"
                                 for d in range(ndim))
             code.append(f"const int64_t st_{pname}[{ndim}] = {{{strides}}};")
-        inner_contig = " && ".join(
-            f"st_{p}[{last}] == {cd.dtype_itemsize(dt)}" for p, _, _, dt in strided) or "1"
-        code.append(f"const int contig = {inner_contig};")
+        # rows with a contiguous last dimension; in 1-d they are flat, so only strided remains
+        contig_rows = ndim >= 2
+        if contig_rows:
+            inner_contig = " && ".join(
+                f"st_{p}[{last}] == {cd.dtype_itemsize(dt)}" for p, _, _, dt in strided) or "1"
+            code.append(f"const int contig = {inner_contig};")
         code.append(_loop_pragma(openmp, minsize, "n", simd=False))
         code.append("for (int64_t r = 0; r < rows; r++) {")
         for pname, arr, _, _ in strided:
@@ -154,13 +156,14 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
 
         in_dt = {f"p{k}": in_dtypes[k] for k in loaded}
         out_dt = {f"q{o}": out_dtypes[o] for o in range(len(outputs))}
-        code.append("if (contig) {")
-        code.append("#pragma omp simd")
-        code.append("for (int64_t j = 0; j < inner; j++) {")
-        code.append(body(lambda k: f"{typed(f'p{k}', in_dt[f'p{k}'], True)}[j]",
-                         lambda o, r: f"{typed(f'q{o}', out_dt[f'q{o}'], False)}[j] = {r};"))
-        code.append("}")
-        code.append("} else {")
+        if contig_rows:
+            code.append("if (contig) {")
+            code.append("#pragma omp simd")
+            code.append("for (int64_t j = 0; j < inner; j++) {")
+            code.append(body(lambda k: f"{typed(f'p{k}', in_dt[f'p{k}'], True)}[j]",
+                             lambda o, r: f"{typed(f'q{o}', out_dt[f'q{o}'], False)}[j] = {r};"))
+            code.append("}")
+            code.append("} else {")
         code.append("for (int64_t j = 0; j < inner; j++) {")
 
         def at(pname, dt, const):
@@ -170,7 +173,8 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
         code.append(body(lambda k: at(f"p{k}", in_dt[f"p{k}"], True),
                          lambda o, r: f"{at(f'q{o}', out_dt[f'q{o}'], False)} = {r};"))
         code.append("}")
-        code.append("}")
+        if contig_rows:
+            code.append("}")
         code.append("}")
     code.append("}")
     code.append("}")
@@ -188,8 +192,21 @@ def _c_str(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
 
 
-#: support code of every module with an Elemwise node
+#: support code of every module with an Elemwise node. The helpers every node calls outside its
+#: loops are out of line (``noinline``): inlined, gcc would optimise their loops over the
+#: dimensions again in every node at -O3, which costs compile time and saves nothing.
 ELEMWISE_SUPPORT = r"""
+static __attribute__((noinline)) int tg_ew_flat(const tg_array *a, int64_t n)
+{
+    return tg_is_c_contiguous(a) && tg_size(a) == n;
+}
+
+static __attribute__((noinline)) int tg_ew_alloc(tg_array *a, int ndim, const int64_t *shape,
+                                                 int typenum, tg_ctx *ctx)
+{
+    return tg_alloc(a, ndim, shape, typenum, ctx);
+}
+
 static int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const char *names, int nin,
                                    const tg_array *const *ins)
 {

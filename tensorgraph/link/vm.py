@@ -219,21 +219,32 @@ class PyVMLinker:
         from tensorgraph.configdefaults import config
 
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
-        storage_map = dict(storage_map or {})
-        if input_storage is None:
-            input_storage = [[None] for _ in fgraph.inputs]
-        if len(input_storage) != len(fgraph.inputs):
-            raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
-                             "input cells")
-        for var, cell in zip(fgraph.inputs, input_storage):
-            storage_map[var] = cell
-        nodes = fgraph.toposort()
-        for var in [v for node in nodes for v in node.inputs + node.outputs] + fgraph.outputs:
-            if var not in storage_map:
-                storage_map[var] = [var.data] if isinstance(var, Constant) else [None]
-        compute_map = {var: [var.owner is None] for var in storage_map}
+        nodes, storage_map, compute_map = prepare_storage(fgraph, input_storage, storage_map)
         thunks = [node.op.make_py_thunk(node, storage_map, compute_map) for node in nodes]
         return VM(fgraph, nodes, thunks, storage_map, compute_map, allow_gc)
 
     def __repr__(self):
         return f"PyVMLinker(name={self.name!r}, allow_gc={self.allow_gc})"
+
+
+def prepare_storage(fgraph, input_storage=None, storage_map=None):
+    """The nodes in execution order and one storage cell and compute flag per variable.
+
+    Every linker starts from this: ``input_storage`` gives the cells of ``fgraph.inputs``
+    (shared variables pass their container's cell), ``storage_map`` cells to reuse for other
+    variables, constants get cells holding their value.
+    """
+    storage_map = dict(storage_map or {})
+    if input_storage is None:
+        input_storage = [[None] for _ in fgraph.inputs]
+    if len(input_storage) != len(fgraph.inputs):
+        raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
+                         "input cells")
+    for var, cell in zip(fgraph.inputs, input_storage):
+        storage_map[var] = cell
+    nodes = fgraph.toposort()
+    for var in [v for node in nodes for v in node.inputs + node.outputs] + fgraph.outputs:
+        if var not in storage_map:
+            storage_map[var] = [var.data] if isinstance(var, Constant) else [None]
+    compute_map = {var: [var.owner is None] for var in storage_map}
+    return nodes, storage_map, compute_map

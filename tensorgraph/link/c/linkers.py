@@ -31,10 +31,9 @@ import warnings
 
 import numpy as np
 
-from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.link import register_linker
-from tensorgraph.link.vm import VM, PyVMLinker
+from tensorgraph.link.vm import VM, PyVMLinker, prepare_storage
 
 _warned_no_compiler = []
 
@@ -224,19 +223,7 @@ class CLinker:
         from tensorgraph.link.c.codegen import CGraph
 
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
-        storage_map = dict(storage_map or {})
-        if input_storage is None:
-            input_storage = [[None] for _ in fgraph.inputs]
-        if len(input_storage) != len(fgraph.inputs):
-            raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
-                             "input cells")
-        for var, cell in zip(fgraph.inputs, input_storage):
-            storage_map[var] = cell
-        nodes = fgraph.toposort()
-        for var in [v for node in nodes for v in node.inputs + node.outputs] + fgraph.outputs:
-            if var not in storage_map:
-                storage_map[var] = [var.data] if isinstance(var, Constant) else [None]
-        compute_map = {var: [var.owner is None] for var in storage_map}
+        nodes, storage_map, compute_map = prepare_storage(fgraph, input_storage, storage_map)
 
         lazy = any(_is_lazy(n) for n in nodes)
         cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy,

@@ -226,6 +226,17 @@ def test_unversioned_modules_stay_in_memory_and_warn(cache_dir, compiles):
     assert not os.listdir(cache_dir / cache.TMP)
 
 
+def test_products_and_sums_round_as_numpy(cache_dir):
+    """No FMA contraction: a * b + c rounds the product first, as numpy does (with contraction
+    gcc -march=native on an FMA CPU returns the exact -2**-60 here)."""
+    import numpy as np
+
+    mod = get_module("double madd(double a, double b, double c) { return a * b + c; }",
+                     "double madd(double, double, double);", name_hint="madd")
+    a, b = 1 + 2.0 ** -30, 1 - 2.0 ** -30
+    assert mod.lib.madd(a, b, -1.0) == np.float64(a) * np.float64(b) - 1.0 == 0.0
+
+
 def test_flags_shape_the_command(cache_dir, compiles, capsys):
     assert "-O3" in compiler.compile_flags()
     with config.change_flags(cmodule__remove_gxx_opt=True, gcc__cxxflags="-O2 -DX=1"):

@@ -106,12 +106,20 @@ def compile_flags(extra_compile_args=()) -> list[str]:
     """Code-generation flags, from the config and the caller (the caller's come last).
 
     ``_CFFI_NO_LIMITED_API``: cached modules are per Python version anyway (it is in the key),
-    so the full C API is available to sources that include Python.h or numpy's headers."""
+    so the full C API is available to sources that include Python.h or numpy's headers.
+    ``-ffp-contract=off``: gcc would otherwise fuse ``a * b + c`` into one FMA, rounding once
+    where numpy rounds twice, so fused kernels would differ from ``perform`` in the last bit
+    (no measured slowdown on the elementwise chain or the logreg step; ``fma()`` written
+    explicitly is unaffected).
+
+    ``-O3`` stays: at ``-O2 -ftree-vectorize`` gcc takes a third less time on the seed
+    modules, but the reduction kernels run up to twice slower (measured with
+    benchmarks/c_kernels.py)."""
     if config.cmodule__debug:
         flags = ["-O0", "-g"]
     else:
         flags = ["-O3", "-march=native", "-fopenmp-simd", "-DNDEBUG"]
-    flags.append("-D_CFFI_NO_LIMITED_API")
+    flags += ["-ffp-contract=off", "-D_CFFI_NO_LIMITED_API"]
     if config.openmp:
         flags.append("-fopenmp")
     flags += shlex.split(config.gcc__cxxflags)

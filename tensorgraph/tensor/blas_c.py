@@ -125,7 +125,7 @@ static inline tg_vec tg_vec_of(const tg_array *a)
     return v;
 }
 /* A matrix whose elements lie C-contiguously: a copy when m does not already. */
-static int tg_mat_contiguous(tg_ctx *ctx, tg_mat *m, size_t item, char **owned)
+static TG_COLD int tg_mat_contiguous(tg_ctx *ctx, tg_mat *m, size_t item, char **owned)
 {
     *owned = NULL;
     if ((m->cols <= 1 || m->cs == (int64_t)item) &&
@@ -143,7 +143,7 @@ static int tg_mat_contiguous(tg_ctx *ctx, tg_mat *m, size_t item, char **owned)
     return 0;
 }
 /* A vector with unit stride: a copy when v has not. */
-static int tg_vec_contiguous(tg_ctx *ctx, tg_vec *v, size_t item, char **owned)
+static TG_COLD int tg_vec_contiguous(tg_ctx *ctx, tg_vec *v, size_t item, char **owned)
 {
     *owned = NULL;
     if (v->n <= 1 || v->st == (int64_t)item) { v->st = (int64_t)item; return 0; }
@@ -168,7 +168,7 @@ typedef int tg_blasint;  /* scipy-openblas32 and standard CBLAS take 32-bit ints
 # a 128x784 @ 784x256 sgemm next to numpy's took 1-17 ms with both pools, 0.57 ms with one).
 _ONE_THREAD = r"""
 void scipy_openblas_set_num_threads(int num_threads);
-static void tg_blas_threads(void)
+static TG_COLD void tg_blas_threads(void)
 {
     static int done = 0;
     if (!done) { scipy_openblas_set_num_threads(1); done = 1; }
@@ -186,7 +186,7 @@ void CBLAS_TGSgemm(int order, int transa, int transb, tg_blasint m, tg_blasint n
 
 /* How BLAS sees m (row-major order): 111/112 (as is / transposed) and the leading dimension,
  * or 0 when it cannot (then m is copied). */
-static int tg_TGS_layout(const tg_mat *m, tg_blasint *ld)
+static TG_COLD int tg_TGS_layout(const tg_mat *m, tg_blasint *ld)
 {
     const int64_t item = (int64_t)sizeof(TGT);
     int64_t rs = m->rows <= 1 ? m->cols * item : m->rs;
@@ -202,7 +202,7 @@ static int tg_TGS_layout(const tg_mat *m, tg_blasint *ld)
 
 /* BLAS's pointer and increment for v (the lowest address for negative increments), or 0 as
  * the increment when v needs a copy (broadcast or misaligned stride). */
-static const TGT *tg_TGS_vec(const tg_vec *v, tg_blasint *inc)
+static TG_COLD const TGT *tg_TGS_vec(const tg_vec *v, tg_blasint *inc)
 {
     const int64_t item = (int64_t)sizeof(TGT);
     int64_t st = v->n <= 1 ? item : v->st;
@@ -214,7 +214,7 @@ static const TGT *tg_TGS_vec(const tg_vec *v, tg_blasint *inc)
     return (const TGT *)(st > 0 ? v->data : v->data + (v->n - 1) * st);
 }
 
-static int tg_TGS_fits(int64_t a, int64_t b, int64_t c)
+static TG_COLD int tg_TGS_fits(int64_t a, int64_t b, int64_t c)
 {
     return a <= TG_BLAS_MAXINT && b <= TG_BLAS_MAXINT && c <= TG_BLAS_MAXINT;
 }

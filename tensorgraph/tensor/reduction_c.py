@@ -108,7 +108,7 @@ typedef struct {
 
 static inline int64_t tg_abs64(int64_t v) { return v < 0 ? -v : v; }
 
-static void tg_rplan_make(tg_rplan *pl, const tg_array *x, const unsigned char *red)
+static TG_COLD void tg_rplan_make(tg_rplan *pl, const tg_array *x, const unsigned char *red)
 {
     int64_t ost[TG_MAXDIM], s = 1;
     for (int d = x->ndim - 1; d >= 0; d--) {

@@ -70,7 +70,7 @@ typedef struct tg_pair {
 } tg_pair;
 
 /* The walk over dst with src broadcast to it; returns the number of elements. */
-static int64_t tg_pair_setup(tg_pair *p, const tg_array *dst, const tg_array *src)
+static TG_COLD int64_t tg_pair_setup(tg_pair *p, const tg_array *dst, const tg_array *src)
 {
     int64_t n = 1;
     int nd = 0;
@@ -123,7 +123,7 @@ static int64_t tg_pair_setup(tg_pair *p, const tg_array *dst, const tg_array *sr
 } while (0)
 
 /* dst[...] = src (one dtype; src broadcast to dst's shape). */
-static void tg_copy_into(tg_array *dst, const tg_array *src)
+static TG_NOINLINE void tg_copy_into(tg_array *dst, const tg_array *src)
 {
     const size_t item = tg_itemsize(dst->typenum);
     if (tg_is_c_contiguous(dst) && tg_is_c_contiguous(src) && tg_size(dst) == tg_size(src)
@@ -143,7 +143,7 @@ static void tg_copy_into(tg_array *dst, const tg_array *src)
 }
 
 /* a's elements copied into a new C-contiguous buffer owned by out (out must not be a). */
-static int tg_copy_contiguous(tg_array *out, const tg_array *a, tg_ctx *ctx)
+static TG_COLD int tg_copy_contiguous(tg_array *out, const tg_array *a, tg_ctx *ctx)
 {
     if (tg_alloc(out, a->ndim, a->shape, a->typenum, ctx)) return -1;
     tg_copy_into(out, a);
@@ -152,7 +152,7 @@ static int tg_copy_contiguous(tg_array *out, const tg_array *a, tg_ctx *ctx)
 
 /* Whether value (right-aligned) can be broadcast into `target` (ndim entries): each dimension
  * equal, or of size 1 where the value's type declares it (static_one[d] for value dim d). */
-static int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *value,
+static TG_COLD int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *value,
                          const unsigned char *static_one, int ndim, const int64_t *target,
                          const char *what)
 {
@@ -181,7 +181,7 @@ static int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *value,
 /* Applies a basic index to a (in place: data, ndim, shape, strides). Entry e is an int
  * (kind[e] == 0, value val[3e]) or a slice (kind[e] == 1) whose start/stop/step are
  * val[3e..3e+2] where has[3e..3e+2] is set, Python's defaults elsewhere. */
-static int tg_index_basic(tg_array *a, int nidx, const unsigned char *kind, const int64_t *val,
+static TG_COLD int tg_index_basic(tg_array *a, int nidx, const unsigned char *kind, const int64_t *val,
                           const unsigned char *has, tg_ctx *ctx, const char *op)
 {
     int w = 0;

@@ -25,7 +25,7 @@ _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
 #: version of the generated glue; part of every module's key through the source text
-CODEGEN_VERSION = 2
+CODEGEN_VERSION = 3
 
 
 def _read(name: str) -> str:

@@ -90,7 +90,7 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
         if o in destroyed:
             code.append(f"tg_view({out}, {inputs[destroyed[o]]});")
         else:
-            code.append(f"if (tg_ew_alloc({out}, {ndim}, shp, {cd.typenum(out_dtypes[o])}, "
+            code.append(f"if (tg_alloc({out}, {ndim}, shp, {cd.typenum(out_dtypes[o])}, "
                         f"{ctx})) {{ {fail} }}")
     code.append("int64_t n = 1;")
     code.append(f"for (int d = 0; d < {ndim}; d++) n *= shp[d];")
@@ -193,21 +193,15 @@ def _c_str(text: str) -> str:
 
 
 #: support code of every module with an Elemwise node. The helpers every node calls outside its
-#: loops are out of line (``noinline``): inlined, gcc would optimise their loops over the
-#: dimensions again in every node at -O3, which costs compile time and saves nothing.
+#: loops are cold (``TG_COLD``, runtime.h): out of line and at -O1, so gcc does not optimise
+#: their loops over the dimensions again in every node at -O3 (compile time, no run time).
 ELEMWISE_SUPPORT = r"""
-static __attribute__((noinline)) int tg_ew_flat(const tg_array *a, int64_t n)
+static TG_COLD int tg_ew_flat(const tg_array *a, int64_t n)
 {
     return tg_is_c_contiguous(a) && tg_size(a) == n;
 }
 
-static __attribute__((noinline)) int tg_ew_alloc(tg_array *a, int ndim, const int64_t *shape,
-                                                 int typenum, tg_ctx *ctx)
-{
-    return tg_alloc(a, ndim, shape, typenum, ctx);
-}
-
-static int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const char *names, int nin,
+static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const char *names, int nin,
                                    const tg_array *const *ins)
 {
     char shapes[512] = "", buf[160];

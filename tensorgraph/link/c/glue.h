@@ -20,7 +20,7 @@
  *       the arguments need Python's binding (count differs).
  */
 
-static void tg_py_release(tg_buffer *b)
+static TG_COLD void tg_py_release(tg_buffer *b)
 {
     PyObject *owner = (PyObject *)b->owner;
     free(b);
@@ -50,7 +50,7 @@ typedef struct tg_ws {
     int64_t peak_held;
 } tg_ws;
 
-static void tg_release_foreign(tg_ws *ws, int also_owned)
+static TG_COLD void tg_release_foreign(tg_ws *ws, int also_owned)
 {
     for (int s = 0; s < TG_NVARS; s++) {
         if (tg_var_const[s] || ws->v[s].base == NULL) continue;
@@ -58,7 +58,7 @@ static void tg_release_foreign(tg_ws *ws, int also_owned)
     }
 }
 
-static void tg_ws_free(PyObject *cap)
+static TG_COLD void tg_ws_free(PyObject *cap)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(cap, "tg_ws");
     if (ws == NULL) return;
@@ -70,7 +70,7 @@ static void tg_ws_free(PyObject *cap)
 }
 
 /* Whether o can be used as the value of slot s as it is. */
-static inline int tg_fits(int s, PyObject *o, int check_shape)
+static TG_COLD int tg_fits(int s, PyObject *o, int check_shape)
 {
     if (!PyArray_Check(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
@@ -86,7 +86,7 @@ static inline int tg_fits(int s, PyObject *o, int check_shape)
     return 1;
 }
 
-static int tg_set(tg_ws *ws, int s, PyObject *o)
+static TG_COLD int tg_set(tg_ws *ws, int s, PyObject *o)
 {
     PyArrayObject *arr = (PyArrayObject *)o;
     tg_array *a = &ws->v[s];
@@ -111,7 +111,7 @@ static int tg_set(tg_ws *ws, int s, PyObject *o)
 }
 
 /* A value from a storage cell (perform's result, a numpy scalar...) as slot s's array. */
-static PyObject *tg_coerce(int s, PyObject *o)
+static TG_COLD PyObject *tg_coerce(int s, PyObject *o)
 {
     if (tg_fits(s, o, 0)) { Py_INCREF(o); return o; }
     PyArray_Descr *d = PyArray_DescrFromType(tg_var_typenum[s]);
@@ -126,13 +126,13 @@ static PyObject *tg_coerce(int s, PyObject *o)
     return r;
 }
 
-static void tg_capsule_free(PyObject *cap)
+static TG_COLD void tg_capsule_free(PyObject *cap)
 {
     tg_buffer_decref((tg_buffer *)PyCapsule_GetPointer(cap, "tg_buffer"));
 }
 
 /* A new ndarray over a's elements, keeping a's buffer alive. */
-static PyObject *tg_wrap(tg_array *a)
+static TG_COLD PyObject *tg_wrap(tg_array *a)
 {
     npy_intp sh[TG_MAXDIM], st[TG_MAXDIM];
     for (int d = 0; d < a->ndim; d++) { sh[d] = (npy_intp)a->shape[d]; st[d] = (npy_intp)a->strides[d]; }
@@ -150,7 +150,7 @@ static PyObject *tg_wrap(tg_array *a)
 }
 
 /* Raise the error of module node k through the Python report callback. */
-static void tg_report(tg_ws *ws, int k)
+static TG_COLD void tg_report(tg_ws *ws, int k)
 {
     int nin = tg_node_in_off[k + 1] - tg_node_in_off[k];
     PyObject *ins = PyTuple_New(nin);
@@ -188,14 +188,14 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
 }
 
 /* A new timeline: the next node starts are measured from now. */
-static void tg_profile_start(tg_ws *ws)
+static TG_COLD void tg_profile_start(tg_ws *ws)
 {
     for (int k = 0; k < TG_NNODES; k++) ws->node_starts[k] = -1.0;
     ws->t0 = tg_now();
 }
 
 /* Distinct buffers tg_alloc made that the intermediates' slots hold. */
-static __attribute__((unused)) int64_t tg_held_buffers(tg_ws *ws)
+static TG_COLD int64_t tg_held_buffers(tg_ws *ws)
 {
     int64_t n = 0;
     for (int s = 0; s < TG_NVARS; s++) {
@@ -246,7 +246,7 @@ static int tg_run_nodes(tg_ws *ws)
 }
 #endif
 
-/* A whole-graph run, timed when profiling. */
+/* A whole-graph run, timed when profiling. At -O3 (not TG_COLD): the nodes inline here. */
 static int tg_run_graph(tg_ws *ws)
 {
     ws->whole_run = 1;
@@ -257,7 +257,7 @@ static int tg_run_graph(tg_ws *ws)
     return rc;
 }
 
-static PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     if (nargs != TG_NGIN) {
@@ -286,7 +286,7 @@ static PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t na
     return result;
 }
 
-static PyObject *tg_configure(PyObject *self, PyObject *args)
+static TG_COLD PyObject *tg_configure(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     PyObject *convert, *shared, *updates, *borrow;
@@ -311,7 +311,7 @@ static PyObject *tg_configure(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static inline int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
+static TG_COLD int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
 {
     const int s = tg_graph_in[i];
     if (tg_fits(s, o, !trusted)) return tg_set(ws, s, o);
@@ -328,7 +328,7 @@ static inline int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
     return rc;
 }
 
-static PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+static TG_COLD PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               int trusted)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
@@ -378,12 +378,12 @@ fail:
     return NULL;
 }
 
-static PyObject *tg_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     return tg_call_impl(self, args, nargs, 0);
 }
 
-static PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     return tg_call_impl(self, args, nargs, 1);
 }
@@ -391,7 +391,7 @@ static PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize
 
 /* The numpy array o if it is a 1-d C-contiguous array of n elements of type t, else NULL
  * with a ValueError naming `what`. */
-static PyArrayObject *tg_profile_array(PyObject *o, int t, npy_intp n, const char *what)
+static TG_COLD PyArrayObject *tg_profile_array(PyObject *o, int t, npy_intp n, const char *what)
 {
     if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != t
             || PyArray_NDIM((PyArrayObject *)o) != 1 || PyArray_DIM((PyArrayObject *)o, 0) != n
@@ -405,7 +405,7 @@ static PyArrayObject *tg_profile_array(PyObject *o, int t, npy_intp n, const cha
     return (PyArrayObject *)o;
 }
 
-static PyObject *tg_profile(PyObject *self, PyObject *args)
+static TG_COLD PyObject *tg_profile(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     PyObject *times = Py_None, *calls = Py_None, *starts = Py_None, *loop = Py_None;
@@ -431,7 +431,7 @@ static PyObject *tg_profile(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *tg_debug_state(PyObject *self, PyObject *args)
+static TG_COLD PyObject *tg_debug_state(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     int track = 0;
@@ -444,7 +444,7 @@ static PyObject *tg_debug_state(PyObject *self, PyObject *args)
     return state;
 }
 
-static PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "node_call(k, *inputs)"); return NULL; }
@@ -508,7 +508,7 @@ static PyMethodDef tg_methods[] = {
 
 /* tg_make(spec, out): spec = (consts, report, gc, nthreads); appends to the list `out` a dict
  * of the entry points bound to a new workspace. Called through cffi (which released the GIL). */
-int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
+TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     int rc = -1;

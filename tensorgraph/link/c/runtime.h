@@ -20,9 +20,16 @@
 #include <math.h>
 #include <time.h>
 
-#define TG_RUNTIME_VERSION 2
+#define TG_RUNTIME_VERSION 3
 #define TG_MAXDIM 16
 #define TG_ALIGN 64
+
+/* Cold helpers (setup, checks, allocation, glue): run once per node or per call, never in a
+ * hot loop. Out of line and at -O1, gcc optimises them once instead of again in every caller
+ * at -O3 (most of a module's compile time went there). Kernels' loops stay at -O3. */
+#define TG_COLD __attribute__((noinline, optimize("O1"), unused))
+/* Out of line but still at -O3: helpers whose copy loops move data. */
+#define TG_NOINLINE __attribute__((noinline, unused))
 
 /* numpy type numbers (stable across numpy 1.x / 2.x), so kernels need not include numpy. */
 enum {
@@ -97,7 +104,7 @@ static inline int64_t tg_size(const tg_array *a)
 }
 
 /* Whether a's elements are laid out C-contiguously (sizes 0 and 1 accept any stride). */
-static inline int tg_is_c_contiguous(const tg_array *a)
+static TG_COLD int tg_is_c_contiguous(const tg_array *a)
 {
     int64_t expected = (int64_t)tg_itemsize(a->typenum);
     for (int d = a->ndim - 1; d >= 0; d--) {
@@ -126,7 +133,7 @@ static inline void tg_release(tg_array *a)
 
 /* Make dst describe the same elements as src (sharing its buffer). The caller may then change
  * dst's data/shape/strides to select a part of it (a view). */
-static inline void tg_view(tg_array *dst, const tg_array *src)
+static TG_COLD void tg_view(tg_array *dst, const tg_array *src)
 {
     if (src->base != NULL) src->base->refcount++;
     tg_buffer *old = dst->base;
@@ -137,7 +144,7 @@ static inline void tg_view(tg_array *dst, const tg_array *src)
 /* Give a a C-contiguous array of `shape`: reuses a's own buffer when a holds the only
  * reference and it is big enough (so a node's output keeps its memory across calls), else
  * allocates a new TG_ALIGN-aligned one. Contents are uninitialised. */
-static inline int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int typenum, tg_ctx *ctx)
+static TG_COLD int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int typenum, tg_ctx *ctx)
 {
     if (ndim < 0 || ndim > TG_MAXDIM)
         return tg_error(ctx, "cannot allocate a %d-d array (at most %d dimensions)", ndim,
@@ -178,7 +185,7 @@ static inline int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int type
 }
 
 /* Write the shape of a as "(2, 3)" into buf (for error messages). */
-static inline const char *tg_shape_str(const tg_array *a, char *buf, size_t len)
+static TG_COLD const char *tg_shape_str(const tg_array *a, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "(");
     for (int d = 0; d < a->ndim && used < len; d++)

@@ -38,6 +38,20 @@ def _sizes_clash(a, b) -> bool:
     return a is not None and b is not None and a != b
 
 
+def _bilinear_r_op(op, inputs, eval_points):
+    """Forward derivative of a product that is linear in each input: op(ea, b) + op(a, eb)."""
+    from tensorgraph.tensor.math import add
+
+    a, b = inputs
+    ea, eb = eval_points
+    terms = [op(ea, b)] if ea is not None else []
+    if eb is not None:
+        terms.append(op(a, eb))
+    if not terms:
+        return [None]
+    return [terms[0] if len(terms) == 1 else add(*terms)]
+
+
 def _input_grads(inputs, grads):
     """Cast each gradient to its input's dtype; discrete inputs get floatX zeros."""
     from tensorgraph.tensor.math import cast
@@ -118,18 +132,7 @@ class Dot(BlasCOp, Op):
         return _input_grads(inputs, [ga, gb])
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor.math import add
-
-        a, b = inputs
-        ea, eb = eval_points
-        terms = []
-        if ea is not None:
-            terms.append(self(ea, b))
-        if eb is not None:
-            terms.append(self(a, eb))
-        if not terms:
-            return [None]
-        return [terms[0] if len(terms) == 1 else add(*terms)]
+        return _bilinear_r_op(self, inputs, eval_points)
 
 
 _dot = Dot()
@@ -212,16 +215,7 @@ class TensorDot(Op):
         return _input_grads(inputs, [_permute(ga, order_a), _permute(gb, order_b)])
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor.math import add
-
-        a, b = inputs
-        ea, eb = eval_points
-        terms = [self(ea, b)] if ea is not None else []
-        if eb is not None:
-            terms.append(self(a, eb))
-        if not terms:
-            return [None]
-        return [terms[0] if len(terms) == 1 else add(*terms)]
+        return _bilinear_r_op(self, inputs, eval_points)
 
 
 def _permute(x, order):
@@ -290,16 +284,7 @@ class MatMul(Op):
         return _input_grads(inputs, [ga, gb])
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor.math import add
-
-        a, b = inputs
-        ea, eb = eval_points
-        terms = [self(ea, b)] if ea is not None else []
-        if eb is not None:
-            terms.append(self(a, eb))
-        if not terms:
-            return [None]
-        return [terms[0] if len(terms) == 1 else add(*terms)]
+        return _bilinear_r_op(self, inputs, eval_points)
 
 
 _matmul = MatMul()

@@ -417,7 +417,31 @@ def _c_support():
 # Basic indexing
 
 
-class Subtensor(Op):
+class _IndexedRead:
+    """What the ops reading ``x[index]`` share: only ``x`` is differentiable, its gradient is
+    the output gradient added into zeros at the same index (``increment_op``), and the forward
+    derivative indexes the eval point the same way."""
+
+    def connection_pattern(self, node):
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.tensor.creation import zeros_like
+
+        x, *index = inputs
+        rest = [_disconnected() for _ in index]
+        if x.dtype in DISCRETE_DTYPES:
+            return [_float_zeros_like(x)] + rest
+        gx = self.increment_op()(self.idx_list)(zeros_like(x), output_grads[0], *index)
+        return [gx] + rest
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0], *inputs[1:])]
+
+
+class Subtensor(_IndexedRead, Op):
     """Basic indexing (ints and slices); the output is a view of ``x``."""
 
     __props__ = ("idx_list",)
@@ -427,6 +451,10 @@ class Subtensor(Op):
         self.idx_list = _check_idx_list(idx_list)
         if "array" in self.idx_list:
             raise TypeError("Subtensor does basic indexing only; use AdvancedSubtensor for arrays")
+
+    @staticmethod
+    def increment_op():
+        return IncSubtensor
 
     def __str__(self):
         return f"Subtensor{{{_index_str(self.idx_list)}}}"
@@ -464,23 +492,6 @@ class Subtensor(Op):
         out.extend(x_shape[len(self.idx_list):])
         return [tuple(s if s is not None else o for s, o in zip(static, out))]
 
-    def connection_pattern(self, node):
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
-
-    def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.creation import zeros_like
-
-        x, *index = inputs
-        rest = [_disconnected() for _ in index]
-        if x.dtype in DISCRETE_DTYPES:
-            return [_float_zeros_like(x)] + rest
-        gx = IncSubtensor(self.idx_list)(zeros_like(x), output_grads[0], *index)
-        return [gx] + rest
-
-    def R_op(self, inputs, eval_points):
-        if eval_points[0] is None:
-            return [None]
-        return [self(eval_points[0], *inputs[1:])]
 
 
 def _checked_index_inputs(op, idx_list, index):
@@ -820,13 +831,17 @@ class AdvancedIncSubtensor1(Op):
 # General advanced indexing
 
 
-class AdvancedSubtensor(Op):
+class AdvancedSubtensor(_IndexedRead, Op):
     """Indexing with integer arrays and/or boolean masks, mixed with ints and slices."""
 
     __props__ = ("idx_list",)
 
     def __init__(self, idx_list):
         self.idx_list = _check_idx_list(idx_list)
+
+    @staticmethod
+    def increment_op():
+        return AdvancedIncSubtensor
 
     def __str__(self):
         return f"AdvancedSubtensor{{{_index_str(self.idx_list)}}}"
@@ -890,23 +905,6 @@ class AdvancedSubtensor(Op):
         static = node.outputs[0].type.shape
         return [tuple(s if s is not None else o for s, o in zip(static, out))]
 
-    def connection_pattern(self, node):
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
-
-    def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.creation import zeros_like
-
-        x, *index = inputs
-        rest = [_disconnected() for _ in index]
-        if x.dtype in DISCRETE_DTYPES:
-            return [_float_zeros_like(x)] + rest
-        gx = AdvancedIncSubtensor(self.idx_list)(zeros_like(x), output_grads[0], *index)
-        return [gx] + rest
-
-    def R_op(self, inputs, eval_points):
-        if eval_points[0] is None:
-            return [None]
-        return [self(eval_points[0], *inputs[1:])]
 
 
 class AdvancedIncSubtensor(Op):

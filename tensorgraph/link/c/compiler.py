@@ -111,6 +111,12 @@ def compile_flags(extra_compile_args=()) -> list[str]:
     where numpy rounds twice, so fused kernels would differ from ``perform`` in the last bit
     (no measured slowdown on the elementwise chain or the logreg step; ``fma()`` written
     explicitly is unaffected).
+    ``-fno-math-errno -fno-trapping-math``: the two parts of ``-ffast-math`` that change no
+    value (nan, inf, signed zeros and rounding stay IEEE): math functions need not set
+    ``errno`` and floating-point exceptions are not observed. Without them gcc cannot
+    vectorize a loop calling ``expf``/``log1pf`` (a call "clobbers memory" through errno) or
+    if-convert a select such as the stable sigmoid's; with them the logreg cross-entropy loop
+    over 400 floats went from 13.6 us to 1.4 us and ``sigmoid(x) > 0.5`` from 2.3 us to 0.9 us.
 
     ``-O3`` stays: at ``-O2 -ftree-vectorize`` gcc takes a third less time on the seed
     modules, but the reduction kernels run up to twice slower (measured with
@@ -119,7 +125,7 @@ def compile_flags(extra_compile_args=()) -> list[str]:
         flags = ["-O0", "-g"]
     else:
         flags = ["-O3", "-march=native", "-fopenmp-simd", "-DNDEBUG"]
-    flags += ["-ffp-contract=off", "-D_CFFI_NO_LIMITED_API"]
+    flags += ["-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-D_CFFI_NO_LIMITED_API"]
     if config.openmp:
         flags.append("-fopenmp")
     flags += shlex.split(config.gcc__cxxflags)

@@ -2,8 +2,9 @@
 
 Modes import this package on the first compile. One module per family: ``basic`` (constant
 folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``sigmoid`` (stable
-products of sigmoids and exponentials), ``specialize``, ``shape`` (the shape feature, shape
-rewrites and run-time shape asserts), ``blas``, ``fusion`` and ``inplace``.
+products of sigmoids and exponentials), ``specialize``, ``tensordot`` (``TensorDot`` lowered to
+``Dot``), ``shape`` (the shape feature, shape rewrites and run-time shape asserts), ``blas``,
+``fusion`` and ``inplace``.
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
@@ -12,6 +13,7 @@ from tensorgraph.tensor.rewriting import stabilize  # noqa: F401
 from tensorgraph.tensor.rewriting import sigmoid  # noqa: F401
 from tensorgraph.tensor.rewriting import blas  # noqa: F401
 from tensorgraph.tensor.rewriting import specialize  # noqa: F401
+from tensorgraph.tensor.rewriting import tensordot  # noqa: F401
 from tensorgraph.tensor.rewriting import fusion  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
 from tensorgraph.tensor.rewriting import shape  # noqa: F401

@@ -16,7 +16,10 @@ Mismatched inner dimensions are reported with both shapes: when the graph is bui
 static sizes are known, otherwise when the function runs.
 
 ``Dot`` has C code (BLAS for float32/float64, a plain loop for other dtypes; see
-``tensorgraph.tensor.blas_c``); ``TensorDot`` and ``MatMul`` run their numpy ``perform``.
+``tensorgraph.tensor.blas_c``), and so has ``MatMul`` (one BLAS product per batch element, see
+``tensorgraph.tensor.matmul_c``). ``TensorDot`` has no C of its own: the ``specialize`` phase
+lowers it to ``Dot`` between reshaped operands (``tensorgraph.tensor.rewriting.tensordot``),
+as ``np.tensordot`` computes it; unrewritten graphs run its ``perform``.
 """
 
 from __future__ import annotations
@@ -228,7 +231,7 @@ def _permute(x, order):
 # MatMul
 
 
-class MatMul(Op):
+class MatMul(BlasCOp, Op):
     """``np.matmul`` of two stacks of matrices with the same ndim (>= 3): the last two axes are
     multiplied, the leading ones broadcast (only static size-1 batch dimensions broadcast)."""
 
@@ -270,6 +273,16 @@ class MatMul(Op):
                 raise ValueError(f"matmul: batch dimension {d} differs: shapes {a.shape} and "
                                  f"{b.shape}")
         output_storage[0][0] = np.asarray(np.matmul(a, b), dtype=node.outputs[0].type.dtype)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.matmul_c import matmul_code
+
+        return matmul_code(node, inputs, outputs, sub)
+
+    def c_code_cache_version(self):
+        from tensorgraph.tensor.matmul_c import version
+
+        return version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         (a, b), (sa, sb) = node.inputs, input_shapes

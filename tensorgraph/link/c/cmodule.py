@@ -39,11 +39,13 @@ from tensorgraph.link.c.compiler import (
     describe_origin,
 )
 
-__all__ = ["get_module", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
+__all__ = ["get_module", "get_library", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
            "key_parts", "ModuleCache"]
 
 # Bump when the cache layout, the manifest or the way modules are built changes.
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
+# What an entry holds: a cffi extension module (imported) or a plain shared library (dlopen'd)
+MODULE, LIBRARY = "module", "library"
 CLEANUP_INTERVAL = 24 * 3600  # seconds between two automatic ``cache.clear``
 
 
@@ -71,21 +73,49 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
     Raises :class:`CompilationUnavailable` when ``config.cxx`` is empty or not a compiler, and
     :class:`CompileError` when the compiler rejects the source.
     """
-    for arg, value in (("source", source), ("cdef", cdef), ("name_hint", name_hint),
+    if not isinstance(source, str):
+        raise TypeError(f"get_module: source must be a str, got {type(source).__name__}")
+    return _get("get_module", MODULE, source, (), cdef, name_hint=name_hint,
+                libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
+                extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
+                runtime_version=runtime_version, unversioned=unversioned, origin=origin,
+                found=found)
+
+
+def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include_dirs=(),
+                extra_compile_args=(), extra_link_args=(), runtime_version: str = "",
+                unversioned=(), origin=None, found=None):
+    """A plain shared library (no Python in it) built from the C translation ``units`` (their
+    non-static symbols link together), loaded with ``ctypes.CDLL``; cached like a module.
+
+    Each unit is compiled by its own compiler process, all at once, so a big library uses
+    every core; a library needs no Python.h and no cffi wrapper, which is most of a small
+    module's compile time. The other arguments are those of :func:`get_module`.
+    """
+    return _get("get_library", LIBRARY, "", units, "", name_hint=name_hint,
+                libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
+                extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
+                runtime_version=runtime_version, unversioned=unversioned, origin=origin,
+                found=found)
+
+
+def _get(caller, kind, source, units, cdef, *, name_hint, runtime_version, origin, found,
+         **sequences):
+    for arg, value in (("cdef", cdef), ("name_hint", name_hint),
                        ("runtime_version", runtime_version)):
         if not isinstance(value, str):
-            raise TypeError(f"get_module: {arg} must be a str, got {type(value).__name__}")
+            raise TypeError(f"{caller}: {arg} must be a str, got {type(value).__name__}")
     lists = {}
-    for arg, value in (("libraries", libraries), ("library_dirs", library_dirs),
-                       ("include_dirs", include_dirs), ("extra_compile_args", extra_compile_args),
-                       ("extra_link_args", extra_link_args), ("unversioned", unversioned)):
+    for arg, value in (*sequences.items(), ("units", units)):
         items = () if isinstance(value, str) else tuple(value)
         if isinstance(value, str) or not all(isinstance(v, (str, os.PathLike)) for v in items):
-            raise TypeError(f"get_module: {arg} must be a sequence of strings, got {value!r}")
+            raise TypeError(f"{caller}: {arg} must be a sequence of strings, got {value!r}")
         lists[arg] = tuple(os.fspath(v) for v in items)
+    if kind == LIBRARY and not lists["units"]:
+        raise ValueError("get_library: units is empty; expected at least one C source")
     module, where = _cache_for(config.compiledir).get(
-        source, cdef, name_hint=name_hint, runtime_version=runtime_version, origin=origin,
-        **lists)
+        kind, source, cdef, name_hint=name_hint, runtime_version=runtime_version,
+        origin=origin, **lists)
     if found is not None:
         found(where)
     return module
@@ -104,13 +134,15 @@ def _cache_for(root: str) -> ModuleCache:
 
 
 def key_parts(source: str, cdef: str, *, cxx: str, compilers_dir: str, build: dict,
-              runtime_version: str) -> dict:
+              runtime_version: str, kind: str = MODULE, units=()) -> dict:
     """Everything a module's key is a hash of (also written to its manifest)."""
     import numpy
 
     return {
         "format": CACHE_FORMAT,
+        "kind": kind,
         "source": _sha(source),
+        "units": [_sha(unit) for unit in units],
         "cdef": _sha(cdef),
         "build": build,
         "flags": compile_flags(),
@@ -136,10 +168,11 @@ class ModuleCache:
         self._index: dict[str, dict] | None = None
         self._cleanup_checked = False
 
-    def get(self, source, cdef, *, name_hint, libraries, library_dirs, include_dirs,
-            extra_compile_args, extra_link_args, runtime_version, unversioned, origin):
-        """(module, where it came from: "memory", "disk" or "compiled")."""
-        memo_key = (source, cdef, libraries, library_dirs, include_dirs, extra_compile_args,
+    def get(self, kind, source, cdef, *, name_hint, units, libraries, library_dirs,
+            include_dirs, extra_compile_args, extra_link_args, runtime_version, unversioned,
+            origin):
+        """(module or library, where it came from: "memory", "disk" or "compiled")."""
+        memo_key = (kind, source, cdef, units, libraries, library_dirs, include_dirs, extra_compile_args,
                     extra_link_args, runtime_version, bool(unversioned), config.c_key_hash())
         module = self._memo.get(memo_key)
         if module is not None:
@@ -151,7 +184,7 @@ class ModuleCache:
             module = self._memo.get(memo_key)
             if module is None:
                 module, where = self._find_or_build(
-                    source, cdef, name_hint, runtime_version, unversioned, origin,
+                    kind, source, cdef, units, name_hint, runtime_version, unversioned, origin,
                     {"libraries": libraries, "library_dirs": library_dirs,
                      "include_dirs": include_dirs, "extra_compile_args": extra_compile_args,
                      "extra_link_args": extra_link_args})
@@ -160,14 +193,15 @@ class ModuleCache:
 
     # -- finding -----------------------------------------------------------------------------
 
-    def _find_or_build(self, source, cdef, name_hint, runtime_version, unversioned, origin,
-                       build):
+    def _find_or_build(self, kind, source, cdef, units, name_hint, runtime_version,
+                       unversioned, origin, build):
         cxx = compiler_path()
         parts = key_parts(source, cdef, cxx=cxx, build=build, runtime_version=runtime_version,
-                          compilers_dir=os.path.join(self.root, cache.COMPILERS))
+                          compilers_dir=os.path.join(self.root, cache.COMPILERS), kind=kind,
+                          units=units)
         key = _sha(json.dumps(parts, sort_keys=True))[:40]
         name = module_name(name_hint, key)
-        job = _Build(self.root, key, parts, name, source, cdef, build, origin)
+        job = _Build(self.root, key, parts, name, kind, source, cdef, units, build, origin)
         if unversioned:
             if config.cmodule__warn_no_version:
                 warnings.warn(
@@ -205,7 +239,7 @@ class ModuleCache:
             return None
         path = cache.checked_library(entry, manifest)
         try:
-            module = import_extension(manifest["module"], path)
+            module = load(manifest.get("kind", MODULE), manifest["module"], path)
         except Exception as exc:  # noqa: BLE001 - any import failure means a bad entry
             raise cache.CorruptEntry(f"importing it failed: {exc}") from None
         cache.touch(entry)
@@ -237,65 +271,101 @@ class ModuleCache:
 
 
 class _Build:
-    """Compiling one module: cffi writes the C file, the compiler builds the .so in tmp/, the
-    module is imported there (the check that it works), then published into modules/."""
+    """Compiling one module: cffi writes the C file (of a module; a library has only its
+    units), the compiler builds the .so in tmp/, it is loaded there (the check that it works),
+    then published into modules/.
 
-    def __init__(self, root, key, parts, name, source, cdef, build, origin):
+    Several translation units are compiled one process per unit, all at once, then linked;
+    one unit is compiled and linked by one command."""
+
+    def __init__(self, root, key, parts, name, kind, source, cdef, units, build, origin):
         self.root, self.key, self.parts, self.name = root, key, parts, name
-        self.source, self.cdef, self.build, self.origin = source, cdef, build, origin
+        self.kind, self.source, self.cdef, self.units = kind, source, cdef, units
+        self.build, self.origin = build, origin
 
     def run(self, lock, publish: bool):
-        from tensorgraph.link.c import compiler
-
         tmp_root = os.path.join(self.root, cache.TMP)
         os.makedirs(tmp_root, exist_ok=True)
         workdir = tempfile.mkdtemp(prefix=f"{self.name}-", dir=tmp_root)
         keep = config.nocleanup
         try:
-            c_file = os.path.join(workdir, self.name + ".c")
-            self._write_c(c_file)
+            files = []
+            if self.kind == MODULE:
+                files.append((os.path.join(workdir, self.name + ".c"), self.source))
+                self._write_c(files[0][0])
+            for i, unit in enumerate(self.units):
+                files.append((os.path.join(workdir, f"{self.name}_unit{i}.c"), unit))
+                with open(files[-1][0], "w", encoding="utf-8") as f:
+                    f.write(unit)
             built = os.path.join(workdir, "entry")
             os.mkdir(built)
             so_name = f"{self.name}-{secrets.token_hex(4)}.so"
             so_path = os.path.join(built, so_name)
-            cmd = compiler.command(
-                self.parts["compiler"], c_file, so_path, flags=self.parts["flags"] + list(
-                    self.build["extra_compile_args"]),
-                include_dirs=self.build["include_dirs"], libraries=self.build["libraries"],
-                library_dirs=self.build["library_dirs"],
-                extra_link_args=self.build["extra_link_args"])
             started = time.perf_counter()
-            result = compiler.run(cmd, heartbeat=lock.heartbeat if lock else None,
-                                  interval=min(1.0, config.compile__timeout / 4))
+            cmd = self._compile(workdir, files, so_path, lock)
             seconds = time.perf_counter() - started
             origin_text = describe_origin(self.origin)
-            if result.returncode != 0:
-                raise CompileError(compiler.format_error(
-                    result, c_file=c_file, source=self.source, name=self.name,
-                    origin_text=origin_text, kept=workdir if config.nocleanup else ""))
-            if config.cmodule__compilation_warning and (result.stderr or "").strip():
-                warnings.warn(f"tensorgraph: compiler output for module {self.name}:\n"
-                              f"{result.stderr.strip()}", ModuleCacheWarning, stacklevel=5)
             cache.write_manifest(built, {
-                "format": CACHE_FORMAT, "key": self.key, "module": self.name,
+                "format": CACHE_FORMAT, "key": self.key, "module": self.name, "kind": self.kind,
                 "file": so_name, "size": os.path.getsize(so_path),
                 "sha256": cache.sha256_file(so_path), "created": time.time(),
                 "compile_seconds": round(seconds, 4), "origin": origin_text,
                 "key_parts": self.parts, "command": cmd,
             })
             try:
-                module = import_extension(self.name, so_path)
+                module = load(self.kind, self.name, so_path)
             except Exception as exc:  # noqa: BLE001 - reported with the module's context
                 raise CompileError(f"C module {self.name!r} compiled but cannot be loaded"
                                    f"{', ' + origin_text if origin_text else ''}: {exc}") from None
             if publish:
                 entry = os.path.join(self.root, cache.MODULES, self.key)
-                if cache.publish(built, entry):
+                if cache.publish(built, entry) and self.kind == MODULE:
                     module.__file__ = os.path.join(entry, so_name)
             return module
         finally:
             if not keep:
                 shutil.rmtree(workdir, ignore_errors=True)
+
+    def _compile(self, workdir: str, files, so_path: str, lock) -> list[str]:
+        """Build ``so_path`` from ``files`` ((path, text)...); returns the command that made
+        it (the link, for several units). Raises CompileError with the failing unit's errors."""
+        from tensorgraph.link.c import compiler
+
+        cxx, flags = self.parts["compiler"], self.parts["flags"] + list(
+            self.build["extra_compile_args"])
+        libs = {"libraries": self.build["libraries"], "library_dirs": self.build["library_dirs"],
+                "extra_link_args": self.build["extra_link_args"]}
+        wait = {"heartbeat": lock.heartbeat if lock else None,
+                "interval": min(1.0, config.compile__timeout / 4)}
+        if len(files) == 1:
+            (path, text), = files
+            cmd = compiler.command(cxx, path, so_path, flags=flags,
+                                   include_dirs=self.build["include_dirs"], **libs)
+            self._check(compiler.run(cmd, **wait), path, text, workdir)
+            return cmd
+        objects = [path[:-2] + ".o" for path, _ in files]
+        results = compiler.run_many(
+            [compiler.object_command(cxx, path, obj, flags=flags,
+                                     include_dirs=self.build["include_dirs"])
+             for (path, _), obj in zip(files, objects)], **wait)
+        for (path, text), result in zip(files, results):
+            self._check(result, path, text, workdir)
+        cmd = compiler.link_command(cxx, objects, so_path, flags=flags, **libs)
+        self._check(compiler.run(cmd, **wait), files[0][0], files[0][1], workdir)
+        return cmd
+
+    def _check(self, result, c_file: str, source: str, workdir: str) -> None:
+        """CompileError for a failed compiler run; its warnings shown if asked."""
+        from tensorgraph.link.c import compiler
+
+        if result.returncode != 0:
+            raise CompileError(compiler.format_error(
+                result, c_file=c_file, source=source, name=self.name,
+                origin_text=describe_origin(self.origin),
+                kept=workdir if config.nocleanup else ""))
+        if config.cmodule__compilation_warning and (result.stderr or "").strip():
+            warnings.warn(f"tensorgraph: compiler output for module {self.name}:\n"
+                          f"{result.stderr.strip()}", ModuleCacheWarning, stacklevel=6)
 
     def _write_c(self, c_file: str) -> None:
         import cffi
@@ -309,6 +379,16 @@ class _Build:
             raise CompileError(f"the cdef of C module {self.name!r} does not parse"
                                f"{', ' + where if where else ''}: {exc}") from None
         make_c_source(ffi, self.name, self.source, c_file)
+
+
+def load(kind: str, name: str, path: str):
+    """The module (imported) or library (``ctypes.CDLL``, its symbols resolved now) in
+    ``path``."""
+    if kind == LIBRARY:
+        import ctypes
+
+        return ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    return import_extension(name, path)
 
 
 def import_extension(name: str, path: str):

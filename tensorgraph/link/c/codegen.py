@@ -15,6 +15,7 @@ one function, which the compiler may inline. The source pastes ``runtime.h``,
 
 from __future__ import annotations
 
+import ctypes
 import ctypes.util
 import os
 
@@ -25,7 +26,11 @@ _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
 #: version of the generated glue; part of every module's key through the source text
-CODEGEN_VERSION = 3
+CODEGEN_VERSION = 4
+#: translation units of a big graph library, compiled at the same time (2 cores on the
+#: reference machine), and the estimated size of a library's C worth splitting (see _split)
+KERNEL_UNITS = 2
+SPLIT_CHARS = 16000
 
 
 def _read(name: str) -> str:
@@ -108,8 +113,9 @@ class CGraph:
         if self.whole_graph:
             for v in fgraph.inputs + fgraph.outputs:
                 self._slot(v)
-        self.source, self.build = self._source(bodies)
-        self.module = None
+        self.units, self.build = self._source(bodies)
+        self.source = "\n".join(self.units)
+        self.library = self.glue = self.graph = None
         self.found = None
 
     def _slot(self, var) -> int:
@@ -123,19 +129,11 @@ class CGraph:
     # -- source ---------------------------------------------------------------------------
 
     def _source(self, bodies):
-        headers, support, seen_support = [], [], set()
+        """(the library's translation units, build arguments): see the module docstring."""
         build = {"libraries": [], "library_dirs": [], "include_dirs": [], "extra_compile_args": []}
         unversioned = []
         for node, _ in bodies:
             op = node.op
-            for h in _call(op, "c_headers"):
-                line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
-                if line not in headers:
-                    headers.append(line)
-            text = _call(op, "c_support_code", node, default="")
-            if text and text not in seen_support:
-                seen_support.add(text)
-                support.append(text)
             for key, method in (("libraries", "c_libraries"), ("library_dirs", "c_lib_dirs"),
                                 ("include_dirs", "c_header_dirs"),
                                 ("extra_compile_args", "c_compile_args")):
@@ -148,28 +146,45 @@ class CGraph:
         import numpy
 
         build["include_dirs"].append(numpy.get_include())
-        build["extra_compile_args"] += ["-D_CFFI_NO_LIMITED_API", "-fwrapv"]
+        build["extra_compile_args"].append("-fwrapv")
         if _libmvec():
             build["libraries"].append("mvec")
         build["unversioned"] = unversioned
+        groups = _split(bodies)
+        units = [self._kernel_unit([(k, node, code) for k, (node, code) in enumerate(bodies)
+                                    if k in group], self._tables(len(bodies)) if i == 0 else "")
+                 for i, group in enumerate(groups)]
+        return units, build
 
-        nvars = len(self.slot)
-        vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
-        parts = [f"/* tensorgraph generated module (codegen {CODEGEN_VERSION}) */",
-                 "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
-                 "#include <numpy/arrayobject.h>",
+    def _kernel_unit(self, numbered, tables: str) -> str:
+        """A translation unit defining the node functions ``numbered`` ((k, node, code)...):
+        the runtime, the ops' headers and support code these nodes need, then ``tables``."""
+        headers, support = [], []
+        for _, node, _ in numbered:
+            for h in _call(node.op, "c_headers"):
+                line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
+                if line not in headers:
+                    headers.append(line)
+            text = _call(node.op, "c_support_code", node, default="")
+            if text and text not in support:
+                support.append(text)
+        parts = [f"/* tensorgraph generated graph library (codegen {CODEGEN_VERSION}) */",
                  "#define TG_USE_LIBMVEC 1" if _libmvec() else "",
                  _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
-        for k, (node, code) in enumerate(bodies):
+        for k, node, code in numbered:
             parts.append(f"/* node {k}: {_comment(node)} */\n"
-                         f"static int tg_node_{k}(tg_ctx *tg_context, tg_array *tg_vars)\n{{\n"
+                         f"TG_KERNEL int tg_node_{k}(tg_ctx *tg_context, tg_array *tg_vars)\n{{\n"
                          f"    (void)tg_context; (void)tg_vars;\n    {{\n{code}\n    }}\n    return 0;\n"
                          f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
-        t = []
-        t.append(f"#define TG_NVARS {nvars}")
-        t.append(f"#define TG_NNODES {len(bodies)}")
-        t.append(f"#define TG_NCONST {len(self.constants)}")
-        t.append(f"#define TG_WHOLE_GRAPH {int(self.whole_graph)}")
+        parts.append(tables)
+        return "\n".join(p for p in parts if p)
+
+    def _tables(self, nnodes: int) -> str:
+        """The graph's ``tg_graph`` (runtime.h) and ``tg_graph_desc()``, which returns it: what
+        the glue module needs to know of the graph."""
+        nvars = len(self.slot)
+        vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
+        t = [f"TG_KERNEL int tg_node_{k}(tg_ctx *, tg_array *);" for k in range(nnodes)]
         t.append(_table("int", "tg_var_typenum", [cd.typenum(v.type.dtype) for v in vars_by_slot]))
         t.append(_table("int", "tg_var_ndim", [v.type.ndim for v in vars_by_slot]))
         t.append(_table("unsigned char", "tg_var_const",
@@ -181,34 +196,45 @@ class CGraph:
                   if v.type.ndim else "{-1}" for v in vars_by_slot]
         t.append(f"static const int64_t tg_var_static[{nvars + 1}][TG_MAXDIM] = "
                  f"{{{', '.join(static + ['{-1}'])}}};")
-        t.append(f"static int (*const tg_node_fn[{len(bodies) + 1}])(tg_ctx *, tg_array *) = "
-                 f"{{{', '.join([f'tg_node_{k}' for k in range(len(bodies))] + ['NULL'])}}};")
+        t.append(f"static int (*const tg_node_fn[{nnodes + 1}])(tg_ctx *, tg_array *) = "
+                 f"{{{', '.join([f'tg_node_{k}' for k in range(nnodes)] + ['NULL'])}}};")
         for kind in ("in", "out"):
             offsets, idx = [0], []
-            for node, _ in bodies:
+            for node in self.c_nodes:
                 idx += [self.slot[v] for v in (node.inputs if kind == "in" else node.outputs)]
                 offsets.append(len(idx))
             t.append(_table("int", f"tg_node_{kind}_off", offsets))
             t.append(_table("int", f"tg_node_{kind}_idx", idx))
         t.append(_table("int", "tg_const_slot", [self.slot[c] for c in self.constants]))
-        if self.whole_graph:
-            fg = self.fgraph
-            t.append(f"#define TG_NGIN {len(fg.inputs)}")
-            t.append(f"#define TG_NGOUT {len(fg.outputs)}")
-            t.append(_table("int", "tg_graph_in", [self.slot[v] for v in fg.inputs]))
-            t.append(_table("int", "tg_graph_out", [self.slot[v] for v in fg.outputs]))
-            offsets, idx = [0], []
-            for frees in self._free_schedule():
-                idx += frees
-                offsets.append(len(idx))
-            t.append(_table("int", "tg_free_off", offsets))
-            t.append(_table("int", "tg_free_idx", idx))
-            if self.straight:
-                t.append("#define TG_STRAIGHT_NODES " +
-                         " ".join(f"TG_STEP({k})" for k in range(len(bodies))))
-        parts += t
-        parts.append(_read("glue.h"))
-        return "\n".join(p for p in parts if p), build
+        fg = self.fgraph
+        whole = self.whole_graph
+        t.append(_table("int", "tg_graph_in", [self.slot[v] for v in fg.inputs] if whole else []))
+        t.append(_table("int", "tg_graph_out",
+                        [self.slot[v] for v in fg.outputs] if whole else []))
+        offsets, idx = [0], []
+        for frees in (self._free_schedule() if whole else []):
+            idx += frees
+            offsets.append(len(idx))
+        t.append(_table("int", "tg_free_off", offsets))
+        t.append(_table("int", "tg_free_idx", idx))
+        straight = "NULL"
+        if self.straight:
+            t.append("#define TG_STRAIGHT_NODES " +
+                     " ".join(f"TG_STEP({k})" for k in range(nnodes)))
+            t.append("/* linker 'c': the nodes as straight-line direct calls */\n"
+                     "#define TG_STEP(k) ctx->errmsg[0] = 0; "
+                     "if (tg_node_##k(ctx, vars) != 0) { *failed = k; return -1; }\n"
+                     "static int tg_straight(tg_ctx *ctx, tg_array *vars, int *failed)\n"
+                     "{\n    TG_STRAIGHT_NODES\n    return 0;\n}")
+            straight = "tg_straight"
+        counts = (f"{nvars}, {nnodes}, {len(self.constants)}, {int(whole)}, "
+                  f"{len(fg.inputs) if whole else 0}, {len(fg.outputs) if whole else 0}")
+        t.append(f"static const tg_graph tg_the_graph = {{TG_GRAPH_ABI, {counts},\n"
+                 "    tg_var_typenum, tg_var_ndim, tg_var_const, tg_var_graph_io, tg_var_static,\n"
+                 "    tg_node_fn, tg_node_in_off, tg_node_in_idx, tg_node_out_off, tg_node_out_idx,\n"
+                 f"    tg_const_slot, tg_graph_in, tg_graph_out, tg_free_off, tg_free_idx, {straight}}};\n"
+                 "const tg_graph *tg_graph_desc(void) { return &tg_the_graph; }")
+        return "\n".join(t)
 
     def _free_schedule(self) -> list[list[int]]:
         """Per node, the slots of intermediates nobody reads after it."""
@@ -227,16 +253,24 @@ class CGraph:
     # -- compiling and running ------------------------------------------------------------
 
     def compile(self):
-        """Compile (or fetch from the cache) the module."""
-        from tensorgraph.link.c.cmodule import get_module
+        """Compile (or fetch from the cache) the graph's library, and the glue module (the
+        first time: in a second thread, so that its compiler runs next to the library's)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from tensorgraph.link.c.cmodule import get_library
 
         build = dict(self.build)
         unversioned = build.pop("unversioned")
-        self.module = get_module(
-            self.source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);",
-            name_hint="graph", unversioned=unversioned, origin=self.fgraph,
-            runtime_version=f"codegen{CODEGEN_VERSION}", found=self._record_found, **build)
-        return self.module
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            glue = pool.submit(glue_module)
+            self.library = get_library(
+                self.units, name_hint="graph", unversioned=unversioned, origin=self.fgraph,
+                runtime_version=f"codegen{CODEGEN_VERSION}", found=self._record_found, **build)
+            self.glue = glue.result()
+        desc = self.library.tg_graph_desc
+        desc.restype = ctypes.c_void_p
+        self.graph = desc()
+        return self.library
 
     def _record_found(self, where: str) -> None:
         self.found = where
@@ -247,14 +281,30 @@ class CGraph:
 
         ``report(k, message, inputs, whole)`` is called when node ``k`` fails; it must raise.
         """
-        if self.module is None:
+        if self.library is None:
             self.compile()
         spec = (tuple(c.data for c in self.constants), report, bool(gc), 0)
         out = []
-        if self.module.lib.tg_make(id(spec), id(out)) != 0 or not out:
+        if self.glue.lib.tg_make(self.graph, id(spec), id(out)) != 0 or not out:
             raise RuntimeError("could not set up the C workspace of a compiled graph (see the "
                                "error printed above)")
         return out[0]
+
+
+def glue_module():
+    """The glue module (``glue.h``): the Python side of every graph, one per cache."""
+    import numpy
+
+    from tensorgraph.link.c.cmodule import get_module
+
+    source = "\n".join([f"/* tensorgraph glue module (codegen {CODEGEN_VERSION}) */",
+                        "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
+                        "#include <numpy/arrayobject.h>", _read("runtime.h"), _read("glue.h")])
+    return get_module(
+        source, "int tg_make(uintptr_t graph_addr, uintptr_t spec_addr, uintptr_t out_addr);",
+        name_hint="glue", include_dirs=[numpy.get_include()],
+        extra_compile_args=["-D_CFFI_NO_LIMITED_API", "-fwrapv"],
+        runtime_version=f"codegen{CODEGEN_VERSION}")
 
 
 def _call(op, method, *args, default=None):
@@ -263,6 +313,30 @@ def _call(op, method, *args, default=None):
         return [] if default is None else default
     result = fn(*args)
     return result if result is not None else ([] if default is None else default)
+
+
+def _split(bodies) -> list[set[int]]:
+    """The node numbers of each kernel unit. The compile work of a node is estimated by the
+    length of its code plus the support code it brings into its unit; a library with less
+    than ``SPLIT_CHARS`` of it is one unit (another compiler process costs about 0.03 s of
+    startup and header parsing), a bigger one ``KERNEL_UNITS`` units of about equal work, so
+    their compilers finish at about the same time."""
+    if not bodies:
+        return []
+    supports = [_call(node.op, "c_support_code", node, default="") for node, _ in bodies]
+    total = sum(len(code) for _, code in bodies) + sum(len(s) for s in set(supports))
+    groups = [[set(), set(), 0] for _ in range(KERNEL_UNITS if total >= SPLIT_CHARS else 1)]
+    for k in sorted(range(len(bodies)), key=lambda k: -len(bodies[k][1]) - len(supports[k])):
+        code, support = bodies[k][1], supports[k]
+
+        def cost(group):
+            return group[2] + len(code) + (len(support) if support not in group[1] else 0)
+
+        best = min(groups, key=cost)
+        best[2] = cost(best)
+        best[0].add(k)
+        best[1].add(support)
+    return [g[0] for g in groups if g[0]]
 
 
 def _table(ctype: str, name: str, values) -> str:

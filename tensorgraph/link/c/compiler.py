@@ -155,6 +155,58 @@ def command(cxx: str, c_file: str, so_file: str, *, flags, include_dirs=(), libr
     return cmd
 
 
+def object_command(cxx: str, c_file: str, o_file: str, *, flags, include_dirs=()) -> list[str]:
+    """The command compiling one translation unit ``c_file`` to the object ``o_file`` (a part
+    of a module built from several units, see :func:`link_command`)."""
+    import sysconfig
+
+    includes = [sysconfig.get_paths()["include"], *include_dirs]
+    return [cxx, "-c", "-fPIC", *flags, *[f"-I{d}" for d in includes], c_file, "-o", o_file]
+
+
+def link_command(cxx: str, objects, so_file: str, *, flags=(), libraries=(), library_dirs=(),
+                 extra_link_args=()) -> list[str]:
+    """The command linking ``objects`` into the shared library ``so_file``. The compile
+    ``flags`` are passed too: some of them choose libraries (``-fopenmp`` links libgomp).
+    Library directories also become its run path, as in :func:`command`."""
+    cmd = [cxx, "-shared", *flags, *objects, "-o", so_file]
+    cmd += [f"-L{d}" for d in library_dirs]
+    cmd += [f"-Wl,-rpath,{d}" for d in library_dirs]
+    cmd += [f"-l{lib}" for lib in libraries]
+    cmd += [*extra_link_args, "-lm"]
+    return cmd
+
+
+def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.CompletedProcess]:
+    """Run several compiler commands at once (independent translation units of one module, so
+    they use every core) and return their results in order; like :func:`run` otherwise."""
+    if config.cmodule__debug:
+        for cmd in cmds:
+            print("tensorgraph: " + shlex.join(cmd), file=sys.stderr)
+    procs = []
+    try:
+        for cmd in cmds:
+            procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True, errors="replace"))
+        results = []
+        for cmd, proc in zip(cmds, procs):
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=interval)
+                    break
+                except subprocess.TimeoutExpired:
+                    if heartbeat is not None:
+                        heartbeat()
+            results.append(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
+        return results
+    except BaseException:  # leave no compiler running behind us
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        raise
+
+
 def run(cmd: list[str], heartbeat=None, interval: float = 1.0) -> subprocess.CompletedProcess:
     """Run the compiler, calling ``heartbeat()`` every ``interval`` seconds while it works (so
     processes waiting on our lock can tell we are alive)."""

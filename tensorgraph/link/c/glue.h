@@ -1,6 +1,8 @@
-/* The Python side of a generated graph module: ndarray <-> tg_array, and the entry points.
+/* The Python side of every graph: ndarray <-> tg_array, and the entry points.
  *
- * Pasted by codegen.py after the tables it generates (TG_NVARS, tg_var_*, tg_node_*, ...).
+ * Compiled once per cache into the glue module (codegen.py), which works for any graph
+ * through the tg_graph tables its library gives (runtime.h): graph libraries hold no Python
+ * code, so their compilation does not parse Python.h and numpy nor compile this file again.
  * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
  * that is the `self` of every entry point, so each linked function has its own buffers.
  *
@@ -29,7 +31,8 @@ static TG_COLD void tg_py_release(tg_buffer *b)
 
 typedef struct tg_ws {
     tg_ctx ctx;
-    tg_array v[TG_NVARS + 1];
+    const tg_graph *g;
+    tg_array *v;            /* g->nvars + 1 arrays */
     int gc;
     int failed_node;
     PyObject *report;       /* report(k, message, inputs): raises the node error */
@@ -52,8 +55,8 @@ typedef struct tg_ws {
 
 static TG_COLD void tg_release_foreign(tg_ws *ws, int also_owned)
 {
-    for (int s = 0; s < TG_NVARS; s++) {
-        if (tg_var_const[s] || ws->v[s].base == NULL) continue;
+    for (int s = 0; s < ws->g->nvars; s++) {
+        if (ws->g->var_const[s] || ws->v[s].base == NULL) continue;
         if (also_owned || ws->v[s].base->release != NULL) tg_release(&ws->v[s]);
     }
 }
@@ -62,7 +65,9 @@ static TG_COLD void tg_ws_free(PyObject *cap)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(cap, "tg_ws");
     if (ws == NULL) return;
-    for (int s = 0; s < TG_NVARS; s++) tg_release(&ws->v[s]);
+    if (ws->v != NULL)
+        for (int s = 0; s < ws->g->nvars; s++) tg_release(&ws->v[s]);
+    free(ws->v);
     Py_XDECREF(ws->report); Py_XDECREF(ws->consts); Py_XDECREF(ws->convert);
     Py_XDECREF(ws->shared_cells); Py_XDECREF(ws->update_cells); Py_XDECREF(ws->borrow);
     Py_XDECREF(ws->prof);
@@ -70,18 +75,18 @@ static TG_COLD void tg_ws_free(PyObject *cap)
 }
 
 /* Whether o can be used as the value of slot s as it is. */
-static TG_COLD int tg_fits(int s, PyObject *o, int check_shape)
+static TG_COLD int tg_fits(const tg_graph *g, int s, PyObject *o, int check_shape)
 {
     if (!PyArray_Check(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
     int t = PyArray_TYPE(a);
-    if (t != tg_var_typenum[s] && !PyArray_EquivTypenums(t, tg_var_typenum[s])) return 0;
-    if (PyArray_NDIM(a) != tg_var_ndim[s]) return 0;
+    if (t != g->var_typenum[s] && !PyArray_EquivTypenums(t, g->var_typenum[s])) return 0;
+    if (PyArray_NDIM(a) != g->var_ndim[s]) return 0;
     if (!PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) return 0;
     if (check_shape) {
         const npy_intp *sh = PyArray_SHAPE(a);
-        for (int d = 0; d < tg_var_ndim[s]; d++)
-            if (tg_var_static[s][d] >= 0 && sh[d] != tg_var_static[s][d]) return 0;
+        for (int d = 0; d < g->var_ndim[s]; d++)
+            if (g->var_static[s][d] >= 0 && sh[d] != g->var_static[s][d]) return 0;
     }
     return 1;
 }
@@ -105,21 +110,21 @@ static TG_COLD int tg_set(tg_ws *ws, int s, PyObject *o)
     a->base = b;
     a->data = PyArray_BYTES(arr);
     a->ndim = nd;
-    a->typenum = tg_var_typenum[s];
+    a->typenum = ws->g->var_typenum[s];
     for (int d = 0; d < nd; d++) { a->shape[d] = sh[d]; a->strides[d] = st[d]; }
     return 0;
 }
 
 /* A value from a storage cell (perform's result, a numpy scalar...) as slot s's array. */
-static TG_COLD PyObject *tg_coerce(int s, PyObject *o)
+static TG_COLD PyObject *tg_coerce(const tg_graph *g, int s, PyObject *o)
 {
-    if (tg_fits(s, o, 0)) { Py_INCREF(o); return o; }
-    PyArray_Descr *d = PyArray_DescrFromType(tg_var_typenum[s]);
+    if (tg_fits(g, s, o, 0)) { Py_INCREF(o); return o; }
+    PyArray_Descr *d = PyArray_DescrFromType(g->var_typenum[s]);
     PyObject *r = PyArray_FromAny(o, d, 0, 0, NPY_ARRAY_ALIGNED, NULL);
     if (r == NULL) return NULL;
-    if (PyArray_NDIM((PyArrayObject *)r) != tg_var_ndim[s]) {
+    if (PyArray_NDIM((PyArrayObject *)r) != g->var_ndim[s]) {
         PyErr_Format(PyExc_TypeError, "expected a %d-d array, got %d dimensions",
-                     tg_var_ndim[s], PyArray_NDIM((PyArrayObject *)r));
+                     g->var_ndim[s], PyArray_NDIM((PyArrayObject *)r));
         Py_DECREF(r);
         return NULL;
     }
@@ -152,11 +157,12 @@ static TG_COLD PyObject *tg_wrap(tg_array *a)
 /* Raise the error of module node k through the Python report callback. */
 static TG_COLD void tg_report(tg_ws *ws, int k)
 {
-    int nin = tg_node_in_off[k + 1] - tg_node_in_off[k];
+    const tg_graph *g = ws->g;
+    int nin = g->node_in_off[k + 1] - g->node_in_off[k];
     PyObject *ins = PyTuple_New(nin);
     if (ins == NULL) return;
     for (int j = 0; j < nin; j++) {
-        tg_array *a = &ws->v[tg_node_in_idx[tg_node_in_off[k] + j]];
+        tg_array *a = &ws->v[g->node_in_idx[g->node_in_off[k] + j]];
         PyObject *w = a->data != NULL ? tg_wrap(a) : NULL;
         if (w == NULL) { PyErr_Clear(); w = Py_None; Py_INCREF(w); }
         PyTuple_SET_ITEM(ins, j, w);
@@ -172,10 +178,10 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
     ws->ctx.errmsg[0] = 0;
     int rc;
     if (ws->ctx.node_seconds == NULL) {
-        rc = tg_node_fn[k](&ws->ctx, ws->v);
+        rc = ws->g->node_fn[k](&ws->ctx, ws->v);
     } else {
         const double start = tg_now();
-        rc = tg_node_fn[k](&ws->ctx, ws->v);
+        rc = ws->g->node_fn[k](&ws->ctx, ws->v);
         ws->ctx.node_seconds[k] += tg_now() - start;
         ws->node_calls[k]++;
         ws->node_starts[k] = start - ws->t0;
@@ -190,26 +196,26 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
 /* A new timeline: the next node starts are measured from now. */
 static TG_COLD void tg_profile_start(tg_ws *ws)
 {
-    for (int k = 0; k < TG_NNODES; k++) ws->node_starts[k] = -1.0;
+    for (int k = 0; k < ws->g->nnodes; k++) ws->node_starts[k] = -1.0;
     ws->t0 = tg_now();
 }
 
 /* Distinct buffers tg_alloc made that the intermediates' slots hold. */
 static TG_COLD int64_t tg_held_buffers(tg_ws *ws)
 {
+    const tg_graph *g = ws->g;
     int64_t n = 0;
-    for (int s = 0; s < TG_NVARS; s++) {
+    for (int s = 0; s < g->nvars; s++) {
         tg_buffer *b = ws->v[s].base;
-        if (tg_var_const[s] || tg_var_graph_io[s] || b == NULL || b->release != NULL) continue;
+        if (g->var_const[s] || g->var_graph_io[s] || b == NULL || b->release != NULL) continue;
         int seen = 0;
         for (int r = 0; r < s && !seen; r++)
-            seen = ws->v[r].base == b && !tg_var_const[r] && !tg_var_graph_io[r];
+            seen = ws->v[r].base == b && !g->var_const[r] && !g->var_graph_io[r];
         n += !seen;
     }
     return n;
 }
 
-#if TG_WHOLE_GRAPH
 /* Node k of a whole-graph run; with gc, the intermediates it read last are released. */
 static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
 {
@@ -218,8 +224,8 @@ static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
         return -1;
     }
     if (ws->gc)
-        for (int j = tg_free_off[k]; j < tg_free_off[k + 1]; j++)
-            tg_release(&ws->v[tg_free_idx[j]]);
+        for (int j = ws->g->free_off[k]; j < ws->g->free_off[k + 1]; j++)
+            tg_release(&ws->v[ws->g->free_idx[j]]);
     if (ws->track) {
         int64_t held = tg_held_buffers(ws);
         if (held > ws->peak_held) ws->peak_held = held;
@@ -227,24 +233,21 @@ static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
     return 0;
 }
 
-#ifdef TG_STRAIGHT_NODES
-/* Linker 'c': the nodes as straight-line code (codegen lists TG_STEP(0) TG_STEP(1) ...):
- * direct calls, which the compiler may inline into this one function. */
-#define TG_STEP(k) if (tg_step(ws, k) != 0) return -1;
+/* Linkers 'cvm' / 'cvm_nogc': the loop over the table of node functions. Linker 'c' (no gc):
+ * the library's straight-line run of the nodes (direct calls) unless profiling or tracking,
+ * which need the loop's per-node work. */
 static int tg_run_nodes(tg_ws *ws)
 {
-    TG_STRAIGHT_NODES
-    return 0;
-}
-#else
-/* Linkers 'cvm' / 'cvm_nogc': the loop over the table of node functions. */
-static int tg_run_nodes(tg_ws *ws)
-{
-    for (int k = 0; k < TG_NNODES; k++)
+    if (ws->g->straight != NULL && !ws->gc && !ws->track && ws->ctx.node_seconds == NULL) {
+        int failed = -1;
+        if (ws->g->straight(&ws->ctx, ws->v, &failed) == 0) return 0;
+        tg_report(ws, failed);
+        return -1;
+    }
+    for (int k = 0; k < ws->g->nnodes; k++)
         if (tg_step(ws, k) != 0) return -1;
     return 0;
 }
-#endif
 
 /* A whole-graph run, timed when profiling. At -O3 (not TG_COLD): the nodes inline here. */
 static int tg_run_graph(tg_ws *ws)
@@ -260,13 +263,14 @@ static int tg_run_graph(tg_ws *ws)
 static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
-    if (nargs != TG_NGIN) {
-        PyErr_Format(PyExc_TypeError, "run_all takes %d values, got %zd", TG_NGIN, nargs);
+    const tg_graph *g = ws->g;
+    if (nargs != g->ngin) {
+        PyErr_Format(PyExc_TypeError, "run_all takes %d values, got %zd", g->ngin, nargs);
         return NULL;
     }
-    for (int i = 0; i < TG_NGIN; i++) {
-        PyObject *o = tg_coerce(tg_graph_in[i], args[i]);
-        if (o == NULL || tg_set(ws, tg_graph_in[i], o) != 0) {
+    for (int i = 0; i < g->ngin; i++) {
+        PyObject *o = tg_coerce(g, g->graph_in[i], args[i]);
+        if (o == NULL || tg_set(ws, g->graph_in[i], o) != 0) {
             Py_XDECREF(o);
             tg_release_foreign(ws, 0);
             return NULL;
@@ -275,9 +279,9 @@ static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ss
     }
     PyObject *result = NULL;
     if (tg_run_graph(ws) == 0) {
-        result = PyTuple_New(TG_NGOUT);
-        for (int k = 0; result != NULL && k < TG_NGOUT; k++) {
-            PyObject *w = tg_wrap(&ws->v[tg_graph_out[k]]);
+        result = PyTuple_New(g->ngout);
+        for (int k = 0; result != NULL && k < g->ngout; k++) {
+            PyObject *w = tg_wrap(&ws->v[g->graph_out[k]]);
             if (w == NULL) { Py_CLEAR(result); break; }
             PyTuple_SET_ITEM(result, k, w);
         }
@@ -294,9 +298,9 @@ static TG_COLD PyObject *tg_configure(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO!O!O!iip", &convert, &PyTuple_Type, &shared, &PyTuple_Type,
                           &updates, &PyBytes_Type, &borrow, &n_explicit, &n_returned, &unpack))
         return NULL;
-    if (n_explicit + PyTuple_GET_SIZE(shared) != TG_NGIN
-            || n_returned + PyTuple_GET_SIZE(updates) != TG_NGOUT
-            || PyBytes_GET_SIZE(borrow) != TG_NGOUT) {
+    if (n_explicit + PyTuple_GET_SIZE(shared) != ws->g->ngin
+            || n_returned + PyTuple_GET_SIZE(updates) != ws->g->ngout
+            || PyBytes_GET_SIZE(borrow) != ws->g->ngout) {
         PyErr_SetString(PyExc_ValueError, "configure: counts do not match the graph");
         return NULL;
     }
@@ -313,12 +317,12 @@ static TG_COLD PyObject *tg_configure(PyObject *self, PyObject *args)
 
 static TG_COLD int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
 {
-    const int s = tg_graph_in[i];
-    if (tg_fits(s, o, !trusted)) return tg_set(ws, s, o);
+    const int s = ws->g->graph_in[i];
+    if (tg_fits(ws->g, s, o, !trusted)) return tg_set(ws, s, o);
     PyObject *c = PyObject_CallFunction(ws->convert, "iO", i, o);
     if (c == NULL) return -1;
-    if (!tg_fits(s, c, 1)) {
-        PyObject *fixed = tg_coerce(s, c);
+    if (!tg_fits(ws->g, s, c, 1)) {
+        PyObject *fixed = tg_coerce(ws->g, s, c);
         Py_DECREF(c);
         if (fixed == NULL) return -1;
         c = fixed;
@@ -332,21 +336,22 @@ static TG_COLD PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_
                               int trusted)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    const tg_graph *g = ws->g;
+    PyObject *outs[g->ngout + 1];   /* before the first goto: a jump may not enter its scope */
     if (!ws->configured || nargs != ws->n_explicit) Py_RETURN_NOTIMPLEMENTED;
     for (int i = 0; i < ws->n_explicit; i++)
         if (tg_bind(ws, i, args[i], trusted) != 0) goto fail;
-    for (int j = 0; j < TG_NGIN - ws->n_explicit; j++) {
+    for (int j = 0; j < g->ngin - ws->n_explicit; j++) {
         PyObject *cell = PyTuple_GET_ITEM(ws->shared_cells, j);
         if (tg_bind(ws, ws->n_explicit + j, PyList_GET_ITEM(cell, 0), 0) != 0) goto fail;
     }
     if (tg_run_graph(ws) != 0) goto fail;
-    PyObject *outs[TG_NGOUT + 1];
     const char *borrow = PyBytes_AS_STRING(ws->borrow);
-    for (int k = 0; k < TG_NGOUT; k++) {
-        tg_array *a = &ws->v[tg_graph_out[k]];
+    for (int k = 0; k < g->ngout; k++) {
+        tg_array *a = &ws->v[g->graph_out[k]];
         int copy = a->base == NULL || (a->base->release != NULL && !borrow[k]);
         for (int p = 0; p < k && !copy; p++)
-            copy = ws->v[tg_graph_out[p]].base == a->base;
+            copy = ws->v[g->graph_out[p]].base == a->base;
         PyObject *w = tg_wrap(a);
         if (w != NULL && copy) {
             PyObject *c = PyArray_NewCopy((PyArrayObject *)w, NPY_CORDER);
@@ -361,7 +366,7 @@ static TG_COLD PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_
     }
     tg_release_foreign(ws, ws->gc);
     /* success: commit the updates, then return the outputs */
-    for (int u = ws->n_returned; u < TG_NGOUT; u++) {
+    for (int u = ws->n_returned; u < g->ngout; u++) {
         PyObject *cell = PyTuple_GET_ITEM(ws->update_cells, u - ws->n_returned);
         PyList_SetItem(cell, 0, outs[u]);  /* steals */
     }
@@ -387,7 +392,6 @@ static TG_COLD PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, 
 {
     return tg_call_impl(self, args, nargs, 1);
 }
-#endif
 
 /* The numpy array o if it is a 1-d C-contiguous array of n elements of type t, else NULL
  * with a ValueError naming `what`. */
@@ -416,9 +420,10 @@ static TG_COLD PyObject *tg_profile(PyObject *self, PyObject *args)
         Py_CLEAR(ws->prof);
         Py_RETURN_NONE;
     }
-    PyArrayObject *t = tg_profile_array(times, NPY_FLOAT64, TG_NNODES, "times");
-    PyArrayObject *c = t ? tg_profile_array(calls, NPY_INT64, TG_NNODES, "calls") : NULL;
-    PyArrayObject *s = c ? tg_profile_array(starts, NPY_FLOAT64, TG_NNODES, "starts") : NULL;
+    const npy_intp n = ws->g->nnodes;
+    PyArrayObject *t = tg_profile_array(times, NPY_FLOAT64, n, "times");
+    PyArrayObject *c = t ? tg_profile_array(calls, NPY_INT64, n, "calls") : NULL;
+    PyArrayObject *s = c ? tg_profile_array(starts, NPY_FLOAT64, n, "starts") : NULL;
     PyArrayObject *l = s ? tg_profile_array(loop, NPY_FLOAT64, 1, "loop") : NULL;
     if (l == NULL) return NULL;
     PyObject *keep = PyTuple_Pack(4, times, calls, starts, loop);
@@ -447,21 +452,22 @@ static TG_COLD PyObject *tg_debug_state(PyObject *self, PyObject *args)
 static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    const tg_graph *g = ws->g;
     if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "node_call(k, *inputs)"); return NULL; }
     long k = PyLong_AsLong(args[0]);
-    if (k < 0 || k >= TG_NNODES) {
+    if (k < 0 || k >= g->nnodes) {
         if (!PyErr_Occurred()) PyErr_Format(PyExc_IndexError, "no node %ld in this module", k);
         return NULL;
     }
-    const int in0 = tg_node_in_off[k], nin = tg_node_in_off[k + 1] - in0;
+    const int in0 = g->node_in_off[k], nin = g->node_in_off[k + 1] - in0;
     if (nargs != 1 + nin) {
         PyErr_Format(PyExc_TypeError, "node %ld takes %d inputs, got %zd", k, nin, nargs - 1);
         return NULL;
     }
     for (int j = 0; j < nin; j++) {
-        const int s = tg_node_in_idx[in0 + j];
-        if (tg_var_const[s]) continue;
-        PyObject *o = tg_coerce(s, args[1 + j]);
+        const int s = g->node_in_idx[in0 + j];
+        if (g->var_const[s]) continue;
+        PyObject *o = tg_coerce(g, s, args[1 + j]);
         if (o == NULL || tg_set(ws, s, o) != 0) {
             if (o == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
                 PyObject *type, *value, *tb;
@@ -479,10 +485,10 @@ static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_
     ws->whole_run = 0;
     if (k == 0 && ws->ctx.node_seconds != NULL) tg_profile_start(ws);
     if (tg_run_node(ws, (int)k) == 0) {
-        const int out0 = tg_node_out_off[k], nout = tg_node_out_off[k + 1] - out0;
+        const int out0 = g->node_out_off[k], nout = g->node_out_off[k + 1] - out0;
         result = PyTuple_New(nout);
         for (int j = 0; result != NULL && j < nout; j++) {
-            tg_array *a = &ws->v[tg_node_out_idx[out0 + j]];
+            tg_array *a = &ws->v[g->node_out_idx[out0 + j]];
             PyObject *w = tg_wrap(a);
             if (w == NULL) { Py_CLEAR(result); break; }
             PyTuple_SET_ITEM(result, j, w);
@@ -495,42 +501,51 @@ static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_
 
 static PyMethodDef tg_methods[] = {
     {"node_call", (PyCFunction)(void (*)(void))tg_node_call, METH_FASTCALL, NULL},
-#if TG_WHOLE_GRAPH
     {"run_all", (PyCFunction)(void (*)(void))tg_run_all, METH_FASTCALL, NULL},
     {"call", (PyCFunction)(void (*)(void))tg_call, METH_FASTCALL, NULL},
     {"call_trusted", (PyCFunction)(void (*)(void))tg_call_trusted, METH_FASTCALL, NULL},
     {"configure", (PyCFunction)tg_configure, METH_VARARGS, NULL},
     {"profile", (PyCFunction)tg_profile, METH_VARARGS, NULL},
     {"debug_state", (PyCFunction)tg_debug_state, METH_VARARGS, NULL},
-#endif
     {NULL, NULL, 0, NULL}
 };
 
-/* tg_make(spec, out): spec = (consts, report, gc, nthreads); appends to the list `out` a dict
- * of the entry points bound to a new workspace. Called through cffi (which released the GIL). */
-TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
+/* tg_make(graph, spec, out): graph = the tg_graph of a graph library (which stays loaded: graph
+ * libraries are never unloaded); spec = (consts, report, gc, nthreads); appends to the list `out` a dict of the entry points bound to a new
+ * workspace (only node_call unless the library runs the whole graph). Called through cffi
+ * (which released the GIL). */
+TG_COLD int tg_make(uintptr_t graph_addr, uintptr_t spec_addr, uintptr_t out_addr)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     int rc = -1;
+    const tg_graph *g = (const tg_graph *)graph_addr;
     PyObject *spec = (PyObject *)spec_addr, *out = (PyObject *)out_addr, *cap = NULL, *d = NULL;
     if (PyArray_API == NULL && _import_array() < 0) { PyErr_Print(); goto done; }
+    if (g->abi != TG_GRAPH_ABI) {
+        PyErr_Format(PyExc_RuntimeError, "graph library of ABI %d, the glue module has %d",
+                     g->abi, TG_GRAPH_ABI);
+        goto done;
+    }
     tg_ws *ws = (tg_ws *)calloc(1, sizeof(tg_ws));
     if (ws == NULL) goto done;
+    ws->g = g;
+    ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
+    if (ws->v == NULL) { free(ws); goto done; }
     cap = PyCapsule_New(ws, "tg_ws", tg_ws_free);
-    if (cap == NULL) { free(ws); goto done; }
+    if (cap == NULL) { free(ws->v); free(ws); goto done; }
     ws->consts = PyTuple_GetItem(spec, 0); Py_XINCREF(ws->consts);
     ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
     ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));
     ws->ctx.nthreads = (int)PyLong_AsLong(PyTuple_GetItem(spec, 3));
-    for (int s = 0; s < TG_NVARS; s++) ws->v[s].typenum = tg_var_typenum[s];
-    for (int c = 0; c < TG_NCONST; c++) {
-        PyObject *value = tg_coerce(tg_const_slot[c], PyTuple_GetItem(ws->consts, c));
-        if (value == NULL || tg_set(ws, tg_const_slot[c], value) != 0) { Py_XDECREF(value); goto done; }
+    for (int s = 0; s < g->nvars; s++) ws->v[s].typenum = g->var_typenum[s];
+    for (int c = 0; c < g->nconst; c++) {
+        PyObject *value = tg_coerce(g, g->const_slot[c], PyTuple_GetItem(ws->consts, c));
+        if (value == NULL || tg_set(ws, g->const_slot[c], value) != 0) { Py_XDECREF(value); goto done; }
         Py_DECREF(value);
     }
     d = PyDict_New();
     if (d == NULL) goto done;
-    for (PyMethodDef *m = tg_methods; m->ml_name != NULL; m++) {
+    for (PyMethodDef *m = tg_methods; m->ml_name != NULL && (g->whole || m == tg_methods); m++) {
         PyObject *fn = PyCFunction_New(m, cap);
         if (fn == NULL || PyDict_SetItemString(d, m->ml_name, fn) < 0) { Py_XDECREF(fn); goto done; }
         Py_DECREF(fn);

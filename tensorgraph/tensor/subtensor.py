@@ -15,9 +15,11 @@ Ops (each with ``perform``, ``infer_shape`` and a gradient):
   at repeated indices keeps the last value, as numpy does (the gradient w.r.t. ``y`` then
   still reaches every repeated entry, as in PyTensor: use unique indices with ``set``).
 
-C code (``c_code``, checked against ``perform`` in tests/test_c_subtensor.py): ``Subtensor``
-(a view), ``IncSubtensor``, ``AdvancedSubtensor1`` and ``AdvancedIncSubtensor1``. The general
-``AdvancedSubtensor`` / ``AdvancedIncSubtensor`` run their numpy ``perform`` under every linker.
+C code (``c_code``, checked against ``perform`` in tests/test_c_subtensor.py and
+tests/test_c_advanced_indexing.py): ``Subtensor`` (a view), ``IncSubtensor``,
+``AdvancedSubtensor1``, ``AdvancedIncSubtensor1``, and the general ``AdvancedSubtensor`` /
+``AdvancedIncSubtensor`` (see ``tensorgraph.tensor.advanced_index_c``). Only ``uint64`` index
+values run ``perform``.
 
 An op's ``idx_list`` describes the index's structure; the values come from the op's inputs after
 ``x`` (and ``y``): ``"int"`` is one integer scalar input, ``("slice", start, stop, step)`` has
@@ -860,6 +862,23 @@ class AdvancedSubtensor(_IndexedRead, Op):
         x, *index = inputs
         output_storage[0][0] = np.asarray(x[_numpy_index(self.idx_list, index)])
 
+    def c_support_code(self, node=None):
+        from tensorgraph.tensor.advanced_index_c import ADVANCED_INDEX_SUPPORT
+
+        return _c_support() + ADVANCED_INDEX_SUPPORT
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from tensorgraph.tensor.advanced_index_c import get_code
+
+        x, *index = node.inputs
+        _, where, _ = _advanced_layout(x, self.idx_list, index, self)
+        return get_code(self, node, inputs, outputs, sub, where)
+
+    def c_code_cache_version(self):
+        from tensorgraph.tensor.advanced_index_c import version
+
+        return _c_version() + version()
+
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.tensor import math
         from tensorgraph.tensor.reduction import sum as tsum
@@ -947,6 +966,29 @@ class AdvancedIncSubtensor(Op):
         else:
             np.add.at(out, idx, y)
         output_storage[0][0] = out
+
+    def c_support_code(self, node=None):
+        from tensorgraph.tensor import advanced_index_c as ac
+
+        text = _c_support() + ac.ADVANCED_INDEX_SUPPORT
+        if node is not None:
+            text += ac.update_support(node.outputs[0].type.dtype, self.set_instead_of_inc)
+        return text
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        """Every index is checked before anything is written; repeated indices accumulate
+        (inc) or the last one wins (set), as ``np.add.at`` and ``out[idx] = y``."""
+        from tensorgraph.tensor.advanced_index_c import update_code
+
+        x, y, *index = node.inputs
+        _, where, _ = _advanced_layout(x, self.idx_list, index, self)
+        return update_code(self, node, inputs, outputs, sub, where,
+                           _c_copy_or_view(self, inputs[0], outputs[0], sub))
+
+    def c_code_cache_version(self):
+        from tensorgraph.tensor.advanced_index_c import version
+
+        return _c_version() + version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]

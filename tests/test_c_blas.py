@@ -56,7 +56,7 @@ _functions = {}
 
 def blas_functions(dtype, ldflags):
     """(C function, Python function) computing every op on the same inputs."""
-    key = (dtype, ldflags)
+    key = (dtype, ldflags, config.openmp)
     if key not in _functions:
         y, x, v = (tt.tensor(dtype, shape=(None,), name=n) for n in "yxv")
         A, B, z = (tt.tensor(dtype, shape=(None, None), name=n) for n in "ABz")
@@ -112,6 +112,40 @@ def test_large_products_match_perform(ldflags):
     run_case("float32", ldflags, (67, 300, 530, 1, ["c", "f", "step", "c", "f", "c"], 1.0, 1.0))
     run_case("float64", ldflags, (131, 257, 600, 2, ["step", "c", "c", "reversed", "c", "c"],
                                   0.5, 0.25))
+
+
+@pytest.mark.parametrize("ldflags", ["", "none"])
+def test_products_split_across_threads_match_perform(ldflags):
+    """Past the size where ``config.openmp`` splits a product across threads: Gemv by rows of a
+    row-major A and by columns (partial sums added) of a transposed one, Gemm by rows and by
+    columns, with strided and reversed operands."""
+    with config.change_flags(openmp=True):
+        run_case("float32", ldflags, (700, 600, 300, 3, ["c", "c", "c", "c", "c", "c"], 1.0, 0.0))
+        run_case("float32", ldflags, (700, 600, 300, 4, ["c", "f", "step", "c", "f", "c"],
+                                      -0.5, 1.0))
+        run_case("float64", ldflags, (40, 700, 900, 5, ["step", "reversed", "reversed", "c",
+                                                         "step", "c"], 2.0, 0.25))
+        run_case("float64", ldflags, (901, 513, 7, 6, ["c", "step", "c", "f", "c", "c"],
+                                      1.0, 1.0))
+
+
+def test_uneven_thread_blocks_match_numpy(run_python):
+    """Three threads on sizes that do not divide by three (blocks of unequal length)."""
+    code = """if True:
+        import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt
+        tg.config.openmp = True
+        A, B = tt.matrix("A", dtype="float64"), tt.matrix("B", dtype="float64")
+        x, y = tt.vector("x", dtype="float64"), tt.vector("y", dtype="float64")
+        f = tg.function([A, B, x, y], [tt.dot(A, x), tt.dot(A.T, y), tt.dot(A, B)])
+        rng = np.random.default_rng(0)
+        a, b = rng.normal(size=(1001, 997)), rng.normal(size=(997, 301))
+        u, v = rng.normal(size=997), rng.normal(size=1001)
+        for g, e in zip(f(a, b, u, v), [a @ u, a.T @ v, a @ b]):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-9)
+        print("ok")
+    """
+    done = run_python("-c", code, env={"OMP_NUM_THREADS": "3"})
+    assert done.stdout.strip() == "ok", done.stderr
 
 
 @pytest.mark.parametrize("ldflags", ["", "none"])

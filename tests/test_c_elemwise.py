@@ -269,6 +269,26 @@ def test_openmp_split_gives_the_same_results():
     compare([x, y], [tt.sqrt(abs(x[::2].T)).T * y], [values[0], values[1]], mode=C_FUSED)
 
 
+def test_loops_calling_math_functions_split_sooner():
+    """A loop's split threshold is openmp_elemwise_minsize over its weight (8 per math call)."""
+    from tensorgraph.link.c.elemwise_code import MATH_FUNCTION_WEIGHT, loop_weight
+
+    x, b = tt.matrix("x", dtype="float32"), tt.row("b", dtype="float32")
+    fused = tensorgraph.function([x, b], tt.tanh(x + b), mode=C_FUSED)
+    (node,) = fused.vm.nodes
+    assert loop_weight(node.op.scalar_op) == MATH_FUNCTION_WEIGHT + 1
+    plain = tensorgraph.function([x, b], x * b - x, mode=C_FUSED)
+    assert loop_weight(plain.vm.nodes[0].op.scalar_op) == 2
+    config.openmp = True
+    config.openmp_elemwise_minsize = 9 * 50
+    rng = np.random.default_rng(5)
+    # 49 and 51 rows of one element each side of the threshold (50 elements)
+    for rows in (49, 51):
+        values = [rng.normal(size=(rows, 1)).astype("float32"),
+                  rng.normal(size=(1, 1)).astype("float32")]
+        compare([x, b], tt.tanh(x + b), values, mode=C_FUSED)
+
+
 def test_dimshuffle_view_output_is_copied_not_aliased():
     x = tt.matrix("x", dtype="float64")
     f = tensorgraph.function([x], [x.T, x.dimshuffle(0, "x", 1)], mode=C)

@@ -28,7 +28,7 @@ EXPECTED_DEFAULTS = {
     "optimizer": "o4", "compute_test_value": "off", "compute_test_value_opt": "off",
     "print_test_value": False, "exception_verbosity": "low", "traceback__limit": 8,
     "traceback__compile_limit": 0, "on_opt_error": "warn", "on_shape_error": "warn",
-    "cycle_detection": "regular", "check_stack_trace": "off", "openmp": False,
+    "cycle_detection": "regular", "check_stack_trace": "off",
     "openmp_elemwise_minsize": 200000, "profile": False, "profiling__n_apply": 20,
     "profiling__n_ops": 20, "profiling__min_memory_size": 1024,
     "profiling__destination": "stderr", "scan__allow_output_prealloc": True,
@@ -202,7 +202,20 @@ def test_c_key_hash_is_stable_across_processes(run_python):
     code = "import tensorgraph; print(tensorgraph.config.c_key_hash())"
     first = run_python("-c", code).stdout
     assert first == run_python("-c", code).stdout
-    assert first != run_python("-c", code, env={"TENSORGRAPH_FLAGS": "openmp=True"}).stdout
+    flipped = f"openmp={not config.info('openmp').default}"
+    assert first != run_python("-c", code, env={"TENSORGRAPH_FLAGS": flipped}).stdout
+
+
+def test_openmp_default_follows_the_cpus_and_omp_num_threads(run_python):
+    """On where the process may use several CPUs, unless OMP_NUM_THREADS=1 asks for one."""
+    import os
+
+    code = "import tensorgraph; print(tensorgraph.config.openmp)"
+    several = len(os.sched_getaffinity(0)) > 1
+    assert run_python("-c", code, env={"OMP_NUM_THREADS": "4"}).stdout.strip() == str(several)
+    assert run_python("-c", code, env={"OMP_NUM_THREADS": "1"}).stdout.strip() == "False"
+    one_cpu = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " + code
+    assert run_python("-c", one_cpu, env={"OMP_NUM_THREADS": "4"}).stdout.strip() == "False"
 
 
 def test_package_exposes_config_and_error():

@@ -10,8 +10,10 @@
 * anything else: linker flags of a library exporting the standard CBLAS interface
   (``cblas_sgemv``, ...), e.g. ``'-lopenblas'`` or ``'-L/opt/blas/lib -lblis'``.
 
-The wheel's OpenBLAS is set to one thread unless ``config.openmp`` is on (two OpenBLAS thread
-pools in one process, numpy's and this one, fight over the cores otherwise).
+The wheel's OpenBLAS always runs on one thread (two OpenBLAS thread pools in one process,
+numpy's and this one, fight over the cores). With ``config.openmp`` tensorgraph splits large
+products across OpenMP threads itself (with the wheel or the own kernels; a library given in
+``blas__ldflags`` keeps its own threading and is called from one thread).
 
 The helpers work on ``tg_mat`` / ``tg_vec`` (a pointer, sizes and byte strides), so any
 strides are accepted: operands whose layout BLAS takes (unit stride along one axis, the other a
@@ -33,7 +35,7 @@ import shlex
 import warnings
 
 #: bump when the C below changes
-BLAS_C_VERSION = 2
+BLAS_C_VERSION = 3
 
 _warned_missing: list[bool] = []
 
@@ -73,14 +75,19 @@ def support_code() -> str:
     """The C helpers (identical text in every op that uses them, so emitted once)."""
     setup = blas_setup()
     parts = [_COMMON, _BLAS_COMMON if setup["prefix"] else ""]
-    if setup["prefix"] == "scipy_cblas_" and not _openmp():
+    if setup["prefix"] == "scipy_cblas_":
         parts.append(_ONE_THREAD)
-    elif setup["prefix"]:
+    else:
         parts.append("#define tg_blas_threads() ((void)0)")
+    # Products are split across OpenMP threads only where tensorgraph decides the library's
+    # own threading (the wheel's OpenBLAS is kept on one thread; the own kernels have none).
+    split = _openmp() and setup["prefix"] in (None, "scipy_cblas_")
+    parts.append(_SPLIT_COMMON.replace("TG_SPLIT_ON", str(int(split))))
     for ctype, s in (("float", "s"), ("double", "d")):
         template = _BLAS_KERNELS if setup["prefix"] else _OWN_KERNELS
-        parts.append(template.replace("TGT", ctype).replace("TGS", s)
-                     .replace("CBLAS_", setup["prefix"] or ""))
+        for text in (template, _SPLIT):
+            parts.append(text.replace("TGT", ctype).replace("TGS", s)
+                         .replace("CBLAS_", setup["prefix"] or ""))
     return "\n".join(parts)
 
 
@@ -163,9 +170,11 @@ typedef int tg_blasint;  /* scipy-openblas32 and standard CBLAS take 32-bit ints
 #define TG_BLAS_MAXINT 2147483647LL
 """
 
-# Without config.openmp, the wheel's OpenBLAS runs on one thread: its thread pool and numpy's
-# own OpenBLAS pool in the same process otherwise compete for the cores (measured on 2 cores:
-# a 128x784 @ 784x256 sgemm next to numpy's took 1-17 ms with both pools, 0.57 ms with one).
+# The wheel's OpenBLAS runs on one thread (with config.openmp, tensorgraph splits products
+# across OpenMP threads itself, see _SPLIT): its own thread pool and numpy's OpenBLAS pool in
+# the same process compete for the cores (measured on 2 cores: a 128x784 @ 784x256 sgemm next
+# to numpy's took 1-17 ms with both pools, 0.57 ms with one; the MLP step 6.7 ms with the
+# wheel's threads against 1.4 ms on one thread).
 _ONE_THREAD = r"""
 void scipy_openblas_set_num_threads(int num_threads);
 static TG_COLD void tg_blas_threads(void)
@@ -242,15 +251,15 @@ static TGT tg_TGSdot(tg_ctx *ctx, tg_vec x, tg_vec y, int *err)
     return r;
 }
 
-/* y[i] += alpha * sum_j A[i, j] x[j]; y is contiguous with A.rows elements. */
-static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
+/* y[i] += alpha * sum_j A[i, j] x[j] on the calling thread; y is contiguous with A.rows
+ * elements. */
+static int tg_TGSgemv1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 {
-    tg_blas_threads();
     if (A.rows == 0 || A.cols == 0) return 0;
     if (alpha == 0) {  /* 0 * (A x), so that nan and inf in the product show */
         TGT *t = (TGT *)calloc((size_t)A.rows, sizeof(TGT));
         if (t == NULL) return tg_error(ctx, "out of memory in gemv");
-        int rc = tg_TGSgemv(ctx, 1, A, x, t);
+        int rc = tg_TGSgemv1(ctx, 1, A, x, t);
         for (int64_t i = 0; i < A.rows && rc == 0; i++) y[i] += alpha * t[i];
         free(t);
         return rc;
@@ -281,21 +290,22 @@ static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
     return 0;
 }
 
-/* C[i, j] += alpha * sum_p A[i, p] B[p, j]; C is contiguous (A.rows x B.cols). */
-static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
+/* C[i, j] += alpha * sum_p A[i, p] B[p, j] on the calling thread; C is row-major
+ * (A.rows x B.cols) with ldc elements between rows. */
+static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc)
 {
     const int64_t m = A.rows, n = B.cols, k = A.cols;
-    tg_blas_threads();
     if (m == 0 || n == 0 || k == 0) return 0;
     if (alpha == 0) {
         TGT *t = (TGT *)calloc((size_t)(m * n), sizeof(TGT));
         if (t == NULL) return tg_error(ctx, "out of memory in gemm");
-        int rc = tg_TGSgemm(ctx, 1, A, B, t);
-        for (int64_t i = 0; i < m * n && rc == 0; i++) C[i] += alpha * t[i];
+        int rc = tg_TGSgemm1(ctx, 1, A, B, t, n);
+        for (int64_t i = 0; i < m && rc == 0; i++)
+            for (int64_t j = 0; j < n; j++) C[i * ldc + j] += alpha * t[i * n + j];
         free(t);
         return rc;
     }
-    if (!tg_TGS_fits(m, n, k))
+    if (!tg_TGS_fits(m, n > ldc ? n : ldc, k))
         return tg_error(ctx, "gemm: matrices of %lld x %lld and %lld x %lld are too large for "
                         "the 32-bit BLAS (set blas__ldflags=none)", (long long)m, (long long)k,
                         (long long)k, (long long)n);
@@ -312,7 +322,7 @@ static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
     }
     CBLAS_TGSgemm(101, ta, tb, (tg_blasint)m, (tg_blasint)n, (tg_blasint)k, alpha,
                   (const TGT *)A.data, lda, (const TGT *)B.data, ldb, 1, C,
-                  (tg_blasint)(n > 1 ? n : 1));
+                  (tg_blasint)(ldc > 1 ? ldc : 1));
     free(oa); free(ob);
     return 0;
 }
@@ -335,8 +345,9 @@ static TGT tg_TGSdot(tg_ctx *ctx, tg_vec x, tg_vec y, int *err)
     return acc;
 }
 
-/* y[i] += alpha * sum_j A[i, j] x[j]; y is contiguous with A.rows elements. */
-static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
+/* y[i] += alpha * sum_j A[i, j] x[j] on the calling thread; y is contiguous with A.rows
+ * elements. */
+static int tg_TGSgemv1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 {
     const int64_t m = A.rows, n = A.cols, item = (int64_t)sizeof(TGT);
     if (m == 0 || n == 0) return 0;
@@ -384,9 +395,10 @@ static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
     return 0;
 }
 
-/* C[i, j] += alpha * sum_p A[i, p] B[p, j]; C is contiguous (A.rows x B.cols). Blocked over
- * p and j so a block of B stays in cache while every row of A goes by. */
-static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
+/* C[i, j] += alpha * sum_p A[i, p] B[p, j] on the calling thread; C is row-major (A.rows x
+ * B.cols) with ldc elements between rows. Blocked over p and j so a block of B stays in cache
+ * while every row of A goes by. */
+static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc)
 {
     const int64_t m = A.rows, n = B.cols, k = A.cols;
     if (m == 0 || n == 0 || k == 0) return 0;
@@ -410,10 +422,120 @@ static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
             }
         }
     }
-    #pragma omp simd
-    for (int64_t i = 0; i < m * n; i++) C[i] += alpha * t[i];
+    for (int64_t i = 0; i < m; i++) {
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) C[i * ldc + j] += alpha * t[i * n + j];
+    }
     free(t); free(ob);
     return 0;
+}
+"""
+
+# Splitting a product across OpenMP threads (config.openmp). Each thread runs the
+# single-threaded kernel (tg_?gemv1 / tg_?gemm1) on a block; blocks are equal and depend only on
+# the sizes, so consecutive products over the same matrix give each thread the same part of it
+# (the logistic regression's ``x @ w`` and ``x.T @ g`` both split x by rows: each core's half of
+# x stays in its own L2 cache from one product to the next).
+_SPLIT_COMMON = r"""
+#define TG_SPLIT TG_SPLIT_ON
+#if TG_SPLIT && defined(_OPENMP)
+#include <omp.h>
+#endif
+/* Multiply-adds per thread below which splitting costs more (thread wake-up, partial sums)
+ * than it saves. */
+#define TG_SPLIT_MIN_WORK 65536
+static inline int tg_split_threads(int64_t work, int64_t parts)
+{
+#if TG_SPLIT && defined(_OPENMP)
+    if (work < 2 * TG_SPLIT_MIN_WORK || parts < 2 || omp_in_parallel()) return 1;
+    int64_t nt = omp_get_max_threads();
+    if (nt > work / TG_SPLIT_MIN_WORK) nt = work / TG_SPLIT_MIN_WORK;
+    if (nt > parts) nt = parts;
+    return nt < 1 ? 1 : (int)nt;
+#else
+    (void)work; (void)parts;
+    return 1;
+#endif
+}
+/* The block [lo, hi) of n items that thread t of nt takes. */
+static inline void tg_split_block(int64_t n, int t, int nt, int64_t *lo, int64_t *hi)
+{
+    *lo = n * t / nt;
+    *hi = n * (t + 1) / nt;
+}
+"""
+
+_SPLIT = r"""
+/* y[i] += alpha * sum_j A[i, j] x[j]; y is contiguous with A.rows elements. When A's rows lie
+ * contiguously each thread takes a block of rows (and of y); when A is the transpose of such a
+ * matrix each thread takes a block of A's columns (rows of the stored matrix) and the partial
+ * products are added in thread order, so a given thread count always gives the same sums. */
+static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
+{
+    tg_blas_threads();
+    const int64_t m = A.rows, k = A.cols;
+    const int rowwise = llabs(A.cs) <= llabs(A.rs);
+    const int nt = alpha == 0 ? 1 : tg_split_threads(m * k, rowwise ? m : k);
+    if (nt == 1) return tg_TGSgemv1(ctx, alpha, A, x, y);
+    int rc = 0;
+    if (rowwise) {
+        #pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(|:rc)
+        for (int t = 0; t < nt; t++) {
+            int64_t lo, hi;
+            tg_split_block(m, t, nt, &lo, &hi);
+            tg_mat b = A;
+            b.data += lo * A.rs; b.rows = hi - lo;
+            rc |= tg_TGSgemv1(ctx, alpha, b, x, y + lo) != 0;
+        }
+        return rc ? -1 : 0;
+    }
+    TGT *part = (TGT *)calloc((size_t)(nt * m), sizeof(TGT));
+    if (part == NULL) return tg_error(ctx, "out of memory in gemv");
+    #pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(|:rc)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo, hi;
+        tg_split_block(k, t, nt, &lo, &hi);
+        tg_mat b = A;
+        b.data += lo * A.cs; b.cols = hi - lo;
+        tg_vec v = x;
+        v.data += lo * x.st; v.n = hi - lo;
+        rc |= tg_TGSgemv1(ctx, alpha, b, v, part + t * m) != 0;
+    }
+    if (rc == 0)
+        for (int t = 0; t < nt; t++) {
+            const TGT *p = part + t * m;
+            #pragma omp simd
+            for (int64_t i = 0; i < m; i++) y[i] += p[i];
+        }
+    free(part);
+    return rc ? -1 : 0;
+}
+
+/* C[i, j] += alpha * sum_p A[i, p] B[p, j]; C is contiguous (A.rows x B.cols). Threads take
+ * blocks of C's rows, or of its columns when it has more columns than rows. */
+static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
+{
+    tg_blas_threads();
+    const int64_t m = A.rows, n = B.cols, k = A.cols;
+    const int byrows = m >= n;
+    const int nt = alpha == 0 ? 1 : tg_split_threads(m * n * k, byrows ? m : n);
+    if (nt == 1) return tg_TGSgemm1(ctx, alpha, A, B, C, n);
+    int rc = 0;
+    #pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(|:rc)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo, hi;
+        tg_mat a = A, b = B;
+        if (byrows) {
+            tg_split_block(m, t, nt, &lo, &hi);
+            a.data += lo * A.rs; a.rows = hi - lo;
+            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo * n, n) != 0;
+        } else {
+            tg_split_block(n, t, nt, &lo, &hi);
+            b.data += lo * B.cs; b.cols = hi - lo;
+            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo, n) != 0;
+        }
+    }
+    return rc ? -1 : 0;
 }
 """
 

@@ -186,7 +186,7 @@ class Elemwise(Op):
         return ELEMWISE_SUPPORT
 
     def c_code_cache_version(self):
-        return (1, getattr(self.scalar_op, "c_version", 1))
+        return (2, getattr(self.scalar_op, "c_version", 1))
 
     def infer_shape(self, fgraph, node, input_shapes):
         out = []

@@ -68,17 +68,15 @@ def _find_c_compiler() -> str:
 
 
 def _default_openmp() -> bool:
-    """On when this process may run on more than one CPU and ``OMP_NUM_THREADS`` does not ask
-    for one thread: numpy's BLAS, JAX and PyTorch use every core by default too, and a user
-    comparing them expects the same (on 2 cores the MLP step takes 0.78 ms with OpenMP,
-    1.4 ms without). Below ``openmp_elemwise_minsize`` elements, and for small products, the
-    code stays on one thread either way."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
+    """On when this process may keep more than one CPU busy (its affinity mask, capped by a
+    cgroup CPU quota) and ``OMP_NUM_THREADS`` does not ask for one thread: numpy's BLAS, JAX
+    and PyTorch use every core by default too, and a user comparing them expects the same
+    (on 2 cores the MLP step takes 0.78 ms with OpenMP, 1.4 ms without). Small loops and
+    products stay on one thread either way."""
+    from tensorgraph.link.c.openmp import usable_cpus
+
     threads = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return cpus > 1 and threads != "1"
+    return usable_cpus() > 1 and threads != "1"
 
 
 def _declare(config: Config) -> None:

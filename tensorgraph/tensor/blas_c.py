@@ -34,8 +34,10 @@ from __future__ import annotations
 import shlex
 import warnings
 
+from tensorgraph.link.c.openmp import THREADS_SUPPORT
+
 #: bump when the C below changes
-BLAS_C_VERSION = 3
+BLAS_C_VERSION = 4
 
 _warned_missing: list[bool] = []
 
@@ -82,6 +84,7 @@ def support_code() -> str:
     # Products are split across OpenMP threads only where tensorgraph decides the library's
     # own threading (the wheel's OpenBLAS is kept on one thread; the own kernels have none).
     split = _openmp() and setup["prefix"] in (None, "scipy_cblas_")
+    parts.append(THREADS_SUPPORT)
     parts.append(_SPLIT_COMMON.replace("TG_SPLIT_ON", str(int(split))))
     for ctype, s in (("float", "s"), ("double", "d")):
         template = _BLAS_KERNELS if setup["prefix"] else _OWN_KERNELS
@@ -438,22 +441,19 @@ static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64
 # x stays in its own L2 cache from one product to the next).
 _SPLIT_COMMON = r"""
 #define TG_SPLIT TG_SPLIT_ON
-#if TG_SPLIT && defined(_OPENMP)
-#include <omp.h>
-#endif
 /* Multiply-adds per thread below which splitting costs more (thread wake-up, partial sums)
  * than it saves. */
 #define TG_SPLIT_MIN_WORK 65536
-static inline int tg_split_threads(int64_t work, int64_t parts)
+static inline int tg_split_threads(const tg_ctx *ctx, int64_t work, int64_t parts)
 {
 #if TG_SPLIT && defined(_OPENMP)
     if (work < 2 * TG_SPLIT_MIN_WORK || parts < 2 || omp_in_parallel()) return 1;
-    int64_t nt = omp_get_max_threads();
+    int64_t nt = tg_omp_threads(ctx);
     if (nt > work / TG_SPLIT_MIN_WORK) nt = work / TG_SPLIT_MIN_WORK;
     if (nt > parts) nt = parts;
     return nt < 1 ? 1 : (int)nt;
 #else
-    (void)work; (void)parts;
+    (void)ctx; (void)work; (void)parts;
     return 1;
 #endif
 }
@@ -475,7 +475,7 @@ static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
     tg_blas_threads();
     const int64_t m = A.rows, k = A.cols;
     const int rowwise = llabs(A.cs) <= llabs(A.rs);
-    const int nt = alpha == 0 ? 1 : tg_split_threads(m * k, rowwise ? m : k);
+    const int nt = alpha == 0 ? 1 : tg_split_threads(ctx, m * k, rowwise ? m : k);
     if (nt == 1) return tg_TGSgemv1(ctx, alpha, A, x, y);
     int rc = 0;
     if (rowwise) {
@@ -518,7 +518,7 @@ static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
     tg_blas_threads();
     const int64_t m = A.rows, n = B.cols, k = A.cols;
     const int byrows = m >= n;
-    const int nt = alpha == 0 ? 1 : tg_split_threads(m * n * k, byrows ? m : n);
+    const int nt = alpha == 0 ? 1 : tg_split_threads(ctx, m * n * k, byrows ? m : n);
     if (nt == 1) return tg_TGSgemm1(ctx, alpha, A, B, C, n);
     int rc = 0;
     #pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(|:rc)

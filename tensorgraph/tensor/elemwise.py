@@ -182,8 +182,9 @@ class Elemwise(Op):
 
     def c_support_code(self, node=None):
         from tensorgraph.link.c.elemwise_code import ELEMWISE_SUPPORT
+        from tensorgraph.link.c.openmp import THREADS_SUPPORT
 
-        return ELEMWISE_SUPPORT
+        return THREADS_SUPPORT + ELEMWISE_SUPPORT
 
     def c_code_cache_version(self):
         return (2, getattr(self.scalar_op, "c_version", 1))

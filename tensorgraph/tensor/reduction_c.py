@@ -35,6 +35,7 @@ import string
 import numpy as np
 
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.openmp import THREADS_SUPPORT
 
 #: bump when the C below changes
 REDUCTION_C_VERSION = 1
@@ -332,7 +333,7 @@ _OMP_TEMPLATE = r"""
                 const int64_t B = 32768, nb = (n + B - 1) / B;
                 $ACC *part = ($ACC *)malloc((size_t)nb * sizeof($ACC));
                 if (part == NULL) return tg_error(ctx, "out of memory in a reduction");
-                #pragma omp parallel for schedule(static)
+                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
                 for (int64_t b = 0; b < nb; b++)
                     part[b] = tg_red_${K}_run(pl.base + b * B * pl.ist[L],
                                            (b + 1) * B < n ? B : n - b * B, pl.ist[L]);
@@ -341,7 +342,7 @@ _OMP_TEMPLATE = r"""
                 return 0;
             }
             if (pl.red[L] && all_kept) {
-                #pragma omp parallel for schedule(static)
+                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
                 for (int64_t it = 0; it < n_outer; it++) {
                     int64_t io, oo;
                     tg_rplan_at(&pl, L, it, &io, &oo);
@@ -352,7 +353,7 @@ _OMP_TEMPLATE = r"""
             }
             if (!pl.red[L] && n >= 256) {
                 const int64_t B = 128, nb = (n + B - 1) / B;
-                #pragma omp parallel for schedule(static)
+                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
                 for (int64_t b = 0; b < nb; b++)
                     tg_red_${K}_walk(&pl, acc, b * B, (b + 1) * B < n ? (b + 1) * B : n);
                 return 0;
@@ -416,7 +417,8 @@ def careduce_support(op, node) -> str:
     acc = acc_dtype(op, in_dtype)
     if not cd.has_c(acc):
         return ""
-    return PLAN_SUPPORT + _reduce_support(_kind(op.scalar_op), in_dtype, acc)[0]
+    return THREADS_SUPPORT + PLAN_SUPPORT + _reduce_support(_kind(op.scalar_op), in_dtype,
+                                                            acc)[0]
 
 
 def careduce_code(op, node, inputs, outputs, sub) -> str:

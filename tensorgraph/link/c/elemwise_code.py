@@ -119,7 +119,7 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
                     f"({cd.storage_type(out_dtypes[o])} *){out}->data;")
     flat_loop = "\n".join(["for (int64_t i = 0; i < n; i++) {",
                            body(lambda k: f"p{k}[i]", lambda o, r: f"q{o}[i] = {r};"), "}"])
-    code.append(_split_loop(openmp, minsize, flat_loop, simd=True))
+    code.append(_split_loop(openmp, minsize, flat_loop, simd=True, ctx=ctx))
     code.append("} else {")
 
     # -- strided paths (ndim >= 1 here: a 0-d array is always flat)
@@ -177,7 +177,7 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
             code.append("}")
         code.append("}")
         rows_loop = "\n".join(code[rows_start:])
-        code[rows_start:] = [_split_loop(openmp, minsize, rows_loop, simd=False)]
+        code[rows_start:] = [_split_loop(openmp, minsize, rows_loop, simd=False, ctx=ctx)]
     code.append("}")
     code.append("}")
     return "\n".join(code)
@@ -200,7 +200,7 @@ def loop_weight(scalar_op) -> int:
     return MATH_FUNCTION_WEIGHT if isinstance(scalar_op, FloatOp) else 1
 
 
-def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool) -> str:
+def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool, ctx: str) -> str:
     """``loop`` (over ``n`` elements) as it runs: under ``config.openmp`` split across threads
     from ``minsize`` elements, and a *separate* copy below that. (One ``parallel for`` with an
     ``if`` clause would still be outlined into a function that gcc does not vectorize, and still
@@ -209,7 +209,8 @@ def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool) -> str:
     if not openmp:
         return simd_pragma + loop
     return (f"if (n >= {minsize}) {{\n#pragma omp parallel for{' simd' if simd else ''} "
-            f"schedule(static)\n{loop}\n}} else {{\n{simd_pragma}{loop}\n}}")
+            f"schedule(static) num_threads(tg_omp_threads({ctx}))\n{loop}\n}} "
+            f"else {{\n{simd_pragma}{loop}\n}}")
 
 
 def _c_str(text: str) -> str:

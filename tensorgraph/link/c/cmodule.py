@@ -56,7 +56,8 @@ class ModuleCacheWarning(UserWarning):
 
 def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_dirs=(),
                include_dirs=(), extra_compile_args=(), extra_link_args=(),
-               runtime_version: str = "", unversioned=(), origin=None, found=None):
+               runtime_version: str = "", unversioned=(), origin=None, found=None,
+               cached_only: bool = False):
     """The imported cffi API-mode module built from ``source`` (C) exposing ``cdef``.
 
     ``name_hint`` becomes part of the module's name (letters, digits and '_' are kept).
@@ -68,7 +69,8 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
     names them). ``origin`` (an Apply node, a FunctionGraph, ...) is recorded in the manifest
     and named by compile errors. ``found``, if given, is called with where the module came
     from: ``"memory"`` (loaded before by this process), ``"disk"`` (the cache directory) or
-    ``"compiled"`` (the profiler's cache hits and misses).
+    ``"compiled"`` (the profiler's cache hits and misses). With ``cached_only``, a module
+    that is neither in memory nor on disk is not compiled: the answer is None.
 
     Raises :class:`CompilationUnavailable` when ``config.cxx`` is empty or not a compiler, and
     :class:`CompileError` when the compiler rejects the source.
@@ -79,7 +81,7 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
                 libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
                 extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
                 runtime_version=runtime_version, unversioned=unversioned, origin=origin,
-                found=found)
+                found=found, cached_only=cached_only)
 
 
 def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include_dirs=(),
@@ -100,7 +102,7 @@ def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include
 
 
 def _get(caller, kind, source, units, cdef, *, name_hint, runtime_version, origin, found,
-         **sequences):
+         cached_only=False, **sequences):
     for arg, value in (("cdef", cdef), ("name_hint", name_hint),
                        ("runtime_version", runtime_version)):
         if not isinstance(value, str):
@@ -115,8 +117,8 @@ def _get(caller, kind, source, units, cdef, *, name_hint, runtime_version, origi
         raise ValueError("get_library: units is empty; expected at least one C source")
     module, where = _cache_for(config.compiledir).get(
         kind, source, cdef, name_hint=name_hint, runtime_version=runtime_version,
-        origin=origin, **lists)
-    if found is not None:
+        origin=origin, cached_only=cached_only, **lists)
+    if found is not None and module is not None:
         found(where)
     return module
 
@@ -170,8 +172,9 @@ class ModuleCache:
 
     def get(self, kind, source, cdef, *, name_hint, units, libraries, library_dirs,
             include_dirs, extra_compile_args, extra_link_args, runtime_version, unversioned,
-            origin):
-        """(module or library, where it came from: "memory", "disk" or "compiled")."""
+            origin, cached_only=False):
+        """(module or library, where it came from: "memory", "disk" or "compiled"); (None,
+        "missing") with ``cached_only`` when it would have to be compiled."""
         memo_key = (kind, source, cdef, units, libraries, library_dirs, include_dirs, extra_compile_args,
                     extra_link_args, runtime_version, bool(unversioned), config.c_key_hash())
         module = self._memo.get(memo_key)
@@ -187,14 +190,15 @@ class ModuleCache:
                     kind, source, cdef, units, name_hint, runtime_version, unversioned, origin,
                     {"libraries": libraries, "library_dirs": library_dirs,
                      "include_dirs": include_dirs, "extra_compile_args": extra_compile_args,
-                     "extra_link_args": extra_link_args})
-                self._memo[memo_key] = module
+                     "extra_link_args": extra_link_args}, cached_only)
+                if module is not None:
+                    self._memo[memo_key] = module
         return module, where
 
     # -- finding -----------------------------------------------------------------------------
 
     def _find_or_build(self, kind, source, cdef, units, name_hint, runtime_version,
-                       unversioned, origin, build):
+                       unversioned, origin, build, cached_only):
         cxx = compiler_path()
         parts = key_parts(source, cdef, cxx=cxx, build=build, runtime_version=runtime_version,
                           compilers_dir=os.path.join(self.root, cache.COMPILERS), kind=kind,
@@ -219,6 +223,8 @@ class ModuleCache:
             module = None  # look again under the lock: it may be being replaced right now
         if module is not None:
             return module, "disk"
+        if cached_only:
+            return None, "missing"
         self._daily_cleanup()
         with KeyLock(os.path.join(self.root, cache.LOCKS), key, f"module {name}") as lock:
             try:

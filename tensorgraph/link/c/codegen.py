@@ -16,21 +16,24 @@ one function, which the compiler may inline. The source pastes ``runtime.h``,
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import hashlib
 import os
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.openmp import region_threads
 
 _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
 #: version of the generated glue; part of every module's key through the source text
 CODEGEN_VERSION = 4
-#: translation units of a big graph library, compiled at the same time (2 cores on the
-#: reference machine), and the estimated size of a library's C worth splitting (see _split)
+#: translation units of a big library of node functions, compiled at the same time (2 cores
+#: on the reference machine), and the estimates that decide the split (see _split)
 KERNEL_UNITS = 2
 SPLIT_CHARS = 16000
+SUPPORT_CHARS = 9000
+BUNDLE_CHARS = 2000
 
 
 def _read(name: str) -> str:
@@ -42,11 +45,18 @@ def _read(name: str) -> str:
 
 
 def _libmvec() -> bool:
-    """Whether glibc's vector math library can be linked (x86-64 glibc only)."""
+    """Whether glibc's vector math library can be linked (x86-64 glibc only). Asked of the
+    dynamic loader (``libmvec.so.1``) rather than ``ctypes.util.find_library``, which runs
+    ``ldconfig -p`` (7 ms of every process that compiles a graph)."""
     if "mvec" not in _FILES:
         import platform
 
-        ok = platform.machine() in ("x86_64", "AMD64") and bool(ctypes.util.find_library("mvec"))
+        ok = platform.machine() in ("x86_64", "AMD64")
+        if ok:
+            try:
+                ctypes.CDLL("libmvec.so.1")
+            except OSError:
+                ok = False
         _FILES["mvec"] = "1" if ok else ""
     return bool(_FILES["mvec"])
 
@@ -78,10 +88,12 @@ class CGraph:
     Attributes
     ----------
     nodes : the toposorted nodes of the fgraph
-    c_nodes : the nodes that have C, in order; ``index[node]`` is ``k`` of ``tg_node_<k>``
-    whole_graph : whether the module can run the whole graph
-    module : the imported cffi module (``module.lib.tg_make``)
-    found : where ``compile()`` found the module: "memory", "disk" or "compiled" (None before)
+    c_nodes : the nodes that have C, in order; ``index[node]`` is ``k``, their position
+    whole_graph : whether the C can run the whole graph
+    library : the ``ctypes.CDLL`` compiled for the nodes this process had no function for
+        (None when it had them all)
+    found : where ``compile()`` found the node functions: "memory" (all of them in libraries
+        this process loaded before), "disk" or "compiled" (the library); None before
     """
 
     def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False):
@@ -91,32 +103,36 @@ class CGraph:
         self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
         self.slot: dict = {}
         self.constants: list = []
-        sub_base = {"ctx": "tg_context", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
-                    "openmp_minsize": int(config.openmp_elemwise_minsize)}
-        self.c_nodes, self.index, bodies = [], {}, []
+        sub = {"ctx": "tg_context", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
+               "openmp_minsize": int(config.openmp_elemwise_minsize), "id": "0"}
+        self.c_nodes, self.index, self.functions = [], {}, []
         for node in self.nodes:
             if not all(var_has_c(v) for v in node.inputs + node.outputs):
                 continue
-            k = len(self.c_nodes)
-            slots = [self._slot(v) for v in node.inputs + node.outputs]
-            ins = [f"(&tg_vars[{s}])" for s in slots[:len(node.inputs)]]
-            outs = [f"(&tg_vars[{s}])" for s in slots[len(node.inputs):]]
-            code = node_c_code(node, f"node{k}", ins, outs, dict(sub_base, id=str(k)))
+            for v in node.inputs + node.outputs:
+                self._slot(v)
+            nin = len(node.inputs)
+            code = node_c_code(node, "node", [f"tg_io[{i}]" for i in range(nin)],
+                               [f"tg_io[{nin + j}]" for j in range(len(node.outputs))], sub)
             if code is None:
                 continue
+            self.index[node] = len(self.c_nodes)
             self.c_nodes.append(node)
-            self.index[node] = k
-            bodies.append((node, code))
+            self.functions.append(NodeFunction(node, code))
         self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
                             and all(var_has_c(v) for v in fgraph.inputs + fgraph.outputs))
         self.straight = straight and self.whole_graph
         if self.whole_graph:
             for v in fgraph.inputs + fgraph.outputs:
                 self._slot(v)
-        self.units, self.build = self._source(bodies)
-        self.source = "\n".join(self.units)
-        self.library = self.glue = self.graph = None
+        self.library = self.glue = self.addresses = None
         self.found = None
+
+    @property
+    def source(self) -> str:
+        """The C of all the graph's node functions as one unit (to read; the library compiled
+        holds only the functions this process did not have yet)."""
+        return _unit(self.functions, self._straight_code() if self.straight else "")
 
     def _slot(self, var) -> int:
         s = self.slot.get(var)
@@ -126,115 +142,60 @@ class CGraph:
                 self.constants.append(var)
         return s
 
-    # -- source ---------------------------------------------------------------------------
+    def _straight_code(self) -> str:
+        """Linker 'c': ``tg_straight``, every node as a direct call in one function."""
+        lines, offset = [], 0
+        for k, fn in enumerate(self.functions):
+            lines.append(f"int {fn.symbol}(tg_ctx *, tg_array *const *);\n"
+                         f"#define TG_FN{k} {fn.symbol}\n#define TG_AT{k} {offset}")
+            offset += len(fn.node.inputs) + len(fn.node.outputs)
+        steps = " ".join(f"TG_STEP({k})" for k in range(len(self.functions)))
+        return "\n".join(lines) + (
+            f"\n#define TG_STRAIGHT_NODES {steps}\n"
+            "#define TG_STEP(k) ctx->errmsg[0] = 0; "
+            "if (TG_FN##k(ctx, io + TG_AT##k) != 0) { *failed = k; return -1; }\n"
+            "int tg_straight(tg_ctx *ctx, tg_array *const *io, int *failed)\n"
+            "{\n    TG_STRAIGHT_NODES\n    return 0;\n}")
 
-    def _source(self, bodies):
-        """(the library's translation units, build arguments): see the module docstring."""
-        build = {"libraries": [], "library_dirs": [], "include_dirs": [], "extra_compile_args": []}
-        unversioned = []
-        for node, _ in bodies:
-            op = node.op
-            for key, method in (("libraries", "c_libraries"), ("library_dirs", "c_lib_dirs"),
-                                ("include_dirs", "c_header_dirs"),
-                                ("extra_compile_args", "c_compile_args")):
-                for item in _call(op, method):
-                    if item not in build[key]:
-                        build[key].append(item)
-            version = _call(op, "c_code_cache_version", default=())
-            if not version and str(op) not in unversioned:
-                unversioned.append(str(op))
-        import numpy
+    # -- the tables the glue module runs the graph with ------------------------------------
 
-        build["include_dirs"].append(numpy.get_include())
-        build["extra_compile_args"].append("-fwrapv")
-        if _libmvec():
-            build["libraries"].append("mvec")
-        build["unversioned"] = unversioned
-        groups = _split(bodies)
-        units = [self._kernel_unit([(k, node, code) for k, (node, code) in enumerate(bodies)
-                                    if k in group], self._tables(len(bodies)) if i == 0 else "")
-                 for i, group in enumerate(groups)]
-        return units, build
+    def _tables(self) -> tuple:
+        """(counts, tables): what ``tg_make`` (glue.h) builds the graph's ``tg_graph`` from."""
+        from array import array
 
-    def _kernel_unit(self, numbered, tables: str) -> str:
-        """A translation unit defining the node functions ``numbered`` ((k, node, code)...):
-        the runtime, the ops' headers and support code these nodes need, then ``tables``."""
-        headers, support = [], []
-        for _, node, _ in numbered:
-            for h in _call(node.op, "c_headers"):
-                line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
-                if line not in headers:
-                    headers.append(line)
-            text = _call(node.op, "c_support_code", node, default="")
-            if text and text not in support:
-                support.append(text)
-        parts = [f"/* tensorgraph generated graph library (codegen {CODEGEN_VERSION}) */",
-                 "#define TG_USE_LIBMVEC 1" if _libmvec() else "",
-                 _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
-        for k, node, code in numbered:
-            parts.append(f"/* node {k}: {_comment(node)} */\n"
-                         f"TG_KERNEL int tg_node_{k}(tg_ctx *tg_context, tg_array *tg_vars)\n{{\n"
-                         f"    (void)tg_context; (void)tg_vars;\n    {{\n{code}\n    }}\n    return 0;\n"
-                         f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
-        parts.append(tables)
-        return "\n".join(p for p in parts if p)
-
-    def _tables(self, nnodes: int) -> str:
-        """The graph's ``tg_graph`` (runtime.h) and ``tg_graph_desc()``, which returns it: what
-        the glue module needs to know of the graph."""
         nvars = len(self.slot)
         vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
-        t = [f"TG_KERNEL int tg_node_{k}(tg_ctx *, tg_array *);" for k in range(nnodes)]
-        t.append(_table("int", "tg_var_typenum", [cd.typenum(v.type.dtype) for v in vars_by_slot]))
-        t.append(_table("int", "tg_var_ndim", [v.type.ndim for v in vars_by_slot]))
-        t.append(_table("unsigned char", "tg_var_const",
-                        [int(isinstance(v, Constant)) for v in vars_by_slot]))
-        graph_io = set(self.fgraph.inputs) | set(self.fgraph.outputs)
-        t.append(_table("unsigned char", "tg_var_graph_io",
-                        [int(v in graph_io) for v in vars_by_slot]))
-        static = ["{" + ", ".join(str(-1 if s is None else s) for s in v.type.shape) + "}"
-                  if v.type.ndim else "{-1}" for v in vars_by_slot]
-        t.append(f"static const int64_t tg_var_static[{nvars + 1}][TG_MAXDIM] = "
-                 f"{{{', '.join(static + ['{-1}'])}}};")
-        t.append(f"static int (*const tg_node_fn[{nnodes + 1}])(tg_ctx *, tg_array *) = "
-                 f"{{{', '.join([f'tg_node_{k}' for k in range(nnodes)] + ['NULL'])}}};")
+        fg, whole = self.fgraph, self.whole_graph
+
+        def ints(values, code="i"):
+            return array(code, list(values) + [0]).tobytes()  # never empty
+
+        static = []
+        for v in vars_by_slot:
+            shape = [-1 if s is None else s for s in v.type.shape]
+            static += shape + [-1] * (16 - len(shape))
+        tables = [ints((cd.typenum(v.type.dtype) for v in vars_by_slot)),
+                  ints((v.type.ndim for v in vars_by_slot)),
+                  ints((int(isinstance(v, Constant)) for v in vars_by_slot), "B"),
+                  ints((int(v in set(fg.inputs) | set(fg.outputs)) for v in vars_by_slot), "B"),
+                  ints(static, "q")]
         for kind in ("in", "out"):
             offsets, idx = [0], []
             for node in self.c_nodes:
                 idx += [self.slot[v] for v in (node.inputs if kind == "in" else node.outputs)]
                 offsets.append(len(idx))
-            t.append(_table("int", f"tg_node_{kind}_off", offsets))
-            t.append(_table("int", f"tg_node_{kind}_idx", idx))
-        t.append(_table("int", "tg_const_slot", [self.slot[c] for c in self.constants]))
-        fg = self.fgraph
-        whole = self.whole_graph
-        t.append(_table("int", "tg_graph_in", [self.slot[v] for v in fg.inputs] if whole else []))
-        t.append(_table("int", "tg_graph_out",
-                        [self.slot[v] for v in fg.outputs] if whole else []))
+            tables += [ints(offsets), ints(idx)]
+        tables.append(ints(self.slot[c] for c in self.constants))
+        tables.append(ints(self.slot[v] for v in fg.inputs) if whole else ints(()))
+        tables.append(ints(self.slot[v] for v in fg.outputs) if whole else ints(()))
         offsets, idx = [0], []
         for frees in (self._free_schedule() if whole else []):
             idx += frees
             offsets.append(len(idx))
-        t.append(_table("int", "tg_free_off", offsets))
-        t.append(_table("int", "tg_free_idx", idx))
-        straight = "NULL"
-        if self.straight:
-            t.append("#define TG_STRAIGHT_NODES " +
-                     " ".join(f"TG_STEP({k})" for k in range(nnodes)))
-            t.append("/* linker 'c': the nodes as straight-line direct calls */\n"
-                     "#define TG_STEP(k) ctx->errmsg[0] = 0; "
-                     "if (tg_node_##k(ctx, vars) != 0) { *failed = k; return -1; }\n"
-                     "static int tg_straight(tg_ctx *ctx, tg_array *vars, int *failed)\n"
-                     "{\n    TG_STRAIGHT_NODES\n    return 0;\n}")
-            straight = "tg_straight"
-        counts = (f"{nvars}, {nnodes}, {len(self.constants)}, {int(whole)}, "
-                  f"{len(fg.inputs) if whole else 0}, {len(fg.outputs) if whole else 0}")
-        t.append(f"static const tg_graph tg_the_graph = {{TG_GRAPH_ABI, {counts},\n"
-                 "    tg_var_typenum, tg_var_ndim, tg_var_const, tg_var_graph_io, tg_var_static,\n"
-                 "    tg_node_fn, tg_node_in_off, tg_node_in_idx, tg_node_out_off, tg_node_out_idx,\n"
-                 f"    tg_const_slot, tg_graph_in, tg_graph_out, tg_free_off, tg_free_idx, {straight}}};\n"
-                 "const tg_graph *tg_graph_desc(void) { return &tg_the_graph; }")
-        return "\n".join(t)
+        tables += [ints(offsets), ints(idx)]
+        counts = (nvars, len(self.c_nodes), len(self.constants), int(whole),
+                  len(fg.inputs) if whole else 0, len(fg.outputs) if whole else 0)
+        return counts, tuple(tables)
 
     def _free_schedule(self) -> list[list[int]]:
         """Per node, the slots of intermediates nobody reads after it."""
@@ -253,24 +214,45 @@ class CGraph:
     # -- compiling and running ------------------------------------------------------------
 
     def compile(self):
-        """Compile (or fetch from the cache) the graph's library, and the glue module (the
-        first time: in a second thread, so that its compiler runs next to the library's)."""
-        from concurrent.futures import ThreadPoolExecutor
+        """Find every node function: in the libraries this process loaded, else in a library
+        compiled (or found in the cache) for the missing ones; and the glue module (the first
+        time in a second thread, so that its compiler runs next to the library's)."""
+        context = _context()
+        known = _functions.setdefault(context, {})
+        wanted = list({fn.symbol: fn for fn in self.functions
+                       if self.straight or fn.symbol not in known}.values())
+        glue = _Glue()
+        try:
+            if wanted:
+                self.library = self._build(wanted)
+                for fn in wanted:
+                    known.setdefault(fn.symbol, _address(self.library, fn.symbol))
+            else:
+                self.found = "memory"
+        finally:
+            self.glue = glue.result()
+        self.addresses = [known[fn.symbol] for fn in self.functions]
+        self.addresses.append(_address(self.library, "tg_straight") if self.straight else 0)
+        return self.library
 
+    def _build(self, functions):
         from tensorgraph.link.c.cmodule import get_library
 
-        build = dict(self.build)
-        unversioned = build.pop("unversioned")
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            glue = pool.submit(glue_module)
-            self.library = get_library(
-                self.units, name_hint="graph", unversioned=unversioned, origin=self.fgraph,
-                runtime_version=f"codegen{CODEGEN_VERSION}", found=self._record_found, **build)
-            self.glue = glue.result()
-        desc = self.library.tg_graph_desc
-        desc.restype = ctypes.c_void_p
-        self.graph = desc()
-        return self.library
+        build = {"libraries": [], "library_dirs": [], "include_dirs": [],
+                 "extra_compile_args": ["-fwrapv"]}
+        for fn in functions:
+            for key, items in fn.build.items():
+                build[key] += [item for item in items if item not in build[key]]
+        if _libmvec():
+            build["libraries"].append("mvec")
+        unversioned = sorted({fn.unversioned for fn in functions if fn.unversioned})
+        groups = _split(functions)
+        units = [_unit([functions[i] for i in group],
+                       self._straight_code() if self.straight and u == 0 else "")
+                 for u, group in enumerate(groups)]
+        return get_library(units, name_hint="graph", unversioned=unversioned,
+                           origin=self.fgraph, runtime_version=f"codegen{CODEGEN_VERSION}",
+                           found=self._record_found, **build)
 
     def _record_found(self, where: str) -> None:
         self.found = where
@@ -281,18 +263,86 @@ class CGraph:
 
         ``report(k, message, inputs, whole)`` is called when node ``k`` fails; it must raise.
         """
-        if self.library is None:
+        if self.addresses is None:
             self.compile()
-        spec = (tuple(c.data for c in self.constants), report, bool(gc), 0)
+        counts, tables = self._tables()
+        addresses = bytes((ctypes.c_void_p * len(self.addresses))(*self.addresses))
+        spec = (tuple(c.data for c in self.constants), report, bool(gc), region_threads(),
+                counts, tables, addresses)
         out = []
-        if self.glue.lib.tg_make(self.graph, id(spec), id(out)) != 0 or not out:
+        if self.glue.lib.tg_make(id(spec), id(out)) != 0 or not out:
             raise RuntimeError("could not set up the C workspace of a compiled graph (see the "
                                "error printed above)")
         return out[0]
 
 
-def glue_module():
-    """The glue module (``glue.h``): the Python side of every graph, one per cache."""
+class NodeFunction:
+    """One node's C function, named by a hash of everything its machine code depends on
+    besides the flags (its text, the op's headers, support code and build arguments), so
+    the function compiled for one graph serves every graph with the same node."""
+
+    def __init__(self, node, code: str):
+        op = node.op
+        self.node = node
+        self.headers = []
+        for h in _call(op, "c_headers"):
+            line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
+            if line not in self.headers:
+                self.headers.append(line)
+        self.support = _call(op, "c_support_code", node, default="")
+        self.build = {key: list(_call(op, method)) for key, method in (
+            ("libraries", "c_libraries"), ("library_dirs", "c_lib_dirs"),
+            ("include_dirs", "c_header_dirs"), ("extra_compile_args", "c_compile_args"))}
+        version = _call(op, "c_code_cache_version", default=())
+        self.unversioned = "" if version else str(op)
+        body = (f"(tg_ctx *tg_context, tg_array *const *tg_io)\n{{\n"
+                f"    (void)tg_context; (void)tg_io;\n    {{\n{code}\n    }}\n    return 0;\n"
+                f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
+        digest = hashlib.sha256("\0".join(
+            [body, self.support, *self.headers, repr(sorted(self.build.items())),
+             repr(version)]).encode("utf-8", "surrogatepass")).hexdigest()
+        self.symbol = f"tg_n_{digest[:24]}"
+        self.text = f"/* {_comment(node)} */\nint {self.symbol}{body}"
+
+
+def _unit(functions, tail: str = "") -> str:
+    """A translation unit defining ``functions`` (NodeFunction...): the runtime, the headers
+    and support code they need, the functions, then ``tail``."""
+    headers, support, seen = [], [], set()
+    for fn in functions:
+        headers += [h for h in fn.headers if h not in headers]
+        if fn.support and fn.support not in support:
+            support.append(fn.support)
+    parts = [f"/* tensorgraph generated node functions (codegen {CODEGEN_VERSION}) */",
+             "#define TG_USE_LIBMVEC 1" if _libmvec() else "",
+             _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
+    for fn in functions:
+        if fn.symbol not in seen:
+            seen.add(fn.symbol)
+            parts.append(fn.text)
+    parts.append(tail)
+    return "\n".join(p for p in parts if p)
+
+
+#: context (flags, C-relevant config, compile directory) -> node function symbol -> address
+_functions: dict[str, dict[str, int]] = {}
+
+
+def _context() -> str:
+    """What, besides a node function's text, its machine code depends on."""
+    from tensorgraph.configdefaults import config
+    from tensorgraph.link.c.compiler import compile_flags
+
+    return repr((compile_flags(), config.c_key_hash(), config.compiledir))
+
+
+def _address(library, symbol: str) -> int:
+    return ctypes.cast(getattr(library, symbol), ctypes.c_void_p).value
+
+
+def glue_module(cached_only: bool = False):
+    """The glue module (``glue.h``): the Python side of every graph, one per cache (None
+    with ``cached_only`` if it would have to be compiled)."""
     import numpy
 
     from tensorgraph.link.c.cmodule import get_module
@@ -301,10 +351,39 @@ def glue_module():
                         "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
                         "#include <numpy/arrayobject.h>", _read("runtime.h"), _read("glue.h")])
     return get_module(
-        source, "int tg_make(uintptr_t graph_addr, uintptr_t spec_addr, uintptr_t out_addr);",
+        source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);",
         name_hint="glue", include_dirs=[numpy.get_include()],
         extra_compile_args=["-D_CFFI_NO_LIMITED_API", "-fwrapv"],
-        runtime_version=f"codegen{CODEGEN_VERSION}")
+        runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
+
+
+class _Glue:
+    """The glue module, for a caller about to build a library: taken from memory or the disk
+    cache at once, or compiled in a thread meanwhile (the compilers run side by side)."""
+
+    def __init__(self):
+        self.error = None
+        self.module = glue_module(cached_only=True)
+        self.thread = None
+        if self.module is None:
+            import threading
+
+            self.thread = threading.Thread(target=self._compile, name="tensorgraph-glue",
+                                           daemon=True)
+            self.thread.start()
+
+    def _compile(self):
+        try:
+            self.module = glue_module()
+        except BaseException as exc:  # noqa: BLE001 - raised again by result()
+            self.error = exc
+
+    def result(self):
+        if self.thread is not None:
+            self.thread.join()
+            if self.error is not None:
+                raise self.error
+        return self.module
 
 
 def _call(op, method, *args, default=None):
@@ -315,33 +394,36 @@ def _call(op, method, *args, default=None):
     return result if result is not None else ([] if default is None else default)
 
 
-def _split(bodies) -> list[set[int]]:
-    """The node numbers of each kernel unit. The compile work of a node is estimated by the
-    length of its code plus the support code it brings into its unit; a library with less
-    than ``SPLIT_CHARS`` of it is one unit (another compiler process costs about 0.03 s of
-    startup and header parsing), a bigger one ``KERNEL_UNITS`` units of about equal work, so
-    their compilers finish at about the same time."""
-    if not bodies:
-        return []
-    supports = [_call(node.op, "c_support_code", node, default="") for node, _ in bodies]
-    total = sum(len(code) for _, code in bodies) + sum(len(s) for s in set(supports))
-    groups = [[set(), set(), 0] for _ in range(KERNEL_UNITS if total >= SPLIT_CHARS else 1)]
-    for k in sorted(range(len(bodies)), key=lambda k: -len(bodies[k][1]) - len(supports[k])):
-        code, support = bodies[k][1], supports[k]
+def _split(functions) -> list[list[int]]:
+    """The positions of ``functions`` in each unit of a library.
 
-        def cost(group):
-            return group[2] + len(code) + (len(support) if support not in group[1] else 0)
+    The compile work of a function is estimated by the length of its text, and of its support
+    code up to ``SUPPORT_CHARS`` (a long support text is mostly helpers the node does not
+    call; about 10000 characters of either took 0.15 s at -O3 on the reference machine).
+    Functions sharing a support text longer than ``BUNDLE_CHARS`` stay in one unit (its
+    helpers are compiled once); shorter support texts are repeated where needed. A library
+    of less than ``SPLIT_CHARS`` of work is one unit (another compiler process costs about
+    0.04 s of startup and header parsing); a bigger one is ``KERNEL_UNITS`` units of about
+    equal work (largest bundles first, each to the unit with the least work so far)."""
+    bundles: dict = {}
+    for i, fn in enumerate(functions):
+        shared = fn.support if len(fn.support) >= BUNDLE_CHARS else None
+        bundles.setdefault(shared if shared is not None else ("own", i), []).append(i)
 
-        best = min(groups, key=cost)
-        best[2] = cost(best)
-        best[0].add(k)
-        best[1].add(support)
-    return [g[0] for g in groups if g[0]]
+    def weight(members, supports=()):
+        texts = sum(len(functions[i].text) for i in members)
+        new = {functions[i].support for i in members} - set(supports)
+        return texts + sum(min(len(text), SUPPORT_CHARS) for text in new)
 
-
-def _table(ctype: str, name: str, values) -> str:
-    values = list(values) + [0]  # never empty
-    return f"static const {ctype} {name}[{len(values)}] = {{{', '.join(map(str, values))}}};"
+    items = sorted(bundles.values(), key=lambda members: -weight(members))
+    units = KERNEL_UNITS if weight(range(len(functions))) >= SPLIT_CHARS else 1
+    groups = [([], set(), [0]) for _ in range(units)]
+    for members in items:
+        members_, supports, work = min(groups, key=lambda g: g[2][0] + weight(members, g[1]))
+        work[0] += weight(members, supports)
+        members_.extend(members)
+        supports.update(functions[i].support for i in members)
+    return [sorted(g[0]) for g in groups if g[0]]
 
 
 def _comment(node) -> str:

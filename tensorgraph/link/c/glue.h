@@ -1,8 +1,8 @@
 /* The Python side of every graph: ndarray <-> tg_array, and the entry points.
  *
- * Compiled once per cache into the glue module (codegen.py), which works for any graph
- * through the tg_graph tables its library gives (runtime.h): graph libraries hold no Python
- * code, so their compilation does not parse Python.h and numpy nor compile this file again.
+ * Compiled once per cache into the glue module (codegen.py), which runs any graph from its
+ * tables and the addresses of its node functions (tg_graph, runtime.h): the libraries of node
+ * functions hold no Python, so compiling them parses neither Python.h nor numpy's headers.
  * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
  * that is the `self` of every entry point, so each linked function has its own buffers.
  *
@@ -31,8 +31,11 @@ static TG_COLD void tg_py_release(tg_buffer *b)
 
 typedef struct tg_ws {
     tg_ctx ctx;
-    const tg_graph *g;
+    tg_graph graph;
+    const tg_graph *g;      /* &graph */
+    PyObject *tables;       /* the bytes the tables of `graph` point into (kept alive) */
     tg_array *v;            /* g->nvars + 1 arrays */
+    tg_array **io;          /* per node, pointers to its inputs then outputs in v */
     int gc;
     int failed_node;
     PyObject *report;       /* report(k, message, inputs): raises the node error */
@@ -68,6 +71,8 @@ static TG_COLD void tg_ws_free(PyObject *cap)
     if (ws->v != NULL)
         for (int s = 0; s < ws->g->nvars; s++) tg_release(&ws->v[s]);
     free(ws->v);
+    free(ws->io);
+    Py_XDECREF(ws->tables);
     Py_XDECREF(ws->report); Py_XDECREF(ws->consts); Py_XDECREF(ws->convert);
     Py_XDECREF(ws->shared_cells); Py_XDECREF(ws->update_cells); Py_XDECREF(ws->borrow);
     Py_XDECREF(ws->prof);
@@ -177,11 +182,12 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
 {
     ws->ctx.errmsg[0] = 0;
     int rc;
+    tg_array *const *io = ws->io + ws->g->node_in_off[k] + ws->g->node_out_off[k];
     if (ws->ctx.node_seconds == NULL) {
-        rc = ws->g->node_fn[k](&ws->ctx, ws->v);
+        rc = ws->g->node_fn[k](&ws->ctx, io);
     } else {
         const double start = tg_now();
-        rc = ws->g->node_fn[k](&ws->ctx, ws->v);
+        rc = ws->g->node_fn[k](&ws->ctx, io);
         ws->ctx.node_seconds[k] += tg_now() - start;
         ws->node_calls[k]++;
         ws->node_starts[k] = start - ws->t0;
@@ -240,7 +246,7 @@ static int tg_run_nodes(tg_ws *ws)
 {
     if (ws->g->straight != NULL && !ws->gc && !ws->track && ws->ctx.node_seconds == NULL) {
         int failed = -1;
-        if (ws->g->straight(&ws->ctx, ws->v, &failed) == 0) return 0;
+        if (ws->g->straight(&ws->ctx, ws->io, &failed) == 0) return 0;
         tg_report(ws, failed);
         return -1;
     }
@@ -510,29 +516,93 @@ static PyMethodDef tg_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-/* tg_make(graph, spec, out): graph = the tg_graph of a graph library (which stays loaded: graph
- * libraries are never unloaded); spec = (consts, report, gc, nthreads); appends to the list `out` a dict of the entry points bound to a new
- * workspace (only node_call unless the library runs the whole graph). Called through cffi
- * (which released the GIL). */
-TG_COLD int tg_make(uintptr_t graph_addr, uintptr_t spec_addr, uintptr_t out_addr)
+/* The bytes object item i of tuple t, if it holds n items of `size` bytes (else NULL and a
+ * ValueError: codegen.py and this file disagree). */
+static TG_COLD const void *tg_table(PyObject *t, Py_ssize_t i, Py_ssize_t n, size_t size)
+{
+    PyObject *b = PyTuple_GetItem(t, i);
+    if (b == NULL) return NULL;
+    if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) < n * (Py_ssize_t)size) {
+        PyErr_Format(PyExc_ValueError, "tg_make: table %zd must be bytes of at least %zd "
+                     "items of %zu bytes", i, n, size);
+        return NULL;
+    }
+    return PyBytes_AS_STRING(b);
+}
+
+/* The graph described by counts = (nvars, nnodes, nconst, whole, ngin, ngout), tables (a
+ * tuple of bytes, in the order of tg_graph's fields) and fns (bytes: the node functions'
+ * addresses, then the straight-line run's or 0). */
+static TG_COLD int tg_graph_from(tg_graph *g, PyObject *counts, PyObject *tables, PyObject *fns)
+{
+    if (!PyArg_ParseTuple(counts, "iiiiii", &g->nvars, &g->nnodes, &g->nconst, &g->whole,
+                          &g->ngin, &g->ngout))
+        return -1;
+    if (!PyTuple_Check(tables) || PyTuple_GET_SIZE(tables) != 14 || !PyBytes_Check(fns)
+            || PyBytes_GET_SIZE(fns) != (Py_ssize_t)((g->nnodes + 1) * sizeof(void *))) {
+        PyErr_SetString(PyExc_ValueError, "tg_make: expected 14 tables and nnodes + 1 "
+                        "function addresses");
+        return -1;
+    }
+    const Py_ssize_t nv = g->nvars, nn = g->nnodes;
+    if (!(g->var_typenum = tg_table(tables, 0, nv, sizeof(int)))
+            || !(g->var_ndim = tg_table(tables, 1, nv, sizeof(int)))
+            || !(g->var_const = tg_table(tables, 2, nv, 1))
+            || !(g->var_graph_io = tg_table(tables, 3, nv, 1))
+            || !(g->var_static = tg_table(tables, 4, nv, TG_MAXDIM * sizeof(int64_t)))
+            || !(g->node_in_off = tg_table(tables, 5, nn + 1, sizeof(int)))
+            || !(g->node_in_idx = tg_table(tables, 6, g->node_in_off[nn], sizeof(int)))
+            || !(g->node_out_off = tg_table(tables, 7, nn + 1, sizeof(int)))
+            || !(g->node_out_idx = tg_table(tables, 8, g->node_out_off[nn], sizeof(int)))
+            || !(g->const_slot = tg_table(tables, 9, g->nconst, sizeof(int)))
+            || !(g->graph_in = tg_table(tables, 10, g->ngin, sizeof(int)))
+            || !(g->graph_out = tg_table(tables, 11, g->ngout, sizeof(int)))
+            || !(g->free_off = tg_table(tables, 12, g->whole ? nn + 1 : 0, sizeof(int)))
+            || !(g->free_idx = tg_table(tables, 13, g->whole ? g->free_off[nn] : 0,
+                                        sizeof(int))))
+        return -1;
+    const void *const *addr = (const void *const *)PyBytes_AS_STRING(fns);
+    g->node_fn = (const tg_node_fn *)addr;
+    g->straight = (int (*)(tg_ctx *, tg_array *const *, int *))addr[nn];
+    return 0;
+}
+
+/* tg_make(spec, out): spec = (consts, report, gc, nthreads, counts, tables, fns) (see
+ * tg_graph_from); appends to the list `out` a dict of the entry points bound to a new
+ * workspace (only node_call unless the graph runs as a whole). The libraries of the node
+ * functions stay loaded (they are never unloaded). Called through cffi (which released the
+ * GIL). */
+TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     int rc = -1;
-    const tg_graph *g = (const tg_graph *)graph_addr;
     PyObject *spec = (PyObject *)spec_addr, *out = (PyObject *)out_addr, *cap = NULL, *d = NULL;
     if (PyArray_API == NULL && _import_array() < 0) { PyErr_Print(); goto done; }
-    if (g->abi != TG_GRAPH_ABI) {
-        PyErr_Format(PyExc_RuntimeError, "graph library of ABI %d, the glue module has %d",
-                     g->abi, TG_GRAPH_ABI);
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 7) {
+        PyErr_SetString(PyExc_ValueError, "tg_make: spec must be a tuple of 7 items");
         goto done;
     }
     tg_ws *ws = (tg_ws *)calloc(1, sizeof(tg_ws));
     if (ws == NULL) goto done;
-    ws->g = g;
-    ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
-    if (ws->v == NULL) { free(ws); goto done; }
     cap = PyCapsule_New(ws, "tg_ws", tg_ws_free);
-    if (cap == NULL) { free(ws->v); free(ws); goto done; }
+    if (cap == NULL) { free(ws); goto done; }
+    ws->g = &ws->graph;
+    ws->tables = PyTuple_Pack(2, PyTuple_GET_ITEM(spec, 5), PyTuple_GET_ITEM(spec, 6));
+    if (ws->tables == NULL || tg_graph_from(&ws->graph, PyTuple_GET_ITEM(spec, 4),
+                                            PyTuple_GET_ITEM(spec, 5),
+                                            PyTuple_GET_ITEM(spec, 6)) != 0)
+        goto done;
+    const tg_graph *g = ws->g;
+    const int nio = g->node_in_off[g->nnodes] + g->node_out_off[g->nnodes];
+    ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
+    ws->io = (tg_array **)calloc((size_t)nio + 1, sizeof(tg_array *));
+    if (ws->v == NULL || ws->io == NULL) { PyErr_NoMemory(); goto done; }
+    for (int k = 0, at = 0; k < g->nnodes; k++) {
+        for (int j = g->node_in_off[k]; j < g->node_in_off[k + 1]; j++)
+            ws->io[at++] = &ws->v[g->node_in_idx[j]];
+        for (int j = g->node_out_off[k]; j < g->node_out_off[k + 1]; j++)
+            ws->io[at++] = &ws->v[g->node_out_idx[j]];
+    }
     ws->consts = PyTuple_GetItem(spec, 0); Py_XINCREF(ws->consts);
     ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
     ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));

@@ -30,9 +30,6 @@
 #define TG_COLD __attribute__((noinline, optimize("O1"), unused))
 /* Out of line but still at -O3: helpers whose copy loops move data. */
 #define TG_NOINLINE __attribute__((noinline, unused))
-/* The node functions: defined in the module's kernel units, called from its glue unit, not
- * exported from the module. */
-#define TG_KERNEL __attribute__((visibility("hidden")))
 
 /* numpy type numbers (stable across numpy 1.x / 2.x), so kernels need not include numpy. */
 enum {
@@ -69,25 +66,25 @@ typedef struct tg_ctx {
     int64_t nallocs;                /* buffers tg_alloc allocated (not reused): a debug counter */
 } tg_ctx;
 
-/* What a graph library tells the glue module about its graph (the tables codegen.py writes):
- * the one glue module of a cache works for every graph through this. Slots are the graph's
- * variables; node k reads slots node_in_idx[node_in_off[k] .. node_in_off[k + 1]) and writes
- * node_out_idx[...] alike. */
-#define TG_GRAPH_ABI 1
+/* A graph as the glue module runs it (built by tg_make from codegen.py's tables). Slots are
+ * the graph's variables; node k reads slots node_in_idx[node_in_off[k] .. node_in_off[k + 1])
+ * and writes node_out_idx[...] alike. Node functions get their operands as pointers, inputs
+ * then outputs (io), so one compiled node function serves every graph with that node. */
+typedef int (*tg_node_fn)(tg_ctx *ctx, tg_array *const *io);
 typedef struct tg_graph {
-    int abi;                        /* TG_GRAPH_ABI of the library */
     int nvars, nnodes, nconst;
-    int whole;                      /* whether the library runs the whole graph */
+    int whole;                      /* whether the graph runs as a whole in C */
     int ngin, ngout;                /* graph inputs and outputs (whole graphs) */
     const int *var_typenum, *var_ndim;
     const unsigned char *var_const, *var_graph_io;
     const int64_t (*var_static)[TG_MAXDIM];     /* static sizes, -1 where unknown */
-    int (*const *node_fn)(tg_ctx *, tg_array *);
+    const tg_node_fn *node_fn;
     const int *node_in_off, *node_in_idx, *node_out_off, *node_out_idx;
     const int *const_slot, *graph_in, *graph_out;
     const int *free_off, *free_idx;             /* per node, the slots gc releases after it */
-    /* linker 'c': all nodes as straight-line direct calls; on failure *failed is the node */
-    int (*straight)(tg_ctx *ctx, tg_array *vars, int *failed);
+    /* linker 'c': all nodes as straight-line direct calls (NULL otherwise); on failure
+     * *failed is the node */
+    int (*straight)(tg_ctx *ctx, tg_array *const *io, int *failed);
 } tg_graph;
 
 /* Seconds on the monotonic clock (the profiler's per-node timer). */

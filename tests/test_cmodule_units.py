@@ -19,11 +19,10 @@ CALLER = "int tg_test_twice(int x);\nint tg_test_quad(int x) { return tg_test_tw
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    """An empty compiledir (and no modules or node functions remembered in memory)."""
+    """An empty compiledir, and no modules (nor node functions) remembered in memory."""
     root = tmp_path / "compiledir"
     config._values["compiledir"] = str(root)
     monkeypatch.setattr(cmodule, "_caches", {})
-    monkeypatch.setattr(codegen, "_functions", {})
     return root
 
 

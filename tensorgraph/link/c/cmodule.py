@@ -127,6 +127,13 @@ _caches: dict[str, ModuleCache] = {}
 _caches_lock = threading.Lock()
 
 
+def loaded_symbols(context: str) -> dict:
+    """A dict the caller fills with the addresses of symbols of libraries it loaded from the
+    current cache, for ``context`` (what the symbols' code depends on besides their names):
+    kept as long as the cache's memory of loaded modules (a new process starts empty)."""
+    return _cache_for(config.compiledir).symbols.setdefault(context, {})
+
+
 def _cache_for(root: str) -> ModuleCache:
     found = _caches.get(root)
     if found is None:
@@ -165,6 +172,7 @@ class ModuleCache:
     def __init__(self, root: str):
         self.root = root
         self._memo: dict[tuple, object] = {}
+        self.symbols: dict[str, dict] = {}
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._guard = threading.Lock()
         self._index: dict[str, dict] | None = None

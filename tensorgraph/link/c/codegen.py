@@ -217,8 +217,9 @@ class CGraph:
         """Find every node function: in the libraries this process loaded, else in a library
         compiled (or found in the cache) for the missing ones; and the glue module (the first
         time in a second thread, so that its compiler runs next to the library's)."""
-        context = _context()
-        known = _functions.setdefault(context, {})
+        from tensorgraph.link.c.cmodule import loaded_symbols
+
+        known = loaded_symbols(_context())
         wanted = list({fn.symbol: fn for fn in self.functions
                        if self.straight or fn.symbol not in known}.values())
         glue = _Glue()
@@ -324,16 +325,12 @@ def _unit(functions, tail: str = "") -> str:
     return "\n".join(p for p in parts if p)
 
 
-#: context (flags, C-relevant config, compile directory) -> node function symbol -> address
-_functions: dict[str, dict[str, int]] = {}
-
-
 def _context() -> str:
     """What, besides a node function's text, its machine code depends on."""
     from tensorgraph.configdefaults import config
     from tensorgraph.link.c.compiler import compile_flags
 
-    return repr((compile_flags(), config.c_key_hash(), config.compiledir))
+    return repr((compile_flags(), config.c_key_hash()))
 
 
 def _address(library, symbol: str) -> int:

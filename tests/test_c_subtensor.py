@@ -234,11 +234,3 @@ def test_inplace_advanced_inc_matches_perform():
     f_c, f_py = both([x, idx], [out], accept_inplace=True)
     v, i = np.arange(6.0).reshape(3, 2), np.array([2, 2, 0])
     assert_same(f_c(v, i), f_py(v, i))
-
-
-def test_general_advanced_indexing_stays_python():
-    """AdvancedSubtensor (several arrays, masks) keeps its numpy perform under the C linkers."""
-    x = tt.dmatrix("x")
-    f = tensorgraph.function([x], x[[0, 1], [1, 0]], mode=C)
-    np.testing.assert_array_equal(f(np.arange(4.0).reshape(2, 2)), [1, 2])
-    assert [t.kind for t in f.vm.thunks] == ["py"]

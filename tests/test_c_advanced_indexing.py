@@ -288,3 +288,29 @@ def test_fast_run_gradient_of_advanced_indexing_runs_c():
     c, g = f(v, rows, cols)
     assert c == (v[rows, cols] ** 2).sum()
     np.testing.assert_array_equal(g, expected)
+
+
+# ----------------------------------------------------------------------------------------------
+# the length of a slice (the shape of an indexed part, asked for symbolically)
+
+
+@pytest.fixture(scope="module")
+def slice_lengths():
+    x = tt.dvector("x")
+    a, b, c = tt.lscalar("a"), tt.lscalar("b"), tt.lscalar("c")
+    outs = [x[a:b:c].shape[0], x[a:].shape[0], x[:b].shape[0], x[a:b].shape[0],
+            x[::c].shape[0], x[:b:c].shape[0]]
+    f_c = tensorgraph.function([x, a, b, c], outs, mode="FAST_RUN", on_unused_input="ignore")
+    assert "_SliceLength" in {type(n.op).__name__ for n in f_c.vm.nodes}
+    assert {t.kind for t in f_c.vm.thunks} == {"c"}
+    return f_c
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 6), a=st.integers(-9, 9), b=st.integers(-9, 9),
+       c=st.integers(-3, 3).filter(bool))
+def test_slice_length_in_c_is_pythons(slice_lengths, n, a, b, c):
+    got = slice_lengths(np.zeros(n), a, b, c)
+    r = range(n)
+    assert [int(g) for g in got] == [len(r[a:b:c]), len(r[a:]), len(r[:b]), len(r[a:b]),
+                                     len(r[::c]), len(r[:b:c])]

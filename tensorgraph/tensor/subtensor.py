@@ -311,6 +311,46 @@ class _SliceLength(Op):
         parts = [next(given) if present else None for present in self.parts]
         output_storage[0][0] = np.asarray(len(range(*slice(*parts).indices(size))), dtype="int64")
 
+    def c_code(self, node, name, inputs, outputs, sub):
+        """Python's slice rules, as ``tg_index_basic`` applies them to an axis."""
+        from tensorgraph.link.c import dtypes as cd
+        from tensorgraph.tensor import strided_c as sc
+
+        size, *given = inputs
+        values = iter(zip(given, node.inputs[1:]))
+        parts = []
+        for present in self.parts:
+            if present:
+                expr, var = next(values)
+                parts.append(sc.read_int(expr, var.type.dtype))
+            else:
+                parts.append(None)
+        start, stop, step = parts
+        ctx, fail = sub["ctx"], sub["fail"]
+
+        def clamp(var, value):
+            return (f"int64_t {var} = {value};\n"
+                    f"if ({var} < 0) {{ {var} += n; if ({var} < 0) {var} = step < 0 ? -1 : 0; }}\n"
+                    f"else if ({var} >= n) {var} = step < 0 ? n - 1 : n;")
+
+        return f"""
+        {{
+            const int64_t n = {sc.read_int(size, node.inputs[0].type.dtype)};
+            const int64_t step = {step or 1};
+            if (step == 0) {{ tg_error({ctx}, "slice step cannot be zero"); {fail} }}
+            {clamp("start", start) if start else "const int64_t start = step < 0 ? n - 1 : 0;"}
+            {clamp("stop", stop) if stop else "const int64_t stop = step < 0 ? -1 : n;"}
+            int64_t len = 0;
+            if (step < 0) {{ if (stop < start) len = (start - stop - 1) / (-step) + 1; }}
+            else if (start < stop) len = (stop - start - 1) / step + 1;
+            const int64_t no_dims[1] = {{0}};
+            if (tg_alloc({outputs[0]}, 0, no_dims, {cd.typenum("int64")}, {ctx})) {{ {fail} }}
+            *(int64_t *){outputs[0]}->data = len;
+        }}"""
+
+    def c_code_cache_version(self):
+        return (1,)
+
     def infer_shape(self, fgraph, node, input_shapes):
         return [()]
 

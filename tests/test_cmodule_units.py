@@ -1,6 +1,8 @@
 """Libraries of several translation units (get_library), the glue module shared by every
 graph, and node functions compiled once and reused by later graphs of the process."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.compile.mode import Mode
 from tensorgraph.link.c import cache, cmodule, codegen, compiler
-from tensorgraph.link.c.cmodule import CompileError, get_library, get_module
+from tensorgraph.link.c.cmodule import CompileError, ModuleCacheWarning, get_library, get_module
 
 pytestmark = pytest.mark.skipif(not config.cxx, reason="needs a C compiler")
 
@@ -61,6 +63,24 @@ def test_library_of_two_units_compiles_them_apart_links_and_is_cached(cache_dir,
     assert again.tg_test_quad(5) == 20 and found == ["disk"] and len(commands) == 3
     (entry,) = cache.entries(str(cache_dir))
     assert entry.manifest["kind"] == "library"
+
+
+@pytest.mark.parametrize("damage", ["checksum", "not loadable"])
+def test_a_corrupt_library_is_removed_and_rebuilt_with_one_warning(cache_dir, commands,
+                                                                   monkeypatch, damage):
+    get_library([CALLER, HELPER], name_hint="units")
+    (entry,) = cache.entries(str(cache_dir))
+    so = os.path.join(entry.path, entry.manifest["file"])
+    with open(so, "r+b") as f:
+        f.truncate(100)
+    if damage == "not loadable":  # the manifest agrees with the damaged file: dlopen fails
+        manifest = dict(entry.manifest, size=100, sha256=cache.sha256_file(so))
+        cache.write_manifest(entry.path, manifest)
+    monkeypatch.setattr(cmodule, "_caches", {})
+    with pytest.warns(ModuleCacheWarning, match="corrupt") as caught:
+        lib = get_library([CALLER, HELPER], name_hint="units")
+    assert len([w for w in caught if issubclass(w.category, ModuleCacheWarning)]) == 1
+    assert lib.tg_test_quad(2) == 8 and len(commands) == 6
 
 
 def test_changing_one_unit_makes_another_library(cache_dir, commands):

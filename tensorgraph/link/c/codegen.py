@@ -106,6 +106,7 @@ class CGraph:
         sub = {"ctx": "tg_context", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
                "openmp_minsize": int(config.openmp_elemwise_minsize), "id": "0"}
         self.c_nodes, self.index, self.functions = [], {}, []
+        self._glue = None
         for node in self.nodes:
             if not all(var_has_c(v) for v in node.inputs + node.outputs):
                 continue
@@ -116,6 +117,8 @@ class CGraph:
                                [f"tg_io[{nin + j}]" for j in range(len(node.outputs))], sub)
             if code is None:
                 continue
+            if self._glue is None:  # the glue compiles (if it must) while we write the C
+                self._glue = _Glue()
             self.index[node] = len(self.c_nodes)
             self.c_nodes.append(node)
             self.functions.append(NodeFunction(node, code))
@@ -222,7 +225,7 @@ class CGraph:
         known = loaded_symbols(_context())
         wanted = list({fn.symbol: fn for fn in self.functions
                        if self.straight or fn.symbol not in known}.values())
-        glue = _Glue()
+        glue = self._glue or _Glue()
         try:
             if wanted:
                 self.library = self._build(wanted)
@@ -230,8 +233,10 @@ class CGraph:
                     known.setdefault(fn.symbol, _address(self.library, fn.symbol))
             else:
                 self.found = "memory"
-        finally:
-            self.glue = glue.result()
+        except BaseException:
+            glue.wait()  # leave no compiler behind; the library's error is the one to show
+            raise
+        self.glue = glue.result()
         self.addresses = [known[fn.symbol] for fn in self.functions]
         self.addresses.append(_address(self.library, "tg_straight") if self.straight else 0)
         return self.library
@@ -375,11 +380,14 @@ class _Glue:
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self.error = exc
 
-    def result(self):
+    def wait(self):
         if self.thread is not None:
             self.thread.join()
-            if self.error is not None:
-                raise self.error
+
+    def result(self):
+        self.wait()
+        if self.error is not None:
+            raise self.error
         return self.module
 
 

@@ -73,7 +73,7 @@ def _default_openmp() -> bool:
     and PyTorch use every core by default too, and a user comparing them expects the same
     (on 2 cores the MLP step takes 0.78 ms with OpenMP, 1.4 ms without). Small loops and
     products stay on one thread either way."""
-    from tensorgraph.link.c.openmp import usable_cpus
+    from tensorgraph.cpus import usable_cpus
 
     threads = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     return usable_cpus() > 1 and threads != "1"

@@ -5,6 +5,7 @@ import os
 import numpy as np
 import pytest
 
+from tensorgraph import cpus
 from tensorgraph.link.c import openmp
 
 
@@ -17,41 +18,42 @@ def write(path, text):
                                             ("200000 100000", 2.0), ("garbage", None)])
 def test_cgroup_v2_quota(tmp_path, text, expected):
     write(tmp_path / "cpu.max", text)
-    assert openmp.cgroup_cpu_limit(str(tmp_path)) == expected
+    assert cpus.cgroup_cpu_limit(str(tmp_path)) == expected
 
 
 def test_cgroup_v1_quota(tmp_path):
     write(tmp_path / "cpu" / "cpu.cfs_quota_us", "50000\n")
     write(tmp_path / "cpu" / "cpu.cfs_period_us", "100000\n")
-    assert openmp.cgroup_cpu_limit(str(tmp_path)) == 0.5
+    assert cpus.cgroup_cpu_limit(str(tmp_path)) == 0.5
     write(tmp_path / "cpu" / "cpu.cfs_quota_us", "-1\n")
-    assert openmp.cgroup_cpu_limit(str(tmp_path)) is None
-    assert openmp.cgroup_cpu_limit(str(tmp_path / "missing")) is None
+    assert cpus.cgroup_cpu_limit(str(tmp_path)) is None
+    assert cpus.cgroup_cpu_limit(str(tmp_path / "missing")) is None
 
 
 def test_usable_cpus_is_capped_by_the_quota(monkeypatch):
-    cpus = len(os.sched_getaffinity(0))
-    monkeypatch.setattr(openmp, "cgroup_cpu_limit", lambda: None)
-    assert openmp.usable_cpus() == cpus
-    monkeypatch.setattr(openmp, "cgroup_cpu_limit", lambda: 0.5)
-    assert openmp.usable_cpus() == 1
-    monkeypatch.setattr(openmp, "cgroup_cpu_limit", lambda: 1000.0)
-    assert openmp.usable_cpus() == cpus
+    mask = len(os.sched_getaffinity(0))
+    monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda: None)
+    assert cpus.usable_cpus() == mask
+    monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda: 0.5)
+    assert cpus.usable_cpus() == 1
+    monkeypatch.setattr(cpus, "cgroup_cpu_limit", lambda: 1000.0)
+    assert cpus.usable_cpus() == mask
 
 
 def test_omp_num_threads_leaves_the_count_to_openmp(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert openmp.region_threads() == 0
     monkeypatch.delenv("OMP_NUM_THREADS")
-    assert openmp.region_threads() == openmp.usable_cpus()
+    assert openmp.region_threads() == cpus.usable_cpus()
 
 
 def test_a_one_cpu_quota_runs_parallel_code_on_one_thread(run_python):
     """With the count forced to one, split products and loops still give numpy's results."""
     code = """if True:
         import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt
+        from tensorgraph import cpus
         from tensorgraph.link.c import openmp
-        openmp.cgroup_cpu_limit = lambda: 1.0
+        cpus.cgroup_cpu_limit = lambda: 1.0
         assert openmp.region_threads() == 1
         tg.config.openmp = True
         tg.config.openmp_elemwise_minsize = 10

@@ -1,6 +1,7 @@
 """BLAS-shaped ops that the 'blas' rewrites put in place of ``dot``.
 
-* ``Gemv``: ``beta * y + alpha * dot(A, x)`` (matrix-vector);
+* ``Gemv``: ``beta * y + alpha * dot(A, x)`` (matrix-vector); ``Gemv(pair=f)`` also gives
+  ``f`` of that and ``X.T @`` it in the same pass (``tensorgraph.tensor.gemv_pair``);
 * ``Gemm``: ``beta * z + alpha * dot(a, b)`` (matrix-matrix);
 * ``Dot22``: ``dot(a, b)`` of two matrices.
 
@@ -34,18 +35,36 @@ def _check(op, names_vars, ndims, dtype):
 
 
 class Gemv(BlasCOp, Op):
-    """``beta * y + alpha * dot(A, x)``; inputs ``(y, alpha, A, x, beta)``."""
+    """``beta * y + alpha * dot(A, x)``; inputs ``(y, alpha, A, x, beta)``.
 
-    __props__ = ()
+    ``Gemv(pair=f)``, with ``f`` a scalar ``Composite``, is the fused form the ``gemv_pair``
+    rewrite builds: ``X @ w``, ``f`` of it and ``X.T @`` that in one pass over ``X`` (see
+    ``tensorgraph.tensor.gemv_pair``)."""
 
-    def make_node(self, y, alpha, A, x, beta):
-        y, alpha, A, x, beta = map(as_tensor_variable, (y, alpha, A, x, beta))
+    __props__ = ("pair",)
+
+    def __init__(self, pair=None):
+        self.pair = pair
+
+    def __str__(self):
+        return "Gemv" if self.pair is None else f"Gemv{{pair={self.pair}}}"
+
+    def make_node(self, *inputs):
+        if self.pair is not None:
+            from tensorgraph.tensor import gemv_pair
+
+            return gemv_pair.make_node(self, *inputs)
+        y, alpha, A, x, beta = map(as_tensor_variable, inputs)
         _check(self, [("y", y), ("alpha", alpha), ("A", A), ("x", x), ("beta", beta)],
                (1, 0, 2, 1, 0), y.dtype)
         shape = (A.type.shape[0] if A.type.shape[0] is not None else y.type.shape[0],)
         return Apply(self, [y, alpha, A, x, beta], [TensorType(y.dtype, shape)()])
 
     def perform(self, node, inputs, output_storage):
+        if self.pair is not None:
+            from tensorgraph.tensor import gemv_pair
+
+            return gemv_pair.perform(self, node, inputs, output_storage)
         y, alpha, A, x, beta = inputs
         if A.shape[1] != x.shape[0] or (beta != 0 and A.shape[0] != y.shape[0]):
             raise ValueError(f"Gemv: shapes do not match: y {y.shape}, A {A.shape}, x {x.shape}")
@@ -55,9 +74,27 @@ class Gemv(BlasCOp, Op):
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
+        if self.pair is not None:
+            rows, cols = input_shapes[2]
+            return [(rows,), (rows,), (cols,)]
         return [(input_shapes[2][0],)]
 
+    def c_support_code(self, node=None):
+        if self.pair is None:
+            return super().c_support_code(node)
+        from tensorgraph.tensor import gemv_pair
+
+        return super().c_support_code(node) + gemv_pair.support_code()
+
+    def c_code_cache_version(self):
+        pair = () if self.pair is None else ("pair", 1, getattr(self.pair, "c_version", 1))
+        return (*super().c_code_cache_version(), *pair)
+
     def c_code(self, node, name, inputs, outputs, sub):
+        if self.pair is not None:
+            from tensorgraph.tensor import gemv_pair
+
+            return gemv_pair.c_code(self, node, inputs, outputs, sub)
         from tensorgraph.tensor.blas_c import gemv_code
 
         return gemv_code(node, inputs, outputs, sub)

@@ -4,7 +4,8 @@ Modes import this package on the first compile. One module per family: ``basic``
 folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``sigmoid`` (stable
 products of sigmoids and exponentials), ``specialize``, ``tensordot`` (``TensorDot`` lowered to
 ``Dot``), ``shape`` (the shape feature, shape rewrites and run-time shape asserts), ``blas``,
-``fusion`` and ``inplace``.
+``fusion``, ``gemv_pair`` (two products over one matrix with elementwise work between them, in
+one pass) and ``inplace``.
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
@@ -15,5 +16,6 @@ from tensorgraph.tensor.rewriting import blas  # noqa: F401
 from tensorgraph.tensor.rewriting import specialize  # noqa: F401
 from tensorgraph.tensor.rewriting import tensordot  # noqa: F401
 from tensorgraph.tensor.rewriting import fusion  # noqa: F401
+from tensorgraph.tensor.rewriting import gemv_pair  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
 from tensorgraph.tensor.rewriting import shape  # noqa: F401

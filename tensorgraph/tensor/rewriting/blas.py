@@ -64,7 +64,8 @@ def _scalar_factor(var):
 def _fresh_gemv(fgraph, var):
     """The Gemv node computing ``var`` with beta == 0 and no other reader, else ``None``."""
     node = var.owner
-    if node is None or not isinstance(node.op, Gemv) or not single_client(fgraph, var):
+    if (node is None or not isinstance(node.op, Gemv) or node.op.pair is not None
+            or not single_client(fgraph, var)):
         return None
     beta = node.inputs[4]
     from tensorgraph.graph.basic import Constant

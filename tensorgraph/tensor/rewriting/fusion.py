@@ -29,13 +29,27 @@ def _fusable(fgraph, var) -> bool:
             and var not in fgraph.outputs)
 
 
-def _inlinable_constant(var):
+def inlinable_constant(var):
+    """A scalar constant standing for ``var`` inside a Composite, or ``None``."""
     if not isinstance(var, Constant):
         return None
     data = np.asarray(var.data)
     if data.size != 1:
         return None
     return Constant(ScalarType(data.dtype.name), data.reshape(()))
+
+
+def scalar_graph(node, args):
+    """The scalar output of single-output Elemwise ``node``'s scalar op applied to the scalar
+    variables ``args`` (a Composite's inner graph is rebuilt on them)."""
+    op = node.op.scalar_op
+    if isinstance(op, Composite):
+        memo = dict(zip(op.inputs, args))
+        for inner in op.nodes:
+            new = inner.op.make_node(*[memo.get(v, v) for v in inner.inputs])
+            memo.update(zip(inner.outputs, new.outputs))
+        return memo.get(op.outputs[0], op.outputs[0])
+    return op.make_node(*args).outputs[0]
 
 
 @node_rewriter([Elemwise])
@@ -52,7 +66,7 @@ def local_elemwise_fusion(fgraph, node):
 
     def scalar_input(var):
         if var not in scalar_of:
-            const = _inlinable_constant(var)
+            const = inlinable_constant(var)
             if const is not None and var.ndim <= out.ndim:
                 scalar_of[var] = const
             else:
@@ -60,21 +74,11 @@ def local_elemwise_fusion(fgraph, node):
                 tensor_inputs.append(var)
         return scalar_of[var]
 
-    def build(n, args):
-        op = n.op.scalar_op
-        if isinstance(op, Composite):
-            memo = dict(zip(op.inputs, args))
-            for inner in op.nodes:
-                new = inner.op.make_node(*[memo.get(v, v) for v in inner.inputs])
-                memo.update(zip(inner.outputs, new.outputs))
-            return memo.get(op.outputs[0], op.outputs[0])
-        return op.make_node(*args).outputs[0]
-
     def expand(var, top=False):
         if not top and not _fusable(fgraph, var):
             return scalar_input(var)
         n = var.owner
-        return build(n, [expand(i) for i in n.inputs])
+        return scalar_graph(n, [expand(i) for i in n.inputs])
 
     scalar_out = expand(out, top=True)
     if not tensor_inputs:

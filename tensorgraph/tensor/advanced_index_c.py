@@ -28,7 +28,7 @@ from tensorgraph.link.c import dtypes as cd
 from tensorgraph.tensor import strided_c as sc
 
 #: bump when the C below changes
-ADVANCED_INDEX_VERSION = 1
+ADVANCED_INDEX_VERSION = 2
 
 ADVANCED_INDEX_SUPPORT = r"""
 #ifndef TG_ADVANCED_INDEX_SUPPORT
@@ -97,12 +97,19 @@ static TG_NOINLINE int tg_adv_plan_build(tg_adv_plan *p, tg_ctx *ctx, const char
                                 "boolean axis is %lld", op, axis[e] + k,
                                 (long long)target->shape[axis[e] + k], (long long)m->shape[k]);
         const int64_t size = tg_size(m);
-        int64_t ctr[TG_MAXDIM] = {0}, st[1][TG_MAXDIM];
-        const char *ptr[1] = { m->data };
-        for (int k = 0; k < m->ndim; k++) st[0][k] = m->strides[k];
-        for (int64_t j = 0; j < size; j++) {
-            nonzero[e] += *(const uint8_t *)ptr[0] != 0;
-            tg_adv_next(m->ndim, m->shape, ctr, 1, ptr, st);
+        if (tg_is_c_contiguous(m)) {
+            const uint8_t *flat = (const uint8_t *)m->data;
+            int64_t count = 0;
+            for (int64_t j = 0; j < size; j++) count += flat[j] != 0;
+            nonzero[e] = count;
+        } else {
+            int64_t ctr[TG_MAXDIM] = {0}, st[1][TG_MAXDIM];
+            const char *ptr[1] = { m->data };
+            for (int k = 0; k < m->ndim; k++) st[0][k] = m->strides[k];
+            for (int64_t j = 0; j < size; j++) {
+                nonzero[e] += *(const uint8_t *)ptr[0] != 0;
+                tg_adv_next(m->ndim, m->shape, ctr, 1, ptr, st);
+            }
         }
         total += nonzero[e] * m->ndim;
     }
@@ -116,15 +123,21 @@ static TG_NOINLINE int tg_adv_plan_build(tg_adv_plan *p, tg_ctx *ctx, const char
             iaxis[n++] = axis[e];
             continue;
         }
-        const int64_t size = tg_size(m), nz = nonzero[e];
+        /* row by row along the last axis, the outer axes' counter in ctr */
+        const int last = m->ndim - 1;
+        const int64_t nz = nonzero[e], width = m->shape[last], step = m->strides[last];
+        const int64_t rows = width == 0 ? 0 : tg_size(m) / width;
         int64_t ctr[TG_MAXDIM] = {0}, st[1][TG_MAXDIM], at = 0;
         const char *ptr[1] = { m->data };
-        for (int k = 0; k < m->ndim; k++) st[0][k] = m->strides[k];
-        for (int64_t j = 0; j < size; j++) {
-            if (*(const uint8_t *)ptr[0])
-                for (int k = 0; k < m->ndim; k++) fill[k * nz + at] = ctr[k];
-            at += *(const uint8_t *)ptr[0] != 0;
-            tg_adv_next(m->ndim, m->shape, ctr, 1, ptr, st);
+        for (int k = 0; k < last; k++) st[0][k] = m->strides[k];
+        for (int64_t r = 0; r < rows; r++) {
+            for (int64_t c = 0; c < width; c++) {
+                if (!*(const uint8_t *)(ptr[0] + c * step)) continue;
+                for (int k = 0; k < last; k++) fill[k * nz + at] = ctr[k];
+                fill[last * nz + at] = c;
+                at++;
+            }
+            tg_adv_next(last, m->shape, ctr, 1, ptr, st);
         }
         for (int k = 0; k < m->ndim; k++) {
             tg_array *a = &idx[n];
@@ -175,6 +188,37 @@ static TG_NOINLINE int tg_adv_plan_build(tg_adv_plan *p, tg_ctx *ctx, const char
             st[i][d] = (k < 0 || idx[i].shape[k] == 1) ? 0 : idx[i].strides[k];
         }
     }
+    int wide = nb == 1;   /* one broadcast axis and int64 indices: the common case */
+    for (int i = 0; i < n; i++)
+        wide &= tg_itemsize(idx[i].typenum) == 8 && idx[i].typenum != TG_UINT64 &&
+                idx[i].typenum != TG_ULONG;
+    if (wide && n <= 4) {
+        const int64_t *where_[4];
+        int64_t step_[4], len_[4], st_[4];
+        for (int i = 0; i < n; i++) {
+            where_[i] = (const int64_t *)ptr[i];
+            step_[i] = st[i][0];
+            len_[i] = target->shape[iaxis[i]];
+            st_[i] = target->strides[iaxis[i]];
+        }
+        for (int64_t j = 0; j < p->count; j++) {
+            int64_t off = 0;
+            for (int i = 0; i < n; i++) {
+                int64_t v = *(const int64_t *)((const char *)where_[i] + j * step_[i]);
+                if (v < -len_[i] || v >= len_[i]) {
+                    free(positions);
+                    tg_adv_plan_free(p);
+                    return tg_error(ctx, "IndexError: %s: index %lld is out of bounds for axis "
+                                    "%d with size %lld", op, (long long)v, iaxis[i],
+                                    (long long)len_[i]);
+                }
+                off += (v < 0 ? v + len_[i] : v) * st_[i];
+            }
+            p->offsets[j] = off;
+        }
+        free(positions);
+        return 0;
+    }
     for (int64_t j = 0; j < p->count; j++) {
         int64_t off = 0;
         for (int i = 0; i < n; i++) {
@@ -208,6 +252,12 @@ static TG_COLD int tg_adv_result_shape(const tg_adv_plan *p, const tg_array *tar
     return nd;
 }
 
+/* out's elements (contiguous, since one per index) read at the plan's offsets */
+#define TG_ADV_GATHER(T) do {                                                              \
+    T *o_ = (T *)out->data;                                                               \
+    for (int64_t j = 0; j < p->count; j++) o_[j] = *(const T *)(src->data + offsets[j]);  \
+} while (0)
+
 /* out = src[index] (out allocated here, C-contiguous). */
 static TG_NOINLINE int tg_adv_get(tg_ctx *ctx, const tg_adv_plan *p, const tg_array *src,
                                   int nsub, const int *sub, int where, tg_array *out)
@@ -229,9 +279,27 @@ static TG_NOINLINE int tg_adv_get(tg_ctx *ctx, const tg_adv_plan *p, const tg_ar
     if (p->count == 0 || tg_size(&d) == 0) return 0;
     tg_pair pr;
     tg_pair_setup(&pr, &d, &s);
+    const int64_t *offsets = p->offsets;
+    if (pr.nd == 1 && pr.shape[0] == 1) {   /* one element per index: a gather */
+        switch (item) {
+        case 1: TG_ADV_GATHER(uint8_t); break;
+        case 2: TG_ADV_GATHER(uint16_t); break;
+        case 4: TG_ADV_GATHER(uint32_t); break;
+        case 8: TG_ADV_GATHER(uint64_t); break;
+        default:
+            for (int64_t j = 0; j < p->count; j++)
+                memcpy(out->data + j * block, src->data + offsets[j], item);
+        }
+        return 0;
+    }
+    if (pr.nd == 1 && pr.sd[0] == (int64_t)item && pr.ss[0] == (int64_t)item) {  /* rows */
+        for (int64_t j = 0; j < p->count; j++)
+            memcpy(out->data + j * block, src->data + offsets[j], (size_t)pr.shape[0] * item);
+        return 0;
+    }
     for (int64_t j = 0; j < p->count; j++) {
         char *dst = out->data + j * block;
-        const char *from = src->data + p->offsets[j];
+        const char *from = src->data + offsets[j];
         switch (item) {
         case 1: TG_PAIR_FOR(&pr, dst, from, *(uint8_t *)pd = *(const uint8_t *)ps;); break;
         case 2: TG_PAIR_FOR(&pr, dst, from, *(uint16_t *)pd = *(const uint16_t *)ps;); break;
@@ -286,6 +354,15 @@ static TG_NOINLINE void TG_ADV_UPDATE_NAME(const tg_adv_plan *p, tg_array *targe
     tg_adv_update_setup(p, target, y, nsub, sub, where, &pr, ys);
     for (int k = 0; k < p->nb; k++) { yst[0][k] = ys[k]; shape[k] = p->bshape[k]; }
     const char *from[1] = { y->data };
+    if (pr.nd == 1 && pr.shape[0] == 1) {   /* one element per index */
+        for (int64_t j = 0; j < p->count; j++) {
+            char *pd = target->data + p->offsets[j];
+            const char *ps = from[0];
+            TG_ADV_UPDATE_STMT
+            tg_adv_next(p->nb, shape, ctr, 1, from, yst);
+        }
+        return;
+    }
     for (int64_t j = 0; j < p->count; j++) {
         TG_PAIR_FOR(&pr, target->data + p->offsets[j], from[0], TG_ADV_UPDATE_STMT);
         tg_adv_next(p->nb, shape, ctr, 1, from, yst);

@@ -172,4 +172,5 @@ def test_split_keeps_work_even_and_big_support_together():
     groups = codegen._split(functions)
     assert len(groups) == 2 and sorted(sum(groups, [])) == list(range(8))
     assert any({0, 1} <= set(g) for g in groups)  # the long support text compiled once
-    assert codegen._split(functions[:1] + functions[2:3]) == [[0, 1]]  # small: one unit
+    small = [Fn("e" * 2000, "s" * 700), Fn("f" * 2000, "s" * 700)]
+    assert codegen._split(small) == [[0, 1]]  # little work: one unit

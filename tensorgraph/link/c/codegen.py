@@ -31,7 +31,7 @@ CODEGEN_VERSION = 4
 #: translation units of a big library of node functions, compiled at the same time (2 cores
 #: on the reference machine), and the estimates that decide the split (see _split)
 KERNEL_UNITS = 2
-SPLIT_CHARS = 16000
+SPLIT_CHARS = 8000
 SUPPORT_CHARS = 9000
 BUNDLE_CHARS = 2000
 

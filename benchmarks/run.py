@@ -92,12 +92,16 @@ def fmt_time(seconds) -> str:
 
 
 class Row:
-    def __init__(self, title, times, baseline, target, absolute=False):
+    """One case: ``target`` is a ratio to ``baseline``'s time, seconds (``absolute``), or
+    seconds *more* than ``baseline``'s time (``additive``)."""
+
+    def __init__(self, title, times, baseline, target, absolute=False, additive=False):
         self.title = title
         self.times = times            # framework -> seconds, None (not run) or "error"
         self.baseline = baseline      # framework name, or None for an absolute target
         self.target = target
         self.absolute = absolute
+        self.additive = additive
 
     def ratio(self):
         tg = self.times.get("tensorgraph")
@@ -106,7 +110,9 @@ class Row:
         if self.absolute:
             return tg
         base = self.times.get(self.baseline)
-        return tg / base if isinstance(base, float) and base > 0 else None
+        if not isinstance(base, float) or base <= 0:
+            return None
+        return tg - base if self.additive else tg / base
 
     def verdict(self) -> str:
         ratio = self.ratio()
@@ -119,6 +125,10 @@ class Row:
         if self.absolute:
             ratio_text = "-" if ratio is None else fmt_time(ratio)
             target_text = f"<= {fmt_time(self.target)}"
+        elif self.additive:
+            sign = "+" if ratio is None or ratio >= 0 else "-"
+            ratio_text = "-" if ratio is None else f"{self.baseline} {sign} {fmt_time(abs(ratio))}"
+            target_text = f"<= {self.baseline} + {fmt_time(self.target)}"
         else:
             ratio_text = "-" if ratio is None else f"{ratio:.2f}x {self.baseline}"
             target_text = f"<= {self.target:g}x {self.baseline}"
@@ -164,9 +174,9 @@ def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes):
                 times[fw] = "error"
                 notes.append(f"{case.NAME}/{fw}: error: {type(exc).__name__}: {exc}")
         times.update(interleaved(fns, rounds, batch_seconds) if fns else {})
-        baseline, target = case.TARGET
+        baseline, target, *kind = case.TARGET
         title = case.TITLE.format(*size) if isinstance(size, tuple) else case.TITLE.format(size)
-        rows.append(Row(title, times, baseline, target))
+        rows.append(Row(title, times, baseline, target, additive=kind == ["plus"]))
         print(f"  measured {case.NAME}", file=sys.stderr, flush=True)
     return rows
 

@@ -151,6 +151,32 @@ def test_later_graphs_reuse_the_node_functions_compiled_before(cache_dir, comman
     assert len(glue) == 1
 
 
+def test_a_new_process_finds_node_functions_in_any_order(cache_dir, commands, monkeypatch):
+    x = tt.dmatrix("x")
+    fast = Mode("cvm", "fast_run")
+    tensorgraph.function([x], x.sum(axis=0), mode=fast)
+    tensorgraph.function([x], [x.sum(axis=0), x.max(axis=1)], mode=fast)
+    compiled = len(commands)
+    monkeypatch.setattr(cmodule, "_caches", {})  # as a new process would
+    second_first = tensorgraph.function([x], [x.max(axis=1), x.sum(axis=0)], mode=fast)
+    assert second_first.vm.cgraph.found == "disk" and second_first.vm.cgraph.library is None
+    assert len(commands) == compiled  # every function found through the symbol records
+    value = np.arange(6.0).reshape(2, 3)
+    a, b = second_first(value)
+    np.testing.assert_array_equal(a, value.max(axis=1))
+    np.testing.assert_array_equal(b, value.sum(axis=0))
+
+    for entry in cache.entries(str(cache_dir)):  # libraries gone: records are orphans
+        if entry.manifest["kind"] == "library":
+            cache.remove_entry(str(cache_dir), entry.path)
+    cache.clear(str(cache_dir), max_age=1e9)
+    assert not os.listdir(cache_dir / cache.SYMBOLS)
+    monkeypatch.setattr(cmodule, "_caches", {})
+    again = tensorgraph.function([x], x.max(axis=1), mode=fast)
+    assert again.vm.cgraph.found == "compiled"
+    np.testing.assert_array_equal(again(value), value.max(axis=1))
+
+
 def test_straight_line_linker_with_a_node_function_used_twice(cache_dir):
     x = tt.dvector("x")
     f = tensorgraph.function([x], [x.sum(), (x * 2.0).sum()], mode=Mode("c", None))

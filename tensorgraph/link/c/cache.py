@@ -3,7 +3,10 @@
 Inside ``config.compiledir``::
 
     modules/<key>/manifest.json     key parts, checksum and size of the .so, creation time, origin
-    modules/<key>/<module>-<tag>.so the compiled cffi module (the tag is unique per build)
+    modules/<key>/<module>-<tag>.so the compiled cffi module or library (the tag is unique per
+                                    build)
+    symbols/<id>                    the key of the library exporting a symbol (id: a hash of
+                                    the symbol and what its code depends on)
     locks/<key>.lock, <key>.owner   the key's compile lock and who holds it (see locking.py)
     compilers/<id>.txt              ``cxx --version`` answers, so a new process needs no compiler
     tmp/                            builds in progress (kept with config.nocleanup)
@@ -24,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-MODULES, LOCKS, TMP, COMPILERS = "modules", "locks", "tmp", "compilers"
+MODULES, LOCKS, TMP, COMPILERS, SYMBOLS = "modules", "locks", "tmp", "compilers", "symbols"
 MANIFEST = "manifest.json"
 CLEANUP_STAMP = "last_cleanup"  # its mtime: when cache.clear last ran automatically
 # leftovers in tmp/ older than this are not builds in progress any more
@@ -78,6 +81,32 @@ def checked_library(entry: str, manifest: dict) -> str:
 def write_manifest(entry: str, manifest: dict) -> None:
     with open(os.path.join(entry, MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
+
+
+def write_symbol(root: str, symbol_id: str, key: str) -> None:
+    """Record that the library entry ``key`` exports the symbol ``symbol_id`` (atomically: a
+    reader sees the old key or the new one)."""
+    directory = os.path.join(root, SYMBOLS)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(key)
+        os.replace(tmp, os.path.join(directory, symbol_id))
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def read_symbol(root: str, symbol_id: str) -> str | None:
+    """The key of the entry recorded for ``symbol_id``, None if there is none (or it looks
+    wrong: the entry is then simply not found)."""
+    try:
+        with open(os.path.join(root, SYMBOLS, symbol_id), encoding="utf-8") as f:
+            key = f.read().strip()
+    except OSError:
+        return None
+    return key if key.isalnum() else None
 
 
 def touch(entry: str) -> None:
@@ -184,7 +213,21 @@ def clear(root: str, max_age: float) -> list[EntryInfo]:
             lock.release()
         removed.append(info)
     _remove_old(os.path.join(root, TMP), now - TMP_MAX_AGE)
+    _remove_orphan_symbols(root)
     return removed
+
+
+def _remove_orphan_symbols(root: str) -> None:
+    """Symbol records whose library is gone."""
+    directory = os.path.join(root, SYMBOLS)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return
+    for name in names:
+        key = read_symbol(root, name)
+        if key is None or not os.path.isdir(os.path.join(root, MODULES, key)):
+            _unlink(os.path.join(directory, name))
 
 
 def purge(root: str) -> int:

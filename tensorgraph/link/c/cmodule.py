@@ -39,7 +39,7 @@ from tensorgraph.link.c.compiler import (
     describe_origin,
 )
 
-__all__ = ["get_module", "get_library", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
+__all__ = ["get_module", "get_library", "find_exports", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
            "key_parts", "ModuleCache"]
 
 # Bump when the cache layout, the manifest or the way modules are built changes.
@@ -86,19 +86,51 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
 
 def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include_dirs=(),
                 extra_compile_args=(), extra_link_args=(), runtime_version: str = "",
-                unversioned=(), origin=None, found=None):
+                unversioned=(), origin=None, found=None, exports=()):
     """A plain shared library (no Python in it) built from the C translation ``units`` (their
     non-static symbols link together), loaded with ``ctypes.CDLL``; cached like a module.
 
     Each unit is compiled by its own compiler process, all at once, so a big library uses
     every core; a library needs no Python.h and no cffi wrapper, which is most of a small
-    module's compile time. The other arguments are those of :func:`get_module`.
+    module's compile time. ``exports`` names symbols whose code depends only on their name
+    and the build context (flags, compiler, config): a library built with them is recorded
+    as theirs, so :func:`find_exports` finds them in later processes. The other arguments
+    are those of :func:`get_module`.
     """
-    return _get("get_library", LIBRARY, "", units, "", name_hint=name_hint,
-                libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
-                extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
-                runtime_version=runtime_version, unversioned=unversioned, origin=origin,
-                found=found)
+    library = _get("get_library", LIBRARY, "", units, "", name_hint=name_hint,
+                   libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
+                   extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
+                   runtime_version=runtime_version, unversioned=unversioned, origin=origin,
+                   found=found)
+    if exports and not unversioned:
+        key = _cache_for(config.compiledir).key_of(library)
+        if key is not None:
+            for symbol_id in _symbol_ids(exports, runtime_version):
+                cache.write_symbol(config.compiledir, symbol_id, key)
+    return library
+
+
+def find_exports(symbols, *, runtime_version: str = "") -> dict:
+    """{symbol: library} for the ``symbols`` a cached library built with the current build
+    context exports (see :func:`get_library`); symbols without one, or whose library is gone
+    or corrupt, are left out (they will be compiled again)."""
+    return _cache_for(config.compiledir).find_exports(symbols, runtime_version)
+
+
+def _symbol_ids(symbols, runtime_version: str) -> list[str]:
+    context = json.dumps(_build_context(runtime_version), sort_keys=True)
+    return [_sha(f"{symbol}\n{context}")[:40] for symbol in symbols]
+
+
+def _build_context(runtime_version: str) -> dict:
+    """What a library's code depends on besides its sources and libraries: the key parts
+    other than the sources."""
+    parts = key_parts("", "", cxx=compiler_path(), build={}, runtime_version=runtime_version,
+                      compilers_dir=os.path.join(config.compiledir, cache.COMPILERS),
+                      kind=LIBRARY)
+    for name in ("source", "units", "cdef", "build"):
+        parts.pop(name)
+    return parts
 
 
 def _get(caller, kind, source, units, cdef, *, name_hint, runtime_version, origin, found,
@@ -172,6 +204,8 @@ class ModuleCache:
     def __init__(self, root: str):
         self.root = root
         self._memo: dict[tuple, object] = {}
+        self._keys: dict[int, str] = {}  # id(loaded library) -> its entry key
+        self._by_key: dict[str, object] = {}  # libraries loaded through find_exports
         self.symbols: dict[str, dict] = {}
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -203,6 +237,30 @@ class ModuleCache:
                     self._memo[memo_key] = module
         return module, where
 
+    def key_of(self, library) -> str | None:
+        """The entry key of a library this cache loaded or built (None: not stored)."""
+        return self._keys.get(id(library))
+
+    def find_exports(self, symbols, runtime_version: str) -> dict:
+        found = {}
+        for symbol, symbol_id in zip(symbols, _symbol_ids(symbols, runtime_version)):
+            key = cache.read_symbol(self.root, symbol_id)
+            if key is None:
+                continue
+            library = self._by_key.get(key)
+            if library is None:
+                try:
+                    library = self._load(os.path.join(self.root, cache.MODULES, key), key)
+                except cache.CorruptEntry:
+                    library = None
+                if library is None:
+                    continue
+                self._by_key[key] = library
+                self._keys[id(library)] = key
+            if hasattr(library, symbol):
+                found[symbol] = library
+        return found
+
     # -- finding -----------------------------------------------------------------------------
 
     def _find_or_build(self, kind, source, cdef, units, name_hint, runtime_version,
@@ -230,6 +288,7 @@ class ModuleCache:
         except cache.CorruptEntry:
             module = None  # look again under the lock: it may be being replaced right now
         if module is not None:
+            self._keys[id(module)] = key
             return module, "disk"
         if cached_only:
             return None, "missing"
@@ -243,7 +302,10 @@ class ModuleCache:
                 cache.remove_entry(self.root, entry)
                 module = None
             if module is None:
-                return job.run(lock=lock, publish=True), "compiled"
+                module = job.run(lock=lock, publish=True)
+                self._keys[id(module)] = key
+                return module, "compiled"
+        self._keys[id(module)] = key
         return module, "disk"
 
     def _load(self, entry: str, key: str):

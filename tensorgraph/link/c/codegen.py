@@ -220,19 +220,25 @@ class CGraph:
         """Find every node function: in the libraries this process loaded, else in a library
         compiled (or found in the cache) for the missing ones; and the glue module (the first
         time in a second thread, so that its compiler runs next to the library's)."""
-        from tensorgraph.link.c.cmodule import loaded_symbols
+        from tensorgraph.link.c.cmodule import find_exports, loaded_symbols
 
         known = loaded_symbols(_context())
         wanted = list({fn.symbol: fn for fn in self.functions
                        if self.straight or fn.symbol not in known}.values())
         glue = self._glue or _Glue()
         try:
+            self.found = "memory"
+            if wanted and not self.straight:  # compiled for other graphs, in other processes
+                version = f"codegen{CODEGEN_VERSION}"
+                for symbol, library in find_exports([fn.symbol for fn in wanted],
+                                                     runtime_version=version).items():
+                    known.setdefault(symbol, _address(library, symbol))
+                    self.found = "disk"
+                wanted = [fn for fn in wanted if fn.symbol not in known]
             if wanted:
                 self.library = self._build(wanted)
                 for fn in wanted:
                     known.setdefault(fn.symbol, _address(self.library, fn.symbol))
-            else:
-                self.found = "memory"
         except BaseException:
             glue.wait()  # leave no compiler behind; the library's error is the one to show
             raise
@@ -258,7 +264,8 @@ class CGraph:
                  for u, group in enumerate(groups)]
         return get_library(units, name_hint="graph", unversioned=unversioned,
                            origin=self.fgraph, runtime_version=f"codegen{CODEGEN_VERSION}",
-                           found=self._record_found, **build)
+                           found=self._record_found, exports=[fn.symbol for fn in functions],
+                           **build)
 
     def _record_found(self, where: str) -> None:
         self.found = where

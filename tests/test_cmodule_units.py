@@ -16,7 +16,8 @@ from tensorgraph.link.c.cmodule import CompileError, ModuleCacheWarning, get_lib
 pytestmark = pytest.mark.skipif(not config.cxx, reason="needs a C compiler")
 
 HELPER = "int tg_test_twice(int x) { return 2 * x; }\n"
-CALLER = "int tg_test_twice(int x);\nint tg_test_quad(int x) { return tg_test_twice(tg_test_twice(x)); }\n"
+CALLER = ("int tg_test_twice(int x);\n"
+          "int tg_test_quad(int x) { return tg_test_twice(tg_test_twice(x)); }\n")
 
 
 @pytest.fixture
@@ -175,6 +176,21 @@ def test_a_new_process_finds_node_functions_in_any_order(cache_dir, commands, mo
     again = tensorgraph.function([x], x.max(axis=1), mode=fast)
     assert again.vm.cgraph.found == "compiled"
     np.testing.assert_array_equal(again(value), value.max(axis=1))
+
+
+def test_node_function_names_change_with_the_headers_every_unit_includes(cache_dir,
+                                                                        monkeypatch):
+    x = tt.dvector("x")
+    f = tensorgraph.function([x], x.sum(), mode=Mode("cvm", None))
+    node = f.vm.nodes[0]
+    assert codegen.NodeFunction(node, "/* same */").symbol == \
+        codegen.NodeFunction(node, "/* same */").symbol
+    before = codegen.NodeFunction(node, "/* same */").symbol
+    files = dict(codegen._FILES)
+    files["tg_scalar.h"] = codegen._read("tg_scalar.h") + "\n/* changed */\n"
+    files.pop("prelude digest", None)
+    monkeypatch.setattr(codegen, "_FILES", files)
+    assert codegen.NodeFunction(node, "/* same */").symbol != before
 
 
 def test_straight_line_linker_with_a_node_function_used_twice(cache_dir):

@@ -39,8 +39,8 @@ from tensorgraph.link.c.compiler import (
     describe_origin,
 )
 
-__all__ = ["get_module", "get_library", "find_exports", "CompileError", "CompilationUnavailable", "ModuleCacheWarning",
-           "key_parts", "ModuleCache"]
+__all__ = ["get_module", "get_library", "find_exports", "CompileError",
+           "CompilationUnavailable", "ModuleCacheWarning", "key_parts", "ModuleCache"]
 
 # Bump when the cache layout, the manifest or the way modules are built changes.
 CACHE_FORMAT = "2"
@@ -217,8 +217,9 @@ class ModuleCache:
             origin, cached_only=False):
         """(module or library, where it came from: "memory", "disk" or "compiled"); (None,
         "missing") with ``cached_only`` when it would have to be compiled."""
-        memo_key = (kind, source, cdef, units, libraries, library_dirs, include_dirs, extra_compile_args,
-                    extra_link_args, runtime_version, bool(unversioned), config.c_key_hash())
+        memo_key = (kind, source, cdef, units, libraries, library_dirs, include_dirs,
+                    extra_compile_args, extra_link_args, runtime_version, bool(unversioned),
+                    config.c_key_hash())
         module = self._memo.get(memo_key)
         if module is not None:
             return module, "memory"

@@ -291,8 +291,9 @@ class CGraph:
 
 class NodeFunction:
     """One node's C function, named by a hash of everything its machine code depends on
-    besides the flags (its text, the op's headers, support code and build arguments), so
-    the function compiled for one graph serves every graph with the same node."""
+    besides the flags (its text, the op's headers, support code and build arguments, and what
+    every unit starts with: runtime.h, tg_scalar.h), so the function compiled for one graph
+    serves every graph with the same node."""
 
     def __init__(self, node, code: str):
         op = node.op
@@ -312,10 +313,26 @@ class NodeFunction:
                 f"    (void)tg_context; (void)tg_io;\n    {{\n{code}\n    }}\n    return 0;\n"
                 f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
         digest = hashlib.sha256("\0".join(
-            [body, self.support, *self.headers, repr(sorted(self.build.items())),
-             repr(version)]).encode("utf-8", "surrogatepass")).hexdigest()
+            [_prelude_digest(), body, self.support, *self.headers,
+             repr(sorted(self.build.items())), repr(version)]).encode(
+                 "utf-8", "surrogatepass")).hexdigest()
         self.symbol = f"tg_n_{digest[:24]}"
         self.text = f"/* {_comment(node)} */\nint {self.symbol}{body}"
+
+
+def _prelude() -> list[str]:
+    """What every unit of node functions starts with."""
+    return [f"/* tensorgraph generated node functions (codegen {CODEGEN_VERSION}) */",
+            "#define TG_USE_LIBMVEC 1" if _libmvec() else "", _read("runtime.h"),
+            _read("tg_scalar.h")]
+
+
+def _prelude_digest() -> str:
+    digest = _FILES.get("prelude digest")
+    if digest is None:
+        digest = _FILES["prelude digest"] = hashlib.sha256(
+            "\0".join(_prelude()).encode()).hexdigest()
+    return digest
 
 
 def _unit(functions, tail: str = "") -> str:
@@ -326,9 +343,7 @@ def _unit(functions, tail: str = "") -> str:
         headers += [h for h in fn.headers if h not in headers]
         if fn.support and fn.support not in support:
             support.append(fn.support)
-    parts = [f"/* tensorgraph generated node functions (codegen {CODEGEN_VERSION}) */",
-             "#define TG_USE_LIBMVEC 1" if _libmvec() else "",
-             _read("runtime.h"), _read("tg_scalar.h"), *headers, *support]
+    parts = [*_prelude(), *headers, *support]
     for fn in functions:
         if fn.symbol not in seen:
             seen.add(fn.symbol)

@@ -235,18 +235,15 @@ def c_code(op, node, inputs, outputs, sub) -> str:
         tg_error({ctx}, "out of memory in a Gemv pair");
         {fail}
     }}
-    if (nt == 1) {{
-        const int64_t lo = 0, hi = n;
-        {block_loop("part")}
-    }} else {{
-        #pragma omp parallel for num_threads(nt) schedule(static, 1)
-        for (int t = 0; t < nt; t++) {{
-            int64_t lo, hi;
-            tg_split_block((n + {ROWS} - 1) / {ROWS}, t, nt, &lo, &hi);
-            lo *= {ROWS};
-            hi = hi * {ROWS} < n ? hi * {ROWS} : n;
-            {block_loop("part + t * m")}
-        }}
+    /* one copy of the loop (also for one thread: a serial copy would double its compile
+     * time, and entering the OpenMP runtime costs well under a microsecond here) */
+    #pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {{
+        int64_t lo, hi;
+        tg_split_block((n + {ROWS} - 1) / {ROWS}, t, nt, &lo, &hi);
+        lo *= {ROWS};
+        hi = hi * {ROWS} < n ? hi * {ROWS} : n;
+        {block_loop("part + t * m")}
     }}
     for (int64_t j = 0; j < m; j++) {{
         {ct} acc = part[j];

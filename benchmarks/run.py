@@ -8,7 +8,12 @@ C backend (linker 'cvm'; installed by the ``bench`` extra), with the targets of 
 Throughput cases (``benchmarks/cases/*.py``) are built once per framework in this process, then
 timed *interleaved*: each round times one batch of calls of every framework, in a rotating
 order, so that drift of the machine (frequency, other load) hits them alike; the table shows
-the median time per call over the rounds. Compile times are measured in new processes (the
+the median time per call over the rounds. Between two batches the runner waits
+``SETTLE_SECONDS``: thread pools keep their idle workers spinning for a while after a call
+(OpenBLAS's, numpy's BLAS, for about 2**28 cycles, ~0.1 s; OpenMP's for a few ms), and a batch
+started meanwhile would share the cores with another framework's idle spinners (measured on
+2 cores: the MLP step 1.06 ms right after numpy's batch, 0.75 ms after the pause; numpy's
+gets the same treatment). Compile times are measured in new processes (the
 seed ``train`` + ``predict``: cold with an empty module cache in a temporary
 ``base_compiledir``, warm with the cache it filled).
 
@@ -55,6 +60,10 @@ def _calibrate(fn, batch_seconds: float) -> int:
         n *= 4
 
 
+#: pause between two batches (see the module docstring)
+SETTLE_SECONDS = 0.15
+
+
 def interleaved(fns: dict, rounds: int, batch_seconds: float) -> dict:
     """Median seconds per call of each callable, batches interleaved round by round."""
     names = list(fns)
@@ -64,6 +73,7 @@ def interleaved(fns: dict, rounds: int, batch_seconds: float) -> dict:
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             fn, n = fns[name], batch[name]
+            time.sleep(SETTLE_SECONDS)
             gc.collect()
             gc.disable()
             try:

@@ -248,11 +248,17 @@ def c_code(op, node, inputs, outputs, sub) -> str:
         hi = hi * {ROWS} < n ? hi * {ROWS} : n;
         {block_loop("part + t * m")}
     }}
-    for (int64_t j = 0; j < m; j++) {{
-        {ct} acc = part[j];
-        for (int t = 1; t < nt; t++) acc += part[t * m + j];
-        gp[j] = alpha2 * acc +
-            (beta2 != 0 ? beta2 * *(const {ct} *)({y2}->data + j * {y2}->strides[0]) : 0);
+    for (int t = 1; t < nt; t++) {{
+        const {ct} *pt = part + t * m;
+        #pragma omp simd
+        for (int64_t j = 0; j < m; j++) part[j] += pt[j];
+    }}
+    #pragma omp simd
+    for (int64_t j = 0; j < m; j++) gp[j] = alpha2 * part[j];
+    if (beta2 != 0) {{
+        const char *yb = {y2}->data;
+        const int64_t ys = {y2}->strides[0];
+        for (int64_t j = 0; j < m; j++) gp[j] += beta2 * *(const {ct} *)(yb + j * ys);
     }}
     free(part); free(ox); free(ow);
     """

@@ -434,3 +434,12 @@ def test_outputs_survive_ops_that_reuse_their_buffers(linker):
         first = f([1.0])
         f([5.0])
         assert np.ravel(first).tolist() == [2.0]
+
+
+def test_an_input_in_the_other_byte_order_is_made_native():
+    """Same dtype name, other byte order: converted (C kernels read native numbers)."""
+    x = tt.vector("x", dtype="float32")
+    f = tg.function([x], x * 2)
+    swapped = np.arange(4, dtype=">f4")
+    assert f.maker.fgraph.inputs[0].type.filter(swapped).dtype.isnative
+    np.testing.assert_array_equal(f(swapped), np.arange(4, dtype="float32") * 2)

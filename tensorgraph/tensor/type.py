@@ -63,6 +63,9 @@ class TensorType(Type):
         if shape is None:
             raise TypeError("TensorType needs a shape, e.g. shape=(None, None) for a matrix")
         self.dtype = normalize_dtype(dtype)
+        # compared with each call's inputs: ``ndarray.dtype == np.dtype`` is a C comparison,
+        # while ``ndarray.dtype.name`` runs Python code in numpy (~3 us per input)
+        self._np_dtype = np.dtype(self.dtype)
         checked = []
         for i, s in enumerate(shape):
             if s is None:
@@ -89,7 +92,7 @@ class TensorType(Type):
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return np.dtype(self.dtype)
+        return self._np_dtype
 
     def __eq__(self, other):
         return type(self) is type(other) and self.dtype == other.dtype and self.shape == other.shape
@@ -139,7 +142,7 @@ class TensorType(Type):
         Without ``allow_downcast``, only conversions that lose nothing are made (int32 -> float64,
         a Python float to float32 when float32 is ``config.floatX``...). ``strict`` allows none.
         """
-        if isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
+        if isinstance(data, np.ndarray) and data.dtype == self._np_dtype:
             arr = data
         elif strict:
             got = data.dtype.name if isinstance(data, np.ndarray) else type(data).__name__
@@ -167,8 +170,10 @@ class TensorType(Type):
         if raw.dtype == object:
             raise TypeError(f"expected a {self.dtype} array-like ({self}), got "
                             f"{type(data).__name__} that numpy sees as objects")
-        if raw.dtype.name == self.dtype:
+        if raw.dtype == self._np_dtype:
             return raw
+        if raw.dtype.name == self.dtype:   # same type, other byte order: made native
+            return np.asarray(raw, dtype=self._np_dtype)
         if allow_downcast or np.can_cast(raw.dtype, self.dtype, "safe"):
             return np.asarray(raw, dtype=self.dtype)
         if allow_downcast is None and self._python_scalar_fits(data, raw):

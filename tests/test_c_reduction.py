@@ -203,3 +203,24 @@ def test_openmp_splits_match_perform():
             for k, (g, e) in enumerate(zip(f_c(arr), f_py(arr))):
                 np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-2, equal_nan=True,
                                            err_msg=f"{shape} output {k}")
+
+
+def test_whole_vector_reductions_match_perform_and_the_general_path():
+    """A 1-d input reduced whole has its own short C (one run); long vectors split in the
+    general path's blocks under openmp, so both give the same sums."""
+    v, m = tt.fvector(), tt.fmatrix()
+    outputs = [tt.sum(v), tt.max(v), tt.min(v), tt.prod(v > 0), tt.sum(v, dtype="float64")]
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=100003).astype("float32")
+    values[17] = np.nan
+    clean = np.nan_to_num(values)
+    f_py = tensorgraph.function([v], outputs, mode=PY)
+    for openmp in (False, True):
+        with config.change_flags(openmp=openmp, openmp_elemwise_minsize=1000):
+            f_c = tensorgraph.function([v], outputs, mode=C)
+            general = tensorgraph.function([m], tt.sum(m), mode=C)
+        for arr in (values, values[::-3], clean[:1], clean):
+            for k, (g, e) in enumerate(zip(f_c(arr), f_py(arr))):
+                np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-2, equal_nan=True,
+                                           err_msg=f"openmp={openmp} output {k}")
+        np.testing.assert_array_equal(f_c(clean)[0], general(clean[None, :]))

@@ -4,6 +4,12 @@ import numpy as np
 
 import tensorgraph
 import tensorgraph.tensor as tt
+from tensorgraph.compile.mode import Mode
+
+C = Mode("cvm", None)   # C linker, no rewrites: every node as written
+PY = Mode("py", None)   # the numpy reference, no rewrites
+#: the memory layouts of ``layout``
+LAYOUTS = ["c", "f", "step", "reversed", "broadcast"]
 
 
 def fn(inputs, outputs, **kwargs):
@@ -19,3 +25,29 @@ def check_infer_shape(output, inputs, values):
     symbolic = [tt.as_tensor_variable(s) for s in inferred]
     got = fn(inputs, [output] + symbolic)(*values) if symbolic else [fn(inputs, output)(*values)]
     assert tuple(int(s) for s in got[1:]) == np.shape(got[0])
+
+
+def both(inputs, outputs, **kwargs):
+    """The function compiled with C (checked to run every node as C) and with Python."""
+    f_c = tensorgraph.function(inputs, outputs, mode=C, **kwargs)
+    kinds = {str(n.op): t.kind for n, t in zip(f_c.vm.nodes, f_c.vm.thunks)}
+    assert set(kinds.values()) == {"c"}, kinds
+    return f_c, tensorgraph.function(inputs, outputs, mode=PY, **kwargs)
+
+
+def layout(value, how):
+    """``value`` with the same elements in another memory layout (one of ``LAYOUTS``):
+    C order, Fortran order, every other element of a bigger array, negative strides, or
+    stride 0 along the first axis."""
+    if how == "f":
+        return np.asfortranarray(value)
+    if how == "step":
+        big = np.zeros(tuple(2 * s for s in value.shape), value.dtype)
+        big[tuple(slice(None, None, 2) for _ in value.shape)] = value
+        return big[tuple(slice(None, None, 2) for _ in value.shape)]
+    if how == "reversed":
+        flipped = np.ascontiguousarray(value[tuple(slice(None, None, -1) for _ in value.shape)])
+        return flipped[tuple(slice(None, None, -1) for _ in value.shape)]
+    if how == "broadcast" and value.size:
+        return np.broadcast_to(value[:1], value.shape)
+    return value

@@ -14,33 +14,13 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph import config
-from tensorgraph.compile.mode import Mode
 from tensorgraph.tensor import blas_c
 from tensorgraph.tensor.blas import dot22, gemm, gemv
 from tensorgraph.tensor.dot import Dot
 
-C = Mode("cvm", None)
-PY = Mode("py", None)
+from op_checks import C, LAYOUTS, PY, layout
+
 TOL = {"float16": 2e-2, "float32": 1e-4, "float64": 1e-10}
-
-LAYOUTS = ["c", "f", "step", "reversed", "broadcast"]
-
-
-def layout(value, how):
-    """``value`` (1-d or 2-d) with the same elements in another memory layout."""
-    if how == "f":
-        return np.asfortranarray(value)
-    if how == "step":
-        big = np.zeros(tuple(2 * s for s in value.shape), value.dtype)
-        big[tuple(slice(None, None, 2) for _ in value.shape)] = value
-        return big[tuple(slice(None, None, 2) for _ in value.shape)]
-    if how == "reversed":
-        flipped = np.ascontiguousarray(value[tuple(slice(None, None, -1) for _ in value.shape)])
-        return flipped[tuple(slice(None, None, -1) for _ in value.shape)]
-    if how == "broadcast" and value.size:
-        return np.broadcast_to(value[(slice(0, 1),) * value.ndim], value.shape)
-    return value
-
 
 def assert_close(got, expected, dtype):
     assert got.dtype == expected.dtype and got.shape == expected.shape

@@ -16,32 +16,12 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph import config
-from tensorgraph.compile.mode import Mode
 from tensorgraph.raise_op import Assert
 from tensorgraph.tensor.dot import MatMul, TensorDot
 
-C = Mode("cvm", None)
-PY = Mode("py", None)
+from op_checks import C, LAYOUTS, PY, layout
+
 TOL = {"float32": 1e-4, "float64": 1e-10}
-LAYOUTS = ["c", "f", "step", "reversed", "broadcast"]
-
-
-def layout(value, how):
-    """``value`` with the same elements in another memory layout."""
-    if how == "f":
-        return np.asfortranarray(value)
-    if how == "step":
-        big = np.zeros(tuple(2 * s for s in value.shape), value.dtype)
-        big[tuple(slice(None, None, 2) for _ in value.shape)] = value
-        return big[tuple(slice(None, None, 2) for _ in value.shape)]
-    if how == "reversed":
-        flipped = np.ascontiguousarray(value[tuple(slice(None, None, -1) for _ in value.shape)])
-        return flipped[tuple(slice(None, None, -1) for _ in value.shape)]
-    if how == "broadcast" and value.size:  # stride 0 along the first axis
-        return np.broadcast_to(value[:1], value.shape)
-    return value
-
-
 def values(rng, shape, dtype):
     if dtype == "bool":
         return rng.random(shape) < 0.5

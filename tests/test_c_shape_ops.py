@@ -13,19 +13,9 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.compile.io import Out
-from tensorgraph.compile.mode import Mode
 from tensorgraph.tensor.creation import ARange
 
-C = Mode("cvm", None)   # C linker, no rewrites: every node as written
-PY = Mode("py", None)
-
-
-def both(inputs, outputs, **kwargs):
-    """The function compiled with C (checked to run every node as C) and with Python."""
-    f_c = tensorgraph.function(inputs, outputs, mode=C, **kwargs)
-    kinds = {str(n.op): t.kind for n, t in zip(f_c.vm.nodes, f_c.vm.thunks)}
-    assert set(kinds.values()) == {"c"}, kinds
-    return f_c, tensorgraph.function(inputs, outputs, mode=PY, **kwargs)
+from op_checks import C, both
 
 
 def assert_same(got, expected):

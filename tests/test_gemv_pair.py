@@ -8,14 +8,12 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph import config
-from tensorgraph.compile.mode import Mode
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as pm
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor.blas import Gemv
 
-C = Mode("cvm", None)
-PY = Mode("py", None)
+from op_checks import C, PY, layout
 
 
 def make_pair(dtype, broadcast_e0):
@@ -44,19 +42,6 @@ def functions(dtype, broadcast_e0):
         assert {t.kind for t in f_c.vm.thunks} == {"c"}
         _functions[key] = (f_c, tensorgraph.function(inputs, outputs, mode=PY))
     return _functions[key]
-
-
-def layout(value, how):
-    if how == "f":
-        return np.asfortranarray(value)
-    if how == "step":
-        big = np.zeros(tuple(2 * s for s in value.shape), value.dtype)
-        big[tuple(slice(None, None, 2) for _ in value.shape)] = value
-        return big[tuple(slice(None, None, 2) for _ in value.shape)]
-    if how == "reversed":
-        flipped = np.ascontiguousarray(value[tuple(slice(None, None, -1) for _ in value.shape)])
-        return flipped[tuple(slice(None, None, -1) for _ in value.shape)]
-    return value
 
 
 def run(dtype, n, m, seed, how, alpha1, beta1, alpha2, beta2, broadcast_e0):

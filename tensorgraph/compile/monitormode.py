@@ -31,23 +31,20 @@ def add_hooks(vm, pre=None, post=None) -> None:
     new ``post`` before the existing one (so a timer added last measures only the node).
     """
     if pre is not None:
-        old_pre = vm.pre_hook
-        if old_pre is None:
-            vm.pre_hook = pre
-        else:
-            def chained_pre(i, node, thunk):
-                old_pre(i, node, thunk)
-                pre(i, node, thunk)
-            vm.pre_hook = chained_pre
+        vm.pre_hook = _then(vm.pre_hook, pre)
     if post is not None:
-        old_post = vm.post_hook
-        if old_post is None:
-            vm.post_hook = post
-        else:
-            def chained_post(i, node, thunk):
-                post(i, node, thunk)
-                old_post(i, node, thunk)
-            vm.post_hook = chained_post
+        vm.post_hook = _then(post, vm.post_hook)
+
+
+def _then(first, second):
+    """One hook running ``first`` then ``second`` (either may be ``None``)."""
+    if first is None or second is None:
+        return second if first is None else first
+
+    def both(i, node, thunk):
+        first(i, node, thunk)
+        second(i, node, thunk)
+    return both
 
 
 class HookingLinker:

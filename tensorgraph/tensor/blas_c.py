@@ -616,6 +616,17 @@ def gemm_code(node, inputs, outputs, sub, op_name="Gemm") -> str:
     """
 
 
+def loop_accumulator(dtype: str) -> tuple[str, str]:
+    """(C type of the sum, C expression storing the sum ``acc`` as ``dtype``) of a plain
+    product loop for the dtypes BLAS does not do: a wide integer, or the float itself."""
+    from tensorgraph.link.c import dtypes as cd
+
+    if cd.is_float(dtype):
+        return cd.compute_type(dtype), f"({cd.storage_type(dtype)})acc"
+    acc = "uint64_t" if cd.is_unsigned(dtype) and dtype != "bool" else "int64_t"
+    return acc, "(acc != 0)" if dtype == "bool" else f"({cd.storage_type(dtype)})acc"
+
+
 def dot_code(node, inputs, outputs, sub) -> str:
     """``np.dot`` of vectors/matrices: BLAS when both inputs have the output's float32/float64
     dtype, a plain loop in a wide accumulator for the other dtypes."""
@@ -656,12 +667,7 @@ def dot_code(node, inputs, outputs, sub) -> str:
     for d in (va.dtype, vb.dtype, dtype):
         if not cd.has_c(d):
             raise NotImplementedError(f"dot has no C for dtype {d}")
-    if cd.is_float(dtype):
-        acc = cd.compute_type(dtype)
-        store = f"({cd.storage_type(dtype)})acc"
-    else:
-        acc = "uint64_t" if cd.is_unsigned(dtype) and dtype != "bool" else "int64_t"
-        store = "(acc != 0)" if dtype == "bool" else f"({cd.storage_type(dtype)})acc"
+    acc, store = loop_accumulator(dtype)
     ta, tb = cd.storage_type(va.dtype), cd.storage_type(vb.dtype)
     rows = f"{a}->shape[0]" if va.ndim == 2 else "1"
     cols = f"{b}->shape[1]" if vb.ndim == 2 else "1"

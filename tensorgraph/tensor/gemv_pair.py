@@ -189,24 +189,6 @@ def c_code(op, node, inputs, outputs, sub) -> str:
                          [f"{e}->shape[0] != n" for e, v in zip(extra, extra_vars)
                           if v.type.shape[0] != 1])
 
-    def block_loop(acc: str) -> str:
-        return f"""
-        for (int64_t i0 = lo; i0 < hi; i0 += {ROWS}) {{
-            const int64_t rows = hi - i0 < {ROWS} ? hi - i0 : {ROWS};
-            {ct} sums[{ROWS}], dd[{ROWS}];
-            tg_{s}rows_dot(xp + i0 * ld, ld, rows, wp, m, sums);
-            for (int64_t r = 0; r < rows; r++) {{
-                const int64_t i = i0 + r;
-                const {ct} zi = alpha1 * sums[r] +
-                    (beta1 != 0 ? beta1 * *(const {ct} *)({y1}->data + i * {y1}->strides[0]) : 0);
-                zp[i] = zi;
-                {body}
-                dp[i] = {result};
-                dd[r] = dp[i];
-            }}
-            tg_{s}rows_axpy(xp + i0 * ld, ld, rows, dd, m, {acc});
-        }}"""
-
     return f"""
     const {ct} alpha1 = *(const {ct} *){alpha1}->data, beta1 = *(const {ct} *){beta1}->data;
     const {ct} alpha2 = *(const {ct} *){alpha2}->data, beta2 = *(const {ct} *){beta2}->data;
@@ -229,8 +211,7 @@ def c_code(op, node, inputs, outputs, sub) -> str:
     char *ox = NULL, *ow = NULL;
     if (tg_mat_contiguous({ctx}, &xm, sizeof({ct}), &ox)) {{ {fail} }}
     if (tg_vec_contiguous({ctx}, &wv, sizeof({ct}), &ow)) {{ free(ox); {fail} }}
-    const {ct} *xp = (const {ct} *)xm.data, *wp = (const {ct} *)wv.data;
-    const int64_t ld = m;
+    const {ct} *xp = (const {ct} *)xm.data, *wp = (const {ct} *)wv.data;  /* rows of m */
     const int nt = tg_split_threads({ctx}, 2 * n * m, (n + {ROWS} - 1) / {ROWS});
     {ct} *part = ({ct} *)calloc((size_t)(nt * m + 1), sizeof({ct}));
     if (part == NULL) {{
@@ -246,7 +227,21 @@ def c_code(op, node, inputs, outputs, sub) -> str:
         tg_split_block((n + {ROWS} - 1) / {ROWS}, t, nt, &lo, &hi);
         lo *= {ROWS};
         hi = hi * {ROWS} < n ? hi * {ROWS} : n;
-        {block_loop("part + t * m")}
+        for (int64_t i0 = lo; i0 < hi; i0 += {ROWS}) {{
+            const int64_t rows = hi - i0 < {ROWS} ? hi - i0 : {ROWS};
+            {ct} sums[{ROWS}], dd[{ROWS}];
+            tg_{s}rows_dot(xp + i0 * m, m, rows, wp, m, sums);
+            for (int64_t r = 0; r < rows; r++) {{
+                const int64_t i = i0 + r;
+                const {ct} zi = alpha1 * sums[r] +
+                    (beta1 != 0 ? beta1 * *(const {ct} *)({y1}->data + i * {y1}->strides[0]) : 0);
+                zp[i] = zi;
+                {body}
+                dp[i] = {result};
+                dd[r] = dp[i];
+            }}
+            tg_{s}rows_axpy(xp + i0 * m, m, rows, dd, m, part + t * m);
+        }}
     }}
     for (int t = 1; t < nt; t++) {{
         const {ct} *pt = part + t * m;

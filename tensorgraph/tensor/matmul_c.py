@@ -73,12 +73,7 @@ def _loop_product(node) -> str:
     """C writing the product of the batch element's matrices at pa, pb into o, any dtypes."""
     va, vb = node.inputs
     dtype = node.outputs[0].type.dtype
-    if cd.is_float(dtype):
-        acc = cd.compute_type(dtype)
-        store = f"({cd.storage_type(dtype)})acc"
-    else:
-        acc = "uint64_t" if cd.is_unsigned(dtype) and dtype != "bool" else "int64_t"
-        store = "(acc != 0)" if dtype == "bool" else f"({cd.storage_type(dtype)})acc"
+    acc, store = blas_c.loop_accumulator(dtype)
     ta, tb = cd.storage_type(va.type.dtype), cd.storage_type(vb.type.dtype)
     return f"""
             for (int64_t i = 0; i < M; i++)

@@ -179,7 +179,9 @@ def link_command(cxx: str, objects, so_file: str, *, flags=(), libraries=(), lib
 
 def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.CompletedProcess]:
     """Run several compiler commands at once (independent translation units of one module, so
-    they use every core) and return their results in order; like :func:`run` otherwise."""
+    they use every core) and return their results in order, calling ``heartbeat()`` every
+    ``interval`` seconds while they work; on any exception (KeyboardInterrupt too) the
+    compilers still running are killed."""
     if config.cmodule__debug:
         for cmd in cmds:
             print("tensorgraph: " + shlex.join(cmd), file=sys.stderr)
@@ -209,24 +211,8 @@ def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.Com
 
 def run(cmd: list[str], heartbeat=None, interval: float = 1.0) -> subprocess.CompletedProcess:
     """Run the compiler, calling ``heartbeat()`` every ``interval`` seconds while it works (so
-    processes waiting on our lock can tell we are alive)."""
-    if config.cmodule__debug:
-        print("tensorgraph: " + shlex.join(cmd), file=sys.stderr)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace")
-    try:
-        while True:
-            try:
-                out, err = proc.communicate(timeout=interval)
-                break
-            except subprocess.TimeoutExpired:
-                if heartbeat is not None:
-                    heartbeat()
-    except BaseException:  # e.g. KeyboardInterrupt: leave no compiler running behind us
-        proc.kill()
-        proc.wait()
-        raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    processes waiting on our lock can tell we are alive); killed if we are interrupted."""
+    return run_many([cmd], heartbeat, interval)[0]
 
 
 # -- errors -------------------------------------------------------------------------------

@@ -182,8 +182,9 @@ def _declare(config: Config) -> None:
         bytes than this are left out of the memory profile.""", minimum=0))
     add("profiling__min_peak_memory", BoolParam(False, """Also compute the smallest peak
         memory any node order could reach (slow on big graphs)."""))
-    add("profiling__destination", StrParam("stderr", """Where profile summaries go:
-        'stderr', 'stdout' or a file path."""))
+    add("profiling__destination", StrParam("stdout", """Where profile summaries go:
+        'stdout', 'stderr' or a file path (stdout by default: notebooks paint stderr as
+        an error)."""))
     add("profiling__debugprint", BoolParam(False, """Print the graph of each profiled
         function with its profile."""))
     add("profiling__ignore_first_call", BoolParam(False, """Leave each function's first call

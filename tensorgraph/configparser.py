@@ -356,9 +356,16 @@ def read_settings(environ: Mapping[str, str]) -> tuple[dict[str, RawSetting], li
     settings: dict[str, RawSetting] = {}
     read: list[str] = []
     for path in rc_paths(environ):
-        if os.path.isfile(path):
-            settings.update(read_rc_file(path))
-            read.append(path)
+        if not os.path.exists(path):
+            continue  # a missing rc file is no error: ~/.tensorgraphrc is optional
+        if not os.path.isfile(path):
+            kind = "a directory" if os.path.isdir(path) else "not a regular file"
+            where = f"{ENV_RC}={environ[ENV_RC]!r}" if ENV_RC in environ else "the default rc path"
+            raise ConfigError(
+                f"tensorgraph config: rc file {path} (from {where}) is {kind}; expected an ini "
+                "file with sections such as [global] and lines like floatX = float32.")
+        settings.update(read_rc_file(path))
+        read.append(path)
     settings.update(parse_flags_string(environ.get(ENV_FLAGS, "")))
     return settings, read
 

@@ -2,8 +2,9 @@
 
 Rewrites insert it where they rely on something they cannot prove when compiling, typically
 that two sizes are equal (``x - x + y`` -> ``y`` assumes ``x`` did not broadcast ``y`` to a
-larger shape). A failing condition raises ``AssertionError`` with the rewrite's message instead
-of silently computing something else. The ``unsafe`` preset removes these checks
+larger shape). A failing condition raises ``AssertionError`` (or the ``error`` the rewrite
+names, e.g. ``ValueError`` for tensordot's lengths, as numpy raises) with the rewrite's message
+instead of silently computing something else, from ``perform`` and from the C alike. The ``unsafe`` preset removes these checks
 (``local_remove_all_assert``); conditions proven true at compile time are dropped by every
 preset (``local_useless_assert``).
 """
@@ -18,17 +19,24 @@ from tensorgraph.graph.op import Op
 __all__ = ["Assert", "assert_op"]
 
 
-class Assert(Op):
-    """``Assert(msg)(x, *conditions)``: ``x`` (a view of it) when every 0-d condition is true,
-    else ``AssertionError(msg)``."""
+#: what a failing Assert may raise (the C names it by message prefix, see link/c/linkers.py)
+ERRORS = {"AssertionError": AssertionError, "ValueError": ValueError}
 
-    __props__ = ("msg",)
+
+class Assert(Op):
+    """``Assert(msg, error='AssertionError')(x, *conditions)``: ``x`` (a view of it) when every
+    0-d condition is true, else ``error(msg)``."""
+
+    __props__ = ("msg", "error")
     view_map = {0: [0]}
 
-    def __init__(self, msg: str = "assertion failed"):
+    def __init__(self, msg: str = "assertion failed", error: str = "AssertionError"):
         if not isinstance(msg, str):
             raise TypeError(f"Assert needs a str message, got {type(msg).__name__}")
+        if error not in ERRORS:
+            raise ValueError(f"Assert: error must be one of {', '.join(ERRORS)}, got {error!r}")
         self.msg = msg
+        self.error = error
 
     def __str__(self):
         return "Assert"
@@ -47,21 +55,21 @@ class Assert(Op):
         x, *conds = inputs
         for k, c in enumerate(conds):
             if not bool(np.asarray(c)):
-                raise AssertionError(f"{self.msg} (condition {k} is false)")
+                raise ERRORS[self.error](f"{self.msg} (condition {k} is false)")
         output_storage[0][0] = x
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.strided_c import c_string
+        from tensorgraph.link.c.cstring import c_string
 
         (x, *conds), (z,) = inputs, outputs
         checks = "\n".join(
             f"if (!*(const uint8_t *)({c})->data) {{ tg_error({sub['ctx']}, "
-            f"\"{c_string(self.msg)} (condition {k} is false)\"); {sub['fail']} }}"
+            f"\"{self.error}: {c_string(self.msg)} (condition {k} is false)\"); {sub['fail']} }}"
             for k, c in enumerate(conds))
         return f"{{\n{checks}\ntg_view({z}, {x});\n}}"
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
@@ -75,6 +83,6 @@ class Assert(Op):
         return [output_grads[0]] + [disconnected_type() for _ in inputs[1:]]
 
 
-def assert_op(x, *conditions, msg: str = "assertion failed"):
-    """``x``, checked at run time: every condition (0-d bool) must be true."""
-    return Assert(msg)(x, *conditions) if conditions else x
+def assert_op(x, *conditions, msg: str = "assertion failed", error: str = "AssertionError"):
+    """``x``, checked at run time: every condition (0-d bool) must be true, else ``error``."""
+    return Assert(msg, error)(x, *conditions) if conditions else x

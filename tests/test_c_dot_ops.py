@@ -186,6 +186,17 @@ def test_lowered_tensordot_refuses_lengths_that_only_agree_in_product():
         f(np.ones((2, 3, 2)), np.ones((2, 3, 4)))
 
 
+@pytest.mark.parametrize("linker", ["py", "c|py", "cvm"])
+def test_lowered_tensordot_raises_value_error_in_c_and_in_perform(linker):
+    """The lowered graph checks lengths with an Assert: its perform and its C both raise
+    tensordot's ValueError (the C used to raise ValueError and perform AssertionError)."""
+    a, b = tt.dtensor3("a"), tt.dtensor3("b")
+    mode = tensorgraph.Mode(linker=linker, optimizer="fast_run")
+    f = tensorgraph.function([a, b], tt.tensordot(a, b, [[1, 2], [0, 1]]), mode=mode)
+    with pytest.raises(ValueError, match="tensordot: the contracted axes"):
+        f(np.ones((2, 3, 2)), np.ones((2, 3, 4)))
+
+
 def test_tensordot_with_static_lengths_needs_no_check():
     a = tt.tensor("float64", shape=(None, 3, 4))
     b = tt.tensor("float64", shape=(3, 4, None))

@@ -31,7 +31,7 @@ EXPECTED_DEFAULTS = {
     "cycle_detection": "regular", "check_stack_trace": "off",
     "openmp_elemwise_minsize": 200000, "profile": False, "profiling__n_apply": 20,
     "profiling__n_ops": 20, "profiling__min_memory_size": 1024,
-    "profiling__destination": "stderr", "scan__allow_output_prealloc": True,
+    "profiling__destination": "stdout", "scan__allow_output_prealloc": True,
     "scan__allow_gc": False, "NanGuardMode__action": "raise", "NanGuardMode__nan_is_error": True,
     "DebugMode__check_preallocated_output": "", "DebugMode__check_preallocated_output_ndim": 4,
     "compile__wait": 5, "compile__timeout": 120, "cmodule__age_thresh_use": 60 * 60 * 24 * 24,

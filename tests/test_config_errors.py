@@ -99,6 +99,19 @@ def test_malformed_rc_file_names_the_file(run_python, tmp_path, text):
     assert f"cannot parse rc file {rc}" in msg
 
 
+def test_rc_path_that_is_a_directory_is_an_error(run_python, tmp_path):
+    rcdir = tmp_path / "rcdir"
+    rcdir.mkdir()
+    msg = import_error(run_python, {"TENSORGRAPHRC": str(rcdir)})
+    assert f"rc file {rcdir} (from TENSORGRAPHRC=" in msg and "is a directory" in msg
+
+
+def test_missing_rc_file_is_skipped(run_python, tmp_path):
+    proc = run_python("-c", "import tensorgraph; print(tensorgraph.config.floatX)",
+                      env={"TENSORGRAPHRC": str(tmp_path / "absent.rc")})
+    assert proc.returncode == 0 and proc.stdout.strip() == "float64", proc.stderr
+
+
 # -- after import ---------------------------------------------------------------------
 
 

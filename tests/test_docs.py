@@ -22,3 +22,27 @@ def test_readme_quick_start_runs():
     section = readme.split("## Quick start", 1)[1]
     code = BLOCK.findall(section)[0]
     exec(compile(code, "README.md:quick-start", "exec"), {"__name__": "readme"})
+
+
+ROOT = Path(__file__).parent.parent
+PATH_REF = re.compile(r"`((?:\.\./|docs/|notebooks/|benchmarks/|binder/|tensorgraph/)[^`\s]*)`"
+                      r"|\]\(((?!https?:)[^)#\s]+)\)")
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *DOCS], ids=lambda p: p.name)
+def test_pages_point_only_at_files_inside_the_repository(page):
+    """A reader of the repository (or of its wheel's README on PyPI) can follow every path."""
+    for match in PATH_REF.finditer(page.read_text()):
+        ref = match.group(1) or match.group(2)
+        target = (page.parent / ref) if match.group(2) else ROOT / ref
+        target = target.resolve()
+        assert target.is_relative_to(ROOT), f"{page.name} points outside the repository: {ref}"
+        if "*" not in ref and "<" not in ref:
+            assert target.exists(), f"{page.name} points at a missing file: {ref}"
+
+
+def test_readme_links_the_architecture_and_lists_the_notebooks_in_order():
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/architecture.md" in readme
+    listed = list(dict.fromkeys(re.findall(r"`notebooks/(\d\d)_\w+\.ipynb`", readme)))
+    assert listed and listed[0] == "00" and listed == sorted(listed)

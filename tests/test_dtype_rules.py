@@ -228,3 +228,19 @@ def test_float32_logistic_regression_stays_float32():
     assert err.dtype == "float32" and w.get_value().dtype == "float32"
     assert np.asarray(b.get_value()).dtype == "float32"
     assert (pred == data_y).mean() > 0.9
+
+
+@pytest.mark.parametrize("bad", ["float32*/", 'float32"', "%s", "bogus", "float33", ""])
+def test_unknown_dtype_strings_raise_naming_the_valid_dtypes(bad):
+    for make in (lambda: tt.tensor(dtype=bad, shape=(None,)), lambda: tt.matrix(dtype=bad),
+                 lambda: tt.TensorType(bad, (None,)), lambda: tt.vector("v").astype(bad)):
+        with pytest.raises(TypeError, match="expected one of bool, int8.*float32.*complex128"):
+            make()
+
+
+def test_tensor_takes_a_name_first_and_a_dtype_by_keyword():
+    assert tt.tensor("x", shape=(2,)).name == "x"
+    assert tt.tensor("float32", shape=(None,)).dtype == "float32"
+    assert tt.tensor(dtype="int8", shape=(None,), name="k").type.dtype == "int8"
+    with pytest.raises(TypeError, match="got a dtype twice"):
+        tt.tensor("float32", shape=(None,), dtype="float64")

@@ -35,10 +35,12 @@ def test_no_argument_shows_every_flag_as_html_and_text(ip):
     view = magic(ip)
     html = view._repr_html_()
     assert html.count("<tr") == len(config) + 1  # header row
-    for col in ("flag", "value", "default", "source", "doc"):
+    for col in ("flag (click for its doc)", "value", "default", "source"):
         assert f">{col}</th>" in html
-    assert "<code>floatX</code>" in html
+    assert html.count("<th ") == 4  # a table that fits a notebook: docs fold out per flag
+    assert "<summary><code>floatX</code></summary>" in html
     assert "float64, float32, float16" in html
+    assert html.count("<details>") == len(config)
     text = repr(view)
     assert "floatX (" in text and "value: 'float64'  [default]" in text
 
@@ -98,7 +100,11 @@ def test_error_shows_as_one_line_in_a_cell(ip, capsys):
 
 
 def test_diff_shows_only_changed_flags(ip):
-    assert magic(ip, "--diff").infos == []
+    unchanged = magic(ip, "--diff")
+    assert unchanged.infos == []
+    assert "every flag has its default value" in repr(unchanged)
+    assert "every flag has its default value" in unchanged._repr_html_()
+    assert "<table" not in unchanged._repr_html_()  # no empty table
     config.allow_gc = False
     assert [i.name for i in magic(ip, "--diff").infos] == ["allow_gc"]
 

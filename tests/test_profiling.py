@@ -68,9 +68,12 @@ def test_summary_destinations(tmp_path, capsys):
     assert path.read_text().count("Function profile: small") == 2
     f.profile.summary(file="stdout")
     assert "Function profile" in capsys.readouterr().out
-    with config.change_flags(profiling__destination="stdout"):
+    f.profile.summary()  # the default destination is stdout (notebooks paint stderr red)
+    printed = capsys.readouterr()
+    assert "Function profile" in printed.out and printed.err == ""
+    with config.change_flags(profiling__destination="stderr"):
         f.profile.summary()
-    assert "Function profile" in capsys.readouterr().out
+    assert "Function profile" in capsys.readouterr().err
     with config.change_flags(profiling__output_line_width=40):
         assert max(map(len, f.profile.summary_text().splitlines())) <= 40
 
@@ -230,9 +233,9 @@ def test_config_profile_prints_at_exit(run_python):
             "del g\n")
     result = run_python("-c", code, env={"TENSORGRAPH_FLAGS": "profile=True,linker=vm"})
     assert result.returncode == 0, result.stderr
-    assert "Function profile: atexit_fn" in result.stderr
-    assert "Time in 1 call to Function.__call__" in result.stderr
-    assert "collected" not in result.stderr
+    assert "Function profile: atexit_fn" in result.stdout
+    assert "Time in 1 call to Function.__call__" in result.stdout
+    assert "collected" not in result.stdout
 
 
 def test_profile_argument_checks():

@@ -57,6 +57,8 @@ def tg_config(line: str) -> ConfigView:
         infos = [_config.info(w) for w in words] if words else [_config.info(n) for n in _config]
         if options == ["--diff"]:
             infos = [i for i in infos if not i.is_default]
+            if not infos:
+                return ConfigView([], "tensorgraph config: every flag has its default value")
             return ConfigView(infos, _header(len(infos), "flags that differ from the default"))
         return ConfigView(infos, _header(len(infos), "selected flags" if words else "all flags"))
     except ConfigError as exc:

@@ -25,6 +25,7 @@ dtype but ``uint64`` have C (``uint64`` indices run ``perform``).
 from __future__ import annotations
 
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.cstring import c_string
 from tensorgraph.tensor import strided_c as sc
 
 #: bump when the C below changes
@@ -437,7 +438,7 @@ def plan_code(op, node_x, idx_list, index_vars, index, target: str, sub) -> tupl
     kinds, has, sets, advanced, sub_axes = index_layout(idx_list, index_vars, ndim)
     values = " ".join(f"val[{slot}] = {sc.read_int(index[k], var.type.dtype)};"
                       for slot, k, var in sets)
-    name = sc.c_string(str(op))
+    name = c_string(str(op), printf=False)
     entries = ", ".join(index[k] for k, _ in advanced)
     axes = sc.int_list(a for _, a in advanced)
     code = f"""
@@ -491,7 +492,7 @@ def update_code(op, node, inputs, outputs, sub, where: int, copy_or_view: str) -
         static const int sub_axes[] = {sc.int_list(sub_axes)};
         int64_t shape[TG_MAXDIM];
         const int nd = tg_adv_result_shape(&plan, &zv, {len(sub_axes)}, sub_axes, {where}, shape);
-        int rc = tg_check_fits({ctx}, "{sc.c_string(str(op))}", {y},
+        int rc = tg_check_fits({ctx}, "{c_string(str(op), printf=False)}", {y},
                                (const unsigned char[]){static_one}, nd, shape, "indexed part");
         tg_array y_copy;   /* y, copied when it shares z's buffer (an inplace update) */
         memset(&y_copy, 0, sizeof y_copy);

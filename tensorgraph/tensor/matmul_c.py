@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.tensor import blas_c
-from tensorgraph.tensor.strided_c import c_string, int_list
+from tensorgraph.link.c.cstring import c_string
+from tensorgraph.tensor.strided_c import int_list
 
 #: bump when the C below changes
 MATMUL_C_VERSION = 1

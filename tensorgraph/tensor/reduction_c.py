@@ -35,6 +35,7 @@ import string
 import numpy as np
 
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.cstring import c_comment
 from tensorgraph.link.c.openmp import THREADS_SUPPORT
 
 #: bump when the C below changes
@@ -482,7 +483,7 @@ def careduce_code(op, node, inputs, outputs, sub) -> str:
     kept = [d for d in range(ndim) if d not in op.axis]
     red = ", ".join("1" if d in op.axis else "0" for d in range(ndim)) or "0"
     oshape = ", ".join(f"{x}->shape[{d}]" for d in kept) or "0"
-    lines = [f"/* {op} */",
+    lines = [f"/* {c_comment(str(op))} */",
              f"const unsigned char red[{max(ndim, 1)}] = {{{red}}};",
              f"const int64_t oshp[{max(len(kept), 1)}] = {{{oshape}}};"]
     if kind in ("max", "min") and op.axis:
@@ -633,7 +634,7 @@ def argextremum_code(op, node, inputs, outputs, sub) -> str:
     kst = ", ".join(f"{x}->strides[{d}]" for d in kept) or "0"
     nk = len(kept)
     return f"""
-    /* {op} */
+    /* {c_comment(str(op))} */
     if ({empty}) {{ char sb[160]; tg_error({ctx}, "{message}", tg_shape_str({x}, sb, 160)); {fail} }}
     const int64_t rshape[{max(len(op.axis), 1)}] = {{{rshape}}}, rst[{max(len(op.axis), 1)}] = {{{rst}}};
     const int64_t kshape[{max(nk, 1)}] = {{{kshape}}}, kst[{max(nk, 1)}] = {{{kst}}};

@@ -17,6 +17,7 @@ from __future__ import annotations
 import string
 
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.cstring import c_comment
 
 #: bump when the C below changes
 SPECIAL_C_VERSION = 1
@@ -153,7 +154,7 @@ def softmax_code(op, node, inputs, outputs, sub) -> str:
                     f"inner = {after};")
     same = "1" if in_dtype == dtype else "0"
     return f"""
-    /* {op} */
+    /* {c_comment(str(op))} */
     if (tg_alloc({out}, {ndim}, {x}->shape, {cd.typenum(dtype)}, {ctx})) {{ {fail} }}
     const int64_t n = tg_size({out});
     if (n > 0) {{

@@ -45,12 +45,6 @@ def add_into(dtype: str) -> str:
     return f"*({t} *)pd = ({t})(*({t} *)pd + *(const {t} *)ps);"
 
 
-def c_string(text: str) -> str:
-    """``text`` as the body of a C string literal that is also a safe printf format."""
-    return (text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-            .replace("\n", " "))
-
-
 def int_list(values) -> str:
     """A C compound-literal body ``{1, 2}`` that is never empty."""
     values = [str(int(v)) for v in values] or ["0"]

@@ -36,6 +36,7 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
+from tensorgraph.link.c.cstring import c_string
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.shape import _disconnected, _float_zeros_like, as_int_scalar, constant_int
@@ -402,7 +403,7 @@ def _c_basic_index(op, idx_list, arr: str, index, index_vars, sub) -> str:
             int64_t val[{3 * max(n, 1)}] = {{0}};
             {" ".join(sets)}
             if (tg_index_basic({arr}, {n}, kind, val, has, {sub["ctx"]},
-                               "{sc.c_string(str(op))}")) {{ {sub["fail"]} }}
+                               "{c_string(str(op), printf=False)}")) {{ {sub["fail"]} }}
         }}"""
 
 
@@ -618,7 +619,7 @@ class IncSubtensor(Op):
             {_c_copy_or_view(self, x, z, sub)}
             tg_array target = *{z};  /* the indexed part of z (a description, no reference) */
             {_c_basic_index(self, self.idx_list, "(&target)", index, node.inputs[2:], sub)}
-            if (tg_check_fits({sub["ctx"]}, "{sc.c_string(str(self))}", {y},
+            if (tg_check_fits({sub["ctx"]}, "{c_string(str(self), printf=False)}", {y},
                               (const unsigned char[]){static_one}, target.ndim, target.shape,
                               "indexed part")) {{ {sub["fail"]} }}
             {_c_unaliased(y, z, sub)}
@@ -705,7 +706,7 @@ class AdvancedSubtensor1(Op):
             for (int64_t i = 0; i < n; i++) {{
                 int64_t r = {entry};
                 if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "IndexError: {sc.c_string(str(self))}: index %lld (at position %lld of the "
+                    tg_error({ctx}, "IndexError: {c_string(str(self))}: index %lld (at position %lld of the "
                              "index vector) is out of bounds for axis 0 with size %lld",
                              (long long)r, (long long)i, (long long)rows);
                     {fail}
@@ -811,7 +812,7 @@ class AdvancedIncSubtensor1(Op):
             for (int64_t i = 0; i < n; i++) {{
                 const int64_t r = {entry};
                 if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "IndexError: {sc.c_string(str(self))}: index %lld (at position %lld of "
+                    tg_error({ctx}, "IndexError: {c_string(str(self))}: index %lld (at position %lld of "
                              "the index vector) is out of bounds for axis 0 with size %lld",
                              (long long)r, (long long)i, (long long)rows);
                     {fail}
@@ -820,7 +821,7 @@ class AdvancedIncSubtensor1(Op):
             int64_t shp[TG_MAXDIM];
             shp[0] = n;
             for (int d = 1; d < {nd}; d++) shp[d] = {x}->shape[d];
-            if (tg_check_fits({ctx}, "{sc.c_string(str(self))}", {y},
+            if (tg_check_fits({ctx}, "{c_string(str(self), printf=False)}", {y},
                               (const unsigned char[]){static_one}, {nd}, shp,
                               "indexed part")) {{ {fail} }}
             {_c_copy_or_view(self, x, z, sub)}

@@ -261,19 +261,33 @@ def _resolve_dtype(dtype):
     return normalize_dtype("floatX" if dtype is None else dtype)
 
 
-def tensor(dtype=None, shape=None, name: str | None = None, *, broadcastable=None):
+def tensor(dtype_or_name=None, shape=None, name: str | None = None, *, dtype=None,
+           broadcastable=None):
     """A symbolic tensor: ``tensor('float32', shape=(None, 3), name='x')``.
 
-    ``tensor('x', shape=(2,))`` (the name first) is accepted too, as in PyTensor.
+    ``tensor('x', shape=(2,))`` (the name first) is accepted too, as in PyTensor: a first
+    positional string that is not a dtype is the name.  ``dtype=`` given by keyword is always a
+    dtype, and an unknown one raises a TypeError listing the valid dtypes.
     """
-    if isinstance(dtype, str) and dtype != "floatX" and dtype not in ALL_DTYPES and name is None:
-        try:
-            np.dtype(dtype)
-        except TypeError:
+    if dtype is not None and dtype_or_name is not None:
+        raise TypeError(f"tensor() got a dtype twice: {dtype_or_name!r} and dtype={dtype!r}")
+    if dtype is None:
+        dtype = dtype_or_name
+        if isinstance(dtype, str) and name is None and not _is_dtype(dtype):
             dtype, name = None, dtype
     if shape is None and broadcastable is None:
         raise TypeError("tensor() needs shape=..., e.g. tensor('float32', shape=(None, None))")
     return TensorType(_resolve_dtype(dtype), shape, broadcastable=broadcastable)(name)
+
+
+def _is_dtype(text: str) -> bool:
+    if text == "floatX" or text in ALL_DTYPES:
+        return True
+    try:
+        np.dtype(text)
+    except TypeError:
+        return False
+    return True
 
 
 def _make_constructor(ndim_shape, kind, fixed_dtype=None):

@@ -21,6 +21,7 @@ import os
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.cstring import c_comment
 from tensorgraph.link.c.openmp import region_threads
 
 _HERE = os.path.dirname(__file__)
@@ -454,4 +455,4 @@ def _split(functions) -> list[list[int]]:
 
 
 def _comment(node) -> str:
-    return str(node).replace("*/", "* /")[:200]
+    return c_comment(str(node)[:200])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.cstring import c_comment, c_string
 
 
 def scalar_body(scalar_op, args: list[str], in_dtypes, out_dtypes, prefix: str = "t"):
@@ -70,10 +71,10 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
     destroyed = dict(op.inplace_pattern)
     scalars = [k for k, v in enumerate(in_vars) if _is_static_scalar(v)]
     loaded = [k for k in range(len(in_vars)) if k not in scalars]
-    code = [f"/* {op} */", f"int64_t shp[{max(ndim, 1)}];"]
+    code = [f"/* {c_comment(str(op))} */", f"int64_t shp[{max(ndim, 1)}];"]
 
-    # -- output shape and the broadcast check
-    labels = ", ".join(str(v) for v in in_vars)
+    # -- output shape and the broadcast check (the inputs' names are not pasted into the C:
+    # the error report made in Python names them, and renaming a variable recompiles nothing)
     for d in range(ndim):
         sources = [k for k, v in enumerate(in_vars) if v.type.shape[d] != 1]
         if not sources:
@@ -83,8 +84,8 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
         code.append(f"shp[{d}] = {inputs[first]}->shape[{d}];")
         for k in sources[1:]:
             code.append(f"if ({inputs[k]}->shape[{d}] != shp[{d}]) {{ "
-                        f"tg_elemwise_shape_error({ctx}, \"{_c_str(str(op))}\", "
-                        f"\"{_c_str(labels)}\", {len(inputs)}, "
+                        f"tg_elemwise_shape_error({ctx}, \"{c_string(str(op), printf=False)}\", "
+                        f"{len(inputs)}, "
                         f"(const tg_array *[]){{{', '.join(inputs)}}}); {fail} }}")
     # -- outputs
     for o, out in enumerate(outputs):
@@ -213,10 +214,6 @@ def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool, ctx: str) -> 
             f"else {{\n{simd_pragma}{loop}\n}}")
 
 
-def _c_str(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-
-
 #: support code of every module with an Elemwise node. The helpers every node calls outside its
 #: loops are cold (``TG_COLD``, runtime.h): out of line and at -O1, so gcc does not optimise
 #: their loops over the dimensions again in every node at -O3 (compile time, no run time).
@@ -226,7 +223,7 @@ static TG_COLD int tg_ew_flat(const tg_array *a, int64_t n)
     return tg_is_c_contiguous(a) && tg_size(a) == n;
 }
 
-static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const char *names, int nin,
+static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, int nin,
                                    const tg_array *const *ins)
 {
     char shapes[512] = "", buf[160];
@@ -234,8 +231,8 @@ static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const ch
     for (int k = 0; k < nin && used < sizeof(shapes); k++)
         used += (size_t)snprintf(shapes + used, sizeof(shapes) - used, k ? ", %s" : "%s",
                                  tg_shape_str(ins[k], buf, sizeof(buf)));
-    return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together (inputs: %s); "
-                    "only dimensions of static size 1 broadcast", op, shapes, names);
+    return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together; "
+                    "only dimensions of static size 1 broadcast", op, shapes);
 }
 """
 
@@ -243,7 +240,7 @@ static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, const ch
 def dimshuffle_c_code(op, node, name, inputs, outputs, sub) -> str:
     """A DimShuffle is a view: same buffer, permuted shape and strides, 'x' dims of size 1."""
     (x,), (z,) = inputs, outputs
-    lines = [f"/* {op} */", "{",
+    lines = [f"/* {c_comment(str(op))} */", "{",
              f"int64_t sh[{max(op.input_ndim, 1)}], st[{max(op.input_ndim, 1)}];",
              f"for (int d = 0; d < {op.input_ndim}; d++) {{ sh[d] = {x}->shape[d]; "
              f"st[d] = {x}->strides[d]; }}",

@@ -269,7 +269,8 @@ register_linker("c", lambda: CLinker("c", False, whole_graph=True))
 
 
 #: Exception classes a C kernel may name with a ``"IndexError: "``-style message prefix.
-_C_ERROR_TYPES = {"IndexError": IndexError, "TypeError": TypeError, "ValueError": ValueError}
+_C_ERROR_TYPES = {"IndexError": IndexError, "TypeError": TypeError, "ValueError": ValueError,
+                  "AssertionError": AssertionError}
 
 
 def c_error(message: str) -> Exception:

@@ -291,7 +291,7 @@ def local_useless_assert(fgraph, node):
     kept = [c for c in conditions if not (isinstance(c, Constant) and bool(np.asarray(c.data)))]
     if len(kept) == len(conditions):
         return None
-    return [fits(node.outputs[0], assert_op(x, *kept, msg=node.op.msg))]
+    return [fits(node.outputs[0], assert_op(x, *kept, msg=node.op.msg, error=node.op.error))]
 
 
 @register_in("specialize", "unsafe", "shape", default_tags=False)

@@ -81,7 +81,8 @@ def local_tensordot_to_dot(fgraph, node):
     conditions = _same_lengths(a, b, op.axes_a, op.axes_b)
     if conditions:
         a = assert_op(a, *conditions, msg=f"tensordot: the contracted axes {op.axes_a} of the "
-                      f"first input and {op.axes_b} of the second have different lengths")
+                      f"first input and {op.axes_b} of the second have different lengths",
+                      error="ValueError")
     product = Dot()(_flattened(a, free_a, op.axes_a), _flattened(b, op.axes_b, free_b))
     if product.ndim != out.ndim or len(free_a) > 1 or len(free_b) > 1:
         sizes = [_size(a, [d]) for d in free_a] + [_size(b, [d]) for d in free_b]

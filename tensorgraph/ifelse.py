@@ -121,12 +121,17 @@ class IfElse(Op):
         from tensorgraph.configdefaults import config
 
         condition = inputs[0]
+        n = self.n_outs
+        then_inputs, else_inputs = inputs[1:1 + n], inputs[1 + n:]
         grads = [g if _is_tensor_grad(g) else tt.zeros_like(out)
                  for g, out in zip(output_grads, outputs)]
-        zeros = [tt.zeros_like(g) for g in grads]
-        chooser = IfElse(self.n_outs, name=f"grad_{self.name}" if self.name else None)
-        then_grads = _as_list(chooser(condition, *grads, *zeros))
-        else_grads = _as_list(chooser(condition, *zeros, *grads))
+        # the branch not taken gets zeros shaped like its own inputs (the branches may differ
+        # in shape: only the taken one has the outputs' shape)
+        then_zeros = [tt.zeros_like(v, dtype=g.dtype) for v, g in zip(then_inputs, grads)]
+        else_zeros = [tt.zeros_like(v, dtype=g.dtype) for v, g in zip(else_inputs, grads)]
+        chooser = IfElse(n, name=f"grad_{self.name}" if self.name else None)
+        then_grads = _as_list(chooser(condition, *grads, *then_zeros))
+        else_grads = _as_list(chooser(condition, *else_zeros, *grads))
         condition_grad = tt.zeros_like(condition, dtype=config.floatX)
         return [condition_grad, *then_grads, *else_grads]
 

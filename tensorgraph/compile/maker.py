@@ -72,7 +72,8 @@ class FunctionMaker:
             replaced = clone_replace(output_vars + [u for _, u in update_pairs], givens)
             output_vars = replaced[:len(output_vars)]
             update_pairs = list(zip([s for s, _ in update_pairs], replaced[len(output_vars):]))
-        update_pairs += _default_updates(output_vars, update_pairs, givens, no_default_updates)
+        update_pairs += _default_updates(output_vars, update_pairs, givens, no_default_updates,
+                                         input_vars)
 
         self.update_targets = [s for s, _ in update_pairs]
         update_vars = [u for _, u in update_pairs]
@@ -218,11 +219,13 @@ def _givens_pairs(givens, input_vars):
     return pairs
 
 
-def _default_updates(output_vars, update_pairs, givens, no_default_updates):
+def _default_updates(output_vars, update_pairs, givens, no_default_updates, input_vars):
     """Default updates of the shared variables the graph reads, not updated explicitly.
 
-    A default update may read further shared variables with default updates: repeat until no
-    new one appears.
+    Only what the function computes counts: a shared variable behind an explicit input (``b``
+    in ``function([b], b)`` with ``b = 2 * a``) is not read, so it is not updated. A default
+    update may read further shared variables with default updates: repeat until no new one
+    appears.
     """
     if no_default_updates is True:
         return []
@@ -232,7 +235,7 @@ def _default_updates(output_vars, update_pairs, givens, no_default_updates):
     frontier = output_vars + [u for _, u in update_pairs]
     while frontier:
         new = []
-        for var in graph_inputs(frontier):
+        for var in graph_inputs(frontier, blockers=input_vars):
             if (isinstance(var, SharedVariable) and var.default_update is not None
                     and var not in updated and var not in excluded):
                 update = var.filter_update(var.default_update)

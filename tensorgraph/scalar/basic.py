@@ -21,6 +21,8 @@ Dtype promotion (documented for users in ``tensorgraph.tensor``):
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
@@ -117,6 +119,11 @@ def upcast_out(*dtypes):
     return (upcast(*dtypes),)
 
 
+def _bool_as_int8(value):
+    array = np.asarray(value)
+    return array.astype(np.int8) if array.dtype == np.bool_ else value
+
+
 def upcast_out_nobool(*dtypes):
     """Like ``upcast_out`` but arithmetic on booleans counts in int8 (True + True == 2)."""
     out = upcast(*dtypes)
@@ -182,6 +189,12 @@ class ScalarOp(Op):
 
     def impl(self, *inputs):
         """Compute the op on numbers or whole arrays (numpy broadcasting)."""
+        if self.output_rule is upcast_out_nobool:
+            # arithmetic counts booleans in int8 (True + True == 2, -True == -1), where numpy
+            # would stay in bool or refuse (np.negative, np.subtract of bools)
+            inputs = [_bool_as_int8(i) for i in inputs]
+        if self.nin == -1 and len(inputs) > 2:  # add, mul of several: left to right, as in C
+            return functools.reduce(self.nfunc, inputs)
         return self.nfunc(*inputs)
 
     def make_node(self, *inputs) -> Apply:
@@ -243,12 +256,6 @@ class Add(ScalarOp):
     commutative = associative = True
     symbol = "+"
 
-    def impl(self, *inputs):
-        result = inputs[0]
-        for x in inputs[1:]:
-            result = np.add(result, x)
-        return result
-
     def L_op(self, inputs, outputs, output_grads):
         return [output_grads[0]] * len(inputs)
 
@@ -261,12 +268,6 @@ class Mul(ScalarOp):
     output_rule = staticmethod(upcast_out_nobool)
     commutative = associative = True
     symbol = "*"
-
-    def impl(self, *inputs):
-        result = inputs[0]
-        for x in inputs[1:]:
-            result = np.multiply(result, x)
-        return result
 
     def L_op(self, inputs, outputs, output_grads):
         (gz,) = output_grads

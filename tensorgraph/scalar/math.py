@@ -225,11 +225,8 @@ class Sign(_ZeroGrad, ScalarOp):
     """-1, 0 or 1 (nan for nan). bool input counts as int8."""
 
     nin = 1
+    nfunc = staticmethod(np.sign)
     output_rule = staticmethod(upcast_out_nobool)
-
-    def impl(self, x):
-        x = np.asarray(x)
-        return np.sign(x.astype("int8") if x.dtype == bool else x)
 
     def c_expr(self, args, in_dtypes, out_dtype):
         c = _c()

@@ -482,7 +482,6 @@ def update_code(op, node, inputs, outputs, sub, where: int, copy_or_view: str) -
     cd.storage_type(dtype)  # NotImplementedError for dtypes without C
     plan, sub_axes = plan_code(op, node.inputs[0], op.idx_list, node.inputs[2:], index,
                                "(&zv)", sub)
-    static_one = sc.int_list(s == 1 for s in node.inputs[1].type.shape)
     ctx = sub["ctx"]
     return f"""
     {{
@@ -493,7 +492,7 @@ def update_code(op, node, inputs, outputs, sub, where: int, copy_or_view: str) -
         int64_t shape[TG_MAXDIM];
         const int nd = tg_adv_result_shape(&plan, &zv, {len(sub_axes)}, sub_axes, {where}, shape);
         int rc = tg_check_fits({ctx}, "{c_string(str(op), printf=False)}", {y},
-                               (const unsigned char[]){static_one}, nd, shape, "indexed part");
+                               NULL, nd, shape, "indexed part");
         tg_array y_copy;   /* y, copied when it shares z's buffer (an inplace update) */
         memset(&y_copy, 0, sizeof y_copy);
         const tg_array *src = {y};

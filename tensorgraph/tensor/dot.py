@@ -32,6 +32,7 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.blas_c import BlasCOp
 from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot"]
@@ -168,9 +169,14 @@ class TensorDot(Op):
 
     def make_node(self, a, b):
         a, b = as_tensor_variable(a), as_tensor_variable(b)
-        for v, axes in ((a, self.axes_a), (b, self.axes_b)):
-            if len(set(axes)) != len(axes) or any(not 0 <= ax < v.ndim for ax in axes):
+        normalized = [tuple(normalize_axis(ax, v.ndim, str(self)) for ax in axes)
+                      for v, axes in ((a, self.axes_a), (b, self.axes_b))]
+        for v, axes in zip((a, b), normalized):
+            if len(set(axes)) != len(axes):
                 raise ValueError(f"{self}: axes {axes} are not distinct axes of {v} ({v.type})")
+        op = with_props(self, axes_a=normalized[0], axes_b=normalized[1])
+        if op is not self:
+            return op.make_node(a, b)
         for ia, ib in zip(self.axes_a, self.axes_b):
             if _sizes_clash(a.type.shape[ia], b.type.shape[ib]):
                 raise ValueError(

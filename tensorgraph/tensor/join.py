@@ -23,6 +23,7 @@ from tensorgraph.tensor.shape import (
     normalize_axis,
     shape_i,
     shape_padleft,
+    with_props,
 )
 from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType, normalize_dtype
 
@@ -139,8 +140,9 @@ class Join(Op):
             if t.dtype != dtype:
                 raise TypeError(f"{self}: all inputs must have dtype {dtype}; input {i} ({t}) "
                                 f"has {t.dtype} (use concatenate(), which upcasts)")
-        if not 0 <= self.axis < ndim:
-            raise IndexError(f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
+        op = with_props(self, axis=normalize_axis(self.axis, ndim, str(self)))
+        if op is not self:
+            return op.make_node(*tensors)
         static = _joined_static(self, tensors, self.axis)
         return Apply(self, tensors, [TensorType(dtype, static)()])
 
@@ -316,8 +318,9 @@ class Split(Op):
     def make_node(self, x, sizes):
         x = as_tensor_variable(x)
         sizes = as_tensor_variable(sizes)
-        if not 0 <= self.axis < x.ndim:
-            raise IndexError(f"{self}: axis {self.axis} is out of range for {x} ({x.ndim}-d)")
+        op = with_props(self, axis=normalize_axis(self.axis, x.ndim, str(self)))
+        if op is not self:
+            return op.make_node(x, sizes)
         if sizes.ndim != 1 or sizes.dtype not in INT_DTYPES:
             raise TypeError(f"{self}: split sizes must be an integer vector, got {sizes} "
                             f"({sizes.type})")

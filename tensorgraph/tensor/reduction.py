@@ -35,6 +35,8 @@ from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor.shape import normalize_axis as normalize_one_axis
+from tensorgraph.tensor.shape import with_props
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
 __all__ = [
@@ -64,11 +66,7 @@ def normalize_axis(axis, ndim: int, what: str = "reduction") -> tuple[int, ...]:
     for a in axes:
         if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
             raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, got {axis!r}")
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{what}: axis {a} is out of range for a {ndim}-d tensor "
-                             f"(valid axes: {-ndim}..{ndim - 1})" if ndim else
-                             f"{what}: axis {a} is out of range for a 0-d tensor (use axis=None)")
-        a = int(a) % ndim
+        a = normalize_one_axis(a, ndim, what)
         if a in result:
             raise ValueError(f"{what}: axis {axis!r} repeats axis {a}")
         result.append(a)
@@ -112,6 +110,11 @@ def zeros_gradient(x):
 # The op
 
 
+def _node_axes(op, x) -> tuple[int, ...]:
+    """The op's axes as non-negative, sorted, distinct axes of ``x`` (see ``normalize_axis``)."""
+    return normalize_axis(op.axis, x.ndim, str(op))
+
+
 class CAReduce(Op):
     """Reduce ``axis`` (a sorted tuple of axes) with ``scalar_op``, a commutative associative
     scalar op whose ``nfunc`` is a numpy ufunc (its ``reduce`` method does the work).
@@ -143,9 +146,9 @@ class CAReduce(Op):
 
     def make_node(self, x):
         x = as_tensor_variable(x)
-        for a in self.axis:
-            if a >= x.ndim:
-                raise ValueError(f"{self}: axis {a} is out of range for {x} ({x.type})")
+        op = with_props(self, axis=_node_axes(self, x))
+        if op is not self:
+            return op.make_node(x)
         out_type = TensorType(self._output_dtype(x.dtype), _drop_axes(x.type.shape, self.axis))
         return Apply(self, [x], [out_type()])
 
@@ -332,9 +335,9 @@ class _ArgExtremum(Op):
 
     def make_node(self, x):
         x = as_tensor_variable(x)
-        for a in self.axis:
-            if a >= x.ndim:
-                raise ValueError(f"{self}: axis {a} is out of range for {x} ({x.type})")
+        op = with_props(self, axis=_node_axes(self, x))
+        if op is not self:
+            return op.make_node(x)
         out_type = TensorType("int64", _drop_axes(x.type.shape, self.axis))
         return Apply(self, [x], [out_type()])
 

@@ -9,6 +9,7 @@ that ``reshape(x, (2, -1))`` of a float (2, 3) tensor is typed (2, 3), not (?, ?
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
@@ -52,16 +53,36 @@ def _float_zeros_like(x):
 # Helpers shared by the shape-taking functions of this package
 
 
+class AxisError(ValueError, IndexError):
+    """An axis out of range for a tensor's dimensions. Like numpy's ``AxisError`` it is both a
+    ``ValueError`` and an ``IndexError``, so code catching either (as numpy users do) works."""
+
+
 def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
-    """``axis`` (may be negative) as an index into ``ndim`` dimensions, or an ``IndexError``."""
+    """``axis`` (may be negative, numpy's way) as an index into ``ndim`` dimensions.
+
+    The one rule every function and Op taking an axis follows: ``-ndim <= axis < ndim``, else
+    an ``AxisError`` naming ``what``, the axis and the valid range."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (numbers.Integral,)):
         raise TypeError(f"{what} must be an int, got {type(axis).__name__}: {axis!r}")
     axis = int(axis)
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{what} {axis} is out of range for a {ndim}-d tensor "
-                         f"(valid: {-ndim}..{ndim - 1})" if ndim else
-                         f"{what} {axis} given for a 0-d tensor, which has no axes")
+        raise AxisError(f"{what}: axis {axis} is out of range for a {ndim}-d tensor "
+                        f"(valid: {-ndim}..{ndim - 1})" if ndim else
+                        f"{what}: axis {axis} is out of range for a 0-d tensor, which has no "
+                        "axes (use axis=None where allowed)")
     return axis % ndim
+
+
+def with_props(op, **props):
+    """``op`` itself when its props already have these values, else a copy that has them (an
+    Op whose axis was given negative makes its node with the normalized copy, so equal
+    computations compare equal and the C sees one axis numbering)."""
+    if all(getattr(op, name) == value for name, value in props.items()):
+        return op
+    new = copy.copy(op)
+    new.__dict__.update(props)
+    return new
 
 
 def as_int_scalar(value, what: str = "size") -> Variable:

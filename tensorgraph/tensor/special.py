@@ -24,6 +24,7 @@ from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.reduction import logsumexp, sum as tsum, zeros_gradient
+from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
 
 __all__ = [
@@ -38,10 +39,7 @@ def _normalize_softmax_axis(axis, ndim, what):
         return None
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
         raise TypeError(f"{what}: axis must be an int or None, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{what}: axis {axis} is out of range for a {ndim}-d tensor" +
-                         (" (use axis=None)" if ndim == 0 else f" (valid: {-ndim}..{ndim - 1})"))
-    return int(axis) % ndim
+    return normalize_axis(axis, ndim, what)
 
 
 class _SoftmaxBase(Op):
@@ -57,8 +55,9 @@ class _SoftmaxBase(Op):
 
     def make_node(self, x):
         x = as_tensor_variable(x)
-        if self.axis is not None and not 0 <= self.axis < x.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x} ({x.type})")
+        op = with_props(self, axis=_normalize_softmax_axis(self.axis, x.ndim, str(self)))
+        if op is not self:
+            return op.make_node(x)
         (dtype,) = ps.upgrade_to_float_no_complex(x.dtype)
         return Apply(self, [x], [TensorType(dtype, x.type.shape)()])
 

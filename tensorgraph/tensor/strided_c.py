@@ -8,8 +8,10 @@
   one loop. The callers have checked that the shapes are compatible.
 * ``tg_copy_into(dst, src)``: ``dst[...] = src`` for arrays of one dtype (typed moves by
   element size, ``memcpy`` when both are contiguous and the same size).
-* ``tg_check_fits``: the run-time form of the ops' "does this value fit that shape" rule (only
-  dimensions of *static* size 1 broadcast, as in ``Elemwise``), with the op's error message.
+* ``tg_check_fits``: the run-time form of the ops' "does this value fit that shape" rule, with
+  the op's error message: dimensions of size 1 broadcast where ``static_one`` says so (``alloc``:
+  only dimensions of *static* size 1, as in ``Elemwise``) or everywhere (``static_one`` NULL:
+  set/inc values, as numpy's ``a[idx] += b``).
 * ``tg_index_basic``: applies a basic index (ints and slices with optional parts, Python's
   slice rules) to an array description in place, checking bounds.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 from tensorgraph.link.c import dtypes as cd
 
 #: bump when STRIDED_SUPPORT changes (part of the users' c_code_cache_version)
-STRIDED_VERSION = 2
+STRIDED_VERSION = 3
 
 
 def read_int(arr: str, dtype: str) -> str:
@@ -156,7 +158,8 @@ static TG_COLD int tg_copy_contiguous(tg_array *out, const tg_array *a, tg_ctx *
 }
 
 /* Whether value (right-aligned) can be broadcast into `target` (ndim entries): each dimension
- * equal, or of size 1 where the value's type declares it (static_one[d] for value dim d). */
+ * equal, or of size 1 where the value's type declares it (static_one[d] for value dim d), or of
+ * size 1 anywhere when static_one is NULL (numpy's rule for set/inc values). */
 static TG_COLD int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *value,
                          const unsigned char *static_one, int ndim, const int64_t *target,
                          const char *what)
@@ -172,7 +175,7 @@ static TG_COLD int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *va
                         tg_shape_str(&t, tbuf, sizeof tbuf));
     for (int d = 0; d < value->ndim; d++) {
         const int64_t size = value->shape[d], want = target[d + off];
-        if (size != want && !(size == 1 && static_one[d]))
+        if (size != want && !(size == 1 && (static_one == NULL || static_one[d])))
             return tg_error(ctx, "%s: cannot put a value of shape %s into the %s of shape %s: "
                             "dimension %d of the value has size %lld, the target %lld (%s)",
                             op, tg_shape_str(value, vbuf, sizeof vbuf), what,

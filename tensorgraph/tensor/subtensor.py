@@ -39,7 +39,13 @@ from tensorgraph.graph.op import Op
 from tensorgraph.link.c.cstring import c_string
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
-from tensorgraph.tensor.shape import _disconnected, _float_zeros_like, as_int_scalar, constant_int
+from tensorgraph.tensor.shape import (
+    _disconnected,
+    _float_zeros_like,
+    as_int_scalar,
+    constant_int,
+    shape_i,
+)
 from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
 
 __all__ = [
@@ -234,21 +240,19 @@ def _index_dims_consumed(idx_list, index_inputs) -> int:
                for entry, parts in _entry_inputs(idx_list, index_inputs))
 
 
-def _check_fits(op, y, y_type, target_shape):
-    """Refuse ``y`` values that do not broadcast to ``target_shape`` with our rule (only static
-    size-1 dimensions of ``y`` are stretched, as in Elemwise, so gradients have y's shape)."""
+def _check_fits(op, y, target_shape):
+    """Refuse ``y`` values that do not broadcast to ``target_shape`` by numpy's rule (dimensions
+    aligned on the right, size 1 stretches), with the op's message."""
     offset = len(target_shape) - np.ndim(y)
     if offset < 0:
         raise ValueError(f"{op}: the value has shape {np.shape(y)}, more dimensions than the "
                          f"indexed part of shape {target_shape}")
     for d, size in enumerate(np.shape(y)):
         target = target_shape[d + offset]
-        if size != target and not (size == 1 and y_type.shape[d] == 1):
-            detail = ("its type does not declare the dimension broadcastable (size 1)"
-                      if size == 1 else "the sizes differ")
+        if size != target and size != 1:
             raise ValueError(f"{op}: cannot put a value of shape {np.shape(y)} into the indexed "
                              f"part of shape {target_shape}: dimension {d} of the value has size "
-                             f"{size}, the target {target} ({detail})")
+                             f"{size}, the target {target} (the sizes differ)")
 
 
 def _check_static_fits(op, y, target_static):
@@ -277,8 +281,13 @@ def _as_value_for(x, y, what: str) -> Variable:
 
 
 def _sum_to_value(g, y):
-    """``g`` summed over the dimensions ``y`` was broadcast along, cast to ``y``'s dtype."""
-    from tensorgraph.tensor.math import cast
+    """``g`` summed over the dimensions ``y`` was broadcast along, cast to ``y``'s dtype.
+
+    Set/inc values broadcast as in numpy: also a dimension whose size is 1 only at run time.
+    Where ``y``'s size is not known statically, the sum over that dimension is chosen at run
+    time (``switch`` on ``y.shape[d] == 1``, then the first ``y.shape[d]`` rows), so the
+    gradient always has ``y``'s shape."""
+    from tensorgraph.tensor.math import cast, eq, switch
     from tensorgraph.tensor.reduction import sum as tsum
 
     offset = g.ndim - y.ndim
@@ -287,6 +296,11 @@ def _sum_to_value(g, y):
     axes = [d for d in range(y.ndim) if y.type.shape[d] == 1 and g.type.shape[d] != 1]
     if axes:
         g = tsum(g, axis=axes, keepdims=True)
+    for d in range(y.ndim):
+        if y.type.shape[d] is None and g.type.shape[d] != 1:
+            size = shape_i(y, d)
+            summed = switch(eq(size, 1), tsum(g, axis=d, keepdims=True), g)
+            g = summed[(slice(None),) * d + (slice(None, size),)]
     return g if g.dtype == y.dtype else cast(g, y.dtype)
 
 
@@ -598,7 +612,7 @@ class IncSubtensor(Op):
         out = x if self.inplace else x.copy()
         idx = _numpy_index(self.idx_list, index) + (Ellipsis,)
         target = out[idx]
-        _check_fits(self, y, node.inputs[1].type, target.shape)
+        _check_fits(self, y, target.shape)
         if self.set_instead_of_inc:
             target[...] = y
         else:
@@ -612,15 +626,13 @@ class IncSubtensor(Op):
         from tensorgraph.tensor import strided_c as sc
 
         (x, y, *index), (z,) = inputs, outputs
-        y_type = node.inputs[1].type
-        static_one = sc.int_list(s == 1 for s in y_type.shape)
         return f"""
         {{
             {_c_copy_or_view(self, x, z, sub)}
             tg_array target = *{z};  /* the indexed part of z (a description, no reference) */
             {_c_basic_index(self, self.idx_list, "(&target)", index, node.inputs[2:], sub)}
             if (tg_check_fits({sub["ctx"]}, "{c_string(str(self), printf=False)}", {y},
-                              (const unsigned char[]){static_one}, target.ndim, target.shape,
+                              NULL, target.ndim, target.shape,
                               "indexed part")) {{ {sub["fail"]} }}
             {_c_unaliased(y, z, sub)}
             {_c_update(self, node.outputs[0].type.dtype, "(&target)")}
@@ -773,7 +785,7 @@ class AdvancedIncSubtensor1(Op):
     def perform(self, node, inputs, output_storage):
         x, y, ilist = inputs
         out = x if self.inplace else x.copy()
-        _check_fits(self, y, node.inputs[1].type, (len(ilist),) + x.shape[1:])
+        _check_fits(self, y, (len(ilist),) + x.shape[1:])
         if self.set_instead_of_inc:
             out[ilist] = y
         else:
@@ -795,7 +807,6 @@ class AdvancedIncSubtensor1(Op):
         ctx, fail = sub["ctx"], sub["fail"]
         y_type = node.inputs[1].type
         nd = node.inputs[0].type.ndim
-        static_one = sc.int_list(s == 1 for s in y_type.shape)
         entry = sc.read_int_at(ilist, node.inputs[2].type.dtype, "i")
         # y with every dimension has one row per index (or one row for all, when its type
         # declares the first dimension broadcastable); a y with fewer goes whole into each row
@@ -822,8 +833,7 @@ class AdvancedIncSubtensor1(Op):
             shp[0] = n;
             for (int d = 1; d < {nd}; d++) shp[d] = {x}->shape[d];
             if (tg_check_fits({ctx}, "{c_string(str(self), printf=False)}", {y},
-                              (const unsigned char[]){static_one}, {nd}, shp,
-                              "indexed part")) {{ {fail} }}
+                              NULL, {nd}, shp, "indexed part")) {{ {fail} }}
             {_c_copy_or_view(self, x, z, sub)}
             {_c_unaliased(y, z, sub)}
             tg_array row = *{z}, src_all = *src;  /* descriptions, no references */
@@ -957,9 +967,11 @@ class AdvancedSubtensor(_IndexedRead, Op):
             if not candidates:
                 broadcast.append(1)
             else:
+                # numpy's broadcasting: a size 1 gives way to the other (also to 0, where
+                # ``maximum`` would say 1); sizes that differ otherwise fail in perform
                 size = candidates[0]
                 for c in candidates[1:]:
-                    size = math.maximum(size, c)
+                    size = math.switch(math.eq(size, 1), c, size)
                 broadcast.append(size)
         out = basic[:where] + broadcast + basic[where:] + list(x_shape[d:])
         static = node.outputs[0].type.shape
@@ -1001,7 +1013,7 @@ class AdvancedIncSubtensor(Op):
         idx = _numpy_index(self.idx_list, index)
         # the indexed part's shape, from a zero-stride stand-in of x (no copy of x's data)
         target_shape = np.broadcast_to(np.zeros((), dtype=np.int8), x.shape)[idx].shape
-        _check_fits(self, y, node.inputs[1].type, target_shape)
+        _check_fits(self, y, target_shape)
         if self.set_instead_of_inc:
             out[idx] = y
         else:

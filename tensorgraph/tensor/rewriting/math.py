@@ -37,6 +37,7 @@ from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.rewriting.utils import (
+    as_dtype,
     broadcast_like,
     constant_array,
     dropped_variables,
@@ -72,9 +73,10 @@ def _as_constant(value, out):
     return value.reshape((1,) * (out.ndim - value.ndim) + value.shape)
 
 
-def _realized(item):
-    """A planned item as a variable (arrays become constants)."""
-    return constant(item) if isinstance(item, np.ndarray) else item
+def _realized(item, dtype):
+    """A planned item as a variable of ``dtype`` (arrays become constants; a term of another
+    dtype is cast: the chain computed every step in ``dtype``, see ``as_dtype``)."""
+    return constant(item) if isinstance(item, np.ndarray) else as_dtype(item, dtype)
 
 
 def _is_item(var, item) -> bool:
@@ -152,8 +154,9 @@ def _cancel(terms):
     return kept
 
 
-def _sum(items):
-    return _realized(items[0]) if len(items) == 1 else tm.add(*map(_realized, items))
+def _sum(items, dtype):
+    realized = [_realized(item, dtype) for item in items]
+    return realized[0] if len(realized) == 1 else tm.add(*realized)
 
 
 def _is_sum_form(out, pos, neg) -> bool:
@@ -196,11 +199,11 @@ def _canonical_add(fgraph, node, cancel_all: bool, reason: str):
     if _is_sum_form(out, pos, neg):
         return None
     if pos and neg:
-        new = tm.sub(_sum(pos), _sum(neg))
+        new = tm.sub(_sum(pos, out.dtype), _sum(neg, out.dtype))
     elif pos:
-        new = _sum(pos)
+        new = _sum(pos, out.dtype)
     elif neg:
-        new = tm.neg(_sum(neg))
+        new = tm.neg(_sum(neg, out.dtype))
     else:
         new = constant(_as_constant(0, out))
     return finish(fgraph, node, new, sources, reason)
@@ -269,19 +272,20 @@ def _exact_quotient(numerator, denominator, dtype):
     return q
 
 
-def _product(items):
-    return _realized(items[0]) if len(items) == 1 else tm.mul(*map(_realized, items))
+def _product(items, dtype):
+    realized = [_realized(item, dtype) for item in items]
+    return realized[0] if len(realized) == 1 else tm.mul(*realized)
 
 
 def build_product(out, sign, num, den):
     """``-(num_1 * ... / (den_1 * ...))`` (sign -1) or without the negation (sign 1); arrays
     among the factors stand for constants."""
     if num:
-        new = _product(num)
+        new = _product(num, out.dtype)
         if den:
-            new = tm.true_div(new, _product(den))
+            new = tm.true_div(new, _product(den, out.dtype))
     elif den:
-        new = tm.true_div(constant(_as_constant(1, out)), _product(den))
+        new = tm.true_div(constant(_as_constant(1, out)), _product(den, out.dtype))
     else:
         new = constant(_as_constant(1, out))
     return tm.neg(new) if sign < 0 else new

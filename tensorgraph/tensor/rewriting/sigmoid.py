@@ -33,18 +33,26 @@ from tensorgraph.tensor.rewriting.math import (
     mul_factors,
 )
 from tensorgraph.tensor.rewriting.utils import (
+    as_dtype,
     constant_value,
     is_constant,
     is_elemwise,
+    negate,
     same_structure,
 )
 
 
 def _oriented(t):
-    """``(u, +1)`` for ``t = u``, ``(u, -1)`` for ``t = -u``."""
-    if is_elemwise(t, ps.Neg):
+    """``(u, +1)`` for ``t = u``, ``(u, -1)`` for ``t = -u`` (a float negation only: an integer
+    ``-u`` wraps around at the ends of its range, so it is a ``u`` of its own)."""
+    if is_elemwise(t, ps.Neg) and t.dtype.startswith("float"):
         return t.owner.inputs[0], -1
     return t, 1
+
+
+def _float(u) -> str:
+    """The float dtype sigmoid and exp compute ``u`` in."""
+    return u.dtype if u.dtype.startswith("float") else ps.upgrade_to_float(u.dtype)[0]
 
 
 def _family(var):
@@ -151,14 +159,15 @@ def _build_group(group, e, b, c, num, den):
         sig_u = sig_u if sig_u is not None else tm.sigmoid(u)
         (num if b > 0 else den).extend([sig_u] * abs(b))
     if c:
-        sig_neg_u = sig_neg_u if sig_neg_u is not None else tm.sigmoid(tm.neg(u))
+        sig_neg_u = sig_neg_u if sig_neg_u is not None else tm.sigmoid(negate(u, _float(u)))
         (num if c > 0 else den).extend([sig_neg_u] * abs(c))
     if e:
         existing = _existing(group, u, 1 if e > 0 else -1, psm.Exp)
         if existing is not None and abs(e) == 1:
             num.append(existing)
         else:
-            arg = u if e == 1 else tm.neg(u) if e == -1 else tm.mul(u, float(e))
+            f = _float(u)
+            arg = u if e == 1 else negate(u, f) if e == -1 else tm.mul(as_dtype(u, f), float(e))
             num.append(tm.exp(arg))
 
 

@@ -22,17 +22,25 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.elemwise import Elemwise
-from tensorgraph.tensor.rewriting.utils import fits, is_constant, is_elemwise, negate, scalar_op_of
+from tensorgraph.tensor.rewriting.utils import (
+    as_dtype,
+    fits,
+    is_constant,
+    is_elemwise,
+    negate,
+    scalar_op_of,
+)
 
 
 def _without_one(var):
-    """For ``var = 1 + a (+ b ...)``: ``a`` (or ``a + b + ...``); else ``None``."""
+    """For ``var = 1 + a (+ b ...)``: ``a`` (or ``a + b + ...``) in ``var``'s dtype; else
+    ``None``."""
     if not is_elemwise(var, ps.Add):
         return None
     inputs = var.owner.inputs
     for k, inp in enumerate(inputs):
         if is_constant(inp, 1):
-            rest = inputs[:k] + inputs[k + 1:]
+            rest = [as_dtype(v, var.dtype) for v in inputs[:k] + inputs[k + 1:]]
             return rest[0] if len(rest) == 1 else tm.add(*rest)
     return None
 
@@ -55,10 +63,10 @@ def _stable_log_of(arg):
 
     x = _arg_of(arg, psm.Sigmoid)
     if x is not None:
-        return negate(tm.softplus(negate(x)))
+        return negate(tm.softplus(negate(x, arg.dtype)))
     inner = _one_minus(arg)
     if inner is not None:
-        return _stable_log1p_of(negate(inner), inner_neg=inner)
+        return _stable_log1p_of(negate(inner, arg.dtype), inner_neg=inner)
     inner = _without_one(arg)
     if inner is not None:
         return _stable_log1p_of(inner)
@@ -150,12 +158,12 @@ def local_sigmoid(fgraph, node):
         t = _arg_of(_without_one(den), psm.Exp) if _without_one(den) is not None else None
         if t is not None:
             if num is None or is_constant(num, 1):
-                new = tm.sigmoid(negate(t))
+                new = tm.sigmoid(negate(t, den.dtype))
             elif _arg_of(num, psm.Exp) is t:
                 new = tm.sigmoid(t)
     elif isinstance(op, ps.Sub):
         x = _one_minus(node.outputs[0]) if is_constant(node.inputs[0], 1) else None
         s = _arg_of(x, psm.Sigmoid) if x is not None else None
         if s is not None:
-            new = tm.sigmoid(negate(s))
+            new = tm.sigmoid(negate(s, x.dtype))
     return [fits(node.outputs[0], new)] if new is not None else None

@@ -57,13 +57,27 @@ def single_client(fgraph, var) -> bool:
     return len(fgraph.clients.get(var, ())) == 1
 
 
-def negate(x):
-    """``-x``, without stacking negations (``-(-a)`` is ``a``)."""
+def as_dtype(x, dtype: str):
+    """``x`` computed in ``dtype``: itself, or cast to it.
+
+    Rewrites that move a negation, a subtraction or a sum out of an op that converts its input
+    (``sigmoid`` of a uint8 computes in float32) convert first, so nothing is computed in the
+    narrower dtype where it would wrap around (uint8 ``-200`` is ``56``)."""
+    from tensorgraph.tensor.math import cast
+
+    return x if x.dtype == dtype else cast(x, dtype)
+
+
+def negate(x, dtype: str | None = None):
+    """``-x`` computed in ``dtype`` (default ``x``'s own), without stacking negations
+    (``-(-a)`` is ``a`` when the inner negation was computed in ``dtype`` too)."""
     from tensorgraph.tensor.math import neg
 
-    if is_elemwise(x, Neg):
-        return x.owner.inputs[0]
-    return neg(x)
+    dtype = x.dtype if dtype is None else dtype
+    if is_elemwise(x, Neg) and x.dtype == dtype:
+        return x.owner.inputs[0] if x.owner.inputs[0].dtype == dtype else as_dtype(
+            x.owner.inputs[0], dtype)
+    return neg(as_dtype(x, dtype))
 
 
 def constant_array(var):

@@ -15,6 +15,15 @@ from tensorgraph.scalar.basic import ScalarOp
 
 __all__ = ["Composite"]
 
+#: the readable name writes the graph as nested calls, which repeats every shared
+#: subexpression: a chain where each step reads the previous value twice doubles per step
+#: (60 steps would be 2**60 characters), so each written subexpression is cut at this length
+TEXT_LIMIT = 200
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT - 3] + "..."
+
 
 class Composite(ScalarOp):
     """A scalar graph from ``inputs`` (ScalarType variables) to ``outputs`` used as one op.
@@ -47,11 +56,13 @@ class Composite(ScalarOp):
                     args.append(names[v])
             names[node.outputs[0]] = f"t{j}"
             parts.append(f"t{j}={node.op.name}({','.join(args)}):{node.outputs[0].type.dtype}")
-            text[node.outputs[0]] = f"{node.op.name}({', '.join(text.get(v, str(v.data) if isinstance(v, Constant) else '?') for v in node.inputs)})"
+            inner = ", ".join(text.get(v, str(v.data) if isinstance(v, Constant) else "?")
+                              for v in node.inputs)
+            text[node.outputs[0]] = _bounded(f"{node.op.name}({inner})")
         outs = ",".join(names.get(v, "?") for v in self.outputs)
         in_types = ",".join(v.type.dtype for v in self.inputs)
         signature = f"({in_types})->{';'.join(parts)}->{outs}"
-        return signature, ", ".join(text[v] for v in self.outputs)
+        return signature, _bounded(", ".join(text[v] for v in self.outputs))
 
     @property
     def name(self) -> str:

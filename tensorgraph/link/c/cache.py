@@ -9,7 +9,8 @@ Inside ``config.compiledir``::
                                     the symbol and what its code depends on)
     locks/<key>.lock, <key>.owner   the key's compile lock and who holds it (see locking.py)
     compilers/<id>.txt              ``cxx --version`` answers, so a new process needs no compiler
-    tmp/                            builds in progress (kept with config.nocleanup)
+    tmp/<name>-<random>/.owner       builds in progress, with the building process (pid, host);
+                                    removed when it is gone (kept with config.nocleanup)
     last_cleanup                    when the automatic cleanup last ran (its mtime)
 
 An entry appears only whole: it is built in ``tmp/`` and renamed into ``modules/`` in one step,
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 MODULES, LOCKS, TMP, COMPILERS, SYMBOLS = "modules", "locks", "tmp", "compilers", "symbols"
 MANIFEST = "manifest.json"
+OWNER = ".owner"  # in a tmp/ build directory: the building process (see locking.py)
 CLEANUP_STAMP = "last_cleanup"  # its mtime: when cache.clear last ran automatically
 # leftovers in tmp/ older than this are not builds in progress any more
 TMP_MAX_AGE = 3600
@@ -87,7 +89,7 @@ def write_symbol(root: str, symbol_id: str, key: str) -> None:
     """Record that the library entry ``key`` exports the symbol ``symbol_id`` (atomically: a
     reader sees the old key or the new one)."""
     directory = os.path.join(root, SYMBOLS)
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -119,7 +121,7 @@ def touch(entry: str) -> None:
 
 def publish(built: str, entry: str) -> bool:
     """Move a finished entry into place atomically; False if one is already there."""
-    os.makedirs(os.path.dirname(entry), exist_ok=True)
+    os.makedirs(os.path.dirname(entry), mode=0o700, exist_ok=True)
     try:
         os.rename(built, entry)
     except OSError:
@@ -131,7 +133,7 @@ def publish(built: str, entry: str) -> bool:
 
 def remove_entry(root: str, entry: str) -> None:
     """Make the entry disappear at once (rename), then delete its files."""
-    os.makedirs(os.path.join(root, TMP), exist_ok=True)
+    os.makedirs(os.path.join(root, TMP), mode=0o700, exist_ok=True)
     trash = tempfile.mkdtemp(prefix="removed-", dir=os.path.join(root, TMP))
     try:
         os.rename(entry, os.path.join(trash, "entry"))
@@ -203,7 +205,7 @@ def clear(root: str, max_age: float) -> list[EntryInfo]:
             continue
         lock = filelock.FileLock(os.path.join(root, LOCKS, info.key + ".lock"))
         try:
-            os.makedirs(os.path.join(root, LOCKS), exist_ok=True)
+            os.makedirs(os.path.join(root, LOCKS), mode=0o700, exist_ok=True)
             lock.acquire(timeout=0)
         except filelock.Timeout:
             continue
@@ -212,9 +214,42 @@ def clear(root: str, max_age: float) -> list[EntryInfo]:
         finally:
             lock.release()
         removed.append(info)
+    sweep_dead(root)
     _remove_old(os.path.join(root, TMP), now - TMP_MAX_AGE)
     _remove_orphan_symbols(root)
     return removed
+
+
+def sweep_dead(root: str) -> list[str]:
+    """Remove what compiles killed midway left behind: build directories in ``tmp/`` and
+    compile locks (``.owner`` + ``.lock``) whose owner, a process on this host, is gone.
+    Returns the paths removed. Cheap (a listing of ``tmp/`` and of the owner files), so it runs
+    before the first compilation of every process."""
+    from tensorgraph.link.c.locking import owner_is_dead, read_owner
+
+    removed = []
+    tmp = os.path.join(root, TMP)
+    for name in _listdir(tmp):
+        path = os.path.join(tmp, name)
+        if owner_is_dead(read_owner(os.path.join(path, OWNER))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    locks = os.path.join(root, LOCKS)
+    for name in _listdir(locks):
+        if name.endswith(".owner"):
+            owner_path = os.path.join(locks, name)
+            if owner_is_dead(read_owner(owner_path)):
+                for path in (owner_path, owner_path[: -len(".owner")] + ".lock"):
+                    _unlink(path)
+                    removed.append(path)
+    return removed
+
+
+def _listdir(directory: str) -> list[str]:
+    try:
+        return sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _remove_orphan_symbols(root: str) -> None:

@@ -28,7 +28,8 @@ import time
 import warnings
 
 from tensorgraph.configdefaults import config
-from tensorgraph.link.c import cache
+from tensorgraph.link.c import cache, cachedir
+from tensorgraph.link.c.locking import write_owner
 from tensorgraph.link.c.compiler import (
     CompilationUnavailable,
     CompileError,
@@ -169,6 +170,7 @@ def loaded_symbols(context: str) -> dict:
 def _cache_for(root: str) -> ModuleCache:
     found = _caches.get(root)
     if found is None:
+        cachedir.prepare(root)  # CompiledirError / UntrustedCacheError before anything loads
         with _caches_lock:
             found = _caches.setdefault(root, ModuleCache(root))
     return found
@@ -315,6 +317,7 @@ class ModuleCache:
         if manifest is None:
             return None
         path = cache.checked_library(entry, manifest)
+        cachedir.check_trusted(path, self.root)
         try:
             module = load(manifest.get("kind", MODULE), manifest["module"], path)
         except Exception as exc:  # noqa: BLE001 - any import failure means a bad entry
@@ -323,18 +326,20 @@ class ModuleCache:
         return module
 
     def _daily_cleanup(self) -> None:
-        """``cache.clear`` at most once a day per cache (and once per process), before a
-        compilation, so an unattended cache does not grow without bound."""
+        """Before the first compilation of a process: remove what killed compiles left behind
+        (``cache.sweep_dead``); and ``cache.clear`` at most once a day per cache, so an
+        unattended cache does not grow without bound."""
         if self._cleanup_checked:
             return
         self._cleanup_checked = True
+        cache.sweep_dead(self.root)
         stamp = os.path.join(self.root, cache.CLEANUP_STAMP)
         try:
             if time.time() - os.stat(stamp).st_mtime < CLEANUP_INTERVAL:
                 return
         except FileNotFoundError:
             pass
-        os.makedirs(self.root, exist_ok=True)
+        os.makedirs(self.root, mode=0o700, exist_ok=True)
         with open(stamp, "w", encoding="utf-8"):
             pass
         cache.clear(self.root, config.cmodule__age_thresh_use)
@@ -362,10 +367,11 @@ class _Build:
 
     def run(self, lock, publish: bool):
         tmp_root = os.path.join(self.root, cache.TMP)
-        os.makedirs(tmp_root, exist_ok=True)
+        os.makedirs(tmp_root, mode=0o700, exist_ok=True)
         workdir = tempfile.mkdtemp(prefix=f"{self.name}-", dir=tmp_root)
         keep = config.nocleanup
         try:
+            write_owner(os.path.join(workdir, cache.OWNER), f"building module {self.name}")
             files = []
             if self.kind == MODULE:
                 files.append((os.path.join(workdir, self.name + ".c"), self.source))
@@ -375,11 +381,16 @@ class _Build:
                 with open(files[-1][0], "w", encoding="utf-8") as f:
                     f.write(unit)
             built = os.path.join(workdir, "entry")
-            os.mkdir(built)
+            os.mkdir(built, mode=0o700)
             so_name = f"{self.name}-{secrets.token_hex(4)}.so"
             so_path = os.path.join(built, so_name)
             started = time.perf_counter()
             cmd = self._compile(workdir, files, so_path, lock)
+            if not os.path.isfile(so_path):
+                raise CompileError(
+                    f"C compilation of module {self.name!r}: the compiler "
+                    f"({self.parts['compiler']}) exited with status 0 but wrote no library "
+                    f"{so_name}")
             seconds = time.perf_counter() - started
             origin_text = describe_origin(self.origin)
             cache.write_manifest(built, {

@@ -29,6 +29,69 @@ class CompileError(Exception):
     numbered source lines around them, and where the module came from."""
 
 
+class CompilerUnusableWarning(UserWarning):
+    """``config.cxx`` cannot build a trivial C library: the C linkers run Python instead."""
+
+
+# -- is the compiler usable? ----------------------------------------------------------------
+
+_problems: dict[tuple, str] = {}  # (cxx, flags) -> '' (works) or why not, for this process
+
+PROBE_SOURCE = "int tg_probe(void) { return 42; }\n"
+
+
+def compiler_problem(probe: bool = True) -> str:
+    """'' when ``config.cxx`` can build and load a C library with tensorgraph's flags, else
+    why not, in words.
+
+    The cheap part (cxx set, an executable file) is checked every time. The probe (compile,
+    link and call a one-line library: about 50 ms) runs only when asked, which the C linkers do
+    after a real compilation failed, to tell a broken compiler from broken generated code; so
+    a working compiler costs nothing. Its answer is kept for the process: one warning, one
+    probe."""
+    cxx = config.cxx
+    if not cxx:
+        return "config.cxx is empty"
+    if not (os.path.isfile(cxx) and os.access(cxx, os.X_OK)):
+        return f"{cxx} is not an executable file"
+    key = (cxx, tuple(compile_flags()))
+    if key not in _problems:
+        if not probe:
+            return ""
+        _problems[key] = _probe(cxx, list(key[1]))
+    return _problems[key]
+
+
+def _probe(cxx: str, flags: list[str]) -> str:
+    import ctypes
+
+    with tempfile.TemporaryDirectory(prefix="tensorgraph-probe-") as workdir:
+        c_file, so_file = os.path.join(workdir, "probe.c"), os.path.join(workdir, "probe.so")
+        with open(c_file, "w", encoding="utf-8") as f:
+            f.write(PROBE_SOURCE)
+        try:
+            result = subprocess.run(command(cxx, c_file, so_file, flags=flags),
+                                    capture_output=True, text=True,
+                                    timeout=config.compile__timeout)
+        except OSError as exc:
+            return f"it cannot be run ({exc.strerror or exc})"
+        except subprocess.TimeoutExpired:
+            return f"it did not compile a one-line C file within {config.compile__timeout} s"
+        if result.returncode != 0:
+            said = (result.stderr or result.stdout).strip().splitlines()
+            return (f"it failed on a one-line C file (exit status {result.returncode}): "
+                    + (said[0][:200] if said else "it printed no diagnostic"))
+        if not os.path.isfile(so_file):
+            return "it exited with status 0 on a one-line C file but wrote no shared library"
+        try:
+            answer = ctypes.CDLL(so_file).tg_probe()
+        except (OSError, AttributeError) as exc:
+            return f"the library it built cannot be loaded ({exc})"
+        if answer != 42:
+            return f"the library it built computes a wrong value ({answer} instead of 42)"
+    return ""
+
+
 # -- the compiler's identity -------------------------------------------------------------
 
 _versions: dict[str, str] = {}  # disk file -> version
@@ -250,6 +313,9 @@ def format_error(result, *, c_file: str, source: str, name: str, origin_text: st
         lines.append(f"\n... and {len(errors) - MAX_ERRORS} more error(s)")
     if not errors:
         raw = result.stderr.strip().splitlines() or result.stdout.strip().splitlines()
+        if not raw:
+            raw = [f"(the compiler, {result.args[0] if result.args else config.cxx}, printed "
+                   "no diagnostic)"]
         lines += ["  " + line for line in raw[:15]]
         if len(raw) > 15:
             lines.append(f"  ... ({len(raw) - 15} more lines)")
@@ -300,7 +366,7 @@ def describe_origin(origin) -> str:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -31,11 +31,18 @@ import warnings
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.link import register_linker
+from tensorgraph.link.c.compiler import (
+    CompilationUnavailable,
+    CompileError,
+    CompilerUnusableWarning,
+    compiler_problem,
+)
 from tensorgraph.link.vm import VM, PyVMLinker, prepare_storage
 
-_warned_no_compiler = []
+_warned_no_compiler: list[str] = []  # the problems already reported by a warning
 
 
 class CVM(VM):
@@ -207,19 +214,33 @@ class CLinker:
         self.whole_graph = whole_graph
 
     def make_vm(self, fgraph, input_storage=None, storage_map=None):
-        from tensorgraph.configdefaults import config
+        """The VM running ``fgraph``: C where nodes have it; every node in Python (one warning
+        per process) when the compiler cannot build C at all (docs/c_backend.md)."""
+        problem = compiler_problem(probe=False)  # cheap: cxx empty, missing, or known broken
+        if not problem:
+            try:
+                return self._make_c_vm(fgraph, input_storage, storage_map)
+            except (CompileError, CompilationUnavailable):
+                problem = compiler_problem()  # a broken compiler, or broken generated code?
+                if not problem:
+                    raise
+        fix = "set cxx to a C compiler such as /usr/bin/gcc" + (
+            f" or fix gcc__cxxflags={config.gcc__cxxflags!r}" if config.gcc__cxxflags else "")
+        if self.name == "c":
+            raise CompilationUnavailable(
+                f"linker 'c' needs a working C compiler, but config.cxx={config.cxx!r} cannot "
+                f"be used: {problem}. To fix it, {fix}; or use the linker 'cvm' (it runs "
+                "Python when C is unavailable) or 'py'.")
+        if problem not in _warned_no_compiler:
+            _warned_no_compiler.append(problem)
+            warnings.warn(
+                f"tensorgraph: the C compiler config.cxx={config.cxx!r} cannot be used "
+                f"({problem}), so the C linkers ('cvm' of FAST_RUN, 'cvm_nogc', 'c|py') run "
+                f"every node in Python (numpy) in this process; to fix it, {fix}.",
+                CompilerUnusableWarning, stacklevel=4)
+        return PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage, storage_map)
 
-        if not config.cxx:
-            if self.name == "c":
-                raise RuntimeError(
-                    "linker 'c' needs a C compiler but config.cxx is empty; use the linker "
-                    "'py' (or 'cvm', which falls back to Python with a warning), or set cxx")
-            if not _warned_no_compiler:
-                _warned_no_compiler.append(True)
-                warnings.warn(f"config.cxx is empty: linker {self.name!r} runs every node with "
-                              "Python (numpy perform) instead of C", stacklevel=4)
-            return PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage,
-                                                                 storage_map)
+    def _make_c_vm(self, fgraph, input_storage, storage_map):
         from tensorgraph.link.c.codegen import CGraph
 
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc

@@ -37,7 +37,7 @@ class KeyLock:
     def __init__(self, directory: str, name: str, what: str):
         import filelock
 
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
         self.lock_path = os.path.join(directory, name + ".lock")
         self.owner_path = os.path.join(directory, name + ".owner")
         self.what = what
@@ -74,7 +74,7 @@ class KeyLock:
                     return
                 continue
             self._held = True
-            _write_owner(self.owner_path, self.what)
+            write_owner(self.owner_path, self.what)
             return
 
     def heartbeat(self) -> None:
@@ -83,7 +83,7 @@ class KeyLock:
             try:
                 os.utime(self.owner_path)
             except OSError:
-                _write_owner(self.owner_path, self.what)
+                write_owner(self.owner_path, self.what)
 
     def release(self) -> None:
         if self._held:
@@ -135,6 +135,12 @@ def stale_reason(owner: dict | None, owner_path: str, waiting_since: float) -> s
     return ""
 
 
+def owner_is_dead(owner: dict | None) -> bool:
+    """Whether ``owner`` (see :func:`read_owner`) names a process of this host that is gone."""
+    return (owner is not None and owner.get("host") == socket.gethostname()
+            and not pid_alive(owner.get("pid")))
+
+
 def pid_alive(pid) -> bool:
     if not isinstance(pid, int) or pid <= 0:
         return False
@@ -147,7 +153,8 @@ def pid_alive(pid) -> bool:
     return True
 
 
-def _write_owner(path: str, what: str) -> None:
+def write_owner(path: str, what: str) -> None:
+    """Record this process (pid, host, start time, ``what`` it does) in ``path``."""
     info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time(),
             "what": what}
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".owner-")

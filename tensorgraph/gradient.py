@@ -40,6 +40,7 @@ from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.op import Op
 from tensorgraph.graph.type import Type
+from tensorgraph.graph.utils import building_gradient
 
 __all__ = [
     "DisconnectedType", "disconnected_type", "NullType", "grad_undefined", "grad_not_implemented",
@@ -416,7 +417,8 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
     seeds = {v: g for v, g in seeds.items() if not isinstance(g.type, DisconnectedType)}
     cost_name = cost.name if (add_names and cost is not None) else None
 
-    totals = _backprop(seeds, wrt_list, consider_constant or (), cost_name) if seeds else {}
+    with building_gradient():
+        totals = _backprop(seeds, wrt_list, consider_constant or (), cost_name) if seeds else {}
     results = []
     for w in wrt_list:
         g = totals.get(w)

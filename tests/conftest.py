@@ -53,3 +53,21 @@ def reference_mode():
     without compiling C; the ``test_c_*`` files check the C kernels against that reference.
     """
     config.mode = "FAST_COMPILE"
+
+
+@pytest.fixture(scope="session")
+def _global_ipython():
+    """IPython's global test shell (one per process: ``start_ipython`` works only once, and
+    ``get_ipython`` must be read from the module after it ran)."""
+    globalipapp = pytest.importorskip("IPython.testing.globalipapp")
+    globalipapp.start_ipython()
+    return globalipapp.get_ipython()
+
+
+@pytest.fixture
+def ipython_shell(_global_ipython):
+    """The global IPython shell with ``%load_ext tensorgraph`` in effect (a test may have
+    unloaded it)."""
+    if "tg_config" not in _global_ipython.magics_manager.magics["line"]:
+        _global_ipython.run_line_magic("load_ext", "tensorgraph")
+    return _global_ipython

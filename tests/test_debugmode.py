@@ -186,7 +186,7 @@ def test_bad_destroy_map():
 def test_bad_view_map():
     x = tt.dvector("x")
     f = tg.function([x], Unary("aliases_undeclared")(x) * 3, mode=quiet())
-    with pytest.raises(BadViewMap, match="output 0 of Unary.*shares memory with input 0"):
+    with pytest.raises(BadViewMap, match="output 0 of the py implementation of Unary.*shares memory with input 0"):
         f(np.arange(3.0))
 
 
@@ -431,3 +431,94 @@ def test_real_c_code_disagreeing_with_perform_is_reported():
     y = TwiceWithWrongC()(x)
     with pytest.raises(BadThunkOutput, match="py and c implementations of TwiceWithWrongC"):
         tg.function([x], y, mode=quiet())(np.array([1.0, 2.0]))
+
+
+# ----------------------------------------------------------------------------------------------
+# The C thunks are held to destroy_map / view_map too; BadOptimization past the float range
+
+
+class CubeWritingItsInput(Op):
+    """The ScaledCubeC of docs/c_backend.md whose C also writes into its input x (undeclared):
+    perform is right, so only checking the C thunk finds it."""
+
+    __props__ = ("how",)
+
+    def __init__(self, how):
+        self.how = how
+
+    def make_node(self, x):
+        x = tt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        output_storage[0][0] = x ** 3
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        if self.how == "writes_input":
+            tail = f"*(double *)({x}->data) = 12345.0;"
+            body = f"""
+            if (tg_alloc({z}, 1, {x}->shape, TG_FLOAT64, {sub['ctx']})) {{ {sub['fail']} }}
+            for (int64_t i = 0; i < {x}->shape[0]; i++) {{
+                double v = *(double *)({x}->data + i * {x}->strides[0]);
+                ((double *){z}->data)[i] = v * v * v;
+            }}"""
+        else:  # returns its input, cubed in place, as its output: an undeclared view
+            tail = ""
+            body = f"""
+            for (int64_t i = 0; i < {x}->shape[0]; i++) {{
+                double *p = (double *)({x}->data + i * {x}->strides[0]);
+                *p = *p * *p * *p;
+            }}
+            tg_view({z}, {x});"""
+        return body + tail
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+def test_a_c_kernel_writing_an_undeclared_input_is_a_bad_destroy_map():
+    x = tt.dvector("x")
+    f = tg.function([x], CubeWritingItsInput("writes_input")(x) * 2, mode=quiet())
+    with pytest.raises(BadDestroyMap, match=r"the c implementation of CubeWritingItsInput.* "
+                                            r"changed its input 0 \(x\)"):
+        f(np.array([1.0, 2.0]))
+
+
+@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+def test_a_c_kernel_returning_an_undeclared_view_is_a_bad_view_map():
+    x = tt.dvector("x")
+    f = tg.function([x], CubeWritingItsInput("views_input")(x) * 2, mode=quiet())
+    with pytest.raises((BadViewMap, BadDestroyMap), match="the c implementation"):
+        f(np.array([1.0, 2.0]))
+
+
+def test_bad_optimization_is_checked_where_values_are_finite_beside_an_overflow(monkeypatch):
+    """A wrong rewrite used to pass as soon as the replaced value held one inf anywhere."""
+    def wrong_rewrite(fgraph):
+        for node in fgraph.toposort():
+            if node.op == tt.exp(tt.dvector()).owner.op:
+                fgraph.replace(node.outputs[0], tt.exp(node.inputs[0]) * 1.5,
+                               reason="exp_times_1_5_bug")
+
+    _install_rewriter(monkeypatch, wrong_rewrite)
+    x = tt.dvector("x")
+    f = tg.function([x], tt.exp(x) + 1, mode=quiet(check_isfinite=False))
+    with pytest.raises(BadOptimization, match="exp_times_1_5_bug.*largest difference"):
+        f(np.array([1000.0, 1.0]))  # exp(1000) is inf: position 1 is still compared
+
+
+def test_bad_optimization_when_a_finite_value_becomes_nan(monkeypatch):
+    def nan_rewrite(fgraph):
+        for node in fgraph.toposort():
+            if node.op == tt.exp(tt.dvector()).owner.op:
+                x = node.inputs[0]
+                fgraph.replace(node.outputs[0], tt.exp(x) * (x / x), reason="adds_nan_bug")
+
+    _install_rewriter(monkeypatch, nan_rewrite)
+    x = tt.dvector("x")
+    f = tg.function([x], tt.exp(x) + 1, mode=quiet(check_isfinite=False))
+    with pytest.raises(BadOptimization, match=r"adds_nan_bug.*1 finite value\(s\) became nan"):
+        f(np.array([1000.0, 0.0]))  # x/x is nan at 0, where exp(0) is finite

@@ -120,3 +120,73 @@ def test_errors_raised_by_monitor_hooks_reach_the_user_unchanged():
     f = tg.function([x], x + 1, mode=MonitorMode(post_func=broken))
     with pytest.raises(KeyError, match="from the hook"):
         f([1.0])
+
+
+# ----------------------------------------------------------------------------------------------
+# The lines named are the ones the user can find: notebook cells, and for a node made by
+# rewriting, the expression it mostly stands for (then the others it absorbed)
+
+
+def seed_train(features=784):
+    """The seed logistic regression's train function (the Theano tutorial), float32."""
+    with config.change_flags(floatX="float32"):
+        rng = np.random.default_rng(0)
+        x = tt.matrix("x")
+        y = tt.vector("y")
+        w = tg.shared(rng.standard_normal(features).astype("float32"), name="w")
+        b = tg.shared(np.float32(0.0), name="b")
+        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))  # the dot line
+        prediction = p_1 > 0.5
+        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)  # the xent line
+        cost = xent.mean() + 0.01 * (w ** 2).sum()
+        gw, gb = tg.grad(cost, [w, b])  # the grad line
+        return tg.function([x, y], [prediction, xent],
+                           updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
+
+
+def test_a_fused_gemv_names_the_dot_line_and_the_users_inputs():
+    train = seed_train()
+    x = np.zeros((400, 700), dtype="float32")  # 700 features where w has 784
+    with pytest.raises(ValueError) as info:
+        train(x, np.zeros(400, dtype="float32"))
+    lines = str(info.value).splitlines()
+    created = next(line for line in lines if line.startswith("  created at "))
+    assert created.endswith("p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))  # the dot line")
+    also = next(line for line in lines if line.startswith("  also from: "))
+    assert "# the grad line" in also and "# the xent line" in also
+    inputs = next(line for line in lines if line.startswith("  inputs: "))
+    assert "x float32 (400, 700)" in inputs and "w float32 (784,)" in inputs
+    assert ".out" not in inputs and "intermediate values" in inputs
+
+
+def test_errors_in_a_notebook_cell_name_the_cell_as_ipython_does(ipython_shell):
+    ip = ipython_shell
+    ip.run_cell("import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt", store_history=True)
+    cell = ip.run_cell("a, b = tt.dvector('a'), tt.dvector('b')\n"
+                       "c = tt.exp(a) * 2 + tt.log(b)\n"
+                       "f = tg.function([a, b], c)", store_history=True)
+    failed = ip.run_cell("f(np.ones(3), np.ones(4))", store_history=True)
+    text = str(failed.error_in_exec)
+    number = cell.execution_count
+    assert f"created at Cell In[{number}], line 2: c = tt.exp(a) * 2 + tt.log(b)" in text
+    assert "ipykernel" not in text and "<ipython-input" not in text
+
+
+def test_errors_in_a_real_kernel_name_the_cell(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in (
+        "%load_ext tensorgraph\nimport numpy as np, tensorgraph as tg, tensorgraph.tensor as tt",
+        "a, b = tt.dvector('a'), tt.dvector('b')\nc = tt.exp(a) * 2 + tt.log(b)\n"
+        "f = tg.function([a, b], c)",
+        "f(np.ones(3), np.ones(4))")]
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(tmp_path))
+        client.execute()
+    (error,) = [o for o in nb.cells[2].outputs if o.output_type == "error"]
+    text = error.evalue
+    assert "created at Cell In[2], line 2: c = tt.exp(a) * 2 + tt.log(b)" in text, text
+    assert "ipykernel_" not in text

@@ -4,16 +4,13 @@ import pytest
 
 IPython = pytest.importorskip("IPython")
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.testing.globalipapp import start_ipython  # noqa: E402
 
 from tensorgraph import config  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def ip():
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "tensorgraph")
-    return shell
+@pytest.fixture
+def ip(ipython_shell):
+    return ipython_shell
 
 
 def magic(ip, line=""):

@@ -26,7 +26,9 @@ from tensorgraph.rewriting import PRESETS
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
-PRESET_NAMES = sorted(p for p in PRESETS if p != "None")
+#: every preset but 'unsafe', whose cancellations (x + b - b -> x) may change float results by
+#: design (at 1e19, x + b - b is not x)
+PRESET_NAMES = sorted(p for p in PRESETS if p not in ("None", "unsafe"))
 
 UNARY = {
     "neg": tt.neg, "abs": tt.abs, "sign": tt.sign, "sqr": tt.sqr, "reciprocal": tt.reciprocal,
@@ -136,8 +138,8 @@ def assert_same_where_finite(got, ref, label):
 def check_graph(inputs, out, values, names, modes):
     try:
         ref, _ = compile_run(inputs, out, values, Mode("py", None))
-    except (ValueError, ZeroDivisionError, ArithmeticError):
-        return  # numpy refuses these values (integers to negative powers): nothing to compare
+    except (TypeError, ValueError, ArithmeticError):
+        return  # numpy refuses these values (integers to negative powers, int64 | uint64)
     for mode in modes:
         got, f = compile_run(inputs, out, values, mode)
         assert f.maker.fgraph.outputs[0].dtype == out.dtype

@@ -12,13 +12,15 @@ the user's source line and the values involved:
 ``BadOptimization``
     After each call, every rewrite step of ``fgraph.rewrite_history`` is verified on the call's
     inputs: the replaced and the replacing variable are both computed (with ``perform``, through
-    the graph as it was when each node was made) and must agree. When the replaced value has
-    nan or inf, these inputs push the graph past the float range, where stabilizing rewrites
-    change values on purpose (and reassociating ones move the overflow): then only the shape
-    and dtype are compared.
+    the graph as it was when each node was made) and must agree. Where the replaced value's
+    computation went past the float range (an intermediate is nan/inf there) or cancelled most
+    of its digits (``1 - sigmoid(16)`` in float32), stabilizing rewrites change values on
+    purpose: there anything goes; everywhere else values must agree and a finite value never
+    becomes nan/inf.
 ``BadDestroyMap`` / ``BadViewMap``
     A node changed an input it did not declare in ``destroy_map``, or returned an output
     sharing memory with an input it did not declare in ``view_map`` (or ``destroy_map``).
+    Both the reference and the C thunk are checked (the C one runs on copies of the inputs).
 ``InvalidValueError``
     An output is not a valid value of its variable's type (dtype, ndim, static shape), or, with
     ``check_isfinite``, contains nan or inf.
@@ -432,13 +434,19 @@ class _NodeChecker:
                 self.vm.compute_map[o][0] for o in node.outputs if o in self.vm.compute_map):
             return  # a lazy node asking for more inputs: checked when it completes
         self._check_types(i, node, before, outputs)
-        self._check_destroy(i, node, thunk, before)
-        self._check_views(i, node, before, outputs, thunk)
         kind = str(getattr(thunk, "kind", "py")).lower()
         reference_kind = "c" if kind.startswith("c") else "py"
+        inputs_now = [cell[0] for cell in thunk.inputs]
+        self._check_destroy(i, node, inputs_now, before, reference_kind)
+        self._check_views(i, node, before, outputs, inputs_now, reference_kind)
         other = self.alternatives.get(i)
         if other is not None:
-            values = self._run(other, before, [None] * len(node.outputs))
+            # the C thunk runs on copies of the inputs: they must come back unchanged where
+            # destroy_map does not allow a change, and its outputs must not view them
+            # undeclared, exactly as for the reference
+            values, copies = self._run(other, before, [None] * len(node.outputs))
+            self._check_destroy(i, node, copies, before, "c")
+            self._check_views(i, node, before, values, copies, "c")
             self._compare(i, node, before, outputs, values, (reference_kind, "c"), "")
             self._check_strides(i, node, outputs, values)
         for kind_name in mode.check_preallocated_output:
@@ -470,37 +478,39 @@ class _NodeChecker:
                         "DebugMode(check_isfinite=False) if they are expected)", i, node,
                         before), node=node, output_index=k, value=value)
 
-    def _check_destroy(self, i, node, thunk, before):
+    def _check_destroy(self, i, node, inputs_after, before, impl_kind):
+        """``inputs_after``: the input values after the ``impl_kind`` implementation ran on
+        inputs equal to ``before``."""
         destroyed = {j for ins in node.op.destroy_map.values() for j in ins}
-        for j, (cell, old) in enumerate(zip(thunk.inputs, before)):
+        for j, (after, old) in enumerate(zip(inputs_after, before)):
             if j in destroyed:
                 continue
-            if not same_value(old, cell[0]):
+            if not same_value(old, after):
                 raise BadDestroyMap(self._report(
-                    f"DebugMode: {node.op} changed its input {j} ({node.inputs[j]}) but does "
-                    f"not declare it in destroy_map ({node.op.destroy_map or '{}'}); declare "
-                    "it, or compute into a new array", i, node, before),
-                    node=node, input_index=j)
+                    f"DebugMode: the {impl_kind} implementation of {node.op} changed its input "
+                    f"{j} ({node.inputs[j]}) but the op does not declare it in destroy_map "
+                    f"({node.op.destroy_map or '{}'}); declare it, or compute into a new array",
+                    i, node, before), node=node, input_index=j)
 
-    def _check_views(self, i, node, before, outputs, thunk):
+    def _check_views(self, i, node, before, outputs, inputs, impl_kind):
         op = node.op
         for k, value in enumerate(outputs):
             if not isinstance(value, np.ndarray):
                 continue
             allowed = set(op.view_map.get(k, ())) | set(op.destroy_map.get(k, ()))
-            for j, cell in enumerate(thunk.inputs):
-                inp = cell[0]
+            for j, inp in enumerate(inputs):
                 if not isinstance(inp, np.ndarray) or not np.may_share_memory(value, inp):
                     continue
                 if j not in allowed and np.shares_memory(value, inp, max_work=10 ** 6):
                     raise BadViewMap(self._report(
-                        f"DebugMode: output {k} of {op} shares memory with input {j} "
-                        f"({node.inputs[j]}) but view_map is {op.view_map or '{}'} and "
-                        f"destroy_map {op.destroy_map or '{}'}; declare the view or return a "
-                        "copy", i, node, before), node=node, output_index=k, input_index=j)
+                        f"DebugMode: output {k} of the {impl_kind} implementation of {op} "
+                        f"shares memory with input {j} ({node.inputs[j]}) but view_map is "
+                        f"{op.view_map or '{}'} and destroy_map {op.destroy_map or '{}'}; "
+                        "declare the view or return a copy", i, node, before),
+                        node=node, output_index=k, input_index=j)
             if self.mode.warn_input_not_reused:
                 for j in allowed:
-                    inp = thunk.inputs[j][0]
+                    inp = inputs[j]
                     if isinstance(inp, np.ndarray) and inp.size and not np.may_share_memory(
                             value, inp):
                         what = "destroy_map" if j in op.destroy_map.get(k, ()) else "view_map"
@@ -511,7 +521,8 @@ class _NodeChecker:
     @staticmethod
     def _run(thunk, inputs, output_buffers):
         """Run ``thunk`` on copies of ``inputs`` with ``output_buffers`` in its output cells;
-        its cells are restored afterwards. Returns the outputs."""
+        its cells are restored afterwards. Returns the outputs and the input copies (as the
+        thunk left them)."""
         saved_in = [cell[0] for cell in thunk.inputs]
         saved_out = [cell[0] for cell in thunk.outputs]
         try:
@@ -520,7 +531,7 @@ class _NodeChecker:
             for cell, value in zip(thunk.outputs, output_buffers):
                 cell[0] = value
             thunk()
-            return [cell[0] for cell in thunk.outputs]
+            return [cell[0] for cell in thunk.outputs], [cell[0] for cell in thunk.inputs]
         finally:
             for cell, value in zip(thunk.inputs, saved_in):
                 cell[0] = value
@@ -559,7 +570,7 @@ class _NodeChecker:
         for variant in range(n_variants):
             buffers = [o[min(variant, len(o) - 1)] if o is not None else None for o in options]
             try:
-                values = self._run(thunk, before, buffers)
+                values, _ = self._run(thunk, before, buffers)
             except Exception as exc:
                 raise BadThunkOutput(self._report(
                     f"DebugMode: {impl_kind} implementation of {node.op} failed when its "
@@ -631,12 +642,14 @@ def verify_rewrites(fgraph, input_values) -> None:
                 warnings.warn(f"DebugMode: could not verify rewrite {step.name}: "
                               f"{type(exc).__name__}: {exc}", stacklevel=3)
                 continue
-            if _nonfinite_count(old_value) and _same_layout(old_value, new_value):
-                continue  # overflow regime: stabilizing rewrites change values on purpose
             dtype = getattr(old.type, "dtype", None)
-            difference = compare(np.asarray(old_value) if np.isscalar(old_value) else old_value,
-                                 np.asarray(new_value) if np.isscalar(new_value) else new_value,
-                                 dtype)
+            old_value = np.asarray(old_value) if np.isscalar(old_value) else old_value
+            new_value = np.asarray(new_value) if np.isscalar(new_value) else new_value
+            unreliable = _unreliable_positions(old, memo, defs)
+            if unreliable is not None and _same_layout(old_value, new_value):
+                difference = _compare_past_overflow(old_value, new_value, dtype, unreliable)
+            else:
+                difference = compare(old_value, new_value, dtype)
             if difference is None:
                 continue
             where = f" (defined at {step.location})" if step.location else ""
@@ -649,6 +662,80 @@ def verify_rewrites(fgraph, input_values) -> None:
                  else ""),
                 step=step, old=old, new=new, old_value=old_value, new_value=new_value,
                 largest_difference=difference["diff"])
+
+
+def _unreliable_positions(var, memo: dict, defs: dict):
+    """Where the value of ``var`` tells little: a boolean array of its shape, True where it or
+    an intermediate of its subgraph (broadcast to its shape) went past the float range
+    (nan/inf; everywhere when that intermediate has another shape, before a reduction or a
+    product), or where a sum or difference cancelled so many digits that fewer than the
+    comparison's tolerance are left (``1 - sigmoid(16)`` in float32). Stabilizing rewrites
+    change exactly such values, on purpose. None when there is no such position."""
+    value = memo.get(var)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return None
+    shape = np.shape(value)
+    marked = np.zeros(shape, dtype=bool)
+
+    def mark(bad):
+        nonlocal marked
+        try:
+            marked |= np.broadcast_to(bad, shape)
+        except ValueError:
+            marked[...] = True
+
+    seen, stack = set(), [var]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        v = memo.get(current)
+        if _nonfinite_count(v):
+            mark(~np.isfinite(np.asarray(v)))
+        node = current.owner
+        if node is None or isinstance(current, Constant):
+            continue
+        inputs = defs.get(node, node.inputs)
+        cancelled = _cancelled(node, current, v, [memo.get(i) for i in inputs])
+        if cancelled is not None:
+            mark(cancelled)
+        stack.extend(inputs)
+    return marked if marked.any() else None
+
+
+def _cancelled(node, out, value, input_values):
+    """For an elementwise add/sub of floats: where the result lost digits to cancellation
+    (|result| below eps/rtol of the summed magnitudes), else None."""
+    from tensorgraph.scalar import basic as ps
+
+    scalar_op = getattr(node.op, "scalar_op", None)
+    dtype = getattr(out.type, "dtype", "")
+    if not isinstance(scalar_op, (ps.Add, ps.Sub)) or not dtype.startswith("float"):
+        return None
+    if any(not isinstance(v, (np.ndarray, np.generic, float, int)) for v in input_values):
+        return None
+    rtol = TOLERANCES.get(dtype, (1e-6, 1e-8))[0]
+    threshold = np.finfo(dtype).eps / rtol
+    with np.errstate(invalid="ignore", over="ignore"):
+        magnitude = sum(np.abs(np.asarray(v, dtype=np.float64)) for v in input_values)
+        return np.abs(np.asarray(value, dtype=np.float64)) < threshold * magnitude
+
+
+def _compare_past_overflow(old_value, new_value, dtype, unreliable):
+    """For a replaced value whose computation overflowed or cancelled at the ``unreliable``
+    positions, where stabilizing rewrites change values on purpose (and reassociating ones move
+    the overflow): there a value may change, or a nan/inf become finite. Elsewhere values must
+    agree as usual, and a finite value never becomes nan/inf."""
+    old, new = np.asarray(old_value), np.asarray(new_value)
+    worse = ~unreliable & np.isfinite(old) & ~np.isfinite(new)
+    if worse.any():
+        index = np.unravel_index(int(np.argmax(worse)), old.shape)
+        return {"text": f"{int(worse.sum())} finite value(s) became nan/inf, first at {index}: "
+                        f"{old[index]!r} became {new[index]!r}",
+                "diff": float("inf"), "index": index, "a": old, "b": new}
+    kept = ~unreliable
+    return compare(np.where(kept, old, 0), np.where(kept, new, 0), dtype)
 
 
 def _same_layout(old_value, new_value) -> bool:

@@ -21,7 +21,7 @@ from tensorgraph.compile.io import In, Out
 from tensorgraph.compile.mode import get_mode
 from tensorgraph.compile.sharedvalue import SharedVariable
 from tensorgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs
-from tensorgraph.graph.errors import InheritUserTrace
+from tensorgraph.graph.errors import inherit_user_traces
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.utils import MissingInputError, compiling
 
@@ -82,9 +82,11 @@ class FunctionMaker:
         self._check_unused(input_vars, computed)
         self.fgraph = FunctionGraph(input_vars + self.shared_inputs, computed, clone=True)
         self._check_inplace()
-        self.fgraph.attach_feature(InheritUserTrace())
         with compiling():
             self.mode.rewrite(self.fgraph)
+        history = getattr(self.fgraph, "rewrite_history", None)
+        if history is not None:
+            inherit_user_traces(history)
         self.linker = self.mode.linker
 
     def _check_unused(self, input_vars, computed):

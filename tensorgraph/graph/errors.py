@@ -8,18 +8,20 @@ the frames where a rewrite made the node (``config.traceback__compile_limit``) a
 original traceback chained. DebugMode and NanGuardMode build their reports with ``node_report``
 so every mode speaks the same way.
 
-Nodes made by rewrites during compilation have no user line of their own; ``InheritUserTrace``
-(attached by ``FunctionMaker`` while it rewrites) gives each one the user trace of the node it
-replaces, so a failure in a fused or rewritten node still points at the expression the user
-wrote.
+Nodes made by rewrites during compilation have no user line of their own;
+``inherit_user_traces`` (run by ``FunctionMaker`` after rewriting, over the rewrite history)
+gives each one the lines of the user expressions it replaced, so a failure in a fused or
+rewritten node still points at what the user wrote: the most telling line first (for a
+``Gemv`` the ``tt.dot`` line rather than the ``grad`` line), the others after it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from tensorgraph.graph.fg import Feature
-from tensorgraph.graph.utils import format_user_line
+from tensorgraph.graph.utils import SourceFrame, format_user_line, other_user_lines
 
 
 def describe_value(value) -> str:
@@ -47,15 +49,19 @@ def node_report(headline: str, node, input_values=None, position=None,
     if position is not None:
         where += f" (toposort position {position})"
     lines.append(where)
+    shown = _shown_inputs(node, verbosity)
     if input_values is not None:
-        parts = [f"{var} {describe(val)}" for var, val in zip(node.inputs, input_values)]
-        lines.append("  inputs: " + ", ".join(parts))
+        parts = [f"{node.inputs[k]} {describe(input_values[k])}" for k in shown]
+        lines.append("  inputs: " + ", ".join(parts) + _hidden_count(node, shown))
     else:
-        parts = [f"{var}: {var.type}" for var in node.inputs]
-        lines.append("  input types: " + ", ".join(parts))
+        parts = [f"{node.inputs[k]}: {node.inputs[k].type}" for k in shown]
+        lines.append("  input types: " + ", ".join(parts) + _hidden_count(node, shown))
     user_line = format_user_line(node)
     lines.append(f"  created at {user_line}" if user_line else
                  "  created at an unknown line (set config.traceback__limit > 0 to record it)")
+    others = other_user_lines(node)
+    if others:
+        lines.append("  also from: " + "; ".join(others))
     if verbosity == "high":
         from tensorgraph.printing import debugprint
 
@@ -67,6 +73,27 @@ def node_report(headline: str, node, input_values=None, position=None,
             lines.append("  made during compilation at (innermost first):")
             lines.extend("    " + str(frame).replace("\n", "\n    ") for frame in compile_trace)
     return "\n".join(lines)
+
+
+#: nodes with more inputs than this list only those the user named (rewrites fuse many
+#: intermediates into one node; exception_verbosity='high' lists all)
+_MAX_LISTED_INPUTS = 4
+
+
+def _shown_inputs(node, verbosity) -> list[int]:
+    """Positions of the inputs an error lists: all of them for small nodes, else the ones with
+    a user name (x, w, ...)."""
+    every = list(range(len(node.inputs)))
+    if len(every) <= _MAX_LISTED_INPUTS or verbosity == "high":
+        return every
+    named = [k for k in every if getattr(node.inputs[k], "name", None)]
+    return named or every[:_MAX_LISTED_INPUTS]
+
+
+def _hidden_count(node, shown) -> str:
+    hidden = len(node.inputs) - len(shown)
+    return (f" (and {hidden} intermediate value{'s' if hidden != 1 else ''}; "
+            "exception_verbosity='high' lists them)") if hidden else ""
 
 
 def node_error_message(exc: BaseException, node, input_values=None, position=None,
@@ -94,20 +121,77 @@ def reraise_with_node(exc: BaseException, node, input_values=None, position=None
     raise new from None
 
 
-class InheritUserTrace(Feature):
-    """Give nodes that compilation created (empty ``tag.trace``) the user trace of the node
-    whose output they replace, so errors in rewritten graphs name the user's line."""
+@dataclass(frozen=True)
+class Source:
+    """A user expression a node came from: its innermost user frame (``frame``), the whole user
+    trace, whether ``grad`` built it, and its op's family (see ``op_family``)."""
 
-    def on_change_input(self, fgraph, node, i, old, new, reason):
-        if old.owner is None or new.owner is None:
-            return
-        trace = getattr(old.owner.tag, "trace", ())
-        if not trace:
-            return
-        stack = [new.owner]
-        while stack:
-            current = stack.pop()
-            if getattr(current.tag, "trace", ()):
-                continue
-            current.tag.trace = trace
-            stack.extend(inp.owner for inp in current.inputs if inp.owner is not None)
+    frame: SourceFrame
+    trace: tuple
+    from_grad: bool
+    family: str
+
+
+_DOT_OPS = {"Dot", "Dot22", "Dot22Scalar", "Gemv", "Gemm", "Ger", "MatMul", "TensorDot",
+            "BatchedDot", "Outer"}
+
+
+def op_family(op) -> str:
+    """What kind of computation an op is, to match a rewritten node with the user expression it
+    mostly stands for (a ``Gemv`` with a ``dot``, a fused loop with an elementwise op)."""
+    name = type(op).__name__
+    if name in _DOT_OPS:
+        return "dot"
+    return "elemwise" if hasattr(op, "scalar_op") and not hasattr(op, "axis") else name
+
+
+def sources_of(node) -> tuple:
+    """The user expressions ``node`` came from (itself, when the user built it)."""
+    sources = getattr(node.tag, "sources", None)
+    if sources is not None:
+        return sources
+    trace = getattr(node.tag, "trace", ())
+    if not trace:
+        return ()
+    return (Source(trace[0], trace, bool(getattr(node.tag, "from_grad", False)),
+                   op_family(node.op)),)
+
+
+def primary_source(node, sources):
+    """The source that best names ``node``: of the same family and not built by ``grad``
+    (``tt.dot(x, w)`` for a Gemv that also computes the gradient), else not built by ``grad``,
+    else the first."""
+    family = op_family(node.op)
+    for accept in (lambda s: s.family == family and not s.from_grad,
+                   lambda s: not s.from_grad, lambda s: True):
+        for source in sources:
+            if accept(source):
+                return source
+    return None
+
+
+def inherit_user_traces(history) -> None:
+    """Give the nodes rewriting created the user lines of the nodes their steps removed.
+
+    Nodes made during compilation have no user line of their own. Replaying the rewrite
+    history in order, each step's new nodes get the sources of every node the step removed
+    (``tag.sources``, passed on through later steps: a fused ``Gemv`` pair keeps the line of
+    ``tt.dot(x, w)`` from the Gemv it absorbed) and take the most telling one as their own
+    ``tag.trace`` (``primary_source``); errors list the others briefly."""
+    for step in history.steps:
+        sources, seen = [], set()
+        for record in step.removed:
+            for source in sources_of(record.node):
+                key = (source.frame.filename, source.frame.lineno, source.family)
+                if key not in seen:
+                    seen.add(key)
+                    sources.append(source)
+        if not sources:
+            continue
+        sources = tuple(sources)
+        for record in step.added:
+            node = record.node
+            if getattr(node.tag, "trace", ()) and getattr(node.tag, "sources", None) is None:
+                continue  # a node the user built (brought back by the step)
+            node.tag.sources = sources
+            node.tag.trace = primary_source(node, sources).trace

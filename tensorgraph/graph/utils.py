@@ -63,10 +63,47 @@ class SourceFrame:
     def line(self) -> str:
         return linecache.getline(self.filename, self.lineno).strip()
 
+    @property
+    def location(self) -> str:
+        """``file:line``, or what a registered formatter says (``Cell In[3], line 2``)."""
+        return format_location(self.filename, self.lineno)
+
     def __str__(self):
         text = self.line
-        where = f'File "{self.filename}", line {self.lineno}, in {self.name}'
+        shown = self.location
+        if shown == f"{self.filename}:{self.lineno}":
+            where = f'File "{self.filename}", line {self.lineno}, in {self.name}'
+        else:
+            where = f"{shown}, in {self.name}"
         return f"{where}\n    {text}" if text else where
+
+
+#: callables (filename, lineno) -> str or None that name a location better than ``file:line``;
+#: the notebook extension registers one turning IPython's cell files into ``Cell In[3], line 2``
+_location_formatters: list = []
+
+
+def register_location_formatter(formatter) -> None:
+    """Let ``formatter(filename, lineno)`` name source locations (None: not one of its own)."""
+    if formatter not in _location_formatters:
+        _location_formatters.append(formatter)
+
+
+def unregister_location_formatter(formatter) -> None:
+    if formatter in _location_formatters:
+        _location_formatters.remove(formatter)
+
+
+def format_location(filename: str, lineno: int) -> str:
+    """How errors and views name a source location."""
+    for formatter in _location_formatters:
+        try:
+            shown = formatter(filename, lineno)
+        except Exception:  # noqa: BLE001 - a broken formatter must not hide the error shown
+            shown = None
+        if shown:
+            return shown
+    return f"{filename}:{lineno}"
 
 
 def _is_internal(code) -> bool:
@@ -112,6 +149,19 @@ def stack_frames(limit: int, skip: int = 0) -> tuple[SourceFrame, ...]:
 
 
 _compile_depth = [0]
+_gradient_depth = [0]
+
+
+@contextmanager
+def building_gradient():
+    """Mark the nodes created inside as parts of a gradient (``tag.from_grad``): their user line
+    is the ``grad(...)`` call, which says less about a failure than the forward expression a
+    rewrite may have fused them with (see ``tensorgraph.graph.errors.inherit_user_traces``)."""
+    _gradient_depth[0] += 1
+    try:
+        yield
+    finally:
+        _gradient_depth[0] -= 1
 
 
 @contextmanager
@@ -119,7 +169,7 @@ def compiling():
     """Mark the nodes created inside as made by compilation (rewrites), not by the user.
 
     Such nodes get no user trace of their own (the function() call line would be misleading):
-    ``tensorgraph.graph.errors.InheritUserTrace`` gives them the trace of the node they replace.
+    ``tensorgraph.graph.errors.inherit_user_traces`` gives them the lines of the nodes they replace.
     With ``config.traceback__compile_limit`` != 0 they also keep that many frames of where the
     rewrite made them, internal frames included, as ``tag.compile_trace``.
     """
@@ -141,17 +191,35 @@ def record_trace(tag) -> None:
             tag.compile_trace = stack_frames(limit, skip=2)  # not us, not Apply
     else:
         tag.trace = user_frames(config.traceback__limit)
+        if _gradient_depth[0]:
+            tag.from_grad = True
+
+
+def format_frame(frame) -> str:
+    """One user frame as one line: ``where: the line's text``."""
+    text = frame.line
+    return f"{frame.location}: {text}" if text else frame.location
 
 
 def format_user_line(node) -> str:
-    """The innermost user frame where ``node`` was created, as one line, or '' if unknown."""
+    """The innermost user frame where ``node`` was created (for a node made by a rewrite: the
+    most telling line of the expressions it replaced), as one line, or '' if unknown."""
     trace = getattr(node.tag, "trace", ())
-    if not trace:
-        return ""
-    frame = trace[0]
-    text = frame.line
-    where = f"{frame.filename}:{frame.lineno}"
-    return f"{where}: {text}" if text else where
+    return format_frame(trace[0]) if trace else ""
+
+
+def other_user_lines(node, limit: int = 3) -> list[str]:
+    """For a node made by rewriting several user expressions (a fused loop, a BLAS call with
+    its gradient): the other lines it came from, at most ``limit``, as ``format_frame`` lines."""
+    trace = getattr(node.tag, "trace", ())
+    first = (trace[0].filename, trace[0].lineno) if trace else None
+    lines, seen = [], {first}
+    for source in getattr(node.tag, "sources", ()):
+        frame = source.frame
+        if (frame.filename, frame.lineno) not in seen:
+            seen.add((frame.filename, frame.lineno))
+            lines.append(format_frame(frame))
+    return lines[:limit]
 
 
 class MissingInputError(Exception):

@@ -37,8 +37,9 @@ __all__ = [
 
 
 class RewriteLimitError(RuntimeError):
-    """An equilibrium rewriter kept firing past ``config.optdb__max_use_ratio`` times the graph
-    size: two rewrites probably undo each other, or one keeps growing the graph."""
+    """Rewriting would not end: an equilibrium rewriter kept firing past
+    ``config.optdb__max_use_ratio`` times the graph size (two rewrites probably undo each
+    other, or one keeps growing the graph), or a walk kept coming back to one node."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -387,7 +388,9 @@ class _NodeQueue(Feature):
         self.at_front = False
 
     def on_import(self, fgraph, node, reason):
-        if self.queue is None or reason == "on_attach":
+        # a node brought back by undoing a refused replacement is not new: walking it again
+        # would make the same refused replacement forever
+        if self.queue is None or reason in ("on_attach", "undo"):
             return
         if self.at_front:
             self.queue.appendleft(node)
@@ -410,12 +413,36 @@ class _listening:
         self.fgraph.remove_feature(self.listener)
 
 
+class RunawayGuard:
+    """Counts the replacements each rewrite makes during one graph rewrite, and raises
+    ``RewriteLimitError`` when one makes more than ``ratio`` times the graph's starting node
+    count (at least 10): it probably undoes another rewrite or keeps growing the graph."""
+
+    def __init__(self, owner, fgraph, ratio: float):
+        self.owner, self.fgraph, self.ratio = owner, fgraph, ratio
+        self.start_nodes = len(fgraph.apply_nodes)
+        self.base = max(self.start_nodes, 10)
+        self.counts: dict = {}
+
+    def __call__(self, rw, n: int) -> None:
+        count = self.counts[rw] = self.counts.get(rw, 0) + n
+        if count > self.ratio * self.base:
+            raise RewriteLimitError(
+                f"{self.owner}: the rewrite {rw} (defined at {getattr(rw, 'location', '?')}) "
+                f"was applied {count} times, more than optdb__max_use_ratio={self.ratio} x "
+                f"{self.base} nodes; the graph went from {self.start_nodes} to "
+                f"{len(self.fgraph.apply_nodes)} nodes. It probably undoes another rewrite or "
+                f"keeps growing the graph; exclude it (mode.excluding({str(rw)!r})) or raise "
+                "config.optdb__max_use_ratio")
+
+
 def _walk(fgraph, tracker: OpTracker, order: str, settings: RewriteSettings,
-          listener: _NodeQueue | None, guard=None) -> int:
+          listener: _NodeQueue | None, guard: RunawayGuard) -> int:
     """One walk over the graph calling the tracked node rewriters; returns replacements made.
 
     ``listener`` (or ``None`` to ignore new nodes) feeds nodes created on the way into the walk;
-    ``guard(rewriter)`` is called after each replacement (the equilibrium's runaway check).
+    ``guard(rewriter, 1)`` is called after each replacement (the runaway check), and no node
+    is visited more than ``optdb__max_use_ratio`` times: either way ``RewriteLimitError``.
     """
     nodes = fgraph.toposort()
     if order == "out_to_in":
@@ -425,21 +452,35 @@ def _walk(fgraph, tracker: OpTracker, order: str, settings: RewriteSettings,
         listener.queue, listener.at_front = queue, order == "out_to_in"
     replaced = 0
     apply_nodes = fgraph.apply_nodes
+    visits: dict = {}
+    limit = max(2, int(_max_use_ratio()))
     try:
         while queue:
             node = queue.popleft()
             if node not in apply_nodes:
                 continue
+            visits[node] = visits.get(node, 0) + 1
+            if visits[node] > limit:
+                raise RewriteLimitError(
+                    f"rewriting visited {node} more than optdb__max_use_ratio={limit} times in "
+                    f"one walk (rewrites tried: {', '.join(map(str, tracker.get(node.op)))}); "
+                    "a replacement keeps being made and refused or undone. Exclude the "
+                    "rewrite (mode.excluding(name)) and report the graph.")
             for rw in tracker.get(node.op):
                 if apply_node_rewriter(fgraph, rw, node, settings):
                     replaced += 1
-                    if guard is not None:
-                        guard(rw, 1)
+                    guard(rw, 1)
                     break
     finally:
         if listener is not None:
             listener.queue = None
     return replaced
+
+
+def _max_use_ratio() -> float:
+    from tensorgraph.configdefaults import config
+
+    return config.optdb__max_use_ratio
 
 
 _ORDERS = ("in_to_out", "out_to_in")
@@ -472,9 +513,11 @@ class WalkingGraphRewriter(GraphRewriter):
     def apply(self, fgraph) -> int:
         settings = RewriteSettings.from_config()
         if self.ignore_newtrees:
-            return _walk(fgraph, self.tracker, self.order, settings, None)
+            return _walk(fgraph, self.tracker, self.order, settings, None,
+                         RunawayGuard(self, fgraph, _max_use_ratio()))
         with _listening(fgraph) as listener:
-            return _walk(fgraph, self.tracker, self.order, settings, listener)
+            return _walk(fgraph, self.tracker, self.order, settings, listener,
+                         RunawayGuard(self, fgraph, _max_use_ratio()))
 
 
 def in2out(*rewriters, name=None, ignore_newtrees=False) -> WalkingGraphRewriter:
@@ -515,20 +558,7 @@ class EquilibriumGraphRewriter(GraphRewriter):
 
         settings = RewriteSettings.from_config()
         ratio = config.optdb__max_use_ratio if self.max_use_ratio is None else self.max_use_ratio
-        start_nodes = len(fgraph.apply_nodes)
-        base = max(start_nodes, 10)
-        counts: dict = {}
-
-        def guard(rw, n):
-            counts[rw] = counts.get(rw, 0) + n
-            if counts[rw] > ratio * base:
-                raise RewriteLimitError(
-                    f"{self}: the rewrite {rw} (defined at {rw.location}) was applied "
-                    f"{counts[rw]} times, more than optdb__max_use_ratio={ratio} x {base} "
-                    f"nodes; the graph went from {start_nodes} to {len(fgraph.apply_nodes)} "
-                    "nodes. It probably undoes another rewrite or keeps growing the graph; "
-                    f"exclude it (mode.excluding({str(rw)!r})) or raise "
-                    "config.optdb__max_use_ratio")
+        guard = RunawayGuard(self, fgraph, ratio)
 
         total = 0
         with _listening(fgraph) as listener:

@@ -40,6 +40,9 @@ UNARY = {
     "sinh": tt.sinh, "cosh": tt.cosh, "tanh": tt.tanh, "arcsinh": tt.arcsinh,
     "arccosh": tt.arccosh, "arctanh": tt.arctanh, "sigmoid": tt.sigmoid, "softplus": tt.softplus,
     "log1mexp": tt.log1mexp, "erf": tt.erf, "erfc": tt.erfc, "gammaln": tt.gammaln,
+    "gamma": tt.gamma, "psi": tt.psi, "erfinv": tt.erfinv, "erfcinv": tt.erfcinv,
+    "round_away": tt.round_half_away_from_zero, "clip(a,0,3)": lambda a: tt.clip(a, 0, 3),
+    "switch(a,a,1)": lambda a: tt.switch(a, a, 1), "second": lambda a: tt.second(a, 2),
     # the patterns the canonicalize / stabilize / specialize rewrites look for
     "log(sigmoid)": lambda a: tt.log(tt.sigmoid(a)),
     "log(1-sigmoid)": lambda a: tt.log(1 - tt.sigmoid(a)),

@@ -18,46 +18,33 @@ elementwise ops are written from their scalar op's ``symbol`` (infix/prefix) or 
 from __future__ import annotations
 
 import io
-import string
 import sys
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
+from tensorgraph.graph.ids import graph_ids
 
 # ----------------------------------------------------------------------------------------------
 # debugprint
 
 
 class _Ids:
-    """Hands out the ids printed after each node: A, B, ..., Z, BA, BB... / 0, 1... / id()."""
+    """The ``[id X]`` suffix of each printed node: the graph's ids (``tensorgraph.graph.ids``,
+    shared with the graph view, profiles and errors), as letters, numbers, Python ids or none."""
 
-    def __init__(self, style: str):
+    def __init__(self, style: str, roots):
         if style not in ("CHAR", "int", "id", ""):
             raise ValueError(f"ids must be 'CHAR', 'int', 'id' or '', got {style!r}")
         self.style = style
-        self.ids: dict = {}
+        self.ids = graph_ids(roots) if style in ("CHAR", "int") else None
 
     def __call__(self, obj) -> str:
         if self.style == "":
             return ""
-        if obj not in self.ids:
-            n = len(self.ids)
-            if self.style == "CHAR":
-                self.ids[obj] = _letters(n)
-            elif self.style == "int":
-                self.ids[obj] = str(n)
-            else:
-                self.ids[obj] = str(id(obj))
-        return f" [id {self.ids[obj]}]"
-
-
-def _letters(n: int) -> str:
-    letters = string.ascii_uppercase
-    text = letters[n % 26]
-    n //= 26
-    while n:
-        text = letters[n % 26] + text
-        n //= 26
-    return text
+        if self.style == "CHAR":
+            return f" [id {self.ids[obj]}]"
+        if self.style == "int":
+            return f" [id {self.ids.number(obj)}]"
+        return f" [id {id(obj)}]"
 
 
 def _shape_text(var) -> str:
@@ -164,8 +151,9 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     Compiled functions also show their update expressions, marked ``(update of s)``.
     """
     lines: list[str] = []
-    printer = _TreePrinter(lines, _Ids(ids), print_type, print_shape, depth)
-    for var, suffix in _roots(obj):
+    roots = _roots(obj)
+    printer = _TreePrinter(lines, _Ids(ids, obj), print_type, print_shape, depth)
+    for var, suffix in roots:
         printer.tree(var, "", " ", 0, suffix)
     text = "\n".join(lines) + "\n"
     if file == "str":
@@ -346,3 +334,106 @@ pprint = PPrinter()
 pprint.assign(lambda op: type(op).__name__ == "DimShuffle", _dimshuffle_text)
 pprint.assign(lambda op: hasattr(op, "scalar_op") and hasattr(op, "axis"), _reduction_text)
 pp = pprint
+
+# ----------------------------------------------------------------------------------------------
+# Pictures: to_graphviz / pydotprint (the static form of the notebook's graph view)
+
+
+def op_label(op, limit: int = 48) -> str:
+    """An op as a view shows it: ``Gemv``, ``Sum{axis=(1,)}``, ``Elemwise{Composite{exp(i0)...}}``
+    (long texts, such as fused loops, cut at ``limit`` characters)."""
+    text = str(op)
+    return text if len(text) <= limit else text[:limit - 4] + "...}"
+
+
+def type_label(var) -> str:
+    """``float32 (400, ?)``: dtype and static shape (``?`` where unknown), or the type's text."""
+    t = var.type
+    dtype, shape = getattr(t, "dtype", None), getattr(t, "shape", None)
+    if dtype is None or shape is None:
+        return str(t)
+    dims = ", ".join("?" if s is None else str(s) for s in shape)
+    return f"{dtype} ({dims}{',' if len(shape) == 1 else ''})"
+
+
+def leaf_kind(var, fgraph_inputs=()) -> str:
+    """What a graph leaf is: 'constant', 'shared' (a shared variable), or 'input'."""
+    if isinstance(var, Constant):
+        return "constant"
+    if type(var).__name__ == "SharedVariable" or hasattr(var, "get_value"):
+        return "shared"
+    return "input"
+
+
+_DOT_STYLES = {
+    "apply": 'shape=box style="rounded,filled" fillcolor="#e8eef7" color="#4a6fa5"',
+    "input": 'shape=ellipse style=filled fillcolor="#e3f2e1" color="#3d7a35"',
+    "shared": 'shape=ellipse style=filled fillcolor="#fdf0d5" color="#b07d12"',
+    "constant": 'shape=plaintext fontcolor="#555555"',
+    "output": 'shape=ellipse style=filled fillcolor="#f6e1e1" color="#a83232"',
+}
+
+
+def to_graphviz(obj, *, rankdir: str = "TB"):
+    """``obj``'s graph (a variable, a list of them, an Apply, a FunctionGraph or a compiled
+    function) as a ``graphviz.Digraph``: nodes named by the ids ``dprint`` prints, boxes for
+    ops, green ellipses for inputs, amber for shared variables, grey text for constants, red
+    ellipses for outputs and updates; edges carry the intermediate values' types."""
+    import graphviz
+
+    from tensorgraph.graph.ids import graph_ids, roots_of
+
+    ids = graph_ids(obj)
+    graph = graphviz.Digraph("tensorgraph", graph_attr={"rankdir": rankdir, "fontsize": "10"},
+                             node_attr={"fontname": "Helvetica", "fontsize": "10"},
+                             edge_attr={"fontname": "Helvetica", "fontsize": "8",
+                                        "color": "#777777"})
+    for key in ids.order:
+        name = ids[key]
+        if isinstance(key, Apply):
+            label = f"{op_label(key.op)}\\n[id {name}]"
+            graph.node(name, label, _attributes=_dot_attrs("apply"))
+            for inp in key.inputs:
+                edge_label = "" if inp.owner is None else type_label(inp)
+                graph.edge(ids[inp], name, label=edge_label)
+        else:
+            kind = leaf_kind(key)
+            text = key._label() if isinstance(key, Constant) else str(key)
+            label = text if kind == "constant" else f"{text}\\n{type_label(key)}"
+            graph.node(name, label, _attributes=_dot_attrs(kind))
+    roots = roots_of(obj)
+    maker = getattr(obj, "maker", None)
+    n_out = len(maker.outputs) if maker is not None else len(roots)
+    targets = list(getattr(maker, "update_targets", ())) if maker is not None else []
+    for k, var in enumerate(roots):
+        if k < n_out:
+            label = f"out {k}" + (f": {var.name}" if var.name else "")
+        else:
+            label = f"update of {targets[k - n_out]}" if k - n_out < len(targets) else "output"
+        graph.node(f"out{k}", f"{label}\\n{type_label(var)}", _attributes=_dot_attrs("output"))
+        graph.edge(ids[var], f"out{k}")
+    return graph
+
+
+def _dot_attrs(kind: str) -> dict:
+    attrs = {}
+    for part in _DOT_STYLES[kind].split(" "):
+        key, _, value = part.partition("=")
+        attrs[key] = value.strip('"')
+    return attrs
+
+
+def pydotprint(obj, outfile: str | None = None, format: str = "png", timeout: float = 60.0):
+    """Write ``obj``'s graph as a picture (``format`` 'png', 'svg', 'pdf', ...), as Theano's
+    ``pydotprint`` did; returns the file's path (default ``tensorgraph_graph.<format>``).
+
+    Needs Graphviz's ``dot`` (or ``graphviz-pure``, see ``tensorgraph.graphviz_run``); the
+    whole graph is laid out, so a very big graph takes long (the notebook's graph view opens
+    big graphs in groups instead)."""
+    from tensorgraph.graphviz_run import run_dot
+
+    path = outfile or f"tensorgraph_graph.{format}"
+    data = run_dot(to_graphviz(obj).source, format, timeout=timeout)
+    with open(path, "wb") as handle:
+        handle.write(data)
+    return path

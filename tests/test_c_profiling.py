@@ -61,7 +61,9 @@ def test_the_timeline_of_the_last_call_is_in_the_chrome_trace(tmp_path):
     events = [e for e in json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
               if e["ph"] == "X"]
     assert trace["traceEvents"][-1]["ph"] == "X"
-    assert [e["args"]["node_id"] for e in events] == list(range(len(f.vm.nodes)))
+    assert [e["args"]["position"] for e in events] == list(range(len(f.vm.nodes)))
+    ids = tg.printing.debugprint(f, file="str")
+    assert all(f"[id {e['args']['node_id']}]" in ids for e in events)
     np.testing.assert_allclose([e["ts"] for e in events], starts * 1e6)
 
 

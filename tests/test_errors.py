@@ -190,3 +190,17 @@ def test_errors_in_a_real_kernel_name_the_cell(tmp_path):
     text = error.evalue
     assert "created at Cell In[2], line 2: c = tt.exp(a) * 2 + tt.log(b)" in text, text
     assert "ipykernel_" not in text
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_errors_name_the_node_by_the_id_dprint_prints(mode):
+    x, y, z = mismatched()
+    if mode == "DebugMode":
+        mode = DebugMode(patience=1)
+    f = tg.function([x, y], z, mode=mode)
+    with pytest.raises(ValueError) as info:
+        f(np.ones(3), np.ones(4))
+    node = info.value.node
+    (line,) = [ln for ln in tg.dprint(f, file="str").splitlines() if ln.startswith(str(node.op))]
+    printed_id = line.split("[id ")[1].split("]")[0]
+    assert f"in node {node} [id {printed_id}]" in str(info.value)

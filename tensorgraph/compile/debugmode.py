@@ -458,7 +458,7 @@ class _NodeChecker:
     # -- individual checks -----------------------------------------------------------------
 
     def _report(self, headline, i, node, inputs):
-        return node_report(headline, node, inputs, i)
+        return node_report(headline, node, inputs, i, fgraph=self.vm.fgraph)
 
     def _check_types(self, i, node, before, outputs):
         for k, (var, value) in enumerate(zip(node.outputs, outputs)):

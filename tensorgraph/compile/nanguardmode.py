@@ -146,7 +146,7 @@ class NanGuardMode(HookMode):
                             f"NanGuardMode: graph input {var} has "
                             f"{_counts_text(found, np.size(cell[0]))}; it is input {k} of "
                             f"the node below", node, [c[0] for c in thunk.inputs], i,
-                            describe=summarize_value))
+                            describe=summarize_value, fgraph=vm.fgraph))
 
         def post(i, node, thunk):
             for k, cell in enumerate(thunk.outputs):
@@ -159,7 +159,7 @@ class NanGuardMode(HookMode):
                         f"NanGuardMode: output {k}{label} of {node.op} has "
                         f"{_counts_text(found, np.size(cell[0]))}; this is the first node "
                         "that produced such a value", node, [c[0] for c in thunk.inputs], i,
-                        describe=summarize_value))
+                        describe=summarize_value, fgraph=vm.fgraph))
 
         add_hooks(vm, pre, post)
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from tensorgraph.compile.compiled import Function
 from tensorgraph.compile.monitormode import add_hooks
+from tensorgraph.graph.ids import graph_ids
 
 
 class _FunctionRecord:
@@ -328,17 +329,20 @@ class ProfileStats:
         return sum(r.link_seconds for r in self.records)
 
     def as_records(self) -> list[dict]:
-        """One dict per node of every function: function, node_id (toposort position), node,
-        op, op_class, kind ('C'/'Py'), calls, seconds, seconds_per_call, percent (of all node
-        time), output_shapes and output_bytes (of the last call), output_dtypes."""
+        """One dict per node of every function: function, node_id (the node's id, as dprint
+        and the graph view show it: ``tensorgraph.graph.ids``), position (in the toposort),
+        node, op, op_class, kind ('C'/'Py'), calls, seconds, seconds_per_call, percent (of all
+        node time), output_shapes and output_bytes (of the last call), output_dtypes."""
         total = self.node_time or 1.0
         rows = []
         for record in self.records:
             times, counts = record.node_times(), record.node_counts()
+            ids = graph_ids(record.fgraph)
             for i, node in enumerate(record.nodes):
                 calls = int(counts[i])
                 rows.append({
-                    "function": record.name, "node_id": i, "node": str(node),
+                    "function": record.name, "node_id": ids[node], "position": i,
+                    "node": str(node),
                     "op": str(node.op), "op_class": type(node.op).__name__,
                     "kind": record.kinds[i], "calls": calls, "seconds": float(times[i]),
                     "seconds_per_call": float(times[i]) / calls if calls else 0.0,
@@ -590,14 +594,12 @@ class ProfileStats:
         """
         events = [{"name": "process_name", "ph": "M", "pid": 1, "tid": 0,
                    "args": {"name": f"tensorgraph profile {self.name}"}}]
-        by_function = {}
-        for row in self.as_records():
-            by_function.setdefault(row["function"], []).append(row)
         for tid, record in enumerate(self.records, start=1):
             events.append({"name": "thread_name", "ph": "M", "pid": 1, "tid": tid,
                            "args": {"name": record.name}})
             timeline = record.timeline()
             times, counts = record.node_times(), record.node_counts()
+            ids = graph_ids(record.fgraph)
             clock = 0.0
             for i, node in enumerate(record.nodes):
                 calls = int(counts[i])
@@ -610,7 +612,8 @@ class ProfileStats:
                 events.append({
                     "name": str(node.op), "cat": record.kinds[i], "ph": "X", "pid": 1,
                     "tid": tid, "ts": start * 1e6, "dur": duration * 1e6,
-                    "args": {"node": str(node), "node_id": i, "calls": calls,
+                    "args": {"node": str(node), "node_id": ids[node], "position": i,
+                             "calls": calls,
                              "total_seconds": float(times[i]),
                              "output_shapes": [list(s) if s is not None else None
                                                for s in (record.shapes[i] or [])]},

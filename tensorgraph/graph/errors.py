@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import SourceFrame, format_user_line, other_user_lines
 
 
@@ -36,9 +37,10 @@ def describe_value(value) -> str:
 
 
 def node_report(headline: str, node, input_values=None, position=None,
-                verbosity: str | None = None, describe=describe_value) -> str:
+                verbosity: str | None = None, describe=describe_value, fgraph=None) -> str:
     """``headline`` followed by the node, its position, its inputs (``describe(value)`` each,
-    or their types when no values are given) and the user's line; with ``verbosity='high'``
+    or their types when no values are given) and the user's line; the node's id (the one
+    ``dprint`` prints) when ``fgraph`` is given; with ``verbosity='high'``
     (default ``config.exception_verbosity``) also a debugprint of the inputs and the frames
     where compilation made the node."""
     from tensorgraph.configdefaults import config
@@ -46,6 +48,8 @@ def node_report(headline: str, node, input_values=None, position=None,
     verbosity = verbosity or config.exception_verbosity
     lines = [headline]
     where = f"  in node {node}"
+    if fgraph is not None and node in fgraph.apply_nodes:
+        where += f" [id {graph_ids(fgraph)[node]}]"
     if position is not None:
         where += f" (toposort position {position})"
     lines.append(where)
@@ -97,17 +101,18 @@ def _hidden_count(node, shown) -> str:
 
 
 def node_error_message(exc: BaseException, node, input_values=None, position=None,
-                       verbosity: str | None = None) -> str:
+                       verbosity: str | None = None, fgraph=None) -> str:
     """The short paragraph describing ``exc`` raised while computing ``node``."""
     headline = f"{exc}".strip() or type(exc).__name__
-    return node_report(headline, node, input_values, position, verbosity)
+    return node_report(headline, node, input_values, position, verbosity, fgraph=fgraph)
 
 
-def reraise_with_node(exc: BaseException, node, input_values=None, position=None):
-    """Raise ``exc`` again, same type, with the node's description as its message."""
+def reraise_with_node(exc: BaseException, node, input_values=None, position=None, fgraph=None):
+    """Raise ``exc`` again, same type, with the node's description as its message (and
+    ``.node``, ``.fgraph`` attributes, for tools that show the node)."""
     from tensorgraph.configdefaults import config
 
-    message = node_error_message(exc, node, input_values, position)
+    message = node_error_message(exc, node, input_values, position, fgraph=fgraph)
     try:
         new = type(exc)(message)
     except Exception:  # exception classes with unusual constructors keep their own message
@@ -115,6 +120,7 @@ def reraise_with_node(exc: BaseException, node, input_values=None, position=None
     if new is None or str(new) != message:
         raise exc
     new.node = node
+    new.fgraph = fgraph
     new.__traceback__ = None
     if config.exception_verbosity == "high":
         raise new from exc

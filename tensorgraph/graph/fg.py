@@ -72,6 +72,8 @@ class FunctionGraph:
         self.variables: set[Variable] = set()
         self.clients: dict[Variable, list] = {}
         self._features: list[Feature] = []
+        #: bumped by every change (caches of derived facts, such as node ids, compare it)
+        self.version = 0
         for v in inputs:
             self.add_input(v)
         for v in outputs:
@@ -231,6 +233,8 @@ class FunctionGraph:
         feature.on_detach(self)
 
     def execute_callbacks(self, name: str, *args) -> None:
+        if name in ("on_import", "on_prune", "on_change_input"):
+            self.version += 1
         for f in self._features:
             getattr(f, name)(self, *args)
 

@@ -189,7 +189,7 @@ class VM:
         if self.allow_gc:
             for var in self.intermediates:
                 self.storage_map[var][0] = None
-        reraise_with_node(exc, node, values, i)
+        reraise_with_node(exc, node, values, i, fgraph=self.fgraph)
 
     def __repr__(self):
         kind = "lazy " if self.lazy else ""

@@ -257,7 +257,7 @@ class CLinker:
                 node = cgraph.c_nodes[k]
                 exc = c_error(message)
                 if whole:
-                    reraise_with_node(exc, node, list(inputs), positions[node])
+                    reraise_with_node(exc, node, list(inputs), positions[node], fgraph=fgraph)
                 raise exc
 
             entry = cgraph.workspace(gc=allow_gc, report=report)

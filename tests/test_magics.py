@@ -137,3 +137,12 @@ def test_unload_removes_the_magic(ip):
     finally:
         ip.run_line_magic("load_ext", "tensorgraph")
     assert "tg_config" in ip.magics_manager.magics["line"]
+
+
+def test_help_prints_the_usage(ip, capsys):
+    assert magic(ip, "--help") is None
+    out = capsys.readouterr().out
+    assert "%tg_config --diff" in out and "--reset" in out
+    assert ip.run_line_magic("tg_show", "--help") is None
+    out = capsys.readouterr().out
+    assert "%tg_show [--height HEIGHT]" in out and "--expand" in out

@@ -8,14 +8,37 @@ records and never patches it.  ``%load_ext tensorgraph`` calls
 from tensorgraph.graph.utils import register_location_formatter, unregister_location_formatter
 from tensorgraph.notebook.cell_locations import CellLocations
 from tensorgraph.notebook.config_magic import ConfigMagics
+from tensorgraph.notebook.graph_view import GraphView, show
+from tensorgraph.notebook.show_magic import ShowMagics
 
+__all__ = ["GraphView", "show", "load_ipython_extension", "unload_ipython_extension"]
+
+_MAGICS = (ConfigMagics, ShowMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 
+def _graph_bundle(obj):
+    """Rich display of a compiled Function / FunctionGraph: its graph view (with the static
+    SVG and text fallbacks of ``GraphView._repr_mimebundle_``)."""
+    return GraphView(obj)._repr_mimebundle_()
+
+
+def _displayed_types():
+    from tensorgraph.compile.compiled import Function
+    from tensorgraph.graph.fg import FunctionGraph
+
+    return (Function, FunctionGraph)
+
+
 def load_ipython_extension(ipython):
-    """Register tensorgraph's magics with ``ipython``, and make errors name cells as IPython
-    does (``Cell In[3], line 2``)."""
-    ipython.register_magics(ConfigMagics)
+    """Register tensorgraph's magics with ``ipython``, show compiled functions and
+    FunctionGraphs as graph views, and make errors name cells as IPython does
+    (``Cell In[3], line 2``). The core classes keep their plain ``repr``."""
+    for magics in _MAGICS:
+        ipython.register_magics(magics)
+    formatter = ipython.display_formatter.mimebundle_formatter
+    for cls in _displayed_types():
+        formatter.for_type(cls, _graph_bundle)
     if id(ipython) not in _cell_locations:
         _cell_locations[id(ipython)] = CellLocations(ipython)
         register_location_formatter(_cell_locations[id(ipython)])
@@ -24,8 +47,12 @@ def load_ipython_extension(ipython):
 def unload_ipython_extension(ipython):
     """Remove what :func:`load_ipython_extension` registered."""
     line_magics = ipython.magics_manager.magics["line"]
-    for name in ConfigMagics.magics["line"]:
-        line_magics.pop(name, None)
-    formatter = _cell_locations.pop(id(ipython), None)
-    if formatter is not None:
-        unregister_location_formatter(formatter)
+    for magics in _MAGICS:
+        for name in magics.magics["line"]:
+            line_magics.pop(name, None)
+    formatter = ipython.display_formatter.mimebundle_formatter
+    for cls in _displayed_types():
+        formatter.type_printers.pop(cls, None)
+    cell_formatter = _cell_locations.pop(id(ipython), None)
+    if cell_formatter is not None:
+        unregister_location_formatter(cell_formatter)

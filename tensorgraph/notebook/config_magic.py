@@ -29,8 +29,12 @@ def _header(count: int, what: str) -> str:
     return f"tensorgraph config: {what} ({count})"
 
 
-def tg_config(line: str) -> ConfigView:
-    """Carry out one ``%tg_config`` line and return what to display."""
+def tg_config(line: str) -> ConfigView | None:
+    """Carry out one ``%tg_config`` line and return what to display (``--help``: print the
+    usage, display nothing)."""
+    if line.split()[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return None
     try:
         tokens = shlex.split(line)
     except ValueError as exc:

@@ -1,0 +1,428 @@
+"""What the graph view shows, computed in the kernel: nodes, edges, groups and node details.
+
+A pure function of core objects (no widget, no browser), tested on its own. The graph of a
+variable, a list of them, an Apply, a FunctionGraph or a compiled function becomes:
+
+* nodes: every Apply node and every leaf (input, shared variable, constant), each named by the
+  id ``dprint`` prints (``tensorgraph.graph.ids``); the nodes computing outputs and updates
+  say so (``o``: ``["output 0", "update of w"]``);
+* edges between them (an intermediate value's type on its edge);
+* groups, for big graphs: one per line of user code that built the nodes, and inside a big
+  line group one per named input it works on (a layer built in a Python loop reads its own
+  weights ``W3``), so that a 64-layer network opens as a handful of boxes;
+* details of one node on request (its op's parameters, types, user lines, C or Python, the
+  inner graph of a fused loop), for the view's panel.
+
+Only short texts travel: about 100-200 bytes per node (see ``payload_bytes``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from tensorgraph.graph.basic import Apply, Constant
+from tensorgraph.graph.ids import graph_ids, roots_of
+from tensorgraph.graph.utils import format_frame
+from tensorgraph.printing import leaf_kind, op_label, type_label
+
+__all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
+
+#: graphs with at most this many nodes open flat (no groups)
+AUTO_OPEN = 60
+#: a group with more members than this is split (by the named input it works on, then by order)
+GROUP_MAX = 40
+
+
+class GraphModel:
+    """The graph of one object as the view sees it (see the module docstring).
+
+    Attributes
+    ----------
+    nodes : list of dict, in id order, outputs last (the payload's node entries)
+    edges : list of [source id, target id, label]
+    groups : list of dict (id, label, parent, size)
+    by_id : {id: Apply node or leaf Variable or output Variable}
+    """
+
+    def __init__(self, obj, title: str | None = None):
+        self.obj = obj
+        self.ids = graph_ids(obj)
+        maker = getattr(obj, "maker", None)
+        self.function = obj if maker is not None else None
+        self.fgraph = maker.fgraph if maker is not None else (
+            obj if type(obj).__name__ == "FunctionGraph" else None)
+        self.title = title or _title(obj)
+        self.kinds = _runtime_kinds(obj)
+        self.lines: list[str] = []
+        self._line_index: dict[str, int] = {}
+        self.by_id: dict = {}
+        self.nodes: list[dict] = []
+        self.edges: list[list] = []
+        self.groups: list[dict] = []
+        self._build()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _line_of(self, key) -> int | None:
+        trace = getattr(getattr(key, "tag", None), "trace", ()) if isinstance(key, Apply) else ()
+        if not trace:
+            return None
+        text = format_frame(trace[0])
+        if text not in self._line_index:
+            self._line_index[text] = len(self.lines)
+            self.lines.append(text)
+        return self._line_index[text]
+
+    def _build(self) -> None:
+        ids = self.ids
+        destroyers = set()
+        for key in ids.order:
+            node_id = ids[key]
+            self.by_id[node_id] = key
+            if isinstance(key, Apply):
+                entry = {"id": node_id, "k": "apply", "op": op_label(key.op),
+                         "cls": type(key.op).__name__,
+                         "t": type_label(key.outputs[0]) if len(key.outputs) == 1 else
+                         f"{len(key.outputs)} outputs"}
+                line = self._line_of(key)
+                if line is not None:
+                    entry["l"] = line
+                flags = ""
+                if getattr(key.op, "destroy_map", None):
+                    flags += "i"
+                    destroyers.add(key)
+                if getattr(key.op, "view_map", None):
+                    flags += "v"
+                if type(getattr(key.op, "scalar_op", None)).__name__ == "Composite":
+                    flags += "f"
+                if flags:
+                    entry["f"] = flags
+                if self.kinds is not None and key in self.kinds:
+                    entry["c"] = self.kinds[key]
+                self.nodes.append(entry)
+                for inp in key.inputs:
+                    label = type_label(inp) if inp.owner is not None else ""
+                    self.edges.append([ids[inp], node_id, label])
+            else:
+                kind = leaf_kind(key)
+                text = key._label() if isinstance(key, Constant) else str(key)
+                self.nodes.append({"id": node_id, "k": kind, "op": text, "t": type_label(key)})
+        maker = getattr(self.function, "maker", None)
+        roots = roots_of(self.obj)
+        n_out = len(maker.outputs) if maker is not None else len(roots)
+        targets = list(getattr(maker, "update_targets", ())) if maker is not None else []
+        index = {n["id"]: n for n in self.nodes}
+        for k, var in enumerate(roots):
+            if k < n_out:
+                text = f"output {k}" + (f": {var.name}" if var.name else "")
+            else:
+                target = targets[k - n_out] if k - n_out < len(targets) else None
+                text = f"update of {target}" if target is not None else f"output {k}"
+            index[ids[var]].setdefault("o", []).append(text)
+        if self.count_apply() > AUTO_OPEN:
+            self._group()
+
+    def count_apply(self) -> int:
+        return sum(1 for n in self.nodes if n["k"] == "apply")
+
+    # -- groups -----------------------------------------------------------------------------
+
+    def _group(self) -> None:
+        """Groups by user line, then by the named input each node works on, then by order."""
+        apply_nodes = [n for n in self.nodes if n["k"] == "apply"]
+        by_line: dict = defaultdict(list)
+        for n in apply_nodes:
+            by_line[n.get("l")].append(n)
+        consumers = defaultdict(list)  # leaf id -> the apply nodes reading it
+        for src, dst, _ in self.edges:
+            consumers[src].append(dst)
+        index = {n["id"]: n for n in self.nodes}
+        nearest = _nearest_named_inputs(apply_nodes, self.by_id, self.ids)
+        for line, members in sorted(by_line.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+            if len(members) < 2:
+                continue
+            text = self.lines[line] if line is not None else "made while compiling (no user line)"
+            gid = self._new_group(f"{_short_line(text)}", None, members)
+            if len(members) > GROUP_MAX:
+                self._split(gid, members, nearest)
+        # a leaf joins the (innermost) group of the first node that reads it
+        for n in self.nodes:
+            if n["k"] in ("input", "shared", "constant"):
+                grouped = [index[c]["g"] for c in consumers.get(n["id"], ())
+                           if c in index and "g" in index[c]]
+                if grouped:
+                    n["g"] = grouped[0]
+
+    def _new_group(self, label: str, parent: str | None, members: list) -> str:
+        gid = f"g{len(self.groups)}"
+        self.groups.append({"id": gid, "label": label, "parent": parent, "n": len(members)})
+        for m in members:
+            m["g"] = gid
+        return gid
+
+    def _split(self, gid: str, members: list, nearest: dict) -> None:
+        """Subgroups of a big group: by the named input (weights, data) nearest upstream of
+        each member (see ``_nearest_named_inputs``); big or unnamed remainders in chunks."""
+        key_of = {m["id"]: self.by_id[m["id"]] for m in members}
+        ids = self.ids
+        order = sorted(members, key=lambda m: -ids.number(key_of[m["id"]]))
+        label = {m["id"]: nearest.get(m["id"]) for m in members}
+        _merge_small_classes(label, key_of, ids)
+        buckets: dict = defaultdict(list)
+        for m in order:
+            buckets[label[m["id"]]].append(m)
+        if len(buckets) == 1:
+            self._chunks(gid, order)
+            return
+        for name, part in sorted(buckets.items(), key=lambda kv: (kv[0] is None, str(kv[0]))):
+            sub = self._new_group(f"{name}" if name else "other", gid, part)
+            if len(part) > GROUP_MAX:
+                self._chunks(sub, part)
+
+    def _chunks(self, gid: str, members: list) -> None:
+        for start in range(0, len(members), GROUP_MAX):
+            part = members[start:start + GROUP_MAX]
+            self._new_group(f"part {start // GROUP_MAX + 1}", gid, part)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def payload(self) -> dict:
+        """The dict the view's ``graph`` trait holds."""
+        return {"title": self.title, "nodes": self.nodes, "edges": self.edges,
+                "groups": self.groups, "lines": self.lines,
+                "function": self.function is not None}
+
+    def group_path(self, node_id: str) -> list[str]:
+        """The groups containing a node, outermost first."""
+        parents = {g["id"]: g["parent"] for g in self.groups}
+        entry = next((n for n in self.nodes if n["id"] == node_id), None)
+        path, gid = [], entry.get("g") if entry else None
+        while gid is not None:
+            path.append(gid)
+            gid = parents[gid]
+        return path[::-1]
+
+    def resolve(self, node_or_id) -> str:
+        """The id of a node, variable or id text; KeyError naming what was asked otherwise."""
+        if isinstance(node_or_id, str):
+            text = node_or_id.strip()
+            if text in self.by_id:
+                return text
+            if text.upper() in self.by_id:
+                return text.upper()
+            raise KeyError(f"no node with id {node_or_id!r} in this graph (ids look like 'A', "
+                           "'BK', as dprint prints them)")
+        if node_or_id in self.ids:
+            return self.ids[node_or_id]
+        raise KeyError(f"{node_or_id} is not part of this graph")
+
+    def detail(self, node_id: str) -> dict:
+        """Everything the panel shows about one node (see the module docstring)."""
+        key = self.by_id[node_id]
+        entry = next(n for n in self.nodes if n["id"] == node_id)
+        if not isinstance(key, Apply):
+            out = {"id": node_id, "kind": entry["k"], "title": entry["op"], "type": entry["t"]}
+            value = _leaf_value(key)
+            if value is not None:
+                out["value"] = value
+            return out
+        op = key.op
+        detail = {
+            "id": node_id, "kind": "apply", "title": str(op)[:400], "class": type(op).__name__,
+            "params": {name: _short(getattr(op, name, None))
+                       for name in (getattr(op, "__props__", None) or ())
+                       if name != "scalar_op" or type(op.scalar_op).__name__ != "Composite"},
+            "inputs": [{"id": self.ids[v], "label": v._label()[:80], "type": type_label(v)}
+                       for v in key.inputs],
+            "outputs": [{"label": v._label()[:80], "type": type_label(v)} for v in key.outputs],
+            "lines": _lines(key),
+        }
+        if entry.get("o"):
+            detail["outputs_of_graph"] = entry["o"]
+        if getattr(op, "destroy_map", None):
+            detail["destroy_map"] = {str(k): v for k, v in op.destroy_map.items()}
+        if getattr(op, "view_map", None):
+            detail["view_map"] = {str(k): v for k, v in op.view_map.items()}
+        if self.kinds is not None:
+            kind = self.kinds.get(key)
+            detail["runs"] = "C" if kind == "C" else "Python (perform)"
+            if kind != "C":
+                detail["why_python"] = _why_python(key)
+        inner = getattr(op, "scalar_op", None)
+        if type(inner).__name__ == "Composite":
+            detail["inner"] = _inner_graph(inner)
+        return detail
+
+    def search(self, text: str) -> list[str]:
+        """Ids of the nodes matching ``text``: an id, or words in the op, name or type."""
+        text = text.strip()
+        if not text:
+            return []
+        exact = [n["id"] for n in self.nodes if n["id"].lower() == text.lower()]
+        lowered = text.lower()
+        found = [n["id"] for n in self.nodes if n["id"] not in exact and (
+            lowered in n["op"].lower() or lowered in n.get("t", "").lower()
+            or lowered in n.get("cls", "").lower())]
+        return exact + found
+
+
+def graph_model(obj, title: str | None = None) -> GraphModel:
+    return GraphModel(obj, title)
+
+
+def payload_bytes(payload: dict) -> int:
+    """Bytes of the payload as it travels (JSON)."""
+    return len(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+
+
+def _title(obj) -> str:
+    name = getattr(obj, "name", None)
+    if getattr(obj, "maker", None) is not None:
+        return f"function {name}" if name else "compiled function"
+    if type(obj).__name__ == "FunctionGraph":
+        return "FunctionGraph"
+    if isinstance(obj, (list, tuple)):
+        names = [v.name for v in obj if getattr(v, "name", None)]
+        if len(obj) <= 3:
+            return ", ".join(str(v) for v in obj)[:80]
+        return f"{len(obj)} outputs" + (f": {', '.join(names[:3])}, ..." if names else "")
+    return str(obj)[:80]
+
+
+def _runtime_kinds(obj):
+    """{Apply: 'C' | 'Py'} for a compiled function (what its VM runs), else None."""
+    vm = getattr(obj, "vm", None)
+    if vm is None or getattr(obj, "maker", None) is None:
+        return None
+    nodes = getattr(vm, "nodes", None)
+    thunks = getattr(vm, "thunks", None)
+    if nodes is None or thunks is None:
+        return None
+    return {node: "C" if str(getattr(t, "kind", "py")).lower().startswith("c") else "Py"
+            for node, t in zip(nodes, thunks)}
+
+
+def _short_line(text: str, limit: int = 70) -> str:
+    where, _, code = text.partition(": ")
+    place = where.rsplit("/", 1)[-1]
+    line = f"{place}: {code}" if code else place
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def _merge_small_classes(label: dict, key_of: dict, ids, smallest: int = 3) -> None:
+    """Nodes whose label few others share (the ``DimShuffle`` of a bias ``b3``) join the label
+    of a node of the group reading them (the layer's ``W3``), and the labels join too."""
+    counts: dict = defaultdict(int)
+    for name in label.values():
+        counts[name] += 1
+    readers: dict = defaultdict(list)
+    for node_id, node in key_of.items():
+        for inp in node.inputs:
+            if inp.owner is not None and ids[inp] in label:
+                readers[ids[inp]].append(node_id)
+    renamed: dict = {}
+    for node_id, name in list(label.items()):
+        if name is None or counts[name] >= smallest:
+            continue
+        for reader in readers.get(node_id, ()):
+            other = renamed.get(label[reader], label[reader])
+            if other is not None and other != name and counts[other] >= smallest:
+                renamed[name] = other
+                break
+    for node_id, name in label.items():
+        if name in renamed:
+            label[node_id] = renamed[name]
+
+
+def _nearest_named_inputs(entries: list, by_id: dict, ids) -> dict:
+    """{node id: the name of the named graph input (``W3``) nearest to it upstream, or None}.
+    A layer built in a loop reads its own weights: its nodes are nearer to them than to the
+    previous layer's, in the forward and in the gradient graph."""
+    order = sorted(entries, key=lambda m: -ids.number(by_id[m["id"]]))
+    key_of = {m["id"]: by_id[m["id"]] for m in order}
+    best: dict = {m["id"]: (None, float("inf")) for m in order}
+    for _ in range(len(order)):  # relax until stable (few passes: order is nearly topological)
+        changed = False
+        for m in order:
+            node = key_of[m["id"]]
+            name, distance = best[m["id"]]
+            named = [inp for inp in node.inputs if inp.owner is None and inp.name
+                     and not isinstance(inp, Constant)]
+            if named and distance > 0:
+                # a layer is its parameters: a shared variable names it before the data
+                named.sort(key=lambda v: leaf_kind(v) != "shared")
+                name, distance = named[0].name, 0
+            for inp in node.inputs:
+                if inp.owner is not None and ids[inp] in best:
+                    other, d = best[ids[inp]]
+                    if other is not None and d + 1 < distance:
+                        name, distance = other, d + 1
+            if (name, distance) != best[m["id"]]:
+                best[m["id"]] = (name, distance)
+                changed = True
+        if not changed:
+            break
+    return {node_id: name for node_id, (name, _) in best.items()}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _lines(node) -> list[str]:
+    from tensorgraph.graph.utils import other_user_lines
+
+    trace = getattr(node.tag, "trace", ())
+    first = [format_frame(trace[0])] if trace else []
+    return first + other_user_lines(node, limit=8)
+
+
+def _leaf_value(var):
+    import numpy as np
+
+    value = None
+    if isinstance(var, Constant):
+        value = var.data
+    elif hasattr(var, "get_value"):
+        try:
+            value = var.get_value(borrow=True)
+        except TypeError:
+            value = var.get_value()
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    summary = {"shape": list(arr.shape), "dtype": str(arr.dtype)}
+    if arr.size and arr.dtype.kind in "biuf":
+        summary.update(min=float(arr.min()), max=float(arr.max()))
+    summary["preview"] = np.array2string(arr.ravel()[:8], precision=4, separator=", ")
+    return summary
+
+
+def _why_python(node) -> str:
+    from tensorgraph.ifelse import IfElse
+
+    if isinstance(node.op, IfElse) or getattr(node.op, "lazy", False):
+        return "a lazy op: the VM's Python loop runs it, so only the branch taken is computed"
+    if not hasattr(node.op, "c_code"):
+        return f"{type(node.op).__name__} has no C implementation (its numpy perform runs)"
+    return "its C code declined these types (e.g. a dtype without C); perform runs"
+
+
+def _inner_graph(composite) -> list[str]:
+    """The fused loop's scalar graph, one assignment per line: ``t2 = mul(t0, i1)``."""
+    names = {v: f"i{k}" for k, v in enumerate(composite.inputs)}
+    lines = []
+    for j, node in enumerate(composite.nodes):
+        args = [names.get(v, str(getattr(v, "data", "?"))) for v in node.inputs]
+        for out in node.outputs:
+            names[out] = f"t{j}"
+        lines.append(f"t{j} = {node.op.name}({', '.join(args)})  [{node.outputs[0].type.dtype}]")
+    outs = ", ".join(names.get(v, "?") for v in composite.outputs)
+    lines.append(f"-> {outs}")
+    return lines

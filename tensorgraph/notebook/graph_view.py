@@ -1,0 +1,244 @@
+"""``GraphView``: the interactive graph widget, and ``show``.
+
+The kernel computes what to draw (``graph_model``: nodes, edges, groups) and where
+(``layout``: ``dot`` on the visible part, off the main thread, time-limited, cached); the
+browser (``nbext/graph_view.js``) draws it as SVG it controls, so selecting, highlighting and
+colouring never need a new layout. Everything a user can click is also a synced trait or a
+method, so scripts and tests drive the view:
+
+``selected``      the selected node's id (synced both ways); ``select(node_or_id)``
+``expanded``      the open groups; ``expand(...)`` / ``collapse(...)`` / ``expand_all()``
+``highlight(nodes, label=...)``  mark nodes (``highlight_ids``, ``highlight_label``)
+``set_overlay({node_or_id: number}, title=...)``  colour nodes by a number (a heat map)
+``marks``         ``{id: 'current' | 'done' | 'error' | 'added' | 'removed' | ...}`` classes
+``detail``        what the panel shows for the selected node
+
+Other widgets (the compile report, the stepper, the profile view) embed a GraphView and drive
+it through these traits and methods; they do not draw graphs themselves.
+
+The display bundle also holds a static SVG of the current picture and a text summary, for
+nbconvert, nbviewer and GitHub, where no widget runs.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+
+import anywidget
+import traitlets
+
+from tensorgraph.notebook.graph_model import GraphModel
+from tensorgraph.notebook.layout import layout as compute_layout
+from tensorgraph.notebook.layout import visible_graph
+from tensorgraph.notebook.static_svg import static_svg
+
+__all__ = ["GraphView", "show"]
+
+
+def _asset(name: str) -> pathlib.Path:
+    """A front-end file: from the installed ``tensorgraph.nbext`` package (the wheel), else
+    the checkout's top-level ``nbext/`` (a lenient editable install)."""
+    import importlib.resources
+
+    try:
+        path = pathlib.Path(str(importlib.resources.files("tensorgraph.nbext") / name))
+        if path.is_file():
+            return path
+    except ModuleNotFoundError:
+        pass
+    return pathlib.Path(__file__).resolve().parents[2] / "nbext" / name
+
+
+class GraphView(anywidget.AnyWidget):
+    """An interactive view of a graph: a Variable, a list of them, an Apply, a FunctionGraph
+    or a compiled Function.
+
+    >>> import tensorgraph as tg, tensorgraph.tensor as tt
+    >>> x = tt.vector("x")
+    >>> view = GraphView(tt.exp(x) * 2)
+    >>> view.select("A"); view.selected
+    'A'
+    """
+
+    _esm = _asset("graph_view.js")
+    _css = _asset("graph_view.css")
+
+    graph = traitlets.Dict().tag(sync=True)
+    layout = traitlets.Dict().tag(sync=True)
+    expanded = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    selected = traitlets.Unicode("").tag(sync=True)
+    detail = traitlets.Dict().tag(sync=True)
+    highlight_ids = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    highlight_label = traitlets.Unicode("").tag(sync=True)
+    overlay = traitlets.Dict().tag(sync=True)
+    marks = traitlets.Dict().tag(sync=True)
+    status = traitlets.Unicode("").tag(sync=True)
+    height = traitlets.Int(520).tag(sync=True)
+
+    def __init__(self, obj, *, title: str | None = None, height: int = 520, **kwargs):
+        self.model = GraphModel(obj, title)
+        self._layout_lock = threading.Lock()
+        self._generation = 0
+        self._done = threading.Event()
+        super().__init__(graph=self.model.payload(), height=height, **kwargs)
+        self.observe(self._on_expanded, names="expanded")
+        self.observe(self._on_selected, names="selected")
+        self._relayout()
+
+    # -- layout, off the kernel's main thread ---------------------------------------------
+
+    def _relayout(self) -> None:
+        with self._layout_lock:
+            self._generation += 1
+            generation = self._generation
+            expanded = list(self.expanded)
+        self._done.clear()
+        self.status = "laying out..."
+        thread = threading.Thread(target=self._layout_job, args=(generation, expanded),
+                                  name="tensorgraph-layout", daemon=True)
+        thread.start()
+
+    def _layout_job(self, generation: int, expanded: list) -> None:
+        try:
+            result = compute_layout(visible_graph(self.graph, expanded))
+            status = "" if result["engine"] == "dot" else f"layout: {result['engine']}"
+        except Exception as exc:  # noqa: BLE001 - shown in the view, never lost in a thread
+            result, status = {}, f"layout failed: {type(exc).__name__}: {exc}"
+        with self._layout_lock:
+            if generation != self._generation:
+                return  # a newer request superseded this one
+            self.layout = result
+            self.status = status
+            self._done.set()
+
+    def wait(self, timeout: float = 60.0) -> GraphView:
+        """Block until the current layout is drawn-ready (for scripts and tests)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"the graph layout did not finish within {timeout} s")
+        return self
+
+    def _on_expanded(self, change) -> None:
+        known = {g["id"] for g in self.graph.get("groups", ())}
+        kept = [g for g in dict.fromkeys(change["new"]) if g in known]
+        if kept != list(change["new"]):
+            self.expanded = kept
+            return
+        self._relayout()
+
+    def _on_selected(self, change) -> None:
+        node_id = change["new"]
+        if not node_id:
+            self.detail = {}
+            return
+        if node_id not in self.model.by_id:
+            self.detail = {"id": node_id, "title": f"no node {node_id!r} in this graph"}
+            return
+        path = self.model.group_path(node_id)
+        if any(g not in self.expanded for g in path):
+            self.expanded = list(dict.fromkeys([*self.expanded, *path]))
+        self.detail = self.model.detail(node_id)
+
+    # -- what scripts call ------------------------------------------------------------------
+
+    def select(self, node_or_id) -> GraphView:
+        """Select a node (a Variable, an Apply or an id like ``'BK'``); its groups open."""
+        self.selected = "" if node_or_id is None else self.model.resolve(node_or_id)
+        return self
+
+    def highlight(self, nodes, label: str = "") -> GraphView:
+        """Mark ``nodes`` (ids, Variables or Applies); an empty list clears the marks."""
+        self.highlight_ids = [self.model.resolve(n) for n in nodes]
+        self.highlight_label = label
+        return self
+
+    def set_overlay(self, values: dict, title: str = "") -> GraphView:
+        """Colour nodes by a number each (``{node_or_id: value}``), a heat map with a legend
+        titled ``title``; an empty dict removes it."""
+        clean = {}
+        for key, value in values.items():
+            number = float(value)
+            clean[self.model.resolve(key)] = number
+        self.overlay = {"title": title, "values": clean} if clean else {}
+        return self
+
+    def _groups_of(self, target) -> list[str]:
+        ids = {g["id"] for g in self.graph.get("groups", ())}
+        if isinstance(target, str) and target in ids:
+            return [target]
+        return self.model.group_path(self.model.resolve(target))
+
+    def expand(self, group_or_node) -> GraphView:
+        """Open a group (its id, e.g. ``'g3'``) or every group containing a node."""
+        self.expanded = list(dict.fromkeys([*self.expanded, *self._groups_of(group_or_node)]))
+        return self
+
+    def collapse(self, group_or_node=None) -> GraphView:
+        """Close a group (or the innermost group containing a node; everything: None), with
+        the groups inside it."""
+        if group_or_node is None:
+            self.expanded = []
+            return self
+        groups = self._groups_of(group_or_node)
+        if not groups:
+            return self
+        closing = {groups[-1]}
+        parents = {g["id"]: g["parent"] for g in self.graph.get("groups", ())}
+        grew = True
+        while grew:
+            grew = False
+            for gid, parent in parents.items():
+                if parent in closing and gid not in closing:
+                    closing.add(gid)
+                    grew = True
+        self.expanded = [g for g in self.expanded if g not in closing]
+        return self
+
+    def expand_all(self) -> GraphView:
+        """Open every group (a big graph then gets the cheaper layouts: see ``layout``)."""
+        self.expanded = [g["id"] for g in self.graph.get("groups", ())]
+        return self
+
+    def fit(self) -> None:
+        """Fit the drawing to the view (in every browser view of this widget)."""
+        self.send({"type": "fit"})
+
+    # -- static forms -------------------------------------------------------------------------
+
+    def to_svg(self) -> str:
+        """The current picture as standalone SVG (what nbconvert and GitHub show)."""
+        if not self.layout:
+            self.wait()
+        return static_svg(self.graph, self.layout)
+
+    def summary(self) -> str:
+        g = self.graph
+        n_apply = sum(1 for n in g.get("nodes", ()) if n["k"] == "apply")
+        groups = len(g.get("groups", ()))
+        extra = f", {groups} groups" if groups else ""
+        return f"<GraphView {g.get('title', '')}: {n_apply} op nodes{extra}>"
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        try:
+            self.wait(30)
+            data["image/svg+xml"] = self.to_svg()
+        except Exception:  # noqa: BLE001 - the static picture is a fallback: never block display
+            pass
+        data["text/plain"] = self.summary()
+        return data, metadata
+
+
+def show(obj, *, title: str | None = None, height: int = 520) -> GraphView:
+    """The graph of ``obj`` (a Variable, a list of them, an Apply, a FunctionGraph or a
+    compiled Function) as an interactive view; the last expression of a cell displays it.
+
+    >>> import tensorgraph.notebook as tgn                     # doctest: +SKIP
+    >>> tgn.show(cost)                                          # doctest: +SKIP
+    """
+    return GraphView(obj, title=title, height=height)

@@ -1,0 +1,71 @@
+"""The graph view's picture as standalone SVG: what nbconvert, nbviewer and GitHub show, where
+no widget runs. Drawn from the same payload and layout as the browser view, with fixed light
+colours (no theme to follow there)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from tensorgraph.notebook.layout import LINE_H, PAD_Y, item_text
+
+_FILL = {"apply": "#eef2f8", "input": "#e3f2e1", "shared": "#fbefd3", "constant": "#ffffff"}
+_STROKE = {"apply": "#6b8cc7", "input": "#3d8b37", "shared": "#b8860b", "constant": "#bdbdbd"}
+
+
+def _path(points) -> str:
+    if len(points) < 4:
+        return ""
+    d = [f"M{points[0]},{points[1]}"]
+    rest = len(points) // 2 - 1
+    if rest >= 3 and (rest - 1) % 3 == 0:
+        for i in range(2, len(points) - 2, 6):
+            d.append("C" + " ".join(f"{points[j]},{points[j + 1]}" for j in range(i, i + 6, 2)))
+        d.append(f"L{points[-2]},{points[-1]}")
+    else:
+        d.extend(f"L{points[i]},{points[i + 1]}" for i in range(2, len(points), 2))
+    return " ".join(d)
+
+
+def static_svg(payload: dict, layout: dict) -> str:
+    """SVG text of the laid-out visible graph (closed groups as dashed boxes)."""
+    width, height = layout.get("size", [10, 10])
+    nodes = {n["id"]: n for n in payload.get("nodes", ())}
+    groups = {g["id"]: g for g in payload.get("groups", ())}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" height="{height + 20}" '
+           f'viewBox="-10 -10 {width + 20} {height + 20}" font-family="monospace" font-size="11">',
+           '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+           'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker>'
+           '</defs>', f"<title>{escape(payload.get('title', 'graph'))}</title>"]
+    for gid, (x0, y0, x1, y1) in layout.get("frames", {}).items():
+        label = escape(groups.get(gid, {}).get("label", gid))
+        out.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" rx="8" '
+                   f'fill="#f4f7fc" stroke="#1976d2" stroke-dasharray="4 3" stroke-opacity="0.5"/>'
+                   f'<text x="{x0 + 8}" y="{y0 + 13}" fill="#1976d2" font-size="10">{label}</text>')
+    for a, b, n, label, points in layout.get("edges", ()):
+        out.append(f'<path d="{_path(points)}" fill="none" stroke="#888" '
+                   f'marker-end="url(#a)"/>')
+    for item_id, (cx, cy, w, h) in layout.get("items", {}).items():
+        x, y = cx - w / 2, cy - h / 2
+        if item_id.startswith("G:"):
+            g = groups.get(item_id[2:], {"label": item_id, "n": 0})
+            lines = item_text({"group": True, "label": g["label"], "n": g["n"]})
+            fill, stroke, dash, rx = "#f7f7f7", "#1976d2", ' stroke-dasharray="5 3"', 6
+        else:
+            n = nodes.get(item_id)
+            if n is None:
+                continue
+            lines = item_text(n)
+            fill, stroke = _FILL.get(n["k"], "#eeeeee"), _STROKE.get(n["k"], "#999999")
+            dash = ' stroke-dasharray="2 2"' if n["k"] == "constant" else ""
+            rx = h / 2 if n["k"] in ("input", "shared") else 5
+            if n.get("o"):
+                stroke, dash = "#c0392b", ' stroke-width="2.2"'
+        out.append(f'<g id="{escape(item_id)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
+                   f'rx="{rx}" fill="{fill}" stroke="{stroke}"{dash}/>')
+        for k, line in enumerate(lines):
+            color = "#1a1a1a" if k == 0 else "#666666"
+            out.append(f'<text x="{cx}" y="{y + PAD_Y / 2 + 11 + k * LINE_H}" '
+                       f'text-anchor="middle" fill="{color}">{escape(line)}</text>')
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out)

@@ -1,0 +1,221 @@
+"""The graph view without a browser: its payload (ids as dprint prints them, every node, fused
+nodes with their inner graph, user lines), the grouping of big graphs, the bounded layout, the
+widget's Python API and its static fallbacks, the display registration and %tg_show."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.graph.ids import graph_ids
+from tensorgraph.notebook import GraphView, show
+from tensorgraph.notebook.graph_model import AUTO_OPEN, GROUP_MAX, graph_model, payload_bytes
+from tensorgraph.notebook.layout import box_size, item_text, layered_layout, layout, visible_graph
+
+
+def seed(features=20):
+    with tg.config.change_flags(floatX="float32"):
+        x, y = tt.matrix("x"), tt.vector("y")
+        w = tg.shared(np.zeros(features, dtype="float32"), name="w")
+        b = tg.shared(np.float32(0.0), name="b")
+        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+        prediction = p_1 > 0.5
+        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+        cost = xent.mean() + 0.01 * (w ** 2).sum()
+        gw, gb = tg.grad(cost, [w, b])
+        train = tg.function([x, y], [prediction, xent],
+                            updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)], name="train")
+    return cost, train
+
+
+def deep_mlp(layers=64, width=8):
+    rng = np.random.default_rng(0)
+    x, y = tt.matrix("x"), tt.ivector("y")
+    h, params = x, []
+    for k in range(layers):
+        W = tg.shared(rng.normal(size=(width, width)) * 0.1, name=f"W{k}")
+        b = tg.shared(np.zeros(width), name=f"b{k}")
+        h = tt.tanh(tt.dot(h, W) + b)  # the layer line
+        params += [W, b]
+    cost = tt.special.categorical_crossentropy(tt.special.softmax(h), y).mean()
+    return tg.grad(cost, params)  # the grad line
+
+
+@pytest.mark.parametrize("which", ["graph", "function"])
+def test_payload_ids_are_the_ids_dprint_prints_and_every_node_is_there(which):
+    cost, train = seed()
+    obj = cost if which == "graph" else train
+    model = graph_model(obj)
+    printed = set(re.findall(r"\[id ([A-Z]+)\]", tg.dprint(obj, file="str")))
+    assert {n["id"] for n in model.nodes} == printed
+    ids = graph_ids(obj)
+    assert all(model.by_id[n["id"]] is ids.find(n["id"]) for n in model.nodes)
+    edges = {(a, b) for a, b, _ in model.edges}
+    for key in ids.order:
+        for inp in getattr(key, "inputs", ()):
+            assert (ids[inp], ids[key]) in edges
+
+
+def test_compiled_payload_marks_c_nodes_fused_loops_outputs_and_updates():
+    _, train = seed()
+    model = graph_model(train)
+    applies = [n for n in model.nodes if n["k"] == "apply"]
+    assert applies and all(n["c"] == "C" for n in applies)
+    fused = [n for n in applies if "f" in n.get("f", "")]
+    assert fused
+    detail = model.detail(fused[0]["id"])
+    assert detail["inner"][-1].startswith("-> ") and "t0 = " in detail["inner"][0]
+    outs = [o for n in model.nodes for o in n.get("o", ())]
+    assert {"output 0", "output 1", "update of w", "update of b"} <= set(outs)
+    assert any(n["k"] == "shared" and n["op"] == "w" for n in model.nodes)
+    gemv = next(n for n in applies if n["cls"] == "Gemv")
+    assert model.lines[gemv["l"]].endswith("p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))")
+    detail = model.detail(gemv["id"])
+    assert detail["runs"] == "C" and any("tg.grad" in line for line in detail["lines"])
+    assert payload_bytes(model.payload()) / len(model.nodes) < 300
+
+
+def test_a_node_detail_names_types_inputs_and_the_user_line():
+    cost, _ = seed()
+    model = graph_model(cost)
+    dot = next(n for n in model.nodes if n.get("cls") == "Dot")
+    detail = model.detail(dot["id"])
+    assert [i["label"] for i in detail["inputs"]] == ["x", "w"]
+    assert detail["inputs"][0]["type"] == "float32 (?, ?)"
+    assert detail["lines"][0].endswith("p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))")
+    leaf = model.detail(next(n["id"] for n in model.nodes if n["op"] == "w"))
+    assert leaf["kind"] == "shared" and leaf["value"]["shape"] == [20]
+
+
+def test_small_graphs_open_flat_and_big_ones_in_groups_by_line_then_by_layer():
+    cost, _ = seed()
+    assert graph_model(cost).groups == []
+    grads = deep_mlp()
+    model = graph_model(grads)
+    assert model.count_apply() > 900
+    top = [g for g in model.groups if g["parent"] is None]
+    assert len(top) <= 4  # the layer line, the cost line, the grad line
+    layer = next(g for g in top if "the layer line" in g["label"])
+    per_layer = [g for g in model.groups if g["parent"] == layer["id"]]
+    assert len(per_layer) == 64 and {g["label"] for g in per_layer} == {f"W{k}" for k in range(64)}
+    grad = next(g for g in top if "the grad line" in g["label"])
+    subs = [g for g in model.groups if g["parent"] == grad["id"]]
+    assert sum(1 for g in subs if re.fullmatch(r"W\d+", g["label"])) >= 60
+    assert all(g["n"] <= GROUP_MAX or any(c["parent"] == g["id"] for c in model.groups)
+               for g in model.groups)
+    assert all("g" in n for n in model.nodes)  # leaves sit in a reader's group
+    assert AUTO_OPEN < model.count_apply()
+    assert payload_bytes(model.payload()) / len(model.nodes) < 300
+
+
+def test_visible_graph_replaces_closed_groups_by_one_box_and_merges_their_edges():
+    model = graph_model(deep_mlp(layers=16))
+    payload = model.payload()
+    closed = visible_graph(payload, [])
+    assert all(item.get("group") for item in closed["items"].values())
+    assert len(closed["items"]) == len([g for g in model.groups if g["parent"] is None])
+    grad = next(g["id"] for g in model.groups if g["parent"] is None and "grad" in g["label"])
+    opened = visible_graph(payload, [grad])
+    assert grad in opened["frames"] and len(opened["items"]) > len(closed["items"])
+    assert all(a != b for a, b, *_ in opened["edges"])
+
+
+def test_layout_places_every_visible_item_and_is_cached():
+    model = graph_model(deep_mlp(layers=16))
+    visible = visible_graph(model.payload(), [g["id"] for g in model.groups
+                                               if g["parent"] is None])
+    first = layout(visible)
+    assert set(first["items"]) == set(visible["items"]) and first["engine"].startswith("dot")
+    for item_id, (cx, cy, w, h) in first["items"].items():
+        assert (w, h) == pytest.approx(box_size(item_text(visible["items"][item_id])), abs=1)
+    assert layout(visible)["cached"] is True
+    python = layered_layout(visible)
+    assert set(python["items"]) == set(visible["items"])
+
+
+def test_a_layout_without_graphviz_falls_back_to_python(monkeypatch):
+    from tensorgraph import graphviz_run
+    from tensorgraph.notebook import layout as layout_module
+
+    def missing(*args, **kwargs):
+        raise graphviz_run.GraphvizNotFound("no dot here")
+
+    monkeypatch.setattr(layout_module, "run_dot", missing)
+    x = tt.vector("novel_name_for_a_new_cache_entry")
+    visible = visible_graph(graph_model(tt.exp(x) + 2).payload(), [])
+    result = layout(visible)
+    assert result["engine"] == "python (layered)" and "no dot here" in result["notes"][0]
+
+
+def test_the_widget_api_selects_expands_highlights_and_colours():
+    grads = deep_mlp(layers=8)
+    view = GraphView(grads).wait()
+    assert view.layout["items"] and view.status == ""
+    target = view.model.ids[grads[5]]  # a node inside closed groups
+    view.select(target)
+    assert view.selected == target and view.detail["id"] == target
+    assert set(view.model.group_path(target)) <= set(view.expanded)  # its groups opened
+    view.wait()
+    assert target in view.layout["items"]
+    view.highlight([grads[5], grads[6]], label="two grads")
+    assert view.highlight_ids == [view.model.ids[grads[5]], view.model.ids[grads[6]]]
+    view.set_overlay({target: 2.0, grads[6]: 1.0}, title="time")
+    assert view.overlay == {"title": "time", "values": {target: 2.0,
+                                                       view.model.ids[grads[6]]: 1.0}}
+    view.collapse(target)
+    assert view.model.group_path(target)[-1] not in view.expanded
+    view.collapse()
+    assert view.expanded == []
+    with pytest.raises(KeyError, match="no node with id 'ZZZZ'"):
+        view.select("ZZZZ")
+    view.expand_all()
+    assert len(view.expanded) == len(view.graph["groups"])
+
+
+def test_a_selection_from_the_browser_fills_the_panel():
+    cost, _ = seed()
+    view = GraphView(cost)
+    view.set_state({"selected": "A"})  # what a click sends
+    assert view.detail["id"] == "A" and view.detail["title"].startswith("Elemwise")
+    view.set_state({"expanded": ["no-such-group"]})
+    assert view.expanded == []
+
+
+def test_display_bundle_has_the_widget_a_static_svg_and_text():
+    _, train = seed()
+    view = GraphView(train)
+    data, _ = view._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    svg = data["image/svg+xml"]
+    assert svg.startswith("<svg") and "Gemv" in svg and 'id="A"' in svg
+    assert data["text/plain"].startswith("<GraphView function train:")
+    json.dumps(data)  # what the kernel sends must be JSON
+
+
+def test_the_extension_displays_functions_as_views_and_keeps_plain_reprs(ipython_shell):
+    _, train = seed()
+    data, _ = ipython_shell.display_formatter.format(train)
+    assert "application/vnd.jupyter.widget-view+json" in data and "image/svg+xml" in data
+    x = tt.vector("x")
+    assert repr(x) == "x" and repr([x, x]) == "[x, x]"
+    assert "application/vnd.jupyter.widget-view+json" not in ipython_shell.display_formatter.format(
+        x)[0]
+
+
+def test_tg_show_magic(ipython_shell):
+    from IPython.core.error import UsageError
+
+    ipython_shell.user_ns.update(vx=tt.vector("vx"), tt=tt)
+    view = ipython_shell.run_line_magic("tg_show", "tt.exp(vx) * 2 --height 300")
+    assert isinstance(view, GraphView) and view.height == 300
+    for bad in ("--bogus vx", "undefined_name_here", "42", "vx --height 10"):
+        with pytest.raises(UsageError, match="^%tg_show: "):
+            ipython_shell.run_line_magic("tg_show", bad)
+
+
+def test_show_returns_a_view():
+    x = tt.vector("x")
+    assert isinstance(show([tt.exp(x), x + 1]), GraphView)

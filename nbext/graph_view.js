@@ -21,7 +21,7 @@ function cut(text, n = 44) {
 
 // the two lines of a box, as layout.item_text draws them in Python (sizes come from there)
 function itemLines(item) {
-  if (item.group) return [cut(item.label), `${item.n} nodes, closed`];
+  if (item.group) return [cut(item.label, 64), `${item.n} nodes, closed`];
   if (item.k === "constant") return [cut(item.op), `[${item.id}]`];
   return [cut(item.op), cut(`[${item.id}] ${item.t || ""}`)];
 }
@@ -72,7 +72,7 @@ function render({ model, el }) {
     </div>
     <div class="tg-body">
       <svg class="tg-canvas" xmlns="${SVGNS}"><defs>
-        <marker id="tg-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+        <marker id="tg-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
           <path d="M0,0 L10,5 L0,10 z" class="tg-arrowhead"></path></marker>
       </defs><g class="tg-viewport"></g></svg>
       <div class="tg-detail" hidden></div>
@@ -100,13 +100,17 @@ function render({ model, el }) {
     root.classList.toggle("tg-zoomed-out", view.k < 0.55);
   }
 
+  // the whole drawing when it can be read at that scale; otherwise the widest readable scale,
+  // from the top (a tall graph is then dragged, its text stays legible)
   function fit() {
     const layout = model.get("layout");
     if (!layout || !layout.size) return;
     const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
     const [gw, gh] = layout.size;
-    const k = Math.min(1.6, Math.max(0.05, Math.min((w - 20) / (gw + 1), (h - 20) / (gh + 1))));
-    view = { k, x: (w - gw * k) / 2, y: Math.max(10, (h - gh * k) / 2) };
+    const whole = Math.min((w - 20) / (gw + 1), (h - 20) / (gh + 1));
+    const readable = Math.min(0.6, (w - 20) / (gw + 1));
+    const k = Math.min(1.6, Math.max(0.05, whole, readable));
+    view = { k, x: (w - gw * k) / 2, y: gh * k <= h - 20 ? (h - gh * k) / 2 : 10 };
     applyView();
   }
 

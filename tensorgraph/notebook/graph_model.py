@@ -28,7 +28,7 @@ from tensorgraph.printing import leaf_kind, op_label, type_label
 
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
 
-#: graphs with at most this many nodes open flat (no groups)
+#: graphs with at most this many op nodes open flat (no groups)
 AUTO_OPEN = 60
 #: a group with more members than this is split (by the named input it works on, then by order)
 GROUP_MAX = 40

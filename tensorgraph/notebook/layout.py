@@ -27,6 +27,7 @@ CHAR_W = 6.6   # px per character of the view's 11px monospace font
 LINE_H = 15.0  # px per text line
 PAD_X, PAD_Y = 14.0, 10.0
 MAX_CHARS = 44
+GROUP_CHARS = 64  # a group's label is a line of user code: worth more room
 #: seconds for one dot run (the whole layout is bounded by about twice this, plus Python)
 DOT_TIMEOUT = 6.0
 #: visible items from which dot runs with its cheap settings only, and from which the Python
@@ -37,15 +38,15 @@ CHEAP_FROM, PYTHON_FROM = 300, 1500
 def item_text(entry: dict) -> list[str]:
     """The lines drawn in a node's box (the browser draws the same)."""
     if entry.get("group"):
-        return [_cut(entry["label"]), f"{entry['n']} nodes, closed"]
+        return [_cut(entry["label"], GROUP_CHARS), f"{entry['n']} nodes, closed"]
     first = _cut(entry["op"])
     if entry["k"] == "constant":
         return [first, f"[{entry['id']}]"]
     return [first, _cut(f"[{entry['id']}] {entry.get('t', '')}")]
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 3] + "..."
+def _cut(text: str, limit: int = MAX_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def box_size(lines: list[str]) -> tuple[float, float]:

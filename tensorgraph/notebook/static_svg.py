@@ -33,8 +33,8 @@ def static_svg(payload: dict, layout: dict) -> str:
     groups = {g["id"]: g for g in payload.get("groups", ())}
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" height="{height + 20}" '
            f'viewBox="-10 -10 {width + 20} {height + 20}" font-family="monospace" font-size="11">',
-           '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-           'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker>'
+           '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" '
+           'markerHeight="8" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker>'
            '</defs>', f"<title>{escape(payload.get('title', 'graph'))}</title>"]
     for gid, (x0, y0, x1, y1) in layout.get("frames", {}).items():
         label = escape(groups.get(gid, {}).get("label", gid))

@@ -4,6 +4,8 @@ theme applies, a closed group opens, a fused node shows its inner loop."""
 
 import re
 
+from tensorgraph.notebook.lab_driver import wait_kernel_idle
+
 SEED = '''\
 %load_ext tensorgraph
 import numpy as np
@@ -131,9 +133,7 @@ def test_graph_view_in_notebook_7(lab):
     page = lab.browser.new_page(viewport={"width": 1300, "height": 900})
     try:
         page.goto(f"{lab.server.base}/notebooks/nb7.ipynb")
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-        page.wait_for_selector(".lm-MenuBar-itemLabel", timeout=60_000)
-        page.wait_for_timeout(1500)  # the kernel connects
+        wait_kernel_idle(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         page.wait_for_function(

@@ -1,0 +1,36 @@
+"""Notebook cells building the graphs the screenshots and the browser benchmark show: the seed
+logistic regression of the Theano tutorial and a 64-layer MLP's gradient. Kept as source text
+(they run in a real kernel) in one place, so pictures and measurements show the same graphs."""
+
+SEED_CELL = '''\
+%load_ext tensorgraph
+import numpy as np
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+import tensorgraph.notebook as tgn
+tg.config.floatX = "float32"
+rng = np.random.default_rng(0)
+N, feats = 400, 784
+D = (rng.standard_normal((N, feats)).astype("float32"), rng.integers(0, 2, N).astype("float32"))
+x, y = tt.matrix("x"), tt.vector("y")
+w = tg.shared(rng.standard_normal(feats).astype("float32"), name="w")
+b = tg.shared(np.float32(0.0), name="b")
+p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+prediction = p_1 > 0.5
+xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+cost = xent.mean() + 0.01 * (w ** 2).sum()
+gw, gb = tg.grad(cost, [w, b])
+train = tg.function([x, y], [prediction, xent], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)],
+                    name="train")
+predict = tg.function([x], prediction, name="predict")'''
+
+MLP_CELL = '''\
+h, params = x, []
+for k in range(64):
+    W = tg.shared(rng.standard_normal((256, 256)).astype("float32") * 0.05, name=f"W{k}")
+    c = tg.shared(np.zeros(256, dtype="float32"), name=f"c{k}")
+    h = tt.tanh(tt.dot(h, W) + c)
+    params += [W, c]
+labels = tt.ivector("labels")
+loss = tt.special.categorical_crossentropy(tt.special.softmax(h), labels).mean()
+mlp_grads = tg.grad(loss, params)'''

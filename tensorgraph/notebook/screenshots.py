@@ -1,0 +1,98 @@
+"""Render the graph views of the seed logistic regression (and a 64-layer MLP) to PNG files.
+
+    python -m tensorgraph.notebook.screenshots [--out docs/images]
+
+Starts a JupyterLab, runs a notebook in Debian's chromium (see ``lab_driver``) and saves the
+views the README shows: the seed's ``train`` before and after rewriting, a node's panel, the
+dark theme, the MLP's gradient closed and with a group open. A development tool (the ``test``
+extra); look at the pictures after changing the view.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import tempfile
+
+from tensorgraph.notebook.demo_graphs import MLP_CELL, SEED_CELL
+from tensorgraph.notebook.lab_driver import Lab, LabServer, launch_chromium
+
+CELLS = [
+    SEED_CELL,
+    "before = tgn.show([prediction, xent, w - 0.1 * gw, b - 0.1 * gb], "
+    "title='train before rewriting', height=560)\nbefore",
+    "after = tgn.show(train, height=560)\nafter",
+    MLP_CELL + "\nbig = tgn.show(mlp_grads, height=560)\nbig",
+]
+
+
+def _view(nb, index: int):
+    return nb.panel().locator(".jp-OutputArea-output .tg-graph").nth(index)
+
+
+def _wait_drawn(nb, index: int, selector: str = "[data-tg-node],[data-tg-group]") -> None:
+    nb.page.wait_for_function(
+        """([i, sel]) => { const roots = document.querySelectorAll(
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .tg-graph');
+            return roots[i] && roots[i].querySelectorAll(sel).length > 0
+                && !roots[i].classList.contains('tg-busy'); }""",
+        arg=[index, selector], timeout=120_000)
+    nb.page.wait_for_timeout(400)
+
+
+def render(out: pathlib.Path) -> list[pathlib.Path]:
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    shots = []
+    with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as home:
+        server = LabServer(pathlib.Path(root), pathlib.Path(home))
+        try:
+            with sync_playwright() as p:
+                browser = launch_chromium(p)
+                lab = Lab(server, browser)
+                nb = lab.open_notebook("screenshots.ipynb", CELLS)
+                for i in range(3):
+                    _wait_drawn(nb, i)
+                before, after, big = _view(nb, 0), _view(nb, 1), _view(nb, 2)
+                shots.append(nb.screenshot(str(out / "graph_before_rewriting.png"), before))
+                shots.append(nb.screenshot(str(out / "graph_train.png"), after))
+                gemv = nb.kernel_eval(
+                    "next(n['id'] for n in after.graph['nodes'] if n.get('cls') == 'Gemv')")
+                after.locator(f'[data-tg-node={gemv}]').click()
+                nb.page.wait_for_selector(".tg-detail .tg-line", timeout=30_000)
+                nb.page.wait_for_timeout(300)
+                shots.append(nb.screenshot(str(out / "graph_panel.png"), after))
+                shots.append(nb.screenshot(str(out / "graph_mlp_closed.png"), big))
+                layer = nb.kernel_eval("next(g['id'] for g in big.graph['groups'] "
+                                       "if g['parent'] is None and 'tanh' in g['label'])")
+                big.locator(f'[data-tg-group={layer}]').click()
+                _wait_drawn(nb, 2, ".tg-frame")
+                inner = nb.kernel_eval(f"next(g['id'] for g in big.graph['groups'] "
+                                       f"if g['parent'] == {layer} and g['label'] == 'W3')")
+                big.locator(f'[data-tg-group={inner}]').click()
+                nb.page.wait_for_timeout(1500)
+                shots.append(nb.screenshot(str(out / "graph_mlp_opened.png"), big))
+                nb.page.evaluate("() => window.jupyterapp.commands.execute("
+                                 "'apputils:change-theme', {theme: 'JupyterLab Dark'})")
+                nb.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+                nb.page.wait_for_timeout(800)
+                shots.append(nb.screenshot(str(out / "graph_dark.png"), after))
+                nb.close()
+                browser.close()
+        finally:
+            server.stop()
+    return shots
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/images", help="directory for the PNG files")
+    args = parser.parse_args(argv)
+    for path in render(pathlib.Path(args.out)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,6 +68,7 @@ function render({ model, el }) {
       <button class="tg-btn" data-act="zoomout" title="zoom out (-)">&minus;</button>
       <button class="tg-btn" data-act="ancestors" title="highlight the selected node's ancestors (a)">ancestors</button>
       <button class="tg-btn" data-act="descendants" title="highlight the selected node's descendants (d)">descendants</button>
+      <button class="tg-btn" data-act="fold" title="fold the highlighted ancestors or descendants into one box" disabled>fold</button>
       <span class="tg-status" role="status"></span>
     </div>
     <div class="tg-body">
@@ -142,7 +143,8 @@ function render({ model, el }) {
         <text x="${x0 + 24}" y="${y0 + 13}" class="tg-frame-label">${esc(cut(g.label, 80))}</text>
         <g class="tg-collapse" data-tg-collapse="${esc(gid)}" role="button" aria-label="close group">
           <rect x="${x0 + 4}" y="${y0 + 3}" width="15" height="14" rx="3"></rect>
-          <text x="${x0 + 11.5}" y="${y0 + 14}" text-anchor="middle">&minus;</text></g></g>`);
+          <text x="${x0 + 11.5}" y="${y0 + 14}" text-anchor="middle">&minus;</text></g>${g.fold ? `
+        <text x="${x1 - 8}" y="${y0 + 13}" text-anchor="end" class="tg-unfold" data-tg-unfold="${esc(gid)}" role="button">unfold</text>` : ""}</g>`);
     }
     for (const e of layout.edges || []) {
       const [a, b, n, label, pts] = e;
@@ -235,6 +237,13 @@ function render({ model, el }) {
     if (!Number.isFinite(v)) return String(v);
     const a = Math.abs(v);
     return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Math.round(v * 1000) / 1000);
+  }
+
+  function showLineage() {
+    root.querySelectorAll('[data-act="ancestors"],[data-act="descendants"]').forEach((b) =>
+      b.classList.toggle("tg-on", b.getAttribute("data-act") === lineage));
+    root.querySelector('[data-act="fold"]').disabled = !(lineage && model.get("selected"));
+    decorate();
   }
 
   // ancestors / descendants among the drawn items (through the visible edges)
@@ -330,15 +339,21 @@ function render({ model, el }) {
       else if (what === "zoomout") zoomAt(0.8);
       else if (what === "ancestors" || what === "descendants") {
         lineage = lineage === what ? "" : what;
-        root.querySelectorAll('[data-act="ancestors"],[data-act="descendants"]').forEach((b) =>
-          b.classList.toggle("tg-on", b.getAttribute("data-act") === lineage));
-        decorate();
+        showLineage();
+      } else if (what === "fold" && lineage && model.get("selected")) {
+        const selected = model.get("selected");
+        const ids = [...walk(selected, lineage)].filter((id) => nodeIndex.has(id));
+        model.send({ type: "fold", ids: [selected, ...ids], label: `${lineage} of [${selected}]` });
+        lineage = "";
+        showLineage();
       } else if (what === "close") select("");
       ev.preventDefault();
       return;
     }
     const goto = ev.target.closest("[data-goto]");
     if (goto) { select(goto.getAttribute("data-goto")); ev.preventDefault(); return; }
+    const unfold = ev.target.closest("[data-tg-unfold]");
+    if (unfold) { model.send({ type: "unfold", group: unfold.getAttribute("data-tg-unfold") }); return; }
     const collapse = ev.target.closest("[data-tg-collapse]");
     if (collapse) {
       const gid = collapse.getAttribute("data-tg-collapse");
@@ -384,7 +399,7 @@ function render({ model, el }) {
 
   let drag = null;
   svg.addEventListener("pointerdown", (ev) => {
-    if (ev.target.closest("[data-tg-node],[data-tg-group],[data-tg-collapse]")) return;
+    if (ev.target.closest("[data-tg-node],[data-tg-group],[data-tg-collapse],[data-tg-unfold]")) return;
     drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y };
     svg.setPointerCapture(ev.pointerId);
     root.focus({ preventScroll: true });
@@ -471,7 +486,7 @@ function render({ model, el }) {
 
   model.on("change:graph", () => { fitted = false; draw(); });
   model.on("change:layout", onLayout);
-  model.on("change:selected", () => { decorate(); const id = model.get("selected"); if (id && !drawnLayoutHas(id)) pendingCenter = id; });
+  model.on("change:selected", () => { showLineage(); const id = model.get("selected"); if (id && !drawnLayoutHas(id)) pendingCenter = id; });
   model.on("change:detail", renderPanel);
   model.on("change:highlight_ids", decorate);
   model.on("change:highlight_label", decorate);

@@ -175,6 +175,49 @@ def test_the_widget_api_selects_expands_highlights_and_colours():
     assert len(view.expanded) == len(view.graph["groups"])
 
 
+def test_a_fold_puts_picked_nodes_in_one_closed_box_and_unfold_restores_the_graph():
+    cost, _ = seed()
+    view = GraphView(cost).wait()
+    before = json.dumps(view.graph, sort_keys=True)
+    apply_ids = [n["id"] for n in view.graph["nodes"] if n["k"] == "apply"]
+    picked = [cost.owner, *apply_ids[1:4]]  # a node (as an Apply) and three ids
+    gid = view.fold(picked, label="four nodes")
+    group = next(g for g in view.graph["groups"] if g["id"] == gid)
+    assert group == {"id": gid, "label": "four nodes", "parent": None, "n": 4, "fold": True}
+    members = {n["id"] for n in view.graph["nodes"] if n.get("g") == gid}
+    assert members == {view.model.ids[cost.owner], *apply_ids[1:4]}
+    view.wait()
+    assert f"G:{gid}" in view.layout["items"]
+    assert not members & set(view.layout["items"])  # drawn as one box
+    view.unfold(gid)
+    view.wait()
+    assert json.dumps(view.graph, sort_keys=True) == before
+    assert members <= set(view.layout["items"])
+
+
+def test_a_refused_fold_says_why_and_changes_nothing():
+    view = GraphView(deep_mlp(layers=8)).wait()
+    before = json.dumps(view.graph, sort_keys=True)
+    first_of_group = {}
+    for n in view.graph["nodes"]:
+        if n["k"] == "apply":
+            first_of_group.setdefault(n["g"], n["id"])
+    a, b = list(first_of_group.values())[:2]  # two nodes in different groups
+    with pytest.raises(ValueError, match="must be in the same group"):
+        view.fold([a, b])
+    with pytest.raises(ValueError, match="at least two nodes, got 1"):
+        view.fold([a])
+    with pytest.raises(KeyError, match="no node with id 'ZZZZ'"):
+        view.fold([a, "ZZZZ"])
+    with pytest.raises(ValueError, match="'g0' is not a fold"):
+        view.unfold("g0")
+    assert json.dumps(view.graph, sort_keys=True) == before
+    # the browser's fold button sends a message; a refusal shows in the status line
+    view._on_front_msg(view, {"type": "fold", "ids": [a, b], "label": "x"}, [])
+    assert "must be in the same group" in view.status
+    assert json.dumps(view.graph, sort_keys=True) == before
+
+
 def test_a_selection_from_the_browser_fills_the_panel():
     cost, _ = seed()
     view = GraphView(cost)

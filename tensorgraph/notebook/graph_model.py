@@ -29,7 +29,7 @@ from tensorgraph.printing import leaf_kind, op_label, type_label
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
 
 #: graphs with at most this many op nodes open flat (no groups)
-AUTO_OPEN = 60
+AUTO_OPEN = 80
 #: a group with more members than this is split (by the named input it works on, then by order)
 GROUP_MAX = 40
 
@@ -60,6 +60,7 @@ class GraphModel:
         self.nodes: list[dict] = []
         self.edges: list[list] = []
         self.groups: list[dict] = []
+        self._folds = 0
         self._build()
 
     # -- building ---------------------------------------------------------------------------
@@ -185,13 +186,57 @@ class GraphModel:
             part = members[start:start + GROUP_MAX]
             self._new_group(f"part {start // GROUP_MAX + 1}", gid, part)
 
+    # -- folds: groups a user picks --------------------------------------------------------
+
+    def fold(self, node_ids: list[str], label: str) -> str:
+        """Put the nodes ``node_ids`` (ids, at least two) into a new closed group of their own;
+        returns its id (``f1``, ``f2``, ...).  They must sit in the same group (or all at the
+        top): groups nest, they never overlap.  Nothing changes when this raises."""
+        index = {n["id"]: n for n in self.nodes}
+        picked = list(dict.fromkeys(node_ids))
+        unknown = [i for i in picked if i not in index]
+        if unknown:
+            raise KeyError(f"fold: no node {unknown[0]!r} in this graph")
+        if len(picked) < 2:
+            raise ValueError(f"fold: pick at least two nodes, got {len(picked)}")
+        where = {index[i].get("g") for i in picked}
+        if len(where) > 1:
+            shown = ", ".join(f"{i} in {index[i].get('g') or 'the top level'}" for i in picked[:6])
+            raise ValueError("fold: the nodes must be in the same group (groups nest, they never "
+                             f"overlap); got {shown}")
+        self._folds += 1
+        gid = f"f{self._folds}"
+        self.groups.append({"id": gid, "label": label or f"{len(picked)} nodes folded",
+                            "parent": where.pop(), "n": len(picked), "fold": True})
+        for i in picked:
+            index[i]["g"] = gid
+        return gid
+
+    def unfold(self, gid: str) -> None:
+        """Undo ``fold``: the group's nodes go back to the group around it."""
+        group = next((g for g in self.groups if g["id"] == gid), None)
+        if group is None or not group.get("fold"):
+            folds = [g["id"] for g in self.groups if g.get("fold")]
+            raise ValueError(f"unfold: {gid!r} is not a fold (folds here: {folds or 'none'}; "
+                             "groups by source line open with expand())")
+        for n in self.nodes:
+            if n.get("g") == gid:
+                if group["parent"] is None:
+                    del n["g"]
+                else:
+                    n["g"] = group["parent"]
+        for g in self.groups:
+            if g["parent"] == gid:
+                g["parent"] = group["parent"]
+        self.groups.remove(group)
+
     # -- reading ----------------------------------------------------------------------------
 
     def payload(self) -> dict:
-        """The dict the view's ``graph`` trait holds."""
-        return {"title": self.title, "nodes": self.nodes, "edges": self.edges,
-                "groups": self.groups, "lines": self.lines,
-                "function": self.function is not None}
+        """The dict the view's ``graph`` trait holds (copies: a fold then reads as a change)."""
+        return {"title": self.title, "nodes": [dict(n) for n in self.nodes],
+                "edges": self.edges, "groups": [dict(g) for g in self.groups],
+                "lines": self.lines, "function": self.function is not None}
 
     def group_path(self, node_id: str) -> list[str]:
         """The groups containing a node, outermost first."""
@@ -235,7 +280,9 @@ class GraphModel:
                        if name != "scalar_op" or type(op.scalar_op).__name__ != "Composite"},
             "inputs": [{"id": self.ids[v], "label": v._label()[:80], "type": type_label(v)}
                        for v in key.inputs],
-            "outputs": [{"label": v._label()[:80], "type": type_label(v)} for v in key.outputs],
+            # an output's own label repeats the (long) op: its name, or its index, says more
+            "outputs": [{"label": (v.name or f"out{k}")[:80], "type": type_label(v)}
+                        for k, v in enumerate(key.outputs)],
             "lines": _lines(key),
         }
         if entry.get("o"):

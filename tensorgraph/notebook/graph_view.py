@@ -84,6 +84,7 @@ class GraphView(anywidget.AnyWidget):
         super().__init__(graph=self.model.payload(), height=height, **kwargs)
         self.observe(self._on_expanded, names="expanded")
         self.observe(self._on_selected, names="selected")
+        self.on_msg(self._on_front_msg)
         self._relayout()
 
     # -- layout, off the kernel's main thread ---------------------------------------------
@@ -198,6 +199,34 @@ class GraphView(anywidget.AnyWidget):
         """Open every group (a big graph then gets the cheaper layouts: see ``layout``)."""
         self.expanded = [g["id"] for g in self.graph.get("groups", ())]
         return self
+
+    def fold(self, nodes, label: str = "") -> str:
+        """Fold ``nodes`` (ids, Variables or Applies; two or more, all in the same group) into
+        one closed box labelled ``label``: a subgraph you picked, out of the way.  Returns the
+        new group's id; ``unfold(id)`` undoes it.  The view's "fold" button does this for the
+        highlighted ancestors or descendants of the selected node."""
+        gid = self.model.fold([self.model.resolve(n) for n in nodes], label)
+        self.graph = self.model.payload()
+        self._relayout()
+        return gid
+
+    def unfold(self, group: str) -> GraphView:
+        """Undo ``fold``: the folded nodes are drawn one by one again."""
+        self.model.unfold(group)
+        self.expanded = [g for g in self.expanded if g != group]
+        self.graph = self.model.payload()
+        self._relayout()
+        return self
+
+    def _on_front_msg(self, _widget, content, _buffers) -> None:
+        """Folds asked for by the browser; a refusal is shown in the view's status line."""
+        try:
+            if content.get("type") == "fold":
+                self.fold(list(content.get("ids", ())), str(content.get("label", "")))
+            elif content.get("type") == "unfold":
+                self.unfold(str(content.get("group", "")))
+        except (KeyError, ValueError) as exc:
+            self.status = str(exc.args[0] if exc.args else exc)
 
     def fit(self) -> None:
         """Fit the drawing to the view (in every browser view of this widget)."""

@@ -21,6 +21,8 @@ import sys
 import time
 import urllib.request
 
+from tensorgraph.configparser import ENV_FLAGS, ENV_RC
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -48,7 +50,8 @@ class LabServer:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values))
         env = dict(os.environ, HOME=str(home), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
-        env.pop("TENSORGRAPH_FLAGS", None)
+        for name in (ENV_FLAGS, ENV_RC):  # the notebooks run with tensorgraph's defaults
+            env.pop(name, None)
         self.runtime_dir = home / "runtime"
         self.log = open(home / "lab.log", "w")
         self.proc = subprocess.Popen(

@@ -50,6 +50,16 @@ def wait_for_nodes(nb, root_index=0, at_least=1):
         arg=[root_index, at_least], timeout=60_000)
 
 
+def poll(nb, expression, expected, tries=50):
+    """Whether the kernel's ``repr(expression)`` becomes ``expected`` (the browser's
+    messages reach the kernel asynchronously)."""
+    for _ in range(tries):
+        if nb.kernel_eval(expression) == expected:
+            return True
+        nb.page.wait_for_timeout(100)
+    return False
+
+
 def test_graph_view_in_jupyterlab(lab):
     nb = lab.open_notebook("graph_view.ipynb", [SEED, "view = tgn.show(train)\nview", BIG])
     try:
@@ -77,14 +87,7 @@ def test_graph_view_in_jupyterlab(lab):
         search = first.locator(".tg-search")
         search.fill(target)
         search.press("Enter")
-        nb.page.wait_for_function("(id) => true", arg=target)
-        deadline_ok = False
-        for _ in range(40):
-            if nb.kernel_eval("view.selected") == repr(target):
-                deadline_ok = True
-                break
-            nb.page.wait_for_timeout(100)
-        assert deadline_ok
+        assert poll(nb, "view.selected", repr(target))
 
         # a fused loop shows its inner scalar graph in the panel
         fused = nb.kernel_eval("next(n['id'] for n in view.graph['nodes'] if 'f' in n.get('f', ''))")
@@ -92,6 +95,19 @@ def test_graph_view_in_jupyterlab(lab):
         nb.page.wait_for_selector(".tg-detail .tg-inner", timeout=20_000)
         assert re.search(r"t0 = \w+\(", first.locator(".tg-detail .tg-inner").inner_text())
         nb.screenshot("graph_view_panel.png")
+
+        # fold: the Gemv's ancestors become one box, which opens and unfolds again
+        first.locator(f'[data-tg-node="{gemv}"]').click()
+        first.locator('[data-act="ancestors"]').click()
+        first.locator('[data-act="fold"]').click()
+        first.locator('[data-tg-group="f1"]').wait_for(timeout=30_000)
+        folded = nb.kernel_eval("[n['id'] for n in view.graph['nodes'] if n.get('g') == 'f1']")
+        assert len(eval(folded)) > 3 and gemv in folded
+        assert first.locator(f'[data-tg-node="{gemv}"]').count() == 0
+        first.locator('[data-tg-group="f1"]').click()
+        first.locator('[data-tg-unfold="f1"]').click()
+        assert poll(nb, "[g['id'] for g in view.graph['groups']]", "[]")
+        first.locator('[data-tg-frame="f1"]').wait_for(state="detached", timeout=30_000)
 
         # the big graph opens closed; clicking a group opens it (a new layout from the kernel)
         big = roots.nth(1)

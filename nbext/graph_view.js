@@ -151,8 +151,10 @@ function render({ model, el }) {
       const d = pathOf(pts);
       let labelSvg = "";
       if (label && pts.length >= 4) {
+        // the middle point of a spline; the middle of a straight edge
         const mid = Math.floor(pts.length / 4) * 2;
-        labelSvg = `<text class="tg-edge-label" x="${pts[mid] + 4}" y="${pts[mid + 1]}">${esc(label)}</text>`;
+        const [lx, ly] = pts.length === 4 ? [(pts[0] + pts[2]) / 2, (pts[1] + pts[3]) / 2] : [pts[mid], pts[mid + 1]];
+        labelSvg = `<text class="tg-edge-label" x="${lx + 4}" y="${ly}">${esc(label)}</text>`;
       }
       parts.push(`<g class="tg-edge" data-from="${esc(a)}" data-to="${esc(b)}"><path d="${d}" marker-end="url(#tg-arrow)" style="stroke-width:${Math.min(4, 1 + Math.log2(n))}"></path>${labelSvg}</g>`);
     }

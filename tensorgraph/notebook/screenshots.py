@@ -20,7 +20,7 @@ from tensorgraph.notebook.lab_driver import Lab, LabServer, launch_chromium
 CELLS = [
     SEED_CELL,
     "before = tgn.show([prediction, xent, w - 0.1 * gw, b - 0.1 * gb], "
-    "title='train before rewriting', height=560)\nbefore",
+    "title='train before rewriting', height=760)\nbefore",
     "after = tgn.show(train, height=560)\nafter",
     MLP_CELL + "\nbig = tgn.show(mlp_grads, height=560)\nbig",
 ]

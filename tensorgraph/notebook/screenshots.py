@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/images", help="directory for the PNG files")
     args = parser.parse_args(argv)
-    for path in render(pathlib.Path(args.out)):
+    for path in render(pathlib.Path(args.out).resolve()):
         print(path)
     return 0
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+from tensorgraph.compile.compile_events import CompileRecord, emit
 from tensorgraph.compile.maker import FunctionMaker
 
 
@@ -60,9 +63,19 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
     elif not hasattr(profile, "attach"):
         raise TypeError(f"function(profile=...) takes True, False/None or a ProfileStats, got "
                         f"{type(profile).__name__}")
+    emit("start", name=name)
+    started = time.perf_counter()
+    emit("phase", phase="rewriting", name=name)
     maker = FunctionMaker(inputs, outputs, updates=updates, givens=givens, mode=mode,
                           name=name, profile=profile, on_unused_input=on_unused_input,
                           allow_input_downcast=allow_input_downcast,
                           no_default_updates=no_default_updates,
                           accept_inplace=accept_inplace)
-    return maker.create()
+    rewritten = time.perf_counter()
+    fn = maker.create()
+    mode_name = mode if isinstance(mode, str) else (
+        config.mode if mode is None else type(mode).__name__)
+    maker.compile_record = CompileRecord(maker, fn.vm, mode_name, rewritten - started,
+                                         time.perf_counter() - rewritten)
+    emit("done", name=name, record=maker.compile_record, function=fn)
+    return fn

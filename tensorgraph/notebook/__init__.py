@@ -7,13 +7,16 @@ records and never patches it.  ``%load_ext tensorgraph`` calls
 
 from tensorgraph.graph.utils import register_location_formatter, unregister_location_formatter
 from tensorgraph.notebook.cell_locations import CellLocations
+from tensorgraph.notebook.compile_magic import CompileMagics
+from tensorgraph.notebook.compile_report import CompileReport, report
 from tensorgraph.notebook.config_magic import ConfigMagics
 from tensorgraph.notebook.graph_view import GraphView, show
 from tensorgraph.notebook.show_magic import ShowMagics
 
-__all__ = ["GraphView", "show", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["GraphView", "show", "CompileReport", "report", "load_ipython_extension",
+           "unload_ipython_extension"]
 
-_MAGICS = (ConfigMagics, ShowMagics)
+_MAGICS = (ConfigMagics, ShowMagics, CompileMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 
@@ -46,10 +49,11 @@ def load_ipython_extension(ipython):
 
 def unload_ipython_extension(ipython):
     """Remove what :func:`load_ipython_extension` registered."""
-    line_magics = ipython.magics_manager.magics["line"]
-    for magics in _MAGICS:
-        for name in magics.magics["line"]:
-            line_magics.pop(name, None)
+    for kind in ("line", "cell"):
+        registered = ipython.magics_manager.magics[kind]
+        for magics in _MAGICS:
+            for name in magics.magics[kind]:
+                registered.pop(name, None)
     formatter = ipython.display_formatter.mimebundle_formatter
     for cls in _displayed_types():
         formatter.type_printers.pop(cls, None)

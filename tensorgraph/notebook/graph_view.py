@@ -87,6 +87,26 @@ class GraphView(anywidget.AnyWidget):
         self.on_msg(self._on_front_msg)
         self._relayout()
 
+    def set_graph(self, obj, *, title: str | None = None, marks: dict | None = None) -> GraphView:
+        """Show another graph in this view (the compile report steps through graphs this
+        way): selection, highlights and overlay reset; ``marks`` is ``{node_or_id: mark}``
+        for the new graph (see the ``marks`` trait), and the groups holding marked nodes
+        open."""
+        model = GraphModel(obj, title)
+        resolved = {model.resolve(k): v for k, v in (marks or {}).items()}
+        with self.hold_trait_notifications():
+            self.model = model
+            self.selected = ""
+            self.detail = {}
+            self.highlight_ids = []
+            self.highlight_label = ""
+            self.overlay = {}
+            self.expanded = list(dict.fromkeys(g for k in resolved for g in model.group_path(k)))
+            self.marks = resolved
+            self.graph = model.payload()
+        self._relayout()
+        return self
+
     # -- layout, off the kernel's main thread ---------------------------------------------
 
     def _relayout(self) -> None:

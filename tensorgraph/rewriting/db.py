@@ -171,6 +171,12 @@ class RewriteDatabase:
             tags.add(e.name)
         return frozenset(tags)
 
+    def phase_of(self, name: str) -> str | None:
+        """The top-level entry (the phase, in ``optdb``) holding the rewrite ``name``; None
+        when no rewrite has that name."""
+        path = self._path_to(name)
+        return path[0].name if path else None
+
     def _path_to(self, name):
         for e in self._sorted():
             if e.name == name:

@@ -207,6 +207,19 @@ class RewriteHistory(Feature):
         return self.steps[i]
 
     @property
+    def original_node_count(self) -> int:
+        """How many nodes the graph had before any rewrite."""
+        return len(self._original_nodes)
+
+    def made_by(self) -> dict:
+        """``{node: step index}`` for every node a step added (the last step that added it)."""
+        made = {}
+        for step in self.steps:
+            for record in step.added:
+                made[record.node] = step.index
+        return made
+
+    @property
     def seconds(self) -> float:
         """Total time of the recorded steps."""
         return sum(s.seconds for s in self.steps)
@@ -222,15 +235,17 @@ class RewriteHistory(Feature):
             lines.append(f"{s.index:4d} {s.name}: {pairs}")
         return "\n".join(lines)
 
-    def rebuild(self, n_steps: int | None = None) -> FunctionGraph:
+    def rebuild(self, n_steps: int | None = None, memo: dict | None = None) -> FunctionGraph:
         """A new FunctionGraph equal to the graph after the first ``n_steps`` steps
-        (``0``: the graph before any rewrite; ``None``: after the last step)."""
+        (``0``: the graph before any rewrite; ``None``: after the last step).  ``memo``, a
+        dict, receives ``{recorded node or variable: its copy in the new graph}`` (to find a
+        step's nodes in the rebuilt graph)."""
         if n_steps is None:
             n_steps = len(self.steps)
         if not 0 <= n_steps <= len(self.steps):
             raise IndexError(f"rebuild: n_steps must be between 0 and {len(self.steps)}, "
                              f"got {n_steps}")
-        memo: dict = {}
+        memo = {} if memo is None else memo
         for v in self._original_inputs:
             memo[v] = v.clone()
         for record in self._original_nodes:

@@ -18,7 +18,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import time
 
+from tensorgraph.compile.compile_events import emit
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
@@ -100,6 +102,8 @@ class CGraph:
     def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False):
         from tensorgraph.configdefaults import config
 
+        started = time.perf_counter()
+        emit("phase", phase="generating C", nodes=len(fgraph.apply_nodes))
         self.fgraph = fgraph
         self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
         self.slot: dict = {}
@@ -131,6 +135,9 @@ class CGraph:
                 self._slot(v)
         self.library = self.glue = self.addresses = None
         self.found = None
+        #: seconds spent writing the C ("generate") and finding or compiling it ("compile")
+        self.seconds = {"generate": time.perf_counter() - started, "compile": 0.0}
+        self.units_compiled = 0
 
     @property
     def source(self) -> str:
@@ -223,6 +230,7 @@ class CGraph:
         time in a second thread, so that its compiler runs next to the library's)."""
         from tensorgraph.link.c.cmodule import find_exports, loaded_symbols
 
+        started = time.perf_counter()
         known = loaded_symbols(_context())
         wanted = list({fn.symbol: fn for fn in self.functions
                        if self.straight or fn.symbol not in known}.values())
@@ -244,6 +252,8 @@ class CGraph:
             glue.wait()  # leave no compiler behind; the library's error is the one to show
             raise
         self.glue = glue.result()
+        self.seconds["compile"] = time.perf_counter() - started
+        emit("phase", phase="loading")
         self.addresses = [known[fn.symbol] for fn in self.functions]
         self.addresses.append(_address(self.library, "tg_straight") if self.straight else 0)
         return self.library
@@ -260,6 +270,8 @@ class CGraph:
             build["libraries"].append("mvec")
         unversioned = sorted({fn.unversioned for fn in functions if fn.unversioned})
         groups = _split(functions)
+        self.units_compiled = len(groups)
+        emit("phase", phase="compiling", units=len(groups), functions=len(functions))
         units = [_unit([functions[i] for i in group],
                        self._straight_code() if self.straight and u == 0 else "")
                  for u, group in enumerate(groups)]

@@ -1,0 +1,112 @@
+"""What ``function()`` is doing while it compiles, for whoever listens (the notebook's
+``%%tg_compile`` shows progress and a report from it), and the record it leaves behind.
+
+``function()`` reports ``start``, then ``phase`` events (``rewriting``, ``generating C``,
+``compiling`` with the number of C translation units, ``loading``), then ``done`` with a
+``CompileRecord``; every compiled function keeps its record as ``f.maker.compile_record``.
+Listeners are called in the compiling thread, in order; with none registered an event costs
+one list test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+__all__ = ["CompileRecord", "listening", "emit"]
+
+_listeners: list = []
+
+
+@contextlib.contextmanager
+def listening(callback):
+    """Call ``callback(event, info)`` for every compile event inside the block."""
+    _listeners.append(callback)
+    try:
+        yield callback
+    finally:
+        _listeners.remove(callback)
+
+
+def emit(event: str, **info) -> None:
+    """Tell the listeners (none: nothing happens)."""
+    if _listeners:
+        for callback in list(_listeners):
+            callback(event, info)
+
+
+class CompileRecord:
+    """How one function was compiled: settings, graph sizes, rewrite steps, times, C modules.
+
+    Times are seconds: ``rewrite`` (the mode's rewrites), ``generate`` (writing the C code),
+    ``compile`` (finding the C functions in memory or the cache, else running the compiler),
+    ``link`` (everything ``create()`` did: the two before plus loading and the thunks).
+    ``modules``: ``"compiled"``, ``"disk"`` (found in the module cache), ``"memory"`` (loaded
+    before in this process) or None (no C).
+    """
+
+    def __init__(self, maker, vm, mode_name: str, rewrite_seconds: float, link_seconds: float):
+        mode = maker.mode
+        history = getattr(maker.fgraph, "rewrite_history", None)
+        cgraph = getattr(vm, "cgraph", None)
+        self.name = maker.name or ""
+        self.mode = mode_name
+        self.optimizer = mode.optimizer
+        self.linker = mode.linker_name
+        self.nodes_before = history.original_node_count if history is not None else None
+        self.nodes_after = len(maker.fgraph.apply_nodes)
+        self.steps = len(history) if history is not None else 0
+        self.rewrite_seconds = rewrite_seconds
+        self.rewrite_recorded = history.total_seconds if history is not None else 0.0
+        self.link_seconds = link_seconds
+        times = getattr(cgraph, "seconds", {}) if cgraph is not None else {}
+        self.generate_seconds = times.get("generate", 0.0)
+        self.compile_seconds = times.get("compile", 0.0)
+        self.c_nodes = len(cgraph.c_nodes) if cgraph is not None else 0
+        self.py_nodes = len(vm.nodes) - self.c_nodes
+        self.modules = getattr(cgraph, "found", None) if self.c_nodes else None
+        self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
+        self.warnings: list[str] = []
+        self.finished = time.time()
+
+    @property
+    def total_seconds(self) -> float:
+        return self.rewrite_seconds + self.link_seconds
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in vars(self).items()}
+
+    @property
+    def load_seconds(self) -> float:
+        """Linking time that is neither writing nor compiling C: loading, thunks, storage."""
+        return max(0.0, self.link_seconds - self.generate_seconds - self.compile_seconds)
+
+    def summary(self) -> str:
+        """One line: name, settings, nodes before -> after, steps, where the time went."""
+        before = "?" if self.nodes_before is None else str(self.nodes_before)
+        parts = [f"rewriting {self.rewrite_seconds * 1e3:.0f} ms"]
+        if self.c_nodes:
+            parts += [f"generating C {self.generate_seconds * 1e3:.0f} ms",
+                      f"compiling C {self.compile_seconds * 1e3:.0f} ms"]
+        parts.append(f"loading {self.load_seconds * 1e3:.0f} ms")
+        where = {"compiled": f"compiled ({self.units} unit{'s' if self.units != 1 else ''})",
+                 "disk": "found in the module cache", "memory": "already loaded"}
+        runs = []
+        if self.c_nodes:
+            runs.append(f"{_count(self.c_nodes, 'node')} in C, {where.get(self.modules, 'no module')}")
+        if self.py_nodes:
+            runs.append(f"{self.py_nodes} in Python")
+        return (f"{self.name or '(unnamed)'}: mode {self.mode}, optimizer {self.optimizer}, "
+                f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "
+                f"{_count(self.steps, 'rewrite step')}; {self.total_seconds * 1e3:.0f} ms: {', '.join(parts)}; "
+                f"{'; '.join(runs)}"
+                + (f"; {_count(len(self.warnings), 'warning')}" if self.warnings else ""))
+
+    def __repr__(self) -> str:
+        return f"<CompileRecord {self.summary()}>"
+
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 node``, ``2 nodes``: summaries read as sentences."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,0 +1,265 @@
+"""``%%tg_compile``: run a cell with compile settings in force, and report every compile.
+
+    %%tg_compile [NAME] [--mode M] [--optimizer O] [--linker L] [--including TAGS]
+                 [--excluding TAGS] [--profile] [--test-values off|warn|raise] [--quiet]
+
+The settings hold while the cell runs (``config.change_flags``) and are restored afterwards,
+also when the cell fails. Every ``tensorgraph.function`` compiled in the cell gets a compile
+report below the cell (``--quiet``: one line each); a compile that runs the C compiler shows
+its progress while it runs.
+
+With NAME, the cell's last line is an expression giving the outputs: a Variable, a list or
+tuple of them, or a dict ``{name: variable}``. It is compiled into a function bound to NAME
+in the notebook. Its inputs are the graph's free symbolic inputs (not shared variables, not
+constants) in the order they were created; shared variables are read implicitly. Updates: if
+the cell assigns a variable named ``updates`` (a list of ``(shared, expression)`` pairs or a
+dict), they become the function's updates.
+
+Bad usage (an unknown option or mode, a last line that is not a graph) is a one-line error
+and binds nothing. An error raised in the cell shows the graph with the failing node marked
+when the error names one.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+import warnings
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+__all__ = ["CompileMagics"]
+
+PROGRESS_AFTER = 0.5  # seconds: quicker compiles show only their report
+
+
+@magics_class
+class CompileMagics(Magics):
+    """The ``%%tg_compile`` cell magic (see the module docstring)."""
+
+    @magic_arguments()
+    @argument("name", nargs="?", default=None,
+              help="compile the cell's last expression (the outputs) into a function bound "
+                   "to this name; inputs are the graph's free inputs in creation order, "
+                   "updates a cell variable named `updates`")
+    @argument("--mode", default=None, help="FAST_RUN, FAST_COMPILE, Mode, DebugMode, ...")
+    @argument("--optimizer", default=None, help="rewrite preset: fast_run, fast_compile, o1..o4, "
+                                                "None, ...")
+    @argument("--linker", default=None, help="cvm, c, c|py, py, vm, ...")
+    @argument("--including", default=None, help="colon-separated rewrite names or tags to add")
+    @argument("--excluding", default=None, help="colon-separated rewrite names or tags to drop")
+    @argument("--profile", action="store_true", help="profile the functions compiled in the cell")
+    @argument("--test-values", default=None, choices=["off", "warn", "raise"],
+              help="compute test values while building graphs")
+    @argument("--quiet", action="store_true", help="one summary line per compile, no report")
+    @cell_magic("tg_compile")
+    def tg_compile(self, line: str, cell: str):
+        """Run the cell with compile settings in force; report every compile in it."""
+        if line.split()[:1] in (["-h"], ["--help"]):
+            print(self.tg_compile.__doc__)
+            print(__doc__.split("\n\n", 2)[2])
+            return None
+        try:
+            args = parse_argstring(self.tg_compile, line)
+        except UsageError as exc:
+            raise UsageError(f"%%tg_compile: {exc}") from None
+        if args.name is not None and not args.name.isidentifier():
+            raise UsageError(f"%%tg_compile: NAME must be a Python identifier, got {args.name!r}")
+        flags = _flags(args)
+        code = self.shell.transform_cell(cell)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            raise UsageError(f"%%tg_compile: the cell does not parse: line {exc.lineno}: "
+                             f"{exc.msg}") from None
+        last = None
+        if args.name is not None:
+            if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+                raise UsageError("%%tg_compile: with NAME, the cell's last line must be an "
+                                 "expression giving the outputs (a Variable, a list of them or "
+                                 "a dict {name: variable}); nothing was bound")
+            last = ast.Expression(tree.body.pop().value)
+        from tensorgraph.configdefaults import config
+
+        try:
+            settings = config.change_flags(**flags)
+            settings.__enter__()
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise UsageError(f"%%tg_compile: {exc}") from None
+        from tensorgraph.compile.compile_events import listening
+
+        progress = _Progress(args.quiet)
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                progress.warnings = caught
+                with listening(progress):
+                    function = self._run(tree, last, code, args.name)
+        finally:
+            settings.__exit__(None, None, None)
+            # Recorded for the reports; shown again (outside the recorder) so the user sees them.
+            for w in list(caught):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        for fn, record in progress.compiled:
+            if args.quiet:
+                print(record.summary())
+            else:
+                from tensorgraph.notebook.compile_report import CompileReport
+
+                display(CompileReport(fn))
+        if function is not None:
+            self.shell.user_ns[args.name] = function
+            print(f"{args.name}{_signature(function)}")
+        return None
+
+    def _run(self, tree, last, code, name):
+        """Run the cell's statements (and, with NAME, compile its last expression)."""
+        filename = self.shell.compile.cache(code, self.shell.execution_count)
+        ns = self.shell.user_ns
+        try:
+            exec(compile(tree, filename, "exec"), ns)  # noqa: S102 - the user's own cell
+            if last is None:
+                return None
+            value = eval(compile(last, filename, "eval"), ns)  # noqa: S307 - the user's cell
+            outputs = _outputs(value)
+            updates = ns.get("updates") if _assigns(tree, "updates") else None
+            import tensorgraph as tg
+
+            return tg.function(_free_inputs(outputs), outputs, updates=updates, name=name)
+        except UsageError:
+            raise
+        except Exception as exc:
+            _show_failing_node(exc)
+            raise
+
+
+class _Progress:
+    """Listens to compile events: live progress for compiles that run the C compiler or take
+    longer than ``PROGRESS_AFTER``, then the records of the compiled functions."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.compiled: list = []
+        self.warnings: list = []
+        self._started = 0.0
+        self._warned_before = 0
+        self._handle = None
+        self._name = ""
+
+    def __call__(self, event: str, info: dict) -> None:
+        now = time.perf_counter()
+        if event == "start":
+            self._started, self._handle = now, None
+            self._name = info.get("name") or "(unnamed function)"
+            self._warned_before = len(self.warnings)
+        elif event == "phase":
+            slow = now - self._started > PROGRESS_AFTER or (info.get("phase") == "compiling")
+            if slow and not self.quiet:
+                text = f"compiling {self._name}: {_phase_text(info)} ({now - self._started:.1f} s)"
+                if self._handle is None:
+                    self._handle = display({"text/plain": text}, raw=True, display_id=True)
+                else:
+                    self._handle.update({"text/plain": text}, raw=True)
+        elif event == "done":
+            record = info["record"]
+            record.warnings = [str(w.message) for w in self.warnings[self._warned_before:]]
+            self.compiled.append((info["function"], record))
+            if self._handle is not None:
+                self._handle.update({"text/plain": f"compiled {record.summary()}"}, raw=True)
+
+
+def _phase_text(info: dict) -> str:
+    phase = info.get("phase", "")
+    if phase == "compiling":
+        units = info.get("units", 0)
+        return f"compiling C ({units} translation unit{'s' if units != 1 else ''})"
+    if phase == "generating C":
+        return f"generating C for {info.get('nodes', '?')} nodes"
+    return phase
+
+
+def _flags(args) -> dict:
+    """The config flags the options set."""
+    from tensorgraph.compile.mode import get_mode
+    from tensorgraph.configdefaults import config
+
+    flags = {}
+    if args.mode is not None:
+        flags["mode"] = args.mode
+    if args.linker is not None or args.optimizer is not None:
+        # only the generic mode reads config.linker / config.optimizer: keep the chosen
+        # mode's other setting and compile through it
+        try:
+            base = get_mode(args.mode or config.mode)
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"%%tg_compile: {exc}") from None
+        flags["mode"] = "Mode"
+        flags["linker"] = args.linker or base.linker_name
+        flags["optimizer"] = args.optimizer or str(base.optimizer)
+    if args.including is not None:
+        flags["optimizer_including"] = args.including
+    if args.excluding is not None:
+        flags["optimizer_excluding"] = args.excluding
+    if args.profile:
+        flags["profile"] = True
+    if args.test_values is not None:
+        flags["compute_test_value"] = args.test_values
+    return flags
+
+
+def _outputs(value) -> list:
+    from tensorgraph.graph.basic import Variable
+
+    if isinstance(value, Variable):
+        return [value]
+    items = list(value.values()) if isinstance(value, dict) else value
+    if isinstance(items, (list, tuple)) and items and all(isinstance(v, Variable) for v in items):
+        return list(items)
+    raise UsageError(f"%%tg_compile: the cell's last expression must give the outputs (a "
+                     f"Variable, a list or tuple of them, or a dict {{name: variable}}), got "
+                     f"{type(value).__name__}; nothing was bound")
+
+
+def _free_inputs(outputs) -> list:
+    """The graph's symbolic inputs that are neither shared nor constant, in creation order."""
+    from tensorgraph.compile.sharedvalue import SharedVariable
+    from tensorgraph.graph.basic import Constant, graph_inputs
+
+    free = [v for v in graph_inputs(outputs)
+            if not isinstance(v, (SharedVariable, Constant))]
+    return sorted(dict.fromkeys(free), key=lambda v: int(v.auto_name.split("_")[1]))
+
+
+def _assigns(tree, name: str) -> bool:
+    """Whether the cell's top-level statements assign ``name``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+    return False
+
+
+def _signature(fn) -> str:
+    from tensorgraph.printing import type_label
+
+    params = ", ".join(f"{i.variable.name or i.variable.auto_name}: {type_label(i.variable)}"
+                       for i in fn.maker.inputs)
+    return f"({params})"
+
+
+def _show_failing_node(exc) -> None:
+    """The graph with the node an error names marked (when it names one)."""
+    node, fgraph = getattr(exc, "node", None), getattr(exc, "fgraph", None)
+    if node is None or fgraph is None:
+        return
+    from tensorgraph.notebook.graph_view import GraphView
+
+    try:
+        view = GraphView(fgraph, title=f"{type(exc).__name__} in this node")
+        view.marks = {view.model.resolve(node): "error"}
+        view.select(node)
+    except (KeyError, TypeError):
+        return
+    display(view)

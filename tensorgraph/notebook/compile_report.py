@@ -1,0 +1,311 @@
+"""The compile report: how one function was compiled, inline, on the graph view.
+
+``tgn.report(f)`` (and ``%%tg_compile``, once per function compiled in the cell) shows:
+
+* a summary: name, mode, optimizer, linker, nodes before -> after, rewrite steps, where the
+  compile time went (rewriting, writing C, compiling or finding it in the cache, loading),
+  C and Python nodes, the warnings raised while compiling (``f.maker.compile_record``);
+* the graph after rewriting, before rewriting, or at any rewrite step: a scrubber (slider,
+  previous/next, a list filtered by rewrite name, phase or tag) over
+  ``f.maker.fgraph.rewrite_history``; at a step, the graph after it with the nodes it added
+  marked (``tg-mark-added``), or, ticked "before this step", the graph before it with the
+  nodes it removed marked (``tg-mark-removed``); the rewrite's name, phase, tags, where it is
+  defined (with its docstring) and the time it took;
+* for the node selected in the graph after rewriting: the step that made it (a button jumps
+  there) and its generated C (highlighted) with the compiler flags, or why it runs Python.
+
+Everything is also Python: ``report.step`` (the step shown, linked to the slider),
+``report.mode`` ("after", "before", "steps"), ``report.show_step(i)``, ``report.steps``
+(the history's records), ``report.step_of(node)``, ``report.c_source(node)``.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+
+import ipywidgets as widgets
+import traitlets
+
+from tensorgraph.notebook.graph_view import GraphView
+
+__all__ = ["CompileReport", "report"]
+
+MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite steps", "steps")]
+
+
+class CompileReport(widgets.VBox):
+    """The compile report of a compiled function (see the module docstring)."""
+
+    step = traitlets.Int(0)
+    mode = traitlets.Unicode("after")
+
+    def __init__(self, fn, **kwargs):
+        maker = getattr(fn, "maker", None)
+        if maker is None:
+            raise TypeError(f"report() takes a compiled function (tensorgraph.function(...)), "
+                            f"got {type(fn).__name__}")
+        self.function = fn
+        self.record = getattr(maker, "compile_record", None)
+        self.history = getattr(maker.fgraph, "rewrite_history", None)
+        self.steps = list(self.history) if self.history is not None else []
+        self._made_by = self.history.made_by() if self.history is not None else {}
+        self._catalog = _RewriteCatalog()
+        self.view = GraphView(fn, height=480)
+
+        self._summary = widgets.HTML(_summary_html(self.record, fn))
+        self._modes = widgets.ToggleButtons(options=MODES, value="after",
+                                            layout=widgets.Layout(width="auto"))
+        last = max(0, len(self.steps) - 1)
+        self._slider = widgets.IntSlider(0, min=0, max=last, description="step",
+                                         continuous_update=False,
+                                         layout=widgets.Layout(width="360px"))
+        self._prev = widgets.Button(description="previous", icon="arrow-left",
+                                    layout=widgets.Layout(width="110px"))
+        self._next = widgets.Button(description="next", icon="arrow-right",
+                                    layout=widgets.Layout(width="110px"))
+        self._before = widgets.Checkbox(False, description="graph before this step",
+                                        indent=False)
+        self._filter = widgets.Text(placeholder="filter steps: rewrite name, phase or tag",
+                                    layout=widgets.Layout(width="360px"))
+        self._list = widgets.Select(options=self._options(""), rows=9,
+                                    layout=widgets.Layout(width="360px"))
+        self._step_info = widgets.HTML(layout=widgets.Layout(flex="1 1 auto"))
+        self._steps_box = widgets.VBox([
+            widgets.HBox([self._prev, self._slider, self._next, self._before]),
+            widgets.HBox([widgets.VBox([self._filter, self._list]), self._step_info]),
+        ])
+        self._node_info = widgets.HTML()
+        self._goto = widgets.Button(description="show the step that made it",
+                                    layout=widgets.Layout(display="none", width="auto"))
+        self._steps_box.layout.display = "none"
+        super().__init__([self._summary, self._modes, self._steps_box, self.view,
+                          self._goto, self._node_info], **kwargs)
+        self.add_class("tg-compile-report")
+
+        widgets.link((self, "step"), (self._slider, "value"))
+        widgets.link((self, "mode"), (self._modes, "value"))
+        self._prev.on_click(lambda _: self.show_step(max(0, self.step - 1)))
+        self._next.on_click(lambda _: self.show_step(min(last, self.step + 1)))
+        self._list.observe(self._on_list, names="value")
+        self._filter.observe(lambda ch: setattr(self._list, "options", self._options(ch["new"])),
+                             names="value")
+        self._before.observe(lambda _: self._show(), names="value")
+        self._goto.on_click(self._on_goto)
+        self.view.observe(self._on_node, names="selected")
+        self.observe(lambda _: self._show(), names=["step", "mode"])
+
+    # -- what scripts call ------------------------------------------------------------------
+
+    def show_step(self, index: int) -> CompileReport:
+        """Show the graph after rewrite step ``index`` (0-based, as ``report.steps``)."""
+        if not self.steps:
+            raise IndexError("this function has no rewrite steps to show")
+        if not 0 <= index < len(self.steps):
+            raise IndexError(f"show_step: index must be between 0 and {len(self.steps) - 1}, "
+                             f"got {index}")
+        with self.hold_trait_notifications():
+            self.mode = "steps"
+            self.step = index
+        return self
+
+    def step_of(self, node_or_id) -> int | None:
+        """The index of the rewrite step that made a node of the compiled graph (None: the
+        node was in the graph before rewriting)."""
+        node = self._final_node(node_or_id)
+        return self._made_by.get(node)
+
+    def c_source(self, node_or_id) -> str:
+        """The C function generated for a node of the compiled graph; ValueError saying why
+        when the node runs Python."""
+        node = self._final_node(node_or_id)
+        cgraph = getattr(self.function.vm, "cgraph", None)
+        for fn in getattr(cgraph, "functions", ()):
+            if fn.node is node:
+                return fn.text
+        from tensorgraph.notebook.graph_model import _why_python
+
+        raise ValueError(f"{self._ids()[node]} runs Python: {_why_python(node)}")
+
+    # -- inside -----------------------------------------------------------------------------
+
+    def _ids(self):
+        from tensorgraph.graph.ids import graph_ids
+
+        return graph_ids(self.function)
+
+    def _final_node(self, node_or_id):
+        from tensorgraph.graph.basic import Apply, Variable
+
+        if isinstance(node_or_id, Variable) and node_or_id.owner is not None:
+            return node_or_id.owner
+        if isinstance(node_or_id, Apply):
+            return node_or_id
+        ids = self._ids()
+        found = ids.find(str(node_or_id).strip().upper()) if isinstance(node_or_id, str) else None
+        if found is None or not isinstance(found, Apply):
+            raise KeyError(f"no op node {node_or_id!r} in the compiled graph of "
+                           f"{self.record.name if self.record else 'this function'}")
+        return found
+
+    def _options(self, text: str) -> list:
+        words = text.lower().split()
+        options = []
+        for step in self.steps:
+            phase, tags = self._catalog.describe(step)
+            haystack = " ".join([step.name, phase or "", *tags]).lower()
+            if all(w in haystack for w in words):
+                options.append((f"{step.index:4d}  {step.name}  [{phase or '-'}]", step.index))
+        return options
+
+    def _on_list(self, change) -> None:
+        if change["new"] is not None and change["new"] != self.step:
+            self.show_step(change["new"])
+
+    def _on_goto(self, _button) -> None:
+        made = self.step_of(self.view.selected) if self.view.selected else None
+        if made is not None:
+            self.show_step(made)
+
+    def _show(self) -> None:
+        self._steps_box.layout.display = "" if self.mode == "steps" else "none"
+        self._goto.layout.display = "none"
+        self._node_info.value = ""
+        if self.mode == "after":
+            self.view.set_graph(self.function)
+        elif self.mode == "before":
+            if self.history is None:
+                self.view.set_graph(self.function.maker.fgraph, title="(no rewrite history)")
+            else:
+                self.view.set_graph(self.history.rebuild(0), title="before rewriting")
+        else:
+            self._show_step()
+
+    def _show_step(self) -> None:
+        if not self.steps:
+            self._step_info.value = "<i>no rewrite steps</i>"
+            return
+        step = self.steps[self.step]
+        before = self._before.value
+        memo: dict = {}
+        graph = self.history.rebuild(step.index if before else step.index + 1, memo)
+        records = step.removed if before else step.added
+        mark = "removed" if before else "added"
+        marks = {memo[r.node]: mark for r in records if r.node in memo
+                 and memo[r.node] in graph.apply_nodes}
+        where = "before" if before else "after"
+        self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks)
+        if self._list.value != step.index and any(v == step.index for _, v in self._list.options):
+            self._list.value = step.index
+        self._step_info.value = self._step_html(step, len(marks), mark)
+
+    def _step_html(self, step, n_marked: int, mark: str) -> str:
+        phase, tags = self._catalog.describe(step)
+        doc = self._catalog.doc(step)
+        removed = "".join(f"<li><code>{html.escape(str(r))}</code></li>" for r in step.removed[:8])
+        added = "".join(f"<li><code>{html.escape(str(r))}</code></li>" for r in step.added[:8])
+        return (f"<div class='tg-step-info'><b>step {step.index}: {html.escape(step.name)}</b>"
+                f" &middot; phase <code>{html.escape(phase or '-')}</code>"
+                f" &middot; {step.seconds * 1e3:.3f} ms<br>"
+                f"tags: {html.escape(', '.join(tags) or '-')}<br>"
+                f"defined at <code>{html.escape(step.location or '?')}</code>"
+                + (f"<pre class='tg-doc'>{html.escape(doc)}</pre>" if doc else "")
+                + f"<div>{n_marked} node(s) marked {mark} in the graph</div>"
+                f"<div>removed:</div><ul>{removed or '<li>-</li>'}</ul>"
+                f"<div>added:</div><ul>{added or '<li>-</li>'}</ul></div>")
+
+    def _on_node(self, change) -> None:
+        node_id = change["new"]
+        self._goto.layout.display = "none"
+        self._node_info.value = ""
+        if self.mode != "after" or not node_id:
+            return
+        try:
+            node = self._final_node(node_id)
+        except KeyError:
+            return  # a leaf: the graph view's panel says it all
+        made = self._made_by.get(node)
+        parts = []
+        if made is not None:
+            parts.append(f"<div>[{html.escape(node_id)}] was made by step {made}: "
+                         f"<code>{html.escape(self.steps[made].name)}</code></div>")
+            self._goto.layout.display = ""
+        try:
+            parts.append(_c_html(self.c_source(node)))
+        except ValueError as exc:
+            parts.append(f"<div>{html.escape(str(exc))}</div>")
+        self._node_info.value = "".join(parts)
+
+
+class _RewriteCatalog:
+    """Phase, tags and docstring of the rewrites named in a history (from ``optdb``)."""
+
+    def __init__(self):
+        from tensorgraph.rewriting.optdb import optdb
+
+        self.db = optdb
+
+    def describe(self, step) -> tuple[str | None, list[str]]:
+        if step.name not in self.db:
+            return None, []
+        tags = sorted(t for t in self.db.tags_of(step.name) if t != step.name)
+        return self.db.phase_of(step.name), tags
+
+    def doc(self, step) -> str:
+        rewriter = step.rewriter
+        if rewriter is None:
+            return ""
+        target = getattr(rewriter, "fn", None) or type(rewriter)
+        return inspect.getdoc(target) or ""
+
+
+def _summary_html(record, fn) -> str:
+    if record is None:
+        return f"<b>{html.escape(getattr(fn, 'name', '') or 'function')}</b> (no compile record)"
+    rows = [("mode", f"{record.mode} (optimizer {record.optimizer}, linker {record.linker})"),
+            ("graph", f"{record.nodes_before} nodes before rewriting, {record.nodes_after} "
+                      f"after, in {record.steps} rewrite steps"),
+            ("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "
+                     f"{record.rewrite_seconds * 1e3:.0f} ms, writing C "
+                     f"{record.generate_seconds * 1e3:.0f} ms, compiling "
+                     f"{record.compile_seconds * 1e3:.0f} ms, loading "
+                     f"{record.load_seconds * 1e3:.0f} ms"),
+            ("C", _modules_text(record))]
+    if record.warnings:
+        rows.append(("warnings", "<br>".join(html.escape(w) for w in record.warnings)))
+    body = "".join(f"<tr><th style='text-align:left;padding-right:8px'>{k}</th>"
+                   f"<td style='text-align:left'>{v if k == 'warnings' else html.escape(v)}</td></tr>"
+                   for k, v in rows)
+    return (f"<div class='tg-report-summary'><b>compile report: "
+            f"{html.escape(record.name or '(unnamed function)')}</b><table>{body}</table></div>")
+
+
+def _modules_text(record) -> str:
+    where = {"compiled": f"compiled now ({record.units} translation unit"
+                         f"{'s' if record.units != 1 else ''})",
+             "disk": "found in the module cache", "memory": "already loaded by this process"}
+    text = (f"{record.c_nodes} nodes run C, {where.get(record.modules, 'no C module')}"
+            if record.c_nodes else "no node runs C")
+    if record.py_nodes:
+        text += f"; {record.py_nodes} run Python"
+    return text
+
+
+def _c_html(source: str) -> str:
+    """The generated C, highlighted (pygments comes with IPython), with the compiler flags."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import CLexer
+
+    from tensorgraph.link.c.compiler import compile_flags
+
+    code = highlight(source, CLexer(), HtmlFormatter(noclasses=True, nobackground=True))
+    flags = " ".join(compile_flags())
+    return (f"<details open class='tg-c-source'><summary>generated C</summary>"
+            f"<div style='max-height:360px;overflow:auto;font-size:12px'>{code}</div>"
+            f"<div>compiled with <code>{html.escape(flags)}</code></div></details>")
+
+
+def report(fn) -> CompileReport:
+    """The compile report of a compiled function (see ``CompileReport``)."""
+    return CompileReport(fn)

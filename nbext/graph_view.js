@@ -186,7 +186,7 @@ function render({ model, el }) {
           : `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${h / 2}"></rect>`;
       const badge = n.c ? `<text x="${x + w - 4}" y="${y + 10}" text-anchor="end" class="tg-badge">${n.c === "C" ? "C" : "Py"}</text>` : "";
       const outs = n.o ? `<text x="${cx}" y="${y + h + 11}" text-anchor="middle" class="tg-outlabel">${esc(cut(n.o.join(", "), 40))}</text>` : "";
-      parts.push(`<g class="${cls.join(" ")}" data-tg-node="${esc(id)}"><title>${esc(n.op)} [id ${esc(id)}]</title>${shape}
+      parts.push(`<g class="${cls.join(" ")}" data-tg-node="${esc(id)}"><title>${esc(n.op)} [id ${esc(id)}]${n.tv ? "\n" + esc(n.tv) : ""}</title>${shape}
         <text x="${cx}" y="${y + PAD_Y / 2 + 11}" text-anchor="middle">${esc(lines[0])}</text>
         <text x="${cx}" y="${y + PAD_Y / 2 + 11 + LINE_H}" text-anchor="middle" class="tg-sub">${esc(lines[1])}</text>${badge}${outs}</g>`);
     }
@@ -305,6 +305,10 @@ function render({ model, el }) {
       if (d.value) {
         const v = d.value;
         rows.push(`<div class="tg-sec">value</div><div><code>${esc(v.dtype)} ${esc(JSON.stringify(v.shape))}</code>${"min" in v ? ` min ${esc(fmt(v.min))} max ${esc(fmt(v.max))}` : ""}</div><pre>${esc(v.preview)}</pre>`);
+      }
+      if (d.test_values) {
+        rows.push(`<div class="tg-sec">test value</div>${d.test_values.map((v) =>
+          `<div class="tg-test-value"><code>${esc(v.label)}: ${esc(v.dtype)} ${esc(JSON.stringify(v.shape))}</code>${"min" in v ? ` min ${esc(fmt(v.min))} max ${esc(fmt(v.max))} mean ${esc(fmt(v.mean))}` : ""}${v.nan || v.inf ? ` <b class="tg-bad">${esc(v.nan || 0)} NaN, ${esc(v.inf || 0)} Inf</b>` : ""}<pre>${esc(v.preview)}</pre></div>`).join("")}`);
       }
     }
     panel.innerHTML = rows.join("");

@@ -262,3 +262,22 @@ def test_tg_show_magic(ipython_shell):
 def test_show_returns_a_view():
     x = tt.vector("x")
     assert isinstance(show([tt.exp(x), x + 1]), GraphView)
+
+
+def test_test_values_show_on_hover_and_in_the_panel_summarised():
+    with tg.config.change_flags(compute_test_value="raise"):
+        x = tt.vector("x")
+        x.tag.test_value = np.array([1.0, np.nan, -2.0, 4.0] + [0.5] * 996)
+        y = tt.log(x)
+    model = graph_model(y)
+    ids = graph_ids(y)
+    leaf = next(n for n in model.nodes if n["id"] == ids[x])
+    assert leaf["tv"].startswith("test value x: float64 (1000,) min -2 max 4 mean")
+    assert leaf["tv"].endswith("(1 NaN)")
+    node = next(n for n in model.nodes if n["id"] == ids[y.owner])
+    assert "2 NaN" in node["tv"]  # log(nan) and log(-2)
+    panel = model.detail(ids[y.owner])["test_values"][0]
+    assert panel["nan"] == 2 and panel["inf"] == 0 and panel["shape"] == [1000]
+    assert panel["min"] == pytest.approx(np.log(0.5)) and panel["max"] == pytest.approx(np.log(4))
+    assert len(panel["preview"]) < 120  # a preview travels, never the array
+    assert "tv" not in next(n for n in graph_model(tt.exp(tt.vector("z"))).nodes if n["k"] == "apply")

@@ -101,6 +101,9 @@ class GraphModel:
                     entry["f"] = flags
                 if self.kinds is not None and key in self.kinds:
                     entry["c"] = self.kinds[key]
+                tv = _test_value_line(key.outputs)
+                if tv:
+                    entry["tv"] = tv
                 self.nodes.append(entry)
                 for inp in key.inputs:
                     label = type_label(inp) if inp.owner is not None else ""
@@ -108,7 +111,11 @@ class GraphModel:
             else:
                 kind = leaf_kind(key)
                 text = key._label() if isinstance(key, Constant) else str(key)
-                self.nodes.append({"id": node_id, "k": kind, "op": text, "t": type_label(key)})
+                entry = {"id": node_id, "k": kind, "op": text, "t": type_label(key)}
+                tv = _test_value_line([key])
+                if tv:
+                    entry["tv"] = tv
+                self.nodes.append(entry)
         maker = getattr(self.function, "maker", None)
         roots = roots_of(self.obj)
         n_out = len(maker.outputs) if maker is not None else len(roots)
@@ -271,6 +278,9 @@ class GraphModel:
             value = _leaf_value(key)
             if value is not None:
                 out["value"] = value
+            tests = _test_values([key])
+            if tests:
+                out["test_values"] = tests
             return out
         op = key.op
         detail = {
@@ -299,6 +309,9 @@ class GraphModel:
         inner = getattr(op, "scalar_op", None)
         if type(inner).__name__ == "Composite":
             detail["inner"] = _inner_graph(inner)
+        tests = _test_values(key.outputs)
+        if tests:
+            detail["test_values"] = tests
         return detail
 
     def search(self, text: str) -> list[str]:
@@ -443,12 +456,53 @@ def _leaf_value(var):
             value = var.get_value()
     if value is None:
         return None
+    return _array_summary(value)
+
+
+def _array_summary(value) -> dict:
+    """What travels of an array: shape, dtype, min/max/mean over the finite values, NaN and
+    Inf counts and the first 8 values (never the array: it may be big)."""
+    import numpy as np
+
     arr = np.asarray(value)
     summary = {"shape": list(arr.shape), "dtype": str(arr.dtype)}
     if arr.size and arr.dtype.kind in "biuf":
-        summary.update(min=float(arr.min()), max=float(arr.max()))
+        if arr.dtype.kind == "f":
+            finite = np.isfinite(arr)
+            summary.update(nan=int(np.isnan(arr).sum()), inf=int(np.isinf(arr).sum()))
+            arr_ok = arr[finite] if not finite.all() else arr
+        else:
+            arr_ok = arr
+        if arr_ok.size:
+            summary.update(min=float(arr_ok.min()), max=float(arr_ok.max()),
+                           mean=float(arr_ok.mean(dtype="float64")))
     summary["preview"] = np.array2string(arr.ravel()[:8], precision=4, separator=", ")
     return summary
+
+
+def _test_values(variables) -> list[dict]:
+    """The test values (``var.tag.test_value``, set when ``compute_test_value`` is on) of
+    ``variables``, summarised, each labelled with its variable."""
+    found = []
+    for k, var in enumerate(variables):
+        value = getattr(getattr(var, "tag", None), "test_value", None)
+        if value is not None:
+            found.append({"label": var.name or f"out{k}", **_array_summary(value)})
+    return found
+
+
+def _test_value_line(variables) -> str:
+    """One line per test value for the node's hover text: shape, range, mean, NaN/Inf."""
+    lines = []
+    for tv in _test_values(variables):
+        text = f"test value {tv['label']}: {tv['dtype']} {tuple(tv['shape'])}"
+        if "min" in tv:
+            text += f" min {tv['min']:.4g} max {tv['max']:.4g} mean {tv['mean']:.4g}"
+        bad = [f"{tv[k]} {name}" for k, name in (("nan", "NaN"), ("inf", "Inf")) if tv.get(k)]
+        if bad:
+            text += " (" + ", ".join(bad) + ")"
+        lines.append(text)
+    return "\n".join(lines)
 
 
 def _why_python(node) -> str:

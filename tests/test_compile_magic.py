@@ -194,3 +194,35 @@ def test_the_report_names_the_step_that_made_a_node_and_its_c_source():
         slow.c_source(slow.function.maker.fgraph.outputs[0])
     with pytest.raises(TypeError, match="takes a compiled function"):
         report(gemv)
+
+
+def test_the_report_names_the_module_of_a_node_and_shows_the_whole_unit_when_asked():
+    train = seed_function()
+    rep = report(train)
+    gemv = next(n for n in train.maker.fgraph.apply_nodes if type(n.op).__name__ == "Gemv")
+    module = rep.c_module(gemv)
+    assert module["symbol"] in rep.c_source(gemv)
+    assert module["path"] is not None and module["key"] in module["path"]
+    import os
+    assert os.path.isdir(module["path"])
+    unit = rep.c_source(gemv, whole_unit=True)
+    assert unit.index("tensorgraph generated node functions") < unit.index(module["symbol"])
+    assert len(unit) > 3 * len(rep.c_source(gemv))
+    rep.view.select(rep.view.model.ids[gemv])
+    assert module["path"] in rep._node_info.value
+
+
+def test_last_report_is_the_widget_the_magic_showed_and_the_bundle_has_a_static_form(ip):
+    from tensorgraph.notebook import last_report
+
+    out = run(ip, "f --mode FAST_RUN", "v = tt.vector('v')\ntt.exp(v) + 1")
+    shown = last_report("f")
+    assert shown is last_report() and shown.function is ip.user_ns["f"]
+    widget_id = next(o.data for o in out.outputs
+                     if "application/vnd.jupyter.widget-view+json" in o.data)
+    assert widget_id["application/vnd.jupyter.widget-view+json"]["model_id"] == shown.model_id
+    with pytest.raises(LookupError, match="no compile report of a function named 'nope'"):
+        last_report("nope")
+    data, _ = shown._repr_mimebundle_()
+    assert data["text/plain"].startswith("f: mode FAST_RUN")
+    assert "compile report: f" in data["text/html"] and "<svg" in data["text/html"]

@@ -8,13 +8,13 @@ records and never patches it.  ``%load_ext tensorgraph`` calls
 from tensorgraph.graph.utils import register_location_formatter, unregister_location_formatter
 from tensorgraph.notebook.cell_locations import CellLocations
 from tensorgraph.notebook.compile_magic import CompileMagics
-from tensorgraph.notebook.compile_report import CompileReport, report
+from tensorgraph.notebook.compile_report import CompileReport, last_report, report
 from tensorgraph.notebook.config_magic import ConfigMagics
 from tensorgraph.notebook.graph_view import GraphView, show
 from tensorgraph.notebook.show_magic import ShowMagics
 
-__all__ = ["GraphView", "show", "CompileReport", "report", "load_ipython_extension",
-           "unload_ipython_extension"]
+__all__ = ["GraphView", "show", "CompileReport", "report", "last_report",
+           "load_ipython_extension", "unload_ipython_extension"]
 
 _MAGICS = (ConfigMagics, ShowMagics, CompileMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations

@@ -107,9 +107,11 @@ class CompileMagics(Magics):
             if args.quiet:
                 print(record.summary())
             else:
-                from tensorgraph.notebook.compile_report import CompileReport
+                from tensorgraph.notebook.compile_report import CompileReport, remember
 
-                display(CompileReport(fn))
+                shown = CompileReport(fn)
+                remember(shown)
+                display(shown)
         if function is not None:
             self.shell.user_ns[args.name] = function
             print(f"{args.name}{_signature(function)}")

@@ -16,20 +16,27 @@
 
 Everything is also Python: ``report.step`` (the step shown, linked to the slider),
 ``report.mode`` ("after", "before", "steps"), ``report.show_step(i)``, ``report.steps``
-(the history's records), ``report.step_of(node)``, ``report.c_source(node)``.
+(the history's records), ``report.step_of(node)``, ``report.c_source(node)`` (and
+``whole_unit=True``: with the runtime and headers), ``report.c_module(node)``.
 """
 
 from __future__ import annotations
 
 import html
 import inspect
+from collections import OrderedDict
 
 import ipywidgets as widgets
 import traitlets
 
 from tensorgraph.notebook.graph_view import GraphView
 
-__all__ = ["CompileReport", "report"]
+__all__ = ["CompileReport", "report", "last_report"]
+
+#: the reports %%tg_compile showed lately, newest last, by function name (a few: widgets are
+#: heavy)
+_SHOWN: OrderedDict = OrderedDict()
+_KEEP = 16
 
 MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite steps", "steps")]
 
@@ -95,6 +102,21 @@ class CompileReport(widgets.VBox):
         self.view.observe(self._on_node, names="selected")
         self.observe(lambda _: self._show(), names=["step", "mode"])
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget, plus a static form for nbconvert and GitHub: the summary table and
+        the picture shown, as HTML with inline SVG; the summary line as text."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        try:
+            picture = self.view.to_svg()
+        except Exception:  # noqa: BLE001 - a fallback never blocks the display
+            picture = ""
+        data["text/html"] = self._summary.value + picture
+        data["text/plain"] = (self.record.summary() if self.record is not None
+                              else f"<CompileReport {self.function!r}>")
+        return data, metadata
+
     # -- what scripts call ------------------------------------------------------------------
 
     def show_step(self, index: int) -> CompileReport:
@@ -115,19 +137,42 @@ class CompileReport(widgets.VBox):
         node = self._final_node(node_or_id)
         return self._made_by.get(node)
 
-    def c_source(self, node_or_id) -> str:
-        """The C function generated for a node of the compiled graph; ValueError saying why
-        when the node runs Python."""
+    def c_source(self, node_or_id, *, whole_unit: bool = False) -> str:
+        """The C function generated for a node of the compiled graph (``whole_unit``: the
+        whole file it compiles in, with the runtime, headers and support code); ValueError
+        saying why when the node runs Python."""
         node = self._final_node(node_or_id)
-        cgraph = getattr(self.function.vm, "cgraph", None)
-        for fn in getattr(cgraph, "functions", ()):
-            if fn.node is node:
-                return fn.text
+        fn = self._node_function(node)
+        if fn is not None:
+            if whole_unit:
+                from tensorgraph.link.c.codegen import translation_unit
+
+                return translation_unit([fn])
+            return fn.text
         from tensorgraph.notebook.graph_model import _why_python
 
         raise ValueError(f"{self._ids()[node]} runs Python: {_why_python(node)}")
 
+    def c_module(self, node_or_id) -> dict:
+        """Where a node's C lives: ``symbol`` (its function's name, a hash of its code: the
+        cache key shared by every graph with this node), ``key`` and ``path`` of the cached
+        library that holds it (None when it is not in the cache)."""
+        node = self._final_node(node_or_id)
+        fn = self._node_function(node)
+        if fn is None:
+            raise ValueError(f"{self._ids()[node]} runs Python: it has no C module")
+        from tensorgraph.link.c.cmodule import library_of
+        from tensorgraph.link.c.codegen import CODEGEN_VERSION
+
+        found = library_of(fn.symbol, runtime_version=f"codegen{CODEGEN_VERSION}")
+        return {"symbol": fn.symbol, "key": found[0] if found else None,
+                "path": found[1] if found else None}
+
     # -- inside -----------------------------------------------------------------------------
+
+    def _node_function(self, node):
+        cgraph = getattr(self.function.vm, "cgraph", None)
+        return next((fn for fn in getattr(cgraph, "functions", ()) if fn.node is node), None)
 
     def _ids(self):
         from tensorgraph.graph.ids import graph_ids
@@ -231,7 +276,7 @@ class CompileReport(widgets.VBox):
                          f"<code>{html.escape(self.steps[made].name)}</code></div>")
             self._goto.layout.display = ""
         try:
-            parts.append(_c_html(self.c_source(node)))
+            parts.append(_c_html(self.c_source(node), self.c_module(node)))
         except ValueError as exc:
             parts.append(f"<div>{html.escape(str(exc))}</div>")
         self._node_info.value = "".join(parts)
@@ -291,8 +336,9 @@ def _modules_text(record) -> str:
     return text
 
 
-def _c_html(source: str) -> str:
-    """The generated C, highlighted (pygments comes with IPython), with the compiler flags."""
+def _c_html(source: str, module: dict) -> str:
+    """The generated C, highlighted (pygments comes with IPython), with the compiler flags
+    and the cached library that holds it."""
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import CLexer
@@ -303,9 +349,39 @@ def _c_html(source: str) -> str:
     flags = " ".join(compile_flags())
     return (f"<details open class='tg-c-source'><summary>generated C</summary>"
             f"<div style='max-height:360px;overflow:auto;font-size:12px'>{code}</div>"
-            f"<div>compiled with <code>{html.escape(flags)}</code></div></details>")
+            f"<div>compiled with <code>{html.escape(flags)}</code></div>"
+            f"<div>function <code>{html.escape(module['symbol'])}</code> (its name is the "
+            f"hash of its code: the cache key shared by every graph with this node), in "
+            + (f"the cached library <code>{html.escape(module['path'])}</code>"
+               if module["path"] else "no cached library (not compiled into the cache)")
+            + "</div><div class='tg-muted'>The glue (Python.h, numpy, cffi) is one module per "
+            "cache, the same for every graph, and is not shown.</div></details>")
 
 
 def report(fn) -> CompileReport:
     """The compile report of a compiled function (see ``CompileReport``)."""
     return CompileReport(fn)
+
+
+def remember(shown: CompileReport) -> None:
+    """Keep a report %%tg_compile showed, for ``last_report``."""
+    name = shown.record.name if shown.record is not None else None
+    _SHOWN.pop(name, None)
+    _SHOWN[name] = shown
+    while len(_SHOWN) > _KEEP:
+        _SHOWN.popitem(last=False)
+
+
+def last_report(name: str | None = None) -> CompileReport:
+    """The report ``%%tg_compile`` showed last (of the function named ``name``), the very
+    widget below the cell: scripts and tests drive it (``last_report("train").show_step(3)``)
+    and the page follows."""
+    if not _SHOWN:
+        raise LookupError("%%tg_compile has shown no compile report in this kernel yet")
+    if name is None:
+        return next(reversed(_SHOWN.values()))
+    if name not in _SHOWN:
+        known = ", ".join(repr(k) for k in _SHOWN if k) or "only unnamed functions"
+        raise LookupError(f"no compile report of a function named {name!r} was shown; "
+                          f"shown: {known}")
+    return _SHOWN[name]

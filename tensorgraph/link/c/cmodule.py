@@ -118,6 +118,16 @@ def find_exports(symbols, *, runtime_version: str = "") -> dict:
     return _cache_for(config.compiledir).find_exports(symbols, runtime_version)
 
 
+def library_of(symbol: str, *, runtime_version: str = "") -> tuple[str, str] | None:
+    """``(key, directory)`` of the cached library that exports ``symbol`` (built with the
+    current build context), or None: what the compile report names as a node's module."""
+    [symbol_id] = _symbol_ids([symbol], runtime_version)
+    key = cache.read_symbol(config.compiledir, symbol_id)
+    if key is None:
+        return None
+    return key, os.path.join(config.compiledir, cache.MODULES, key)
+
+
 def _symbol_ids(symbols, runtime_version: str) -> list[str]:
     context = json.dumps(_build_context(runtime_version), sort_keys=True)
     return [_sha(f"{symbol}\n{context}")[:40] for symbol in symbols]

@@ -348,6 +348,12 @@ def _prelude_digest() -> str:
     return digest
 
 
+def translation_unit(functions) -> str:
+    """The whole C file that compiling ``functions`` (NodeFunction...) alone would build:
+    what the compile report shows when asked for more than a node's own function."""
+    return _unit(functions)
+
+
 def _unit(functions, tail: str = "") -> str:
     """A translation unit defining ``functions`` (NodeFunction...): the runtime, the headers
     and support code they need, the functions, then ``tail``."""

@@ -107,11 +107,31 @@ function render({ model, el }) {
     const layout = model.get("layout");
     if (!layout || !layout.size) return;
     const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
-    const [gw, gh] = layout.size;
+    // a step of the compile report occupies part of the union layout: fit what it draws
+    const [x0, y0, x1, y1] = layout.bbox || [0, 0, ...layout.size];
+    const gw = x1 - x0, gh = y1 - y0;
     const whole = Math.min((w - 20) / (gw + 1), (h - 20) / (gh + 1));
     const readable = Math.min(0.6, (w - 20) / (gw + 1));
     const k = Math.min(1.6, Math.max(0.05, whole, readable));
-    view = { k, x: (w - gw * k) / 2, y: gh * k <= h - 20 ? (h - gh * k) / 2 : 10 };
+    view = { k, x: (w - gw * k) / 2 - x0 * k, y: (gh * k <= h - 20 ? (h - gh * k) / 2 : 10) - y0 * k };
+    applyView();
+  }
+
+  function markedBox(layout) {
+    const boxes = Object.keys(model.get("marks") || {}).map((id) => layout.items[id]).filter(Boolean);
+    if (!boxes.length) return null;
+    return [Math.min(...boxes.map(([x, , w]) => x - w / 2)), Math.min(...boxes.map(([, y, , h]) => y - h / 2)),
+      Math.max(...boxes.map(([x, , w]) => x + w / 2)), Math.max(...boxes.map(([, y, , h]) => y + h / 2))];
+  }
+
+  // bring a box into sight: at a readable zoom, or (keep) at the current one, not moving
+  // at all when it is in sight already
+  function showBox([x0, y0, x1, y1], keep) {
+    const w = svg.clientWidth || 800, h = svg.clientHeight || 500, pad = 80;
+    const k = keep ? view.k : Math.min(1.2, Math.max(0.6, Math.min((w - 2 * pad) / (x1 - x0 + 1), (h - 2 * pad) / (y1 - y0 + 1))));
+    const inSight = keep && x0 * k + view.x >= 0 && x1 * k + view.x <= w && y0 * k + view.y >= 0 && y1 * k + view.y <= h;
+    if (inSight) return;
+    view = { k, x: w / 2 - ((x0 + x1) / 2) * k, y: h / 2 - ((y0 + y1) / 2) * k };
     applyView();
   }
 
@@ -130,6 +150,7 @@ function render({ model, el }) {
   function draw() {
     const graph = model.get("graph") || {};
     const layout = model.get("layout") || {};
+    if (layout.items && layout.graph !== graph.serial) return;  // its positions are on their way
     root.querySelector(".tg-title").textContent = graph.title || "";
     nodeIndex = new Map((graph.nodes || []).map((n) => [n.id, n]));
     const groups = new Map((graph.groups || []).map((g) => [g.id, g]));
@@ -191,9 +212,18 @@ function render({ model, el }) {
         <text x="${cx}" y="${y + PAD_Y / 2 + 11 + LINE_H}" text-anchor="middle" class="tg-sub">${esc(lines[1])}</text>${badge}${outs}</g>`);
     }
     viewport.innerHTML = parts.join("");
+    const previous = drawnLayout;
     drawnLayout = layout;
+    root.dataset.tgDrawn = String(graph.serial);
     decorate();
-    if (!fitted) { fit(); fitted = true; }
+    if (!fitted) {
+      // from one rewrite step to the next the boxes keep their places, and so does the view,
+      // moving only to bring what the step changed (the marked nodes) into sight
+      const sameUnion = !!(layout.union && previous && previous.union === layout.union);
+      if (layout.union) showBox(markedBox(layout) || layout.bbox, sameUnion);
+      else fit();
+      fitted = true;
+    }
   }
 
   // classes that change without a new layout: selection, highlights, overlay, marks, lineage

@@ -10,6 +10,7 @@ from IPython.core.error import UsageError  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import tensorgraph as tg  # noqa: E402
+import tensorgraph.tensor  # noqa: E402,F401 - seed_function uses tg.tensor
 from tensorgraph import config  # noqa: E402
 from tensorgraph.notebook import CompileReport, GraphView, report  # noqa: E402
 
@@ -226,3 +227,29 @@ def test_last_report_is_the_widget_the_magic_showed_and_the_bundle_has_a_static_
     data, _ = shown._repr_mimebundle_()
     assert data["text/plain"].startswith("f: mode FAST_RUN")
     assert "compile report: f" in data["text/html"] and "<svg" in data["text/html"]
+
+
+def test_nodes_that_survive_a_step_keep_their_place(monkeypatch):
+    from tensorgraph.notebook import step_layout
+
+    rep = report(seed_function())
+    seen = []
+    for index in (9, 10, 30, 31):
+        rep.show_step(index)
+        assert rep.view.layout["engine"] == "dot (union of the steps)"
+        assert rep.view.layout["graph"] == rep.view.graph["serial"]
+        seen.append({tuple(box) for box in rep.view.layout["items"].values()})
+        x0, y0, x1, y1 = rep.view.layout["bbox"]
+        assert all(x0 <= x and x <= x1 and y0 <= y <= y1
+                   for x, y, _, _ in rep.view.layout["items"].values())
+    # a step changes a few nodes: every other box stays where it was
+    for a, b in ((seen[0], seen[1]), (seen[2], seen[3])):
+        assert len(a & b) >= min(len(a), len(b)) - 4
+    assert rep.view.to_svg().startswith("<svg")
+
+    # a union too big to read is laid out step by step
+    small = report(seed_function())
+    monkeypatch.setattr(step_layout, "UNION_MAX", 10)
+    small.show_step(3)
+    small.view.wait()
+    assert small.view.layout["engine"] == "dot" and small._places.too_big

@@ -191,7 +191,8 @@ def test_a_fold_puts_picked_nodes_in_one_closed_box_and_unfold_restores_the_grap
     assert not members & set(view.layout["items"])  # drawn as one box
     view.unfold(gid)
     view.wait()
-    assert json.dumps(view.graph, sort_keys=True) == before
+    assert json.dumps({**view.graph, "serial": 1}, sort_keys=True) == before
+    assert view.graph["serial"] == view.layout["graph"] == 3  # the layout of this graph
     assert members <= set(view.layout["items"])
 
 

@@ -30,6 +30,7 @@ import ipywidgets as widgets
 import traitlets
 
 from tensorgraph.notebook.graph_view import GraphView
+from tensorgraph.notebook.step_layout import StepLayout
 
 __all__ = ["CompileReport", "report", "last_report"]
 
@@ -58,6 +59,7 @@ class CompileReport(widgets.VBox):
         self.steps = list(self.history) if self.history is not None else []
         self._made_by = self.history.made_by() if self.history is not None else {}
         self._catalog = _RewriteCatalog()
+        self._places = StepLayout(self.history) if self.history is not None else None
         self.view = GraphView(fn, height=480)
 
         self._summary = widgets.HTML(_summary_html(self.record, fn))
@@ -239,16 +241,32 @@ class CompileReport(widgets.VBox):
         marks = {memo[r.node]: mark for r in records if r.node in memo
                  and memo[r.node] in graph.apply_nodes}
         where = "before" if before else "after"
-        self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks)
+        self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks,
+                            place=lambda model: self._places.place(model, memo))
         if self._list.value != step.index and any(v == step.index for _, v in self._list.options):
             self._list.value = step.index
-        self._step_info.value = self._step_html(step, len(marks), mark)
+        self._step_info.value = self._step_html(step, len(marks), mark, memo)
 
-    def _step_html(self, step, n_marked: int, mark: str) -> str:
+    def _records_html(self, records, memo) -> str:
+        """The nodes of a step as the view names them: ``[T] Elemwise{neg}`` when the node is
+        in the graph shown (same id as in the picture), else the op alone."""
+        from tensorgraph.printing import op_label
+
+        shown = {key: node_id for node_id, key in self.view.model.by_id.items()}
+        items = []
+        for record in records[:8]:
+            node_id = shown.get(memo.get(record.node))
+            label = html.escape(op_label(record.node.op))
+            items.append(f"<li><code>{f'[{node_id}] ' if node_id else ''}{label}</code></li>")
+        if len(records) > 8:
+            items.append(f"<li>... {len(records) - 8} more</li>")
+        return "".join(items) or "<li>-</li>"
+
+    def _step_html(self, step, n_marked: int, mark: str, memo: dict) -> str:
         phase, tags = self._catalog.describe(step)
         doc = self._catalog.doc(step)
-        removed = "".join(f"<li><code>{html.escape(str(r))}</code></li>" for r in step.removed[:8])
-        added = "".join(f"<li><code>{html.escape(str(r))}</code></li>" for r in step.added[:8])
+        removed = self._records_html(step.removed, memo)
+        added = self._records_html(step.added, memo)
         return (f"<div class='tg-step-info'><b>step {step.index}: {html.escape(step.name)}</b>"
                 f" &middot; phase <code>{html.escape(phase or '-')}</code>"
                 f" &middot; {step.seconds * 1e3:.3f} ms<br>"
@@ -256,8 +274,8 @@ class CompileReport(widgets.VBox):
                 f"defined at <code>{html.escape(step.location or '?')}</code>"
                 + (f"<pre class='tg-doc'>{html.escape(doc)}</pre>" if doc else "")
                 + f"<div>{n_marked} node(s) marked {mark} in the graph</div>"
-                f"<div>removed:</div><ul>{removed or '<li>-</li>'}</ul>"
-                f"<div>added:</div><ul>{added or '<li>-</li>'}</ul></div>")
+                f"<div>removed:</div><ul>{removed}</ul>"
+                f"<div>added:</div><ul>{added}</ul></div>")
 
     def _on_node(self, change) -> None:
         node_id = change["new"]

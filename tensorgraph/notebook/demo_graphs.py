@@ -34,3 +34,17 @@ for k in range(64):
 labels = tt.ivector("labels")
 loss = tt.special.categorical_crossentropy(tt.special.softmax(h), labels).mean()
 mlp_grads = tg.grad(loss, params)'''
+
+#: the seed compiled with ``%%tg_compile`` (after SEED_CELL's imports and data): the compile
+#: report's screenshots, benchmark and browser test
+SEED_COMPILE_CELL = '''\
+%%tg_compile train --mode FAST_RUN
+x, y = tt.matrix("x"), tt.vector("y")
+w = tg.shared(rng.standard_normal(feats).astype("float32"), name="w")
+b = tg.shared(np.float32(0.0), name="b")
+p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+cost = xent.mean() + 0.01 * (w ** 2).sum()
+gw, gb = tg.grad(cost, [w, b])
+updates = [(w, w - 0.1 * gw), (b, b - 0.1 * gb)]
+[p_1 > 0.5, xent]'''

@@ -81,17 +81,20 @@ class GraphView(anywidget.AnyWidget):
         self._layout_lock = threading.Lock()
         self._generation = 0
         self._done = threading.Event()
-        super().__init__(graph=self.model.payload(), height=height, **kwargs)
+        self._serial = 0
+        super().__init__(graph=self._stamped(self.model.payload()), height=height, **kwargs)
         self.observe(self._on_expanded, names="expanded")
         self.observe(self._on_selected, names="selected")
         self.on_msg(self._on_front_msg)
         self._relayout()
 
-    def set_graph(self, obj, *, title: str | None = None, marks: dict | None = None) -> GraphView:
+    def set_graph(self, obj, *, title: str | None = None, marks: dict | None = None,
+                  place=None) -> GraphView:
         """Show another graph in this view (the compile report steps through graphs this
         way): selection, highlights and overlay reset; ``marks`` is ``{node_or_id: mark}``
         for the new graph (see the ``marks`` trait), and the groups holding marked nodes
-        open."""
+        open. ``place(model)`` may give the layout itself (the report's steps share one:
+        ``step_layout``); when it returns None, the graph is laid out as usual."""
         model = GraphModel(obj, title)
         resolved = {model.resolve(k): v for k, v in (marks or {}).items()}
         with self.hold_trait_notifications():
@@ -103,9 +106,24 @@ class GraphView(anywidget.AnyWidget):
             self.overlay = {}
             self.expanded = list(dict.fromkeys(g for k in resolved for g in model.group_path(k)))
             self.marks = resolved
-            self.graph = model.payload()
-        self._relayout()
+            self.graph = self._stamped(model.payload())
+        placed = place(model) if place is not None and not self.expanded else None
+        if placed is None:
+            self._relayout()
+            return self
+        with self._layout_lock:
+            self._generation += 1  # a layout still running for the old graph is dropped
+            self.layout = {**placed, "graph": self.graph["serial"]}
+            self.status = ""
+            self._done.set()
         return self
+
+    def _stamped(self, payload: dict) -> dict:
+        """The payload with a serial number; its layout carries the same number, so the
+        browser keeps the old drawing until the new graph's positions arrive (never new
+        labels at old places) and says which graph it drew (``data-tg-drawn``)."""
+        self._serial += 1
+        return {**payload, "serial": self._serial}
 
     # -- layout, off the kernel's main thread ---------------------------------------------
 
@@ -114,15 +132,18 @@ class GraphView(anywidget.AnyWidget):
             self._generation += 1
             generation = self._generation
             expanded = list(self.expanded)
+            graph = self.graph
         self._done.clear()
         self.status = "laying out..."
-        thread = threading.Thread(target=self._layout_job, args=(generation, expanded),
+        thread = threading.Thread(target=self._layout_job, args=(generation, graph, expanded),
                                   name="tensorgraph-layout", daemon=True)
         thread.start()
 
-    def _layout_job(self, generation: int, expanded: list) -> None:
+    def _layout_job(self, generation: int, graph: dict, expanded: list) -> None:
         try:
-            result = compute_layout(visible_graph(self.graph, expanded))
+            # a copy: layouts are cached and shared; the serial is this graph's
+            result = {**compute_layout(visible_graph(graph, expanded)),
+                      "graph": graph.get("serial")}
             status = "" if result["engine"] == "dot" else f"layout: {result['engine']}"
         except Exception as exc:  # noqa: BLE001 - shown in the view, never lost in a thread
             result, status = {}, f"layout failed: {type(exc).__name__}: {exc}"
@@ -226,7 +247,7 @@ class GraphView(anywidget.AnyWidget):
         new group's id; ``unfold(id)`` undoes it.  The view's "fold" button does this for the
         highlighted ancestors or descendants of the selected node."""
         gid = self.model.fold([self.model.resolve(n) for n in nodes], label)
-        self.graph = self.model.payload()
+        self.graph = self._stamped(self.model.payload())
         self._relayout()
         return gid
 
@@ -234,7 +255,7 @@ class GraphView(anywidget.AnyWidget):
         """Undo ``fold``: the folded nodes are drawn one by one again."""
         self.model.unfold(group)
         self.expanded = [g for g in self.expanded if g != group]
-        self.graph = self.model.payload()
+        self.graph = self._stamped(self.model.payload())
         self._relayout()
         return self
 

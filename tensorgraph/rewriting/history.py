@@ -207,6 +207,16 @@ class RewriteHistory(Feature):
         return self.steps[i]
 
     @property
+    def original_inputs(self) -> tuple:
+        """The graph's inputs before any rewrite (the recorded variables)."""
+        return tuple(self._original_inputs)
+
+    @property
+    def original_nodes(self) -> tuple:
+        """The records of the nodes the graph had before any rewrite."""
+        return tuple(self._original_nodes)
+
+    @property
     def original_node_count(self) -> int:
         """How many nodes the graph had before any rewrite."""
         return len(self._original_nodes)

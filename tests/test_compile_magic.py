@@ -253,3 +253,15 @@ def test_nodes_that_survive_a_step_keep_their_place(monkeypatch):
     small.show_step(3)
     small.view.wait()
     assert small.view.layout["engine"] == "dot" and small._places.too_big
+
+
+def test_help_lists_every_option_and_the_binding_rules(ip):
+    with capture_output() as out:
+        ip.run_line_magic("tg_compile", "--help")
+    for option in ("--mode", "--optimizer", "--linker", "--including", "--excluding",
+                   "--profile", "--test-values", "--quiet", "NAME"):
+        assert option in out.stdout, option
+    assert "order they were created" in out.stdout and "`updates`" in out.stdout
+    with pytest.raises(UsageError, match="is a cell magic") as info:
+        ip.run_line_magic("tg_compile", "train")
+    assert "\n" not in str(info.value)

@@ -27,7 +27,7 @@ import time
 import warnings
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
@@ -55,13 +55,16 @@ class CompileMagics(Magics):
     @argument("--test-values", default=None, choices=["off", "warn", "raise"],
               help="compute test values while building graphs")
     @argument("--quiet", action="store_true", help="one summary line per compile, no report")
-    @cell_magic("tg_compile")
-    def tg_compile(self, line: str, cell: str):
+    @line_cell_magic("tg_compile")
+    def tg_compile(self, line: str, cell: str | None = None):
         """Run the cell with compile settings in force; report every compile in it."""
         if line.split()[:1] in (["-h"], ["--help"]):
             print(self.tg_compile.__doc__)
             print(__doc__.split("\n\n", 2)[2])
             return None
+        if cell is None:  # the line form only answers --help
+            raise UsageError("%%tg_compile is a cell magic: put the code to compile under "
+                             "'%%tg_compile [NAME] [options]' (see %tg_compile --help)")
         try:
             args = parse_argstring(self.tg_compile, line)
         except UsageError as exc:

@@ -121,17 +121,24 @@ class CompileReport(widgets.VBox):
 
     # -- what scripts call ------------------------------------------------------------------
 
-    def show_step(self, index: int) -> CompileReport:
-        """Show the graph after rewrite step ``index`` (0-based, as ``report.steps``)."""
+    def show_step(self, index: int, before: bool = False) -> CompileReport:
+        """Show the graph after rewrite step ``index`` (0-based, as ``report.steps``), what it
+        added marked; ``before``: the graph before it, what it removed marked."""
         if not self.steps:
             raise IndexError("this function has no rewrite steps to show")
         if not 0 <= index < len(self.steps):
             raise IndexError(f"show_step: index must be between 0 and {len(self.steps) - 1}, "
                              f"got {index}")
         with self.hold_trait_notifications():
+            self._before.value = bool(before)
             self.mode = "steps"
             self.step = index
         return self
+
+    def phase(self, step) -> str | None:
+        """The phase of the rewrite database a step's rewrite runs in (``"canonicalize"``,
+        ``"stabilize"``, ...; None for a rewrite outside it)."""
+        return self._catalog.describe(step)[0]
 
     def step_of(self, node_or_id) -> int | None:
         """The index of the rewrite step that made a node of the compiled graph (None: the

@@ -1,0 +1,46 @@
+"""Every tutorial notebook, run top to bottom in a real JupyterLab: no cell fails (but those
+tagged ``raises-exception``), and every widget it displays draws (graph views draw nodes).
+tests/test_notebooks.py executes the same notebooks headless in the Binder environment."""
+
+import pathlib
+import shutil
+
+import pytest
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+
+# the notebook's cells as the page holds them: the errors of cells not tagged raises-exception
+ERRORS = """() => {
+  const model = window.jupyterapp.shell.currentWidget.content.model;
+  const errors = [];
+  for (let i = 0; i < model.cells.length; i++) {
+    const cell = model.cells.get(i).toJSON();
+    const allowed = ((cell.metadata || {}).tags || []).includes("raises-exception");
+    for (const out of cell.outputs || []) {
+      if (out.output_type === "error" && !allowed) errors.push(`cell ${i}: ${out.ename}: ${out.evalue}`);
+    }
+  }
+  return errors;
+}"""
+
+# every graph view in the page has drawn what its kernel sent (its data-tg-drawn serial)
+ALL_DRAWN = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .tg-graph')]
+  .every((g) => g.dataset.tgDrawn && g.querySelector('[data-tg-node], [data-tg-group]'))"""
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_in_jupyterlab(lab, path):
+    shutil.copy(path, lab.server.root / path.name)
+    nb = lab.open_notebook(path.name, run=False)
+    try:
+        nb.run_all(timeout=300)
+        assert nb.page.evaluate(ERRORS) == []
+        views = nb.panel().locator(".tg-graph").count()
+        if views:
+            nb.page.wait_for_function(ALL_DRAWN, timeout=60_000)
+        if path.stem == "02_rewrites":
+            assert nb.panel().locator(".tg-compile-report").count() == 8
+            assert nb.panel().locator(".tg-compile-report .tg-mark-added").count() >= 6
+            nb.screenshot("notebook_02_rewrites.png")
+    finally:
+        nb.close()

@@ -73,6 +73,8 @@ class CompileReport(widgets.VBox):
                                     layout=widgets.Layout(width="110px"))
         self._next = widgets.Button(description="next", icon="arrow-right",
                                     layout=widgets.Layout(width="110px"))
+        self._prev.add_class("tg-step-prev")
+        self._next.add_class("tg-step-next")
         self._before = widgets.Checkbox(False, description="graph before this step",
                                         indent=False)
         self._filter = widgets.Text(placeholder="filter steps: rewrite name, phase or tag",

@@ -48,3 +48,17 @@ cost = xent.mean() + 0.01 * (w ** 2).sum()
 gw, gb = tg.grad(cost, [w, b])
 updates = [(w, w - 0.1 * gw), (b, b - 0.1 * gb)]
 [p_1 > 0.5, xent]'''
+
+#: a 31-layer MLP's loss and gradients compiled with ``%%tg_compile`` (after SEED_CELL): about
+#: 500 nodes before rewriting, the size at which the compile report's step redraw is measured
+MLP_STEPS_CELL = '''\
+%%tg_compile mlp_steps --mode FAST_RUN --quiet
+xm, labels = tt.matrix("xm"), tt.ivector("labels")
+h, params = xm, []
+for k in range(31):
+    W = tg.shared(rng.standard_normal((32, 32)).astype("float32"), name=f"W{k}")
+    c = tg.shared(np.zeros(32, dtype="float32"), name=f"c{k}")
+    h = tt.tanh(tt.dot(h, W) + c)
+    params += [W, c]
+loss = tt.special.categorical_crossentropy(tt.special.softmax(h), labels).mean()
+[loss, *tg.grad(loss, params)]'''

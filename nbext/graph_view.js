@@ -128,7 +128,7 @@ function render({ model, el }) {
   // at all when it is in sight already
   function showBox([x0, y0, x1, y1], keep) {
     const w = svg.clientWidth || 800, h = svg.clientHeight || 500, pad = 80;
-    const k = keep ? view.k : Math.min(1.2, Math.max(0.6, Math.min((w - 2 * pad) / (x1 - x0 + 1), (h - 2 * pad) / (y1 - y0 + 1))));
+    const k = keep ? view.k : Math.min(0.9, Math.max(0.6, Math.min((w - 2 * pad) / (x1 - x0 + 1), (h - 2 * pad) / (y1 - y0 + 1))));
     const inSight = keep && x0 * k + view.x >= 0 && x1 * k + view.x <= w && y0 * k + view.y >= 0 && y1 * k + view.y <= h;
     if (inSight) return;
     view = { k, x: w / 2 - ((x0 + x1) / 2) * k, y: h / 2 - ((y0 + y1) / 2) * k };

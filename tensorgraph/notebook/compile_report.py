@@ -70,9 +70,9 @@ class CompileReport(widgets.VBox):
                                          continuous_update=False,
                                          layout=widgets.Layout(width="360px"))
         self._prev = widgets.Button(description="previous", icon="arrow-left",
-                                    layout=widgets.Layout(width="110px"))
+                                    layout=widgets.Layout(width="auto", flex="0 0 auto"))
         self._next = widgets.Button(description="next", icon="arrow-right",
-                                    layout=widgets.Layout(width="110px"))
+                                    layout=widgets.Layout(width="auto", flex="0 0 auto"))
         self._prev.add_class("tg-step-prev")
         self._next.add_class("tg-step-next")
         self._before = widgets.Checkbox(False, description="graph before this step",
@@ -84,7 +84,9 @@ class CompileReport(widgets.VBox):
         self._step_info = widgets.HTML(layout=widgets.Layout(flex="1 1 auto"))
         self._steps_box = widgets.VBox([
             widgets.HBox([self._prev, self._slider, self._next, self._before]),
-            widgets.HBox([widgets.VBox([self._filter, self._list]), self._step_info]),
+            widgets.HBox([widgets.VBox([self._filter, self._list],
+                                       layout=widgets.Layout(flex="0 0 360px")),
+                          self._step_info]),
         ])
         self._node_info = widgets.HTML()
         self._goto = widgets.Button(description="show the step that made it",

@@ -4,7 +4,8 @@
 
 Starts a JupyterLab, runs a notebook in Debian's chromium (see ``lab_driver``) and saves the
 views the README shows: the seed's ``train`` before and after rewriting, a node's panel, the
-dark theme, the MLP's gradient closed and with a group open. A development tool (the ``test``
+dark theme, the MLP's gradient closed and with a group open; the compile report of
+``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C. A development tool (the ``test``
 extra); look at the pictures after changing the view.
 """
 
@@ -14,7 +15,7 @@ import argparse
 import pathlib
 import tempfile
 
-from tensorgraph.notebook.demo_graphs import MLP_CELL, SEED_CELL
+from tensorgraph.notebook.demo_graphs import MLP_CELL, SEED_CELL, SEED_COMPILE_CELL
 from tensorgraph.notebook.lab_driver import Lab, LabServer, launch_chromium
 
 CELLS = [
@@ -40,6 +41,32 @@ def _wait_drawn(nb, index: int, selector: str = "[data-tg-node],[data-tg-group]"
     nb.page.wait_for_timeout(400)
 
 
+# the step where log(sigmoid(-z)) (what log(1 - sigmoid(z)) became) turns into -softplus(z)
+STABLE_STEP = ("next(s.index for s in rep.steps if s.name == 'local_stable_log' and any("
+               "'sigmoid}(Elemwise{neg}' in str(r.node.inputs[0].owner) for r in s.removed))")
+
+
+def _report_shots(lab, out: pathlib.Path) -> list[pathlib.Path]:
+    """The compile report: at the stabilizing step, and the Gemv's generated C."""
+    nb = lab.open_notebook("report_shots.ipynb", [SEED_CELL, SEED_COMPILE_CELL,
+                                                  "rep = tgn.last_report('train')"])
+    nb.page.set_viewport_size({"width": 1400, "height": 1500})
+    report = nb.panel().locator(".tg-compile-report").first
+    nb.kernel_eval(f"rep.show_step({STABLE_STEP})")
+    _wait_drawn(nb, 0, ".tg-mark-added")
+    shots = [nb.screenshot(str(out / "compile_report_step.png"), report)]
+    nb.kernel_eval("setattr(rep, 'mode', 'after')")
+    nb.page.wait_for_timeout(800)
+    gemv = nb.kernel_eval("next(n['id'] for n in rep.view.graph['nodes'] "
+                          "if n.get('cls') == 'Gemv')")
+    report.locator(f'.tg-graph [data-tg-node={gemv}]').click()
+    report.locator(".tg-c-source").wait_for(timeout=30_000)
+    nb.page.wait_for_timeout(300)
+    shots.append(nb.screenshot(str(out / "compile_report_c.png"), report))
+    nb.close()
+    return shots
+
+
 def render(out: pathlib.Path) -> list[pathlib.Path]:
     from playwright.sync_api import sync_playwright
 
@@ -51,6 +78,7 @@ def render(out: pathlib.Path) -> list[pathlib.Path]:
             with sync_playwright() as p:
                 browser = launch_chromium(p)
                 lab = Lab(server, browser)
+                shots += _report_shots(lab, out)
                 nb = lab.open_notebook("screenshots.ipynb", CELLS)
                 for i in range(3):
                     _wait_drawn(nb, i)

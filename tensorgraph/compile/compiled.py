@@ -119,6 +119,14 @@ class Function:
             return values[0]
         return values[:n_out] if self._update_cells else values
 
+    def stepper(self, *args, **kwargs):
+        """A call with these arguments that runs node by node on request (``step()``,
+        ``run_to(node)``, ``run_until_nonfinite()``, ``values``, ``finish()``): see
+        ``tensorgraph.compile.stepper``. Normal calls are not affected."""
+        from tensorgraph.compile.stepper import Stepper
+
+        return Stepper(self, *args, **kwargs)
+
     def _bind(self, args, kwargs):
         """Arguments in input order, defaults filled in; a TypeError for any mismatch."""
         inputs = self.maker.inputs

@@ -1,0 +1,342 @@
+"""``Stepper``: one call of a compiled function, run node by node on request.
+
+``f.stepper(*args)`` prepares a call and runs nothing. ``step()`` runs the next node's thunk,
+the same thunk a call runs (its C function where the node has C), in the same order (for a
+lazy ``ifelse``: only the branch it takes), so what a stepper shows is what runs::
+
+    run = train.stepper(X, Y)
+    run.step(); run.step(5); run.run_to("BK"); run.run_until_nonfinite()
+    run.values["BK"]            # what node BK computed (ids as dprint prints them)
+    prediction, xent = run.finish()   # the rest; the same results as train(X, Y)
+
+Why a VM of its own: the stepper links the function's graph again with its own storage cells
+(the compiled C is found in memory, nothing compiles), so normal calls of the function, even
+between two steps, neither see nor disturb it, and their fast path stays untouched. Shared
+variables are read into copies when the stepper is made: inplace nodes write into the copies,
+and the updates are written to the shared variables by ``finish()``, all at once. A stepper
+abandoned, or stopped by an error, leaves them as they were.
+
+``values`` keeps a copy of every output a node produced (inplace nodes may overwrite buffers
+later in the call, and gc frees them): memory grows with the graph, a price paid only while
+stepping.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tensorgraph.compile.sharedvalue import copy_value
+from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.graph.errors import reraise_with_node
+from tensorgraph.graph.ids import graph_ids
+from tensorgraph.graph.utils import format_user_line
+
+__all__ = ["Stepper", "NonFinite"]
+
+
+class NonFinite:
+    """Where ``run_until_nonfinite`` stopped: the first node whose output holds nan or inf
+    while none of its inputs did (the culprit, not a victim)."""
+
+    def __init__(self, node, node_id: str, output: int, nan: int, inf: int, size: int):
+        self.node, self.node_id, self.output = node, node_id, output
+        self.nan, self.inf, self.size = nan, inf, size
+        self.line = format_user_line(node)
+
+    def __str__(self) -> str:
+        var = self.node.outputs[self.output]
+        name = f" ({var.name})" if var.name else ""
+        counts = ", ".join(f"{n} {kind}" for kind, n in (("nan", self.nan), ("inf", self.inf))
+                           if n)
+        return (f"output {self.output}{name} of {self.node.op} [id {self.node_id}] has "
+                f"{counts} (of {self.size} elements); created at {self.line or '(unknown)'}")
+
+    __repr__ = __str__
+
+
+class Stepper:
+    """A resumable call of ``function`` with ``args`` (see the module docstring).
+
+    Attributes
+    ----------
+    function : the Function
+    position : how many nodes have run
+    current : the node that runs next (None when every node has run)
+    ran : the nodes run so far, in order
+    times : {node: seconds its thunk took}
+    done : every node has run; finished : ``finish()`` returned the results
+    """
+
+    def __init__(self, function, *args, **kwargs):
+        self.function = function
+        maker = function.maker
+        self.ids = graph_ids(function)
+        values = self._converted(args, kwargs)
+        self._args = [copy_value(v) for v in values]  # for restart(): nodes may destroy inputs
+        shared = [[copy_value(s.container.storage[0])] for s in maker.shared_inputs]
+        self.vm = maker.linker.make_vm(maker.fgraph, [[v] for v in values] + shared, None)
+        self.position = 0
+        self.ran: list[Apply] = []
+        self.times: dict = {}
+        self._values: dict = {}
+        for var, cell in zip(maker.fgraph.inputs, self.vm.input_storage):
+            self._values[var] = cell[0]
+        self.failed: BaseException | None = None
+        self.finished = False
+        self._order = self._lazy_order() if self.vm.lazy else self._plain_order()
+        self._next = next(self._order, None)
+
+    # -- where the run is ---------------------------------------------------------------
+
+    @property
+    def current(self) -> Apply | None:
+        return None if self._next is None else self.vm.nodes[self._next]
+
+    @property
+    def done(self) -> bool:
+        return self._next is None
+
+    @property
+    def values(self) -> StepValues:
+        """``values[var_or_id]``: the value a variable had when its node ran (graph inputs and
+        shared variables: as the call started)."""
+        return StepValues(self)
+
+    def __repr__(self) -> str:
+        name = self.function.name or "function"
+        state = ("finished" if self.finished else "failed" if self.failed else
+                 "done, finish() for the results" if self.done else
+                 f"next: {self.current.op} [id {self.ids[self.current]}]")
+        return f"<Stepper of {name}: {self.position} of {len(self.vm.nodes)} nodes run; {state}>"
+
+    # -- running --------------------------------------------------------------------------
+
+    def step(self, n: int = 1) -> list[Apply]:
+        """Run the next ``n`` nodes (fewer when the call ends first); the nodes run."""
+        self._alive()
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"step(n): n must be a whole number >= 0, got {n!r}")
+        ran = []
+        while len(ran) < n and not self.done:
+            ran.append(self._advance())
+        return ran
+
+    def run_to(self, node_or_id) -> list[Apply]:
+        """Run until ``node_or_id`` (an Apply, one of its outputs, or its id) has run."""
+        self._alive()
+        node = self._node(node_or_id)
+        if node in self.times:
+            raise ValueError(f"run_to: {node.op} [id {self.ids[node]}] has run already "
+                             f"(position {self.ran.index(node)})")
+        ran = []
+        while not self.done:
+            ran.append(self._advance())
+            if ran[-1] is node:
+                return ran
+        raise ValueError(f"run_to: {node.op} [id {self.ids[node]}] did not run in this call "
+                         "(a branch of an ifelse not taken); every other node has run")
+
+    def run_until(self, predicate) -> Apply | None:
+        """Run until ``predicate(node, outputs)`` is true after a node (its output values); that
+        node, or None when the call ended first. Bounded: a call runs each node at most once
+        (a lazy node a few times)."""
+        self._alive()
+        while not self.done:
+            node = self._advance()
+            if node in self.times and predicate(node, [self._values.get(o)
+                                                       for o in node.outputs]):
+                return node
+        return None
+
+    def run_until_nonfinite(self) -> NonFinite | None:
+        """Run until the first node that turns finite inputs into nan or inf; where it stopped
+        (node, output, counts, user line), or None when the call ended with none."""
+        self._alive()
+        while not self.done:
+            node = self._advance()
+            if node not in self.times:
+                continue
+            inputs_bad = any(_bad_counts(self._values.get(v)) for v in node.inputs)
+            for k, out in enumerate(node.outputs):
+                counts = _bad_counts(self._values.get(out))
+                if counts and not inputs_bad:
+                    return NonFinite(node, self.ids[node], k, counts[0], counts[1],
+                                     int(np.size(self._values[out])))
+        return None
+
+    def finish(self):
+        """Run the rest; return the outputs as the function returns them, and write the
+        updates to the shared variables (all at once)."""
+        self._alive()
+        if self.finished:
+            raise RuntimeError("this stepper has finished; make another with f.stepper(...)")
+        while not self.done:
+            self._advance()
+        maker = self.function.maker
+        values = [cell[0] for cell in self.vm.output_storage]
+        n_out = len(maker.outputs)
+        for target, value in zip(maker.update_targets, values[n_out:]):
+            target.container.storage[0] = value
+        self.finished = True
+        if maker.unpack_single:
+            return values[0]
+        return values[:n_out] if maker.update_targets else values
+
+    def restart(self) -> Stepper:
+        """The same call from the start, in a new stepper (this one is abandoned)."""
+        return Stepper(self.function, *self._args)
+
+    # -- inside ---------------------------------------------------------------------------
+
+    def _converted(self, args, kwargs) -> list:
+        fn = self.function
+        if kwargs or len(args) != len(fn.maker.inputs):
+            args = fn._bind(args, kwargs)
+        values = []
+        for pos, (value, convert) in enumerate(zip(args, fn._filters)):
+            try:
+                values.append(copy_value(convert(value)))
+            except (TypeError, ValueError) as exc:
+                raise TypeError(fn._bad_input_message(pos, value, exc)) from None
+        return values
+
+    def _node(self, node_or_id) -> Apply:
+        if isinstance(node_or_id, Variable) and node_or_id.owner is not None:
+            node_or_id = node_or_id.owner
+        if isinstance(node_or_id, Apply):
+            if node_or_id not in self.vm._index:
+                raise KeyError(f"{node_or_id} is not a node of the compiled graph of "
+                               f"{self.function._label()}")
+            return node_or_id
+        found = self.ids.find(str(node_or_id).strip()) if isinstance(node_or_id, str) else None
+        if not isinstance(found, Apply):
+            raise KeyError(f"no node with id {node_or_id!r} in the compiled graph of "
+                           f"{self.function._label()} (ids as dprint(f) prints them)")
+        return found
+
+    def _alive(self) -> None:
+        if self.failed is not None:
+            raise RuntimeError(f"this stepper stopped on an error ({type(self.failed).__name__})"
+                               "; make another with f.stepper(...)")
+
+    def _advance(self) -> Apply:
+        i = self._next
+        node, thunk = self.vm.nodes[i], self.vm.thunks[i]
+        started = time.perf_counter()
+        try:
+            requires = thunk()
+        except Exception as exc:
+            self.failed = exc
+            self._next = None
+            try:
+                reraise_with_node(exc, node, [self.vm.storage_map[v][0] for v in node.inputs],
+                                  i, fgraph=self.vm.fgraph)
+            finally:
+                self.vm.storage_map.clear()  # nothing of the failed call stays alive
+        self.position += 1
+        if not (getattr(thunk, "lazy", False) and requires):
+            self.times[node] = self.times.get(node, 0.0) + time.perf_counter() - started
+            self.ran.append(node)
+            for out, cell in zip(node.outputs, thunk.outputs):
+                self._values[out] = copy_value(cell[0])
+        try:
+            self._next = self._order.send(requires)
+        except StopIteration:
+            self._next = None
+        return node
+
+    def _plain_order(self):
+        """Node indices in toposort order (the VM's loop), freeing cells as it does."""
+        free_after = self.vm._free_after
+        for i in range(len(self.vm.nodes)):
+            yield i
+            if free_after is not None:
+                for cell in free_after[i]:
+                    cell[0] = None
+
+    def _lazy_order(self):
+        """Node indices on demand from the outputs back (the VM's lazy loop): a lazy thunk's
+        answer (the inputs it still needs) comes back through ``send``."""
+        vm = self.vm
+        compute_map = vm.compute_map
+        for flag in vm._node_output_flags:
+            flag[0] = False
+        stack = [v.owner for v in reversed(vm.fgraph.outputs) if not compute_map[v][0]]
+        while stack:
+            node = stack[-1]
+            if all(compute_map[out][0] for out in node.outputs):
+                stack.pop()
+                continue
+            i = vm._index[node]
+            thunk = vm.thunks[i]
+            if not thunk.lazy:
+                missing = [inp.owner for inp in node.inputs if not compute_map[inp][0]]
+                if missing:
+                    stack.extend(reversed(missing))
+                    continue
+            requires = yield i
+            if thunk.lazy and requires:
+                stack.extend(reversed([node.inputs[k].owner for k in requires
+                                       if not compute_map[node.inputs[k]][0]]))
+                continue
+            for out in node.outputs:
+                compute_map[out][0] = True
+            stack.pop()
+            if vm.allow_gc:
+                vm._free_read_inputs(node)
+
+
+class StepValues:
+    """``run.values``: look values up by Variable, by an op node (its only output) or by id."""
+
+    def __init__(self, stepper: Stepper):
+        self._stepper = stepper
+
+    def _var(self, key) -> Variable:
+        stepper = self._stepper
+        if isinstance(key, str):
+            found = stepper.ids.find(key.strip())
+            if found is None:
+                raise KeyError(f"no variable or node with id {key!r} in the compiled graph")
+            key = found
+        if isinstance(key, Apply):
+            if len(key.outputs) != 1:
+                raise KeyError(f"{key.op} has {len(key.outputs)} outputs: ask for one of "
+                               "node.outputs")
+            key = key.outputs[0]
+        return key
+
+    def __getitem__(self, key):
+        var = self._var(key)
+        values = self._stepper._values
+        if var not in values:
+            if var.owner is None and hasattr(var, "data"):
+                return var.data
+            raise KeyError(f"{var} has not been computed yet (its node has not run)")
+        return values[var]
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return len(self._stepper._values)
+
+    def __iter__(self):
+        return iter(self._stepper._values)
+
+
+def _bad_counts(value) -> tuple[int, int] | None:
+    """(nan, inf) counts of a float value that has any, else None."""
+    if not isinstance(value, (np.ndarray, np.generic, float, complex)):
+        return None
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fc":
+        return None
+    nan, inf = int(np.count_nonzero(np.isnan(arr))), int(np.count_nonzero(np.isinf(arr)))
+    return (nan, inf) if nan or inf else None

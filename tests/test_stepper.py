@@ -1,0 +1,161 @@
+"""The stepper: a call run node by node equals the call (outputs and updates), under every
+linker; shared variables change only at finish(); errors mid-run and abandoned runs leave them
+alone; a lazy ifelse steps through the branch it takes; run_until_nonfinite names the culprit."""
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.compile.mode import Mode
+from tensorgraph.ifelse import ifelse
+
+LINKERS = ["py", "vm", "vm_nogc", "c|py", "c|py_nogc", "cvm", "cvm_nogc", "c"]
+
+
+def seed(linker="cvm"):
+    with tg.config.change_flags(floatX="float32"):
+        x, y = tt.matrix("x"), tt.vector("y")
+        w = tg.shared(np.linspace(-1, 1, 7).astype("float32"), name="w")
+        b = tg.shared(np.float32(0.5), name="b")
+        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+        cost = xent.mean() + 0.01 * (w ** 2).sum()
+        gw, gb = tg.grad(cost, [w, b])
+        train = tg.function([x, y], [p_1 > 0.5, xent], name="train",
+                            updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)],
+                            mode=Mode(linker, "fast_run"))
+    rng = np.random.default_rng(0)
+    data = (rng.standard_normal((6, 7)).astype("float32"),
+            rng.integers(0, 2, 6).astype("float32"))
+    return train, data
+
+
+def shared_values(fn):
+    return [s.get_value().copy() for s in fn.maker.shared_inputs]
+
+
+def reset(fn, values):
+    for s, v in zip(fn.maker.shared_inputs, values):
+        s.set_value(v.copy())
+
+
+@pytest.mark.parametrize("linker", LINKERS)
+def test_a_stepped_call_equals_the_call(linker):
+    train, data = seed(linker)
+    start = shared_values(train)
+    run = train.stepper(*data)
+    assert run.position == 0 and run.current is run.vm.nodes[0] and not run.done
+    assert run.vm.nodes == train.vm.nodes  # the same nodes, so the same ids
+    run.step()
+    run.step(3)
+    assert run.position == 4 and run.ran == train.vm.nodes[:4]
+    assert all(np.array_equal(a, b) for a, b in zip(shared_values(train), start))
+    outputs = run.finish()
+    stepped = shared_values(train)
+    reset(train, start)
+    expected = train(*data)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(stepped, shared_values(train)):
+        np.testing.assert_array_equal(got, want)
+    assert run.finished and len(run.times) == len(train.vm.nodes)
+    with pytest.raises(RuntimeError, match="has finished"):
+        run.finish()
+
+
+def test_normal_calls_between_steps_neither_see_nor_disturb_the_stepper():
+    train, data = seed()
+    start = shared_values(train)
+    run = train.stepper(*data)
+    run.step(5)
+    train(*data)  # a normal call in the middle updates the shared variables itself
+    after_call = shared_values(train)
+    reset(train, start)
+    outputs = run.finish()
+    reset(train, start)
+    expected = train(*data)
+    np.testing.assert_array_equal(outputs[1], expected[1])
+    assert not all(np.array_equal(a, b) for a, b in zip(after_call, start))
+
+
+def test_an_abandoned_run_and_an_error_mid_run_leave_shared_variables_alone():
+    train, data = seed()
+    start = shared_values(train)
+    run = train.stepper(*data)
+    run.step(len(train.vm.nodes) - 1)  # everything but the last node, inplace updates included
+    del run
+    assert all(np.array_equal(a, b) for a, b in zip(shared_values(train), start))
+
+    bad = train.stepper(np.ones((6, 5), dtype="float32"), data[1])  # 5 features, w has 7
+    with pytest.raises(ValueError) as info:
+        while not bad.done:
+            bad.step()
+    assert getattr(info.value, "node", None) is not None
+    assert all(np.array_equal(a, b) for a, b in zip(shared_values(train), start))
+    with pytest.raises(RuntimeError, match="stopped on an error"):
+        bad.step()
+
+
+@pytest.mark.parametrize("linker", ["py", "cvm"])
+def test_a_lazy_ifelse_steps_through_the_branch_it_takes(linker):
+    c, x = tt.scalar("c"), tt.vector("x")
+    taken = tt.exp(x) * 3
+    skipped = tt.log(x) * 5
+    fn = tg.function([c, x], ifelse(c, taken, skipped), mode=Mode(linker, "fast_run"))
+    values = np.array([1.0, 2.0])
+    run = fn.stepper(1.0, values)
+    ran_ops = set()
+    while not run.done:
+        ran_ops |= {str(n.op) for n in run.step()}
+    assert not any("log" in op for op in ran_ops) and any("exp" in op for op in ran_ops)
+    np.testing.assert_allclose(run.finish(), fn(1.0, values))
+
+
+def test_run_to_values_and_ids_are_the_ones_dprint_prints():
+    train, data = seed()
+    run = train.stepper(*data)
+    gemv = next(n for n in train.vm.nodes if type(n.op).__name__ == "Gemv")
+    gid = run.ids[gemv]
+    assert gid in tg.printing.debugprint(train, file="str")
+    ran = run.run_to(gid)
+    assert ran[-1] is gemv and run.position == len(ran)
+    assert run.values[gemv.outputs[0]].shape == (6,)
+    assert run.values[data_id(run, "x")].shape == (6, 7)
+    with pytest.raises(ValueError, match="has run already"):
+        run.run_to(gemv)
+    with pytest.raises(KeyError, match="no node with id 'ZZZZ'"):
+        run.run_to("ZZZZ")
+    with pytest.raises(KeyError, match="not been computed yet"):
+        run.values[train.maker.fgraph.outputs[0]]
+    with pytest.raises(ValueError, match="whole number"):
+        run.step(-1)
+    assert "nodes run; next:" in repr(run)
+
+
+def data_id(run, name):
+    return next(run.ids[v] for v in run.function.maker.fgraph.inputs if v.name == name)
+
+
+def test_run_until_nonfinite_names_the_first_node_and_the_users_line():
+    x = tt.vector("x")
+    y = tt.log(x)  # the line the report names
+    z = tt.exp(y) * 2 + tt.sqrt(x + 1)
+    fn = tg.function([x], z, mode=Mode("c|py", "None"))
+    run = fn.stepper(np.array([1.0, 0.0, 2.0]))
+    found = run.run_until_nonfinite()
+    assert found is not None and "log" in str(found.node.op)
+    assert found.inf == 1 and found.nan == 0 and found.size == 3
+    assert "y = tt.log(x)" in str(found) and f"[id {found.node_id}]" in str(found)
+    assert run.current is not None  # stopped there: the rest has not run
+    assert fn.stepper(np.array([1.0, 2.0])).run_until_nonfinite() is None
+    stop = fn.stepper(np.array([1.0, 2.0])).run_until(lambda node, outs: "exp" in str(node.op))
+    assert stop is not None and "exp" in str(stop.op)
+
+
+def test_bad_arguments_are_the_calls_errors():
+    train, data = seed()
+    with pytest.raises(TypeError, match="bad value for input 0"):
+        train.stepper("nope", data[1])
+    with pytest.raises(TypeError, match="missing value for input 1"):
+        train.stepper(data[0])

@@ -12,11 +12,13 @@ from tensorgraph.notebook.compile_report import CompileReport, last_report, repo
 from tensorgraph.notebook.config_magic import ConfigMagics
 from tensorgraph.notebook.graph_view import GraphView, show
 from tensorgraph.notebook.show_magic import ShowMagics
+from tensorgraph.notebook.step_magic import StepMagics
+from tensorgraph.notebook.stepper_view import Stepper
 
-__all__ = ["GraphView", "show", "CompileReport", "report", "last_report",
+__all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
            "load_ipython_extension", "unload_ipython_extension"]
 
-_MAGICS = (ConfigMagics, ShowMagics, CompileMagics)
+_MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 

@@ -1,0 +1,65 @@
+"""``%tg_step f(args)``: step through one call of a compiled function, as a widget.
+
+    %tg_step train(X, Y)         a stepper on the graph of train, nothing run yet
+    %tg_step train(X, Y) --nan   run at once to the first node making a NaN or Inf
+
+The call is not made: its arguments are evaluated and handed to ``tgn.Stepper``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tensorgraph.notebook.stepper_view import Stepper
+
+
+@magics_class
+class StepMagics(Magics):
+    """The ``%tg_step`` line magic."""
+
+    @magic_arguments()
+    @argument("call", nargs="+", help="a call of a compiled function: f(x, y, ...)")
+    @argument("--nan", action="store_true", help="run to the first NaN or Inf at once")
+    @line_magic("tg_step")
+    def tg_step(self, line: str = ""):
+        """Step through a call of a compiled function (see tensorgraph.notebook.Stepper)."""
+        if line.split()[:1] in (["-h"], ["--help"]):
+            print(self.tg_step.__doc__)
+            print(__doc__.split("\n\n", 1)[1])
+            return None
+        try:
+            args = parse_argstring(self.tg_step, line)
+        except UsageError as exc:
+            raise UsageError(f"%tg_step: {exc}") from None
+        source = " ".join(args.call)
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError:
+            tree = None
+        if tree is None or not isinstance(tree.body, ast.Call):
+            raise UsageError(f"%tg_step: expected a call such as train(X, Y), got {source!r}")
+        call = tree.body
+        ns = self.shell.user_ns
+        try:
+            fn = eval(compile(ast.Expression(call.func), "<%tg_step>", "eval"), ns)  # noqa: S307
+            values = [eval(compile(ast.Expression(a), "<%tg_step>", "eval"), ns)  # noqa: S307
+                      for a in call.args]
+            named = {k.arg: eval(compile(ast.Expression(k.value), "<%tg_step>", "eval"), ns)  # noqa: S307
+                     for k in call.keywords}
+        except Exception as exc:  # noqa: BLE001 - the user's expression
+            raise UsageError(f"%tg_step: cannot evaluate {source!r}: "
+                             f"{type(exc).__name__}: {exc}") from None
+        if not hasattr(fn, "stepper"):
+            raise UsageError(f"%tg_step: {ast.unparse(call.func)} is a {type(fn).__name__}, "
+                             "not a compiled function")
+        try:
+            widget = Stepper(fn, *values, **named)
+        except TypeError as exc:
+            raise UsageError(f"%tg_step: {exc}") from None
+        if args.nan:
+            widget.run_to_nonfinite()
+        return widget

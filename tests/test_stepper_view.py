@@ -1,0 +1,91 @@
+"""The stepper widget without a browser: buttons and methods drive the core stepper, the graph
+view marks the current, done, failing and first-NaN nodes, the panel previews values computed
+in the kernel, %tg_step parses a call; and the value previews themselves."""
+
+import numpy as np
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.core.error import UsageError  # noqa: E402
+
+import tensorgraph as tg  # noqa: E402
+import tensorgraph.tensor as tt  # noqa: E402
+from tensorgraph.compile.mode import Mode  # noqa: E402
+from tensorgraph.notebook import Stepper  # noqa: E402
+from tensorgraph.notebook.value_preview import preview, preview_html  # noqa: E402
+from test_stepper import seed  # noqa: E402
+
+
+def test_buttons_step_and_the_view_marks_what_ran():
+    train, data = seed()
+    widget = Stepper(train, *data)
+    ids = widget.run.ids
+    assert widget.position == 0 and widget.view.marks == {ids[train.vm.nodes[0]]: "current"}
+    widget._step.click()
+    widget._n.value = 3
+    widget._step_n.click()
+    assert widget.position == widget.run.position == 4
+    marks = widget.view.marks
+    assert [marks[ids[n]] for n in train.vm.nodes[:4]] == ["done"] * 4
+    assert marks[ids[train.vm.nodes[4]]] == "current"
+    assert "4</b> of 15 nodes run" in widget.status
+    last = train.vm.nodes[3]
+    assert f"[{ids[last]}]" in widget._panel.value and "output 0" in widget._panel.value
+
+    gemv = next(n for n in train.vm.nodes if type(n.op).__name__ == "Gemv")
+    widget.view.select(ids[gemv])
+    widget._to.click()
+    assert widget.run.ran[-1] is gemv and "<svg class='tg-hist'" in widget._panel.value
+    widget._finish.click()
+    assert widget.run.finished and len(widget.outputs) == 2 and "finished" in widget.status
+    widget._restart.click()
+    assert widget.position == 0 and widget.outputs is None
+
+
+def test_errors_go_to_the_status_line_and_mark_the_node():
+    train, data = seed()
+    widget = Stepper(train, np.ones((6, 5), dtype="float32"), data[1])
+    widget._finish.click()  # the Gemv fails: 5 features against w's 7
+    assert "ValueError" in widget.status and "error" in widget.view.marks.values()
+    widget.view.select(None)
+    widget._to.click()
+    assert "select a node in the graph first" in widget.status
+
+
+def test_run_to_nan_marks_the_first_node_and_names_the_line():
+    x = tt.vector("x")
+    y = tt.log(x)
+    fn = tg.function([x], tt.exp(y) + tt.sqrt(x + 1), mode=Mode("cvm", "None"))
+    widget = Stepper(fn, np.array([1.0, 0.0]))
+    widget._nan.click()
+    assert "nonfinite" in widget.view.marks.values()
+    assert "first NaN/Inf" in widget.status and "y = tt.log(x)" in widget.status
+    assert "1 Inf" in widget._panel.value
+
+
+def test_the_magic_parses_a_call_and_refuses_anything_else(ipython_shell):
+    train, data = seed()
+    ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1], number=3)
+    widget = ipython_shell.run_line_magic("tg_step", "train(X, Y)")
+    assert isinstance(widget, Stepper) and widget.position == 0
+    widget = ipython_shell.run_line_magic("tg_step", "train(X, y=Y) --nan")
+    assert widget.run.done  # no NaN in the seed: ran to the end
+    for line, message in [("train", "expected a call"), ("number(1)", "not a compiled function"),
+                          ("nope(X)", "NameError"), ("train(X)", "missing value for input 1"),
+                          ("train(X, Y", "expected a call")]:
+        with pytest.raises(UsageError, match=message) as info:
+            ipython_shell.run_line_magic("tg_step", line)
+        assert "\n" not in str(info.value)
+
+
+def test_previews_summarise_big_arrays_and_count_bad_values():
+    big = np.random.default_rng(0).standard_normal((2000, 3000))
+    big[0, 0], big[1, 1] = np.nan, np.inf
+    p = preview(big)
+    assert p["shape"] == [2000, 3000] and p["nan"] == 1 and p["inf"] == 1
+    assert abs(p["mean"]) < 0.01 and 0.99 < p["std"] < 1.01 and sum(p["hist"]) == big.size - 2
+    assert p["cut"] and len(p["corner"]) < 600
+    page = preview_html("big", big)
+    assert len(page) < 4000 and "1 NaN, 1 Inf" in page
+    assert preview(np.int8(3))["corner"] == "3" and preview("text")["kind"] == "str"
+    assert "hist" not in preview(np.zeros(4))  # nothing to bin

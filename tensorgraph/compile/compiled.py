@@ -173,13 +173,14 @@ class Function:
     # -- copies ---------------------------------------------------------------------------
 
     def copy(self, share_memory: bool = False, swap=None, delete_updates: bool = False,
-             name=None) -> Function:
+             name=None, profile=None) -> Function:
         """A new function computing the same graph.
 
         ``swap`` ({old_shared: new_shared}) makes the copy use other shared variables (same
         types); ``delete_updates`` drops the updates; ``share_memory`` lets the copy reuse this
         function's storage for intermediate results (calls then must not interleave). Default
-        values are copied as they are now.
+        values are copied as they are now. ``profile`` (a ``ProfileStats``) makes a profiled
+        copy (``%tg_profile`` profiles a function compiled without ``profile=True`` so).
         """
         maker = self.maker
         swap = dict(swap or {})
@@ -208,6 +209,8 @@ class Function:
         new_maker.update_targets = [] if delete_updates else [
             swap.get(s, s) for s in maker.update_targets]
         new_maker.linker = maker.mode.linker
+        if profile is not None:
+            new_maker.profile = profile
         storage_map = None
         if share_memory:
             storage_map = {equiv[v]: cell for v, cell in self.vm.storage_map.items()

@@ -61,6 +61,7 @@ class _FunctionRecord:
 
     def __init__(self, name, maker, vm, link_seconds):
         self.name = name or "<unnamed>"
+        self.maker = maker  # its compile_record (set once compiling ends) has the time split
         self.fgraph = maker.fgraph
         self.mode = maker.mode
         self.vm = vm

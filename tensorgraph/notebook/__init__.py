@@ -11,14 +11,17 @@ from tensorgraph.notebook.compile_magic import CompileMagics
 from tensorgraph.notebook.compile_report import CompileReport, last_report, report
 from tensorgraph.notebook.config_magic import ConfigMagics
 from tensorgraph.notebook.graph_view import GraphView, show
+from tensorgraph.notebook.profile_magic import ProfileMagics
+from tensorgraph.notebook.profile_view import ProfileView
 from tensorgraph.notebook.show_magic import ShowMagics
 from tensorgraph.notebook.step_magic import StepMagics
 from tensorgraph.notebook.stepper_view import Stepper
 
 __all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
+           "ProfileView",
            "load_ipython_extension", "unload_ipython_extension"]
 
-_MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics)
+_MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics, ProfileMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 
@@ -28,11 +31,17 @@ def _graph_bundle(obj):
     return GraphView(obj)._repr_mimebundle_()
 
 
+def _profile_bundle(profile):
+    """Rich display of a ``ProfileStats``: its profile view (text fallback: the summary)."""
+    return ProfileView(profile)._repr_mimebundle_()
+
+
 def _displayed_types():
     from tensorgraph.compile.compiled import Function
+    from tensorgraph.compile.profiling import ProfileStats
     from tensorgraph.graph.fg import FunctionGraph
 
-    return (Function, FunctionGraph)
+    return {Function: _graph_bundle, FunctionGraph: _graph_bundle, ProfileStats: _profile_bundle}
 
 
 def load_ipython_extension(ipython):
@@ -42,8 +51,8 @@ def load_ipython_extension(ipython):
     for magics in _MAGICS:
         ipython.register_magics(magics)
     formatter = ipython.display_formatter.mimebundle_formatter
-    for cls in _displayed_types():
-        formatter.for_type(cls, _graph_bundle)
+    for cls, bundle in _displayed_types().items():
+        formatter.for_type(cls, bundle)
     if id(ipython) not in _cell_locations:
         _cell_locations[id(ipython)] = CellLocations(ipython)
         register_location_formatter(_cell_locations[id(ipython)])

@@ -8,12 +8,11 @@ The call is not made: its arguments are evaluated and handed to ``tgn.Stepper``.
 
 from __future__ import annotations
 
-import ast
-
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from tensorgraph.notebook.call_parsing import parse_call
 from tensorgraph.notebook.stepper_view import Stepper
 
 
@@ -35,27 +34,7 @@ class StepMagics(Magics):
             args = parse_argstring(self.tg_step, line)
         except UsageError as exc:
             raise UsageError(f"%tg_step: {exc}") from None
-        source = " ".join(args.call)
-        try:
-            tree = ast.parse(source, mode="eval")
-        except SyntaxError:
-            tree = None
-        if tree is None or not isinstance(tree.body, ast.Call):
-            raise UsageError(f"%tg_step: expected a call such as train(X, Y), got {source!r}")
-        call = tree.body
-        ns = self.shell.user_ns
-        try:
-            fn = eval(compile(ast.Expression(call.func), "<%tg_step>", "eval"), ns)  # noqa: S307
-            values = [eval(compile(ast.Expression(a), "<%tg_step>", "eval"), ns)  # noqa: S307
-                      for a in call.args]
-            named = {k.arg: eval(compile(ast.Expression(k.value), "<%tg_step>", "eval"), ns)  # noqa: S307
-                     for k in call.keywords}
-        except Exception as exc:  # noqa: BLE001 - the user's expression
-            raise UsageError(f"%tg_step: cannot evaluate {source!r}: "
-                             f"{type(exc).__name__}: {exc}") from None
-        if not hasattr(fn, "stepper"):
-            raise UsageError(f"%tg_step: {ast.unparse(call.func)} is a {type(fn).__name__}, "
-                             "not a compiled function")
+        fn, values, named = parse_call("%tg_step", " ".join(args.call), self.shell.user_ns)
         try:
             widget = Stepper(fn, *values, **named)
         except TypeError as exc:

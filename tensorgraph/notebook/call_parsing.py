@@ -1,0 +1,37 @@
+"""``f(x, y=...)`` in a line magic: the compiled function and its arguments, evaluated in the
+notebook's namespace, without making the call (``%tg_step``, ``%tg_profile``)."""
+
+from __future__ import annotations
+
+import ast
+
+from IPython.core.error import UsageError
+
+__all__ = ["parse_call"]
+
+
+def parse_call(magic: str, source: str, namespace: dict):
+    """``(function, args, kwargs)`` of the call written in ``source``; a one-line UsageError
+    when it is not a call of a compiled function or its parts do not evaluate."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError:
+        tree = None
+    if tree is None or not isinstance(tree.body, ast.Call):
+        raise UsageError(f"{magic}: expected a call such as train(X, Y), got {source!r}")
+    call = tree.body
+
+    def value(node):
+        return eval(compile(ast.Expression(node), f"<{magic}>", "eval"), namespace)  # noqa: S307
+
+    try:
+        fn = value(call.func)
+        args = [value(a) for a in call.args]
+        kwargs = {k.arg: value(k.value) for k in call.keywords}
+    except Exception as exc:  # noqa: BLE001 - the user's expression
+        raise UsageError(f"{magic}: cannot evaluate {source!r}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not hasattr(fn, "stepper"):
+        raise UsageError(f"{magic}: {ast.unparse(call.func)} is a {type(fn).__name__}, not a "
+                         "compiled function")
+    return fn, args, kwargs

@@ -1,0 +1,48 @@
+"""``%tg_profile``: profile calls of a compiled function and show the profile view.
+
+    %tg_profile train(X, Y)           one call
+    %tg_profile -n 100 train(X, Y)    100 calls (the first one counts too)
+
+The function is copied with a fresh ``ProfileStats`` (``f.copy(profile=...)``: same graph,
+same compiled C, same shared variables, so updates happen as the calls would make them); the
+function itself stays unprofiled.
+"""
+
+from __future__ import annotations
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tensorgraph.notebook.call_parsing import parse_call
+from tensorgraph.notebook.profile_view import ProfileView
+
+
+@magics_class
+class ProfileMagics(Magics):
+    """The ``%tg_profile`` line magic."""
+
+    @magic_arguments()
+    @argument("call", nargs="+", help="a call of a compiled function: f(x, y, ...)")
+    @argument("-n", "--number", type=int, default=1, help="how many calls to make")
+    @line_magic("tg_profile")
+    def tg_profile(self, line: str = ""):
+        """Profile calls of a compiled function and show the profile view."""
+        if line.split()[:1] in (["-h"], ["--help"]):
+            print(self.tg_profile.__doc__)
+            print(__doc__.split("\n\n", 1)[1])
+            return None
+        try:
+            args = parse_argstring(self.tg_profile, line)
+        except UsageError as exc:
+            raise UsageError(f"%tg_profile: {exc}") from None
+        if args.number < 1:
+            raise UsageError(f"%tg_profile: -n must be at least 1, got {args.number}")
+        fn, values, named = parse_call("%tg_profile", " ".join(args.call), self.shell.user_ns)
+        from tensorgraph.compile.profiling import ProfileStats
+
+        profile = ProfileStats(name=fn.name or "profile", print_at_exit=False)
+        profiled = fn.copy(profile=profile, name=fn.name)
+        for _ in range(args.number):
+            profiled(*values, **named)
+        return ProfileView(profile)

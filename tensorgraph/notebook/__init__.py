@@ -10,6 +10,7 @@ from tensorgraph.notebook.cell_locations import CellLocations
 from tensorgraph.notebook.compile_magic import CompileMagics
 from tensorgraph.notebook.compile_report import CompileReport, last_report, report
 from tensorgraph.notebook.config_magic import ConfigMagics
+from tensorgraph.notebook.error_view import after_cell
 from tensorgraph.notebook.graph_view import GraphView, show
 from tensorgraph.notebook.profile_magic import ProfileMagics
 from tensorgraph.notebook.profile_view import ProfileView
@@ -53,6 +54,8 @@ def load_ipython_extension(ipython):
     formatter = ipython.display_formatter.mimebundle_formatter
     for cls, bundle in _displayed_types().items():
         formatter.for_type(cls, bundle)
+    if after_cell not in ipython.events.callbacks["post_run_cell"]:
+        ipython.events.register("post_run_cell", after_cell)
     if id(ipython) not in _cell_locations:
         _cell_locations[id(ipython)] = CellLocations(ipython)
         register_location_formatter(_cell_locations[id(ipython)])
@@ -68,6 +71,8 @@ def unload_ipython_extension(ipython):
     formatter = ipython.display_formatter.mimebundle_formatter
     for cls in _displayed_types():
         formatter.type_printers.pop(cls, None)
+    if after_cell in ipython.events.callbacks["post_run_cell"]:
+        ipython.events.unregister("post_run_cell", after_cell)
     cell_formatter = _cell_locations.pop(id(ipython), None)
     if cell_formatter is not None:
         unregister_location_formatter(cell_formatter)

@@ -137,7 +137,9 @@ class CompileMagics(Magics):
         except UsageError:
             raise
         except Exception as exc:
-            _show_failing_node(exc)
+            from tensorgraph.notebook.error_view import show_error
+
+            show_error(exc)
             raise
 
 
@@ -252,19 +254,3 @@ def _signature(fn) -> str:
     params = ", ".join(f"{i.variable.name or i.variable.auto_name}: {type_label(i.variable)}"
                        for i in fn.maker.inputs)
     return f"({params})"
-
-
-def _show_failing_node(exc) -> None:
-    """The graph with the node an error names marked (when it names one)."""
-    node, fgraph = getattr(exc, "node", None), getattr(exc, "fgraph", None)
-    if node is None or fgraph is None:
-        return
-    from tensorgraph.notebook.graph_view import GraphView
-
-    try:
-        view = GraphView(fgraph, title=f"{type(exc).__name__} in this node")
-        view.marks = {view.model.resolve(node): "error"}
-        view.select(node)
-    except (KeyError, TypeError):
-        return
-    display(view)

@@ -87,11 +87,13 @@ def test_the_magic_profiles_a_copy(ipython_shell):
     ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1])
     before = [s.get_value().copy() for s in train.maker.shared_inputs]
     view = ipython_shell.run_line_magic("tg_profile", "-n 7 train(X, Y)")
-    assert isinstance(view, ProfileView) and view.profile.call_count == 7
+    assert isinstance(view, ProfileView) and view.profile.call_count == 7  # warm-up not counted
     assert all(r["calls"] == 7 for r in view.profile.as_records())
     assert not hasattr(train, "profile") or train.profile is None  # train itself unprofiled
     after = [s.get_value() for s in train.maker.shared_inputs]
-    assert not all(np.array_equal(a, b) for a, b in zip(before, after))  # 7 real calls
+    assert not all(np.array_equal(a, b) for a, b in zip(before, after))  # 8 real calls
+    counted = ipython_shell.run_line_magic("tg_profile", "-n 2 --no-warmup train(X, Y)")
+    assert counted.profile.call_count == 2
     for line, message in [("-n 0 train(X, Y)", "at least 1"), ("train", "expected a call"),
                           ("X(1)", "not a compiled function")]:
         with pytest.raises(UsageError, match=message):

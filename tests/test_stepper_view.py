@@ -68,7 +68,9 @@ def test_the_magic_parses_a_call_and_refuses_anything_else(ipython_shell):
     ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1], number=3)
     widget = ipython_shell.run_line_magic("tg_step", "train(X, Y)")
     assert isinstance(widget, Stepper) and widget.position == 0
-    widget = ipython_shell.run_line_magic("tg_step", "train(X, y=Y) --nan")
+    ipython_shell.user_ns["D"] = data
+    assert ipython_shell.run_line_magic("tg_step", "train(*D)").run.position == 0
+    widget = ipython_shell.run_line_magic("tg_step", "train(X, **{'y': Y}) --nan")
     assert widget.run.done  # no NaN in the seed: ran to the end
     for line, message in [("train", "expected a call"), ("number(1)", "not a compiled function"),
                           ("nope(X)", "NameError"), ("train(X)", "missing value for input 1"),

@@ -299,6 +299,13 @@ class ProfileStats:
         record.call_seconds += seconds
         record.vm_seconds += record.last_vm_seconds
 
+    def ignore_next_call(self) -> None:
+        """Leave the next call of every function out of the figures (a warm-up call: the
+        first call of a function pays one-time costs, such as starting OpenMP's threads,
+        that inflate the mean of a short profile several times; see docs/profiling.md)."""
+        for record in self.records:
+            record.skip_next = True
+
     # -- totals ----------------------------------------------------------------------------
 
     @property

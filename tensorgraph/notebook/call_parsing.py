@@ -26,8 +26,17 @@ def parse_call(magic: str, source: str, namespace: dict):
 
     try:
         fn = value(call.func)
-        args = [value(a) for a in call.args]
-        kwargs = {k.arg: value(k.value) for k in call.keywords}
+        args, kwargs = [], {}
+        for a in call.args:  # f(x, *rest)
+            if isinstance(a, ast.Starred):
+                args.extend(value(a.value))
+            else:
+                args.append(value(a))
+        for k in call.keywords:  # f(y=..., **more)
+            if k.arg is None:
+                kwargs.update(value(k.value))
+            else:
+                kwargs[k.arg] = value(k.value)
     except Exception as exc:  # noqa: BLE001 - the user's expression
         raise UsageError(f"{magic}: cannot evaluate {source!r}: "
                          f"{type(exc).__name__}: {exc}") from None

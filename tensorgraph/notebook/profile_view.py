@@ -64,11 +64,12 @@ class ProfileView(widgets.VBox):
         self._saved = widgets.HTML()
         self.view = GraphView(records[0].fgraph, title="share of node time",
                               height=440) if records else None
-        children = [self._totals, self._functions,
-                    widgets.HBox([self._grouping]), self._sort, self._table]
+        children = [self._totals, self._functions]
         if self.view is not None:
-            children += [self.view, self._timeline,
-                         widgets.HBox([self._save, self._saved])]
+            children.append(self.view)
+        children += [widgets.HBox([self._grouping]), self._sort, self._table]
+        if self.view is not None:
+            children += [self._timeline, widgets.HBox([self._save, self._saved])]
         super().__init__(children, **kwargs)
         self.add_class("tg-profile")
         widgets.link((self, "sort_by"), (self._sort, "value"))

@@ -5,7 +5,8 @@
 Starts a JupyterLab, runs a notebook in Debian's chromium (see ``lab_driver``) and saves the
 views the README shows: the seed's ``train`` before and after rewriting, a node's panel, the
 dark theme, the MLP's gradient closed and with a group open; the compile report of
-``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C. A development tool (the ``test``
+``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C; the stepper
+stopped at the first NaN; the profile view of the seed's ``train`` with its heat map. A development tool (the ``test``
 extra); look at the pictures after changing the view.
 """
 
@@ -67,6 +68,32 @@ def _report_shots(lab, out: pathlib.Path) -> list[pathlib.Path]:
     return shots
 
 
+NAN_CELL = """\
+z = tt.vector("z")
+scaled = tt.log(z) / 2
+guarded = tg.function([z], [scaled.sum(), (z ** 2).sum()], name="guarded")
+nan_run = tgn.Stepper(guarded, np.array([4.0, 0.0, 1.0], dtype="float32"))
+nan_run.run_to_nonfinite()
+nan_run"""
+
+
+def _run_shots(lab, out: pathlib.Path) -> list[pathlib.Path]:
+    """The stepper at the first NaN and the profile view's heat map."""
+    nb = lab.open_notebook("run_shots.ipynb", [SEED_CELL, NAN_CELL,
+                                               "prof = %tg_profile -n 200 train(*D)\nprof"])
+    nb.page.set_viewport_size({"width": 1400, "height": 1600})
+    stepper = nb.panel().locator(".tg-stepper").first
+    stepper.locator(".tg-mark-nonfinite").wait_for(timeout=60_000)
+    nb.page.wait_for_timeout(600)
+    shots = [nb.screenshot(str(out / "stepper_nan.png"), stepper)]
+    profile = nb.panel().locator(".tg-profile").first
+    profile.locator(".tg-legend").wait_for(timeout=60_000)
+    nb.page.wait_for_timeout(600)
+    shots.append(nb.screenshot(str(out / "profile_heat_map.png"), profile))
+    nb.close()
+    return shots
+
+
 def render(out: pathlib.Path) -> list[pathlib.Path]:
     from playwright.sync_api import sync_playwright
 
@@ -79,6 +106,7 @@ def render(out: pathlib.Path) -> list[pathlib.Path]:
                 browser = launch_chromium(p)
                 lab = Lab(server, browser)
                 shots += _report_shots(lab, out)
+                shots += _run_shots(lab, out)
                 nb = lab.open_notebook("screenshots.ipynb", CELLS)
                 for i in range(3):
                     _wait_drawn(nb, i)

@@ -91,3 +91,15 @@ def test_previews_summarise_big_arrays_and_count_bad_values():
     assert len(page) < 4000 and "1 NaN, 1 Inf" in page
     assert preview(np.int8(3))["corner"] == "3" and preview("text")["kind"] == "str"
     assert "hist" not in preview(np.zeros(4))  # nothing to bin
+
+
+def test_the_static_form_shows_the_run():
+    train, data = seed()
+    widget = Stepper(train, *data)
+    widget.step(3)
+    widget.view.wait()
+    bundle, _ = widget._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("<Stepper of train: 3 of 15 nodes run")
+    html_form = bundle["text/html"]
+    assert "3</b> of 15 nodes run" in html_form and "<svg" in html_form
+    assert html_form.count('fill="#cfdcf0"') == 3  # the three done nodes, shaded

@@ -279,7 +279,7 @@ class GraphView(anywidget.AnyWidget):
         """The current picture as standalone SVG (what nbconvert and GitHub show)."""
         if not self.layout:
             self.wait()
-        return static_svg(self.graph, self.layout)
+        return static_svg(self.graph, self.layout, self.marks)
 
     def summary(self) -> str:
         g = self.graph

@@ -26,8 +26,16 @@ def _path(points) -> str:
     return " ".join(d)
 
 
-def static_svg(payload: dict, layout: dict) -> str:
-    """SVG text of the laid-out visible graph (closed groups as dashed boxes)."""
+#: what the view's marks look like in the static picture: (fill, stroke)
+_MARKS = {"current": (None, "#1976d2"), "done": ("#cfdcf0", None),
+          "error": ("#f6d5d5", "#d32f2f"), "nonfinite": ("#f6d5d5", "#d32f2f"),
+          "added": (None, "#2e7d32"), "removed": (None, "#d32f2f")}
+
+
+def static_svg(payload: dict, layout: dict, marks: dict | None = None) -> str:
+    """SVG text of the laid-out visible graph (closed groups as dashed boxes); ``marks``
+    ({id: mark}, the view's trait) colours marked nodes as the browser does."""
+    marks = marks or {}
     width, height = layout.get("size", [10, 10])
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
@@ -60,6 +68,11 @@ def static_svg(payload: dict, layout: dict) -> str:
             rx = h / 2 if n["k"] in ("input", "shared") else 5
             if n.get("o"):
                 stroke, dash = "#c0392b", ' stroke-width="2.2"'
+            mark_fill, mark_stroke = _MARKS.get(marks.get(item_id), (None, None))
+            if mark_fill or mark_stroke:
+                fill = mark_fill or fill
+                stroke, dash = (mark_stroke, ' stroke-width="3"') if mark_stroke else (stroke,
+                                                                                       dash)
         out.append(f'<g id="{escape(item_id)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
                    f'rx="{rx}" fill="{fill}" stroke="{stroke}"{dash}/>')
         for k, line in enumerate(lines):

@@ -73,6 +73,20 @@ class Stepper(widgets.VBox):
         self._nonfinite = None
         self._refresh()
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget, plus static forms for nbconvert and GitHub: the status line, the graph
+        as SVG with the run's marks and the panel as HTML; the stepper's state as text."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        try:
+            picture = self.view.to_svg()
+        except Exception:  # noqa: BLE001 - a fallback never blocks the display
+            picture = ""
+        data["text/html"] = self._status.value + picture + self._panel.value
+        data["text/plain"] = repr(self.run)
+        return data, metadata
+
     # -- what the buttons do ---------------------------------------------------------------
 
     def step(self, n: int = 1) -> Stepper:

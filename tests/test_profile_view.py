@@ -98,3 +98,13 @@ def test_the_magic_profiles_a_copy(ipython_shell):
                           ("X(1)", "not a compiled function")]:
         with pytest.raises(UsageError, match=message):
             ipython_shell.run_line_magic("tg_profile", line)
+
+
+def test_memory_figures_show_when_profile_memory_is_on():
+    import tensorgraph as tg
+
+    with tg.config.change_flags(profile_memory=True):
+        profile, _ = profiled_seed(calls=2)
+        view = ProfileView(profile)
+        peak = profile.memory_profile()[0]["peak"]
+    assert "memory train" in view._totals.value and f"{peak / 1024:.1f} KiB" in view._totals.value

@@ -159,3 +159,29 @@ def test_bad_arguments_are_the_calls_errors():
         train.stepper("nope", data[1])
     with pytest.raises(TypeError, match="missing value for input 1"):
         train.stepper(data[0])
+
+
+@pytest.mark.parametrize("linker", ["py", "cvm", "c"])
+def test_a_tutorial_mlp_step_stepped_equals_the_call(linker):
+    rng = np.random.default_rng(1)
+    x, labels = tt.matrix("x"), tt.ivector("labels")
+    params, h = [], x
+    for k, (n_in, n_out) in enumerate([(20, 16), (16, 5)]):
+        W = tg.shared(rng.standard_normal((n_in, n_out)) * 0.3, name=f"W{k}")
+        c = tg.shared(np.zeros(n_out), name=f"c{k}")
+        h = tt.tanh(tt.dot(h, W) + c) if k == 0 else tt.special.softmax(tt.dot(h, W) + c)
+        params += [W, c]
+    loss = tt.special.categorical_crossentropy(h, labels).mean()
+    grads = tg.grad(loss, params)
+    step = tg.function([x, labels], loss, mode=Mode(linker, "fast_run"),
+                       updates=[(p, p - 0.5 * g) for p, g in zip(params, grads)])
+    data = (rng.standard_normal((8, 20)), rng.integers(0, 5, 8).astype("int32"))
+    start = shared_values(step)
+    run = step.stepper(*data)
+    while not run.done:
+        run.step(3)
+    stepped_loss, stepped = run.finish(), shared_values(step)
+    reset(step, start)
+    assert stepped_loss == step(*data)
+    for a, b in zip(stepped, shared_values(step)):
+        np.testing.assert_array_equal(a, b)

@@ -56,3 +56,24 @@ def test_the_stepper_in_jupyterlab(lab):
         nb.screenshot("stepper_nan.png", guarded)
     finally:
         nb.close()
+
+
+def test_the_stepper_and_the_profile_view_in_notebook_7(lab):
+    from tensorgraph.notebook.lab_driver import wait_kernel_idle
+
+    lab.write_notebook("nb7_run.ipynb", [SEED_CELL, "tgn.Stepper(train, *D).step(2)",
+                                         "%tg_profile -n 5 train(*D)"])
+    page = lab.browser.new_page(viewport={"width": 1300, "height": 900})
+    try:
+        page.goto(f"{lab.server.base}/notebooks/nb7_run.ipynb")
+        wait_kernel_idle(page)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function(
+            """() => document.querySelector('.tg-stepper .tg-mark-current')
+                && document.querySelector('.tg-profile .tg-legend')
+                && document.querySelectorAll('.tg-graph [data-tg-node]').length > 20""",
+            timeout=120_000)
+        assert page.locator(".tg-stepper .tg-mark-done").count() == 2
+    finally:
+        page.close()

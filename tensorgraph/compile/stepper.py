@@ -16,9 +16,10 @@ variables are read into copies when the stepper is made: inplace nodes write int
 and the updates are written to the shared variables by ``finish()``, all at once. A stepper
 abandoned, or stopped by an error, leaves them as they were.
 
-``values`` keeps a copy of every output a node produced (inplace nodes may overwrite buffers
-later in the call, and gc frees them): memory grows with the graph, a price paid only while
-stepping. The stepper's VM goes back to its function when the stepper finishes (or is
+``values`` keeps every output a node produced, as it was then: a copy where a later node of
+the call may overwrite it (an input of an inplace node, a view, or any buffer of a VM that
+keeps its buffers between calls), the array itself otherwise (gc only drops the VM's
+reference). Memory grows with the graph, a price paid only while stepping. The stepper's VM goes back to its function when the stepper finishes (or is
 dropped), and the next stepper of that function reuses it: making a stepper then costs
 microseconds, not a new link.
 """
@@ -86,6 +87,7 @@ class Stepper:
             cell[0] = value
         self._give_back = weakref.finalize(self, _give_back, weakref.ref(function), self.vm)
         self._bad: dict = {}  # variable -> whether its value holds nan/inf (computed once)
+        self._unsafe = _overwritten(self.vm)
         self.position = 0
         self.ran: list[Apply] = []
         self.times: dict = {}
@@ -260,8 +262,10 @@ class Stepper:
         if not (getattr(thunk, "lazy", False) and requires):
             self.times[node] = self.times.get(node, 0.0) + time.perf_counter() - started
             self.ran.append(node)
+            unsafe = self._unsafe
             for out, cell in zip(node.outputs, thunk.outputs):
-                self._values[out] = copy_value(cell[0])
+                self._values[out] = copy_value(cell[0]) if unsafe is None or out in unsafe \
+                    else cell[0]
         try:
             self._next = self._order.send(requires)
         except StopIteration:
@@ -363,6 +367,27 @@ def _give_back(function_ref, vm) -> None:
         cell[0] = None
     if function is not None:
         _IDLE_VMS.setdefault(function, []).append(vm)
+
+
+def _overwritten(vm):
+    """The variables whose buffers a later node of the call may write into (inputs of inplace
+    nodes, views and what they view); None when any may be (a VM keeping its buffers reuses
+    them in the next call). Kept on the VM: it is the same for every stepper using it."""
+    found = getattr(vm, "_stepper_overwritten", False)
+    if found is not False:
+        return found
+    if not vm.allow_gc:
+        found = None
+    else:
+        found = set()
+        for node in vm.nodes:
+            for inputs in (getattr(node.op, "destroy_map", None) or {}).values():
+                found.update(node.inputs[i] for i in inputs)
+            for k, inputs in (getattr(node.op, "view_map", None) or {}).items():
+                found.add(node.outputs[k])
+                found.update(node.inputs[i] for i in inputs)
+    vm._stepper_overwritten = found
+    return found
 
 
 def _holds_nonfinite(value) -> bool:

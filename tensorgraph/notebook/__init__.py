@@ -12,6 +12,7 @@ from tensorgraph.notebook.compile_report import CompileReport, last_report, repo
 from tensorgraph.notebook.config_magic import ConfigMagics
 from tensorgraph.notebook.error_view import after_cell
 from tensorgraph.notebook.graph_view import GraphView, show
+from tensorgraph.notebook.plots import line_plot
 from tensorgraph.notebook.profile_magic import ProfileMagics
 from tensorgraph.notebook.profile_view import ProfileView
 from tensorgraph.notebook.show_magic import ShowMagics
@@ -19,7 +20,7 @@ from tensorgraph.notebook.step_magic import StepMagics
 from tensorgraph.notebook.stepper_view import Stepper
 
 __all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
-           "ProfileView",
+           "ProfileView", "line_plot",
            "load_ipython_extension", "unload_ipython_extension"]
 
 _MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics, ProfileMagics)

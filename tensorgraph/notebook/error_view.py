@@ -38,6 +38,25 @@ def _side_by_side(labels, values, largest=None) -> widgets.HTML:
                         f"gap:16px'>{cells}</div></div>")
 
 
+class ErrorView(widgets.VBox):
+    """What ``error_display`` shows when there is more than the graph: a widget with a
+    static form (the error's first line, the values as HTML) for nbconvert and GitHub."""
+
+    def __init__(self, children, headline: str):
+        super().__init__(children)
+        self.headline = headline
+        self.add_class("tg-error-view")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        data["text/plain"] = self.headline
+        data["text/html"] = "".join(c.value for c in self.children
+                                    if isinstance(c, widgets.HTML))
+        return data, metadata
+
+
 def error_display(exc):
     """The widget shown for ``exc``, or None when it names no node."""
     from tensorgraph.compile.debugmode import BadOptimization, BadThunkOutput
@@ -48,20 +67,21 @@ def error_display(exc):
             rewrite = getattr(exc.step, "name", "the rewrite")
             before = GraphView(exc.old, title=f"before {rewrite}", height=360)
             after = GraphView(exc.new, title=f"after {rewrite}", height=360)
-            return widgets.VBox([
+            return ErrorView([
                 widgets.HTML(f"<b>{name}</b>: {html.escape(rewrite)} changed the value"),
                 widgets.HBox([before, after]),
                 _side_by_side(["before the rewrite", "after the rewrite"],
-                              [exc.old_value, exc.new_value], exc.largest_difference)])
+                              [exc.old_value, exc.new_value], exc.largest_difference)],
+                headline=f"{name}: {rewrite} changed the value")
         node = getattr(exc, "node", None)
         if node is None or not hasattr(node, "outputs"):
             return None
         view = _node_view(node, getattr(exc, "fgraph", None), f"{name} in this node")
         if isinstance(exc, BadThunkOutput) and len(exc.values) == 2:
             kinds = list(exc.kinds) or ["first", "second"]
-            return widgets.VBox([view, _side_by_side(
+            return ErrorView([view, _side_by_side(
                 [f"output {exc.output_index} by {k}" for k in kinds], exc.values,
-                exc.largest_difference)])
+                exc.largest_difference)], headline=f"{name}: " + str(exc).split("\n")[0])
         return view
     except (KeyError, TypeError, ValueError):
         return None  # a picture of the error must never hide the error

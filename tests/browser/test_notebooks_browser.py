@@ -1,5 +1,6 @@
 """Every tutorial notebook, run top to bottom in a real JupyterLab: no cell fails (but those
-tagged ``raises-exception``), and every widget it displays draws (graph views draw nodes).
+tagged ``raises-exception``), every widget it displays draws (graph views draw nodes), and a
+screenshot of each is saved ($TG_SCREENSHOT_DIR).
 tests/test_notebooks.py executes the same notebooks headless in the Binder environment."""
 
 import pathlib
@@ -41,6 +42,8 @@ def test_notebook_runs_in_jupyterlab(lab, path):
         if path.stem == "02_rewrites":
             assert nb.panel().locator(".tg-compile-report").count() == 8
             assert nb.panel().locator(".tg-compile-report .tg-mark-added").count() >= 6
-            nb.screenshot("notebook_02_rewrites.png")
+        if path.stem == "03_debugging":
+            assert nb.panel().locator(".tg-stepper .tg-mark-nonfinite").count() == 1
+        nb.screenshot(f"notebook_{path.stem}.png")  # a CI artefact (see lab_driver)
     finally:
         nb.close()

@@ -108,3 +108,10 @@ def test_memory_figures_show_when_profile_memory_is_on():
         view = ProfileView(profile)
         peak = profile.memory_profile()[0]["peak"]
     assert "memory train" in view._totals.value and f"{peak / 1024:.1f} KiB" in view._totals.value
+
+
+def test_every_public_name_of_the_notebook_layer_has_an_example():
+    import tensorgraph.notebook as tgn
+
+    missing = [name for name in tgn.__all__ if ">>>" not in (getattr(tgn, name).__doc__ or "")]
+    assert missing == []

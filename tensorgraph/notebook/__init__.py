@@ -49,7 +49,10 @@ def _displayed_types():
 def load_ipython_extension(ipython):
     """Register tensorgraph's magics with ``ipython``, show compiled functions and
     FunctionGraphs as graph views, and make errors name cells as IPython does
-    (``Cell In[3], line 2``). The core classes keep their plain ``repr``."""
+    (``Cell In[3], line 2``). The core classes keep their plain ``repr``.
+
+    >>> %load_ext tensorgraph                                 # doctest: +SKIP
+    """
     for magics in _MAGICS:
         ipython.register_magics(magics)
     formatter = ipython.display_formatter.mimebundle_formatter
@@ -63,7 +66,10 @@ def load_ipython_extension(ipython):
 
 
 def unload_ipython_extension(ipython):
-    """Remove what :func:`load_ipython_extension` registered."""
+    """Remove what :func:`load_ipython_extension` registered.
+
+    >>> %unload_ext tensorgraph                               # doctest: +SKIP
+    """
     for kind in ("line", "cell"):
         registered = ipython.magics_manager.magics[kind]
         for magics in _MAGICS:

@@ -43,7 +43,12 @@ MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite
 
 
 class CompileReport(widgets.VBox):
-    """The compile report of a compiled function (see the module docstring)."""
+    """The compile report of a compiled function (see the module docstring).
+
+    >>> rep = CompileReport(train)                         # doctest: +SKIP
+    >>> rep.show_step(rep.step_of(gemv_node)).step         # doctest: +SKIP
+    50
+    """
 
     step = traitlets.Int(0)
     mode = traitlets.Unicode("after")
@@ -388,7 +393,11 @@ def _c_html(source: str, module: dict) -> str:
 
 
 def report(fn) -> CompileReport:
-    """The compile report of a compiled function (see ``CompileReport``)."""
+    """The compile report of a compiled function (see ``CompileReport``).
+
+    >>> import tensorgraph.notebook as tgn                   # doctest: +SKIP
+    >>> tgn.report(train)                                     # doctest: +SKIP
+    """
     return CompileReport(fn)
 
 
@@ -404,7 +413,11 @@ def remember(shown: CompileReport) -> None:
 def last_report(name: str | None = None) -> CompileReport:
     """The report ``%%tg_compile`` showed last (of the function named ``name``), the very
     widget below the cell: scripts and tests drive it (``last_report("train").show_step(3)``)
-    and the page follows."""
+    and the page follows.
+
+    >>> tgn.last_report("train").show_step(3).step            # doctest: +SKIP
+    3
+    """
     if not _SHOWN:
         raise LookupError("%%tg_compile has shown no compile report in this kernel yet")
     if name is None:

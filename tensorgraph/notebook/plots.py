@@ -75,5 +75,9 @@ class LinePlot:
 
 def line_plot(ys, xs=None, **kwargs) -> LinePlot:
     """A line plot of ``ys`` (over their index, or ``xs``) that displays as SVG; keywords:
-    ``title``, ``xlabel``, ``ylabel``, ``width``, ``height``."""
+    ``title``, ``xlabel``, ``ylabel``, ``width``, ``height``.
+
+    >>> line_plot([0.7, 0.3, 0.1], title="loss", xlabel="step")
+    <LinePlot 'loss': 3 points, from 0.7 to 0.1>
+    """
     return LinePlot(ys, xs, **kwargs)

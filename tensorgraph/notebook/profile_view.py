@@ -37,7 +37,13 @@ ROWS = 40  # rows shown (the rest are counted)
 
 
 class ProfileView(widgets.VBox):
-    """The view of a ``ProfileStats`` (see the module docstring)."""
+    """The view of a ``ProfileStats`` (see the module docstring).
+
+    >>> f = tg.function([x], y, profile=True); f(data)       # doctest: +SKIP
+    >>> view = ProfileView(f.profile)                         # doctest: +SKIP
+    >>> view.sort_by = "calls"; view.rows()[0]["node_id"]     # doctest: +SKIP
+    'C'
+    """
 
     sort_by = traitlets.Unicode("% time")
     grouping = traitlets.Unicode("node")

@@ -29,7 +29,13 @@ __all__ = ["Stepper", "step"]
 
 
 class Stepper(widgets.VBox):
-    """Step through ``function(*args, **kwargs)`` (see the module docstring)."""
+    """Step through ``function(*args, **kwargs)`` (see the module docstring).
+
+    >>> st = Stepper(train, X, Y)                             # doctest: +SKIP
+    >>> st.step(3).run.position                               # doctest: +SKIP
+    3
+    >>> st.run_to_nonfinite()                                 # doctest: +SKIP
+    """
 
     position = traitlets.Int(0)
     status = traitlets.Unicode("")

@@ -4,6 +4,7 @@ C backend (linker 'cvm'; installed by the ``bench`` extra), with the targets of 
     python benchmarks/run.py            # full sizes, more rounds (a few minutes)
     python benchmarks/run.py --quick    # fewer rounds (under a minute)
     python benchmarks/run.py --quick --tiny --frameworks tensorgraph,numpy   # smoke run
+    python benchmarks/run.py --load 2   # with 2 CPU-bound processes beside it (a busy machine)
 
 Throughput cases (``benchmarks/cases/*.py``) are built once per framework in this process, then
 timed *interleaved*: each round times one batch of calls of every framework, in a rotating
@@ -16,6 +17,11 @@ started meanwhile would share the cores with another framework's idle spinners (
 gets the same treatment). Compile times are measured in new processes (the
 seed ``train`` + ``predict``: cold with an empty module cache in a temporary
 ``base_compiledir``, warm with the cache it filled).
+
+``--load N`` starts N CPU-bound processes (plain Python loops) before timing and stops them
+after: the machine users have while a notebook compiles or a data loader runs. Under load the
+spread matters as much as the median, so the notes then give each framework's worst batch over
+its median batch per case.
 
 The ratio column is tensorgraph's time over the target's baseline; a target is met when the
 ratio is at most the target's. ``--check`` makes the exit code 1 when a target is missed.
@@ -64,8 +70,9 @@ def _calibrate(fn, batch_seconds: float) -> int:
 SETTLE_SECONDS = 0.15
 
 
-def interleaved(fns: dict, rounds: int, batch_seconds: float) -> dict:
-    """Median seconds per call of each callable, batches interleaved round by round."""
+def interleaved(fns: dict, rounds: int, batch_seconds: float, spreads: dict | None = None) -> dict:
+    """Median seconds per call of each callable, batches interleaved round by round;
+    ``spreads`` (when given) receives each callable's worst batch over its median batch."""
     names = list(fns)
     batch = {name: _calibrate(fns[name], batch_seconds) for name in names}
     samples = {name: [] for name in names}
@@ -83,7 +90,35 @@ def interleaved(fns: dict, rounds: int, batch_seconds: float) -> dict:
                 samples[name].append((time.perf_counter() - started) / n)
             finally:
                 gc.enable()
-    return {name: statistics.median(values) for name, values in samples.items()}
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    if spreads is not None:
+        spreads.update({name: max(samples[name]) / medians[name] for name in names})
+    return medians
+
+
+def _burn() -> None:
+    """A CPU-bound process for ``--load``: spins until terminated."""
+    while True:
+        pass
+
+
+def start_load(n: int) -> list:
+    """``n`` CPU-bound processes (``--load``); stop them with ``stop_load``."""
+    import multiprocessing
+
+    procs = [multiprocessing.get_context("spawn").Process(target=_burn, daemon=True)
+             for _ in range(n)]
+    for p in procs:
+        p.start()
+    time.sleep(0.5)  # let them get going
+    return procs
+
+
+def stop_load(procs: list) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(timeout=10)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -165,7 +200,7 @@ def print_table(rows, frameworks, out=sys.stdout):
 # running the cases
 
 
-def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes):
+def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes, load=0):
     rows = []
     for case_name in case_names:
         case = importlib.import_module(f"cases.{case_name}")
@@ -183,7 +218,11 @@ def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes):
             except Exception as exc:  # a framework failing must not hide the others
                 times[fw] = "error"
                 notes.append(f"{case.NAME}/{fw}: error: {type(exc).__name__}: {exc}")
-        times.update(interleaved(fns, rounds, batch_seconds) if fns else {})
+        spreads: dict = {}
+        times.update(interleaved(fns, rounds, batch_seconds, spreads) if fns else {})
+        if load:
+            notes.append(f"{case.NAME} under load {load}: worst batch / median batch: "
+                         + ", ".join(f"{fw} {spread:.2f}x" for fw, spread in spreads.items()))
         baseline, target, *kind = case.TARGET
         title = case.TITLE.format(*size) if isinstance(size, tuple) else case.TITLE.format(size)
         rows.append(Row(title, times, baseline, target, additive=kind == ["plus"]))
@@ -234,7 +273,11 @@ def main(argv=None) -> int:
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
                         help=f"comma-separated, from {FRAMEWORKS}")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="run N CPU-bound processes beside the benchmark (a busy machine)")
     args = parser.parse_args(argv)
+    if args.load < 0:
+        parser.error(f"--load must be 0 or more, got {args.load}")
 
     cases = [c for c in args.cases.split(",") if c]
     frameworks = [f for f in args.frameworks.split(",") if f]
@@ -254,14 +297,18 @@ def main(argv=None) -> int:
 
     notes = []
     started = time.perf_counter()
-    rows = throughput_rows([c for c in cases if c != "compile"], frameworks, args.tiny,
-                           rounds, batch_seconds, notes)
-    if "compile" in cases:
-        rows += compile_rows(frameworks, args.quick, notes)
+    load = start_load(args.load) if args.load else []
+    try:
+        rows = throughput_rows([c for c in cases if c != "compile"], frameworks, args.tiny,
+                               rounds, batch_seconds, notes, args.load)
+        if "compile" in cases:
+            rows += compile_rows(frameworks, args.quick, notes)
+    finally:
+        stop_load(load)
 
     print(f"\ntensorgraph benchmarks ({'quick' if args.quick else 'full'}"
           f"{', tiny sizes' if args.tiny else ''}): median time per call, {rounds} interleaved "
-          f"rounds")
+          f"rounds{f', {args.load} CPU-bound processes beside it' if args.load else ''}")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}")
     print()

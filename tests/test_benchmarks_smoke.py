@@ -14,10 +14,10 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_table(tmp_path, cases, frameworks):
+def run_table(tmp_path, cases, frameworks, extra=()):
     done = subprocess.run(
         [sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--quick", "--tiny",
-         "--cases", ",".join(cases), "--frameworks", ",".join(frameworks)],
+         "--cases", ",".join(cases), "--frameworks", ",".join(frameworks), *extra],
         capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -48,3 +48,11 @@ def test_pytensor_joins_the_table(tmp_path):
     out, lines = run_table(tmp_path, ["overhead"], ["tensorgraph", "pytensor"])
     cells = row(lines, "call overhead f(x)=x+1, 10 floats")
     assert "x pytensor" in cells and cells.split()[-1] in ("ok", "MISSED"), out
+
+
+def test_a_loaded_run_reports_the_spread(tmp_path):
+    out, lines = run_table(tmp_path, ["logreg"], ["tensorgraph", "numpy"], ["--load", "1"])
+    assert "1 CPU-bound processes beside it" in out
+    note = next(line for line in lines if "under load 1: worst batch / median batch" in line)
+    assert "tensorgraph" in note and "numpy" in note
+    row(lines, "logreg train step 40x78 f32")

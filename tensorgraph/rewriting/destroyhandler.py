@@ -20,12 +20,15 @@ from tensorgraph.graph.utils import InconsistencyError
 __all__ = ["DestroyHandler", "can_destroy"]
 
 
-def can_destroy(fgraph, node, i: int) -> str | None:
-    """Why ``node`` may not overwrite its input ``i`` (``None`` when it may)."""
+def can_destroy(fgraph, node, i: int, graph_inputs=None) -> str | None:
+    """Why ``node`` may not overwrite its input ``i`` (``None`` when it may).
+
+    ``graph_inputs``: ``set(fgraph.inputs)``, for callers that check many nodes (a list
+    lookup per check made validation half of a big graph's rewriting time)."""
     var = node.inputs[i]
     if isinstance(var, Constant):
         return "it is a constant"
-    if var in fgraph.inputs:
+    if var.owner is None and var in (fgraph.inputs if graph_inputs is None else graph_inputs):
         return "it is a graph input"
     clients = fgraph.clients.get(var, [])
     if any(c == "output" for c, _ in clients):
@@ -61,10 +64,13 @@ class DestroyHandler(Feature):
         self.destroyers.discard(node)
 
     def validate(self, fgraph):
+        if not self.destroyers:
+            return
+        graph_inputs = set(fgraph.inputs)
         for node in self.destroyers:
             for inputs in node.op.destroy_map.values():
                 for i in inputs:
-                    why = can_destroy(fgraph, node, i)
+                    why = can_destroy(fgraph, node, i, graph_inputs)
                     if why is not None:
                         raise InconsistencyError(
                             f"{node} would overwrite its input {i} ({node.inputs[i]}), but {why}")

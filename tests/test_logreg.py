@@ -68,3 +68,29 @@ def test_training_reaches_full_accuracy_and_w_stays_float32():
     assert accuracy == 1.0
     assert g["w"].get_value().dtype == "float32"
     assert g["b"].get_value().dtype == "float32"
+
+
+def test_a_new_learning_rate_or_weight_decay_compiles_no_c():
+    """The edit-compile loop of a notebook: numbers that are not 0, 1, 2, -1 or 1/2 reach the
+    fused kernels at run time, so a new learning rate finds every kernel already compiled (and
+    the new value is the one used)."""
+    def train_step(lr, decay):
+        x, y = tt.matrix("x"), tt.vector("y")
+        w = tg.shared(np.ones(3, config.floatX), name="w")
+        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w)))
+        cost = (-y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)).mean() + decay * (w ** 2).sum()
+        f = tg.function([x, y], cost, updates=[(w, w - lr * tg.grad(cost, w))],
+                        mode=tg.Mode(linker="cvm", optimizer="fast_run"))
+        return f, w
+
+    first, _ = train_step(0.0123, 0.0071)
+    assert first.maker.compile_record.c_nodes > 0
+    f, w = train_step(0.0456, 0.0089)
+    assert f.maker.compile_record.modules == "memory"
+    assert f.maker.compile_record.units == 0
+    xv = np.arange(6, dtype=config.floatX).reshape(2, 3) / 6
+    yv = np.asarray([0, 1], config.floatX)
+    f(xv, yv)
+    p = 1 / (1 + np.exp(-xv @ np.ones(3)))
+    grad = xv.T @ (p - yv) / 2 + 2 * 0.0089 * np.ones(3)
+    np.testing.assert_allclose(w.get_value(), 1 - 0.0456 * grad, rtol=1e-5)

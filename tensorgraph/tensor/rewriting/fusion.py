@@ -2,10 +2,17 @@
 
 Walking outputs-first, an Elemwise node absorbs each input computed by another (non-inplace,
 single-output) Elemwise that nobody else reads; the new node is visited next and absorbs
-further, so a whole chain collapses into one node with one scalar graph. Scalar constants are
-inlined into the scalar graph. Broadcasting needs no special care: the composite's numpy
+further, so a whole chain collapses into one node with one scalar graph. Broadcasting needs no special care: the composite's numpy
 evaluation broadcasts exactly as the separate nodes did. ``config.tensor__local_elemwise_fusion``
 turns it off; so does excluding the 'fusion' tag.
+
+Scalar constants: a value that lets the C compiler simplify (0, 1, 2, -1, 1/2, booleans, and
+non-finite values) is inlined into the scalar graph. Any other number (a learning rate, a
+regularisation weight) stays an *input* of the fused node, a broadcast constant the kernel reads
+once before its loop: the generated C then does not depend on it, so changing the number in a
+notebook cell finds the kernel already compiled instead of running the C compiler again. The
+loop runs at the same speed (a loop-invariant scalar in a register either way; measured on the
+seed step and the elementwise chain in benchmarks/).
 """
 
 from __future__ import annotations
@@ -29,14 +36,32 @@ def _fusable(fgraph, var) -> bool:
             and var not in fgraph.outputs)
 
 
+#: constants worth a literal in the C (see the module docstring)
+SIMPLIFYING_VALUES = (0.0, 1.0, 2.0, -1.0, 0.5)
+
+
 def inlinable_constant(var):
-    """A scalar constant standing for ``var`` inside a Composite, or ``None``."""
+    """A scalar constant standing for ``var`` inside a Composite, or ``None`` (``var`` is not a
+    one-element constant, or its value is better passed at run time)."""
     if not isinstance(var, Constant):
         return None
     data = np.asarray(var.data)
     if data.size != 1:
         return None
-    return Constant(ScalarType(data.dtype.name), data.reshape(()))
+    value = data.reshape(())
+    if data.dtype.kind not in "bc" and np.isfinite(value) and value not in SIMPLIFYING_VALUES:
+        return None
+    return Constant(ScalarType(data.dtype.name), value)
+
+
+def runtime_constant(var, ndim: int):
+    """One-element constant ``var`` as a constant of ``ndim`` size-1 dimensions: the input a
+    fused node reads it from (no DimShuffle node in between)."""
+    from tensorgraph.tensor.basic import constant
+
+    if var.ndim == ndim:
+        return var
+    return constant(np.asarray(var.data).reshape((1,) * ndim), dtype=var.dtype)
 
 
 def scalar_graph(node, args):
@@ -74,6 +99,11 @@ def local_elemwise_fusion(fgraph, node):
                 tensor_inputs.append(var)
         return scalar_of[var]
 
+    def tensor_input(var):
+        if isinstance(var, Constant) and np.size(var.data) == 1 and var.ndim < out.ndim:
+            return runtime_constant(var, out.ndim)
+        return var
+
     def expand(var, top=False):
         if not top and not _fusable(fgraph, var):
             return scalar_input(var)
@@ -84,7 +114,7 @@ def local_elemwise_fusion(fgraph, node):
     if not tensor_inputs:
         return None
     composite = Composite([scalar_of[v] for v in tensor_inputs], [scalar_out])
-    new = Elemwise(composite)(*tensor_inputs)
+    new = Elemwise(composite)(*[tensor_input(v) for v in tensor_inputs])
     return [fits(out, new)]
 
 

@@ -15,7 +15,9 @@ need all of it before the first row of ``d``). Tagged 'fusion': excluding fusion
 
 from __future__ import annotations
 
-from tensorgraph.graph.basic import ancestors
+import numpy as np
+
+from tensorgraph.graph.basic import Constant, ancestors
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.db import WalkerDB
 from tensorgraph.rewriting.optdb import optdb
@@ -23,7 +25,7 @@ from tensorgraph.scalar.basic import ScalarType
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor.blas import Gemv
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
-from tensorgraph.tensor.rewriting.fusion import inlinable_constant, scalar_graph
+from tensorgraph.tensor.rewriting.fusion import inlinable_constant, runtime_constant, scalar_graph
 
 
 def _transposed_matrix(var):
@@ -72,7 +74,7 @@ def local_gemv_pair(fgraph, node):
     z = forward.outputs[0]
     n_static = X.type.shape[0]
 
-    extra, scalar_of = [], {z: ScalarType(z.dtype)()}
+    extra, extra_scalars, scalar_of = [], [], {z: ScalarType(z.dtype)()}
 
     def expand(var):
         if var in scalar_of:
@@ -86,12 +88,16 @@ def local_gemv_pair(fgraph, node):
         if const is not None:
             scalar_of[var] = const
             return const
-        if var.ndim != 1 or (var.type.shape[0] not in (1, None, n_static)):
+        value = var
+        if isinstance(var, Constant) and np.size(var.data) == 1:
+            value = runtime_constant(var, 1)  # a number passed at run time (see fusion.py)
+        if value.ndim != 1 or (value.type.shape[0] not in (1, None, n_static)):
             raise _NotApplicable
-        if z in ancestors([var]):  # reads z other than elementwise: a reduction, an index...
+        if z in ancestors([value]):  # reads z other than elementwise: a reduction, an index...
             raise _NotApplicable
         scalar_of[var] = ScalarType(var.dtype)()
-        extra.append(var)
+        extra.append(value)
+        extra_scalars.append(scalar_of[var])
         return scalar_of[var]
 
     try:
@@ -100,7 +106,7 @@ def local_gemv_pair(fgraph, node):
         return None
     if scalar_out.type.dtype != d.dtype:
         return None
-    composite = Composite([scalar_of[z]] + [scalar_of[e] for e in extra], [scalar_out])
+    composite = Composite([scalar_of[z]] + extra_scalars, [scalar_out])
     y1, alpha1, _, w, beta1 = forward.inputs
     new_z, new_d, new_g = Gemv(pair=composite)(y1, alpha1, X, w, beta1, y2, alpha2, beta2,
                                                *extra)

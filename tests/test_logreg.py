@@ -94,3 +94,18 @@ def test_a_new_learning_rate_or_weight_decay_compiles_no_c():
     p = 1 / (1 + np.exp(-xv @ np.ones(3)))
     grad = xv.T @ (p - yv) / 2 + 2 * 0.0089 * np.ones(3)
     np.testing.assert_allclose(w.get_value(), 1 - 0.0456 * grad, rtol=1e-5)
+
+
+def test_new_static_batch_size_compiles_no_c():
+    """Static shapes other than 1 do not reach the generated C (only size-1 dimensions
+    broadcast), so a graph rebuilt for another batch size reuses every kernel."""
+    def predict(n):
+        x = tt.tensor(config.floatX, shape=(n, 5), name="x")
+        w = tg.shared(np.ones(5, config.floatX), name="w")
+        return tg.function([x], tt.tanh(tt.dot(x, w)) * 3.5 > 0.25,
+                           mode=tg.Mode(linker="cvm", optimizer="fast_run"))
+
+    predict(40)
+    f = predict(50)
+    assert (f.maker.compile_record.modules, f.maker.compile_record.units) == ("memory", 0)
+    assert f(np.ones((50, 5), config.floatX)).shape == (50,)

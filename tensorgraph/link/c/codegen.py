@@ -30,7 +30,7 @@ _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
 #: version of the generated glue; part of every module's key through the source text
-CODEGEN_VERSION = 4
+CODEGEN_VERSION = 5
 #: translation units of a big library of node functions, compiled at the same time (2 cores
 #: on the reference machine), and the estimates that decide the split (see _split)
 KERNEL_UNITS = 2
@@ -392,12 +392,25 @@ def glue_module(cached_only: bool = False):
 
     source = "\n".join([f"/* tensorgraph glue module (codegen {CODEGEN_VERSION}) */",
                         "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
-                        "#include <numpy/arrayobject.h>", _read("runtime.h"), _read("glue.h")])
+                        "#include <numpy/arrayobject.h>", _read("runtime.h"), _read("pool.h"),
+                        _read("glue.h")])
     return get_module(
-        source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);",
+        source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);\n"
+                "void tg_pool_stats(int64_t *out);",
         name_hint="glue", include_dirs=[numpy.get_include()],
         extra_compile_args=["-D_CFFI_NO_LIMITED_API", "-fwrapv"],
         runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
+
+
+def pool_stats() -> dict:
+    """Counters of the thread pool parallel regions run on (pool.h), for tests and benchmarks:
+    ``workers`` started, ``jobs`` published to them, ``worker_blocks`` (blocks the workers ran,
+    the rest ran on the calling thread) and ``alone`` (regions the caller ran by itself: the
+    workers were absent lately, or another thread was using the pool)."""
+    module = glue_module()
+    out = module.ffi.new("int64_t[4]")
+    module.lib.tg_pool_stats(out)
+    return dict(zip(("workers", "jobs", "worker_blocks", "alone"), out))
 
 
 class _Glue:

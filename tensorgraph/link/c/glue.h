@@ -607,6 +607,7 @@ TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
     ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
     ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));
     ws->ctx.nthreads = (int)PyLong_AsLong(PyTuple_GetItem(spec, 3));
+    ws->ctx.pool_run = tg_pool_run;
     for (int s = 0; s < g->nvars; s++) ws->v[s].typenum = g->var_typenum[s];
     for (int c = 0; c < g->nconst; c++) {
         PyObject *value = tg_coerce(g, g->const_slot[c], PyTuple_GetItem(ws->consts, c));

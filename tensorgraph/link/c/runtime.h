@@ -58,9 +58,13 @@ typedef struct tg_array {
     tg_buffer *base;                /* owning refcounted buffer, or NULL (borrowed memory) */
 } tg_array;
 
+/* A parallel region's body as the thread pool runs it: block k of n (pool.h, openmp.py) */
+typedef void (*tg_block_fn)(void *arg, int k, int n);
+
 typedef struct tg_ctx {
     char errmsg[1024];
-    int nthreads;                   /* 0: OpenMP's default */
+    int nthreads;                   /* CPUs a parallel region may use */
+    void (*pool_run)(tg_block_fn fn, void *arg, int n);    /* the glue's tg_pool_run */
     int64_t openmp_minsize;         /* elementwise loops below this size stay serial */
     double *node_seconds;           /* per-node seconds for the profiler, or NULL (not timing) */
     int64_t nallocs;                /* buffers tg_alloc allocated (not reused): a debug counter */

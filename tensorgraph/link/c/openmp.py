@@ -9,8 +9,9 @@ a thread is free, the calling thread included, so the caller never waits for a w
 not started: on a busy machine a region degrades to one thread's speed instead of waiting for
 the scheduler (pool.h says why and what was measured). Only the constructs the kernels use
 are supported: combined ``parallel for`` with static schedules and reductions that gcc
-turns into atomics (no barriers, locks or tasks; a module that needed more would fail to load
-with an undefined ``GOMP_`` symbol, which the tests would see).
+turns into atomics. Nothing else (barriers, locks, tasks, dynamic schedules) can work: the
+blocks of a region may run one after the other on one thread. The tests check that no module
+loads libgomp (``-Wl,--as-needed`` drops it when nothing calls it).
 
 How many threads: OpenMP's own default is one per CPU in the affinity mask. In a container
 whose CPU time is capped by a cgroup quota (Binder, Kubernetes, ``docker --cpus=2``) the mask

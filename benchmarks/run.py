@@ -43,9 +43,11 @@ sys.path.insert(0, HERE)                           # the ``cases`` package
 sys.path.insert(1, os.path.dirname(HERE))          # tensorgraph from this checkout
 
 from cases import CASES, Unavailable  # noqa: E402
-from cases import compile_time  # noqa: E402
+from cases import compile_scaling, compile_time  # noqa: E402
 
 FRAMEWORKS = ["tensorgraph", "numpy", "pytensor"]
+#: cases measured in new processes (compile times), after the throughput cases
+COMPILE_CASES = ["compile", "scaling"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -232,7 +234,7 @@ def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes, 
 
 def compile_rows(frameworks, quick, notes):
     cold_n, warm_n = (1, 2) if quick else (3, 5)
-    times_cold, times_warm = {}, {}
+    times_cold, times_warm, times_edit = {}, {}, {}
     if "tensorgraph" in frameworks:
         try:
             cold, warm = compile_time.tensorgraph_times(cold_n, warm_n)
@@ -246,6 +248,14 @@ def compile_rows(frameworks, quick, notes):
         except Exception as exc:
             times_cold["tensorgraph"] = times_warm["tensorgraph"] = "error"
             notes.append(f"compile/tensorgraph: error: {exc}")
+        try:
+            edits = compile_scaling.edit_times(warm_n)
+            times_edit["tensorgraph"] = statistics.median(edits)
+            notes.append("tensorgraph compile after a new learning rate and weight decay: "
+                         + ", ".join(fmt_time(s) for s in edits))
+        except Exception as exc:
+            times_edit["tensorgraph"] = "error"
+            notes.append(f"compile edit/tensorgraph: error: {exc}")
     if "pytensor" in frameworks:
         try:
             importlib.import_module("pytensor")
@@ -261,15 +271,51 @@ def compile_rows(frameworks, quick, notes):
     return [Row("compile seed train+predict, cold", times_cold, None,
                 compile_time.COLD_TARGET, absolute=True),
             Row("compile seed train+predict, warm", times_warm, None,
-                compile_time.WARM_TARGET, absolute=True)]
+                compile_time.WARM_TARGET, absolute=True),
+            Row("compile seed, new learning rate, warm", times_edit, None,
+                compile_scaling.EDIT_TARGET, absolute=True)]
+
+
+def print_scaling(frameworks, tiny: bool, out=sys.stdout) -> list[str]:
+    """The compile-scaling table (compile_scaling.py); returns the targets it missed."""
+    frameworks = [f for f in frameworks if f in ("tensorgraph", "pytensor")]
+    rows = compile_scaling.scaling(frameworks, tiny)
+
+    def cell(pair, k):
+        if pair is None:
+            return "-"
+        value = pair[k]
+        return f"> {compile_scaling.TIMEOUT:.0f} s" if value is None else fmt_time(value)
+
+    header = ["layers", "nodes"] + [f"{fw} {kind}" for fw in frameworks
+                                     for kind in ("cold", "warm")]
+    body = [[str(r["layers"]), str(r.get("nodes") or r.get("pytensor_nodes") or "-")]
+            + [cell(r.get(fw), k) for fw in frameworks for k in (0, 1)] for r in rows]
+    widths = [max(len(line[k]) for line in [header] + body) for k in range(len(header))]
+    print("\ncompile time against graph size: MLP training step, 32 units per layer, new "
+          "process each", file=out)
+    for line in [header, ["-" * w for w in widths]] + body:
+        print("  ".join(c.rjust(w) for c, w in zip(line, widths)), file=out)
+    missed = []
+    big = [r for r in rows if r["layers"] == 64 and r.get("tensorgraph")]
+    if big:
+        cold, warm = big[0]["tensorgraph"]
+        for what, value, target in (("cold", cold, compile_scaling.COLD_TARGET_64),
+                                    ("warm", warm, compile_scaling.WARM_TARGET_64)):
+            met = value is not None and value <= target
+            print(f"  64 layers {what}: {cell(big[0]['tensorgraph'], what == 'warm')} "
+                  f"(target <= {fmt_time(target)}): {'ok' if met else 'MISSED'}", file=out)
+            if not met:
+                missed.append(f"64-layer compile {what}")
+    return missed
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (under a minute)")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
-    parser.add_argument("--cases", default=",".join(CASES + ["compile"]),
-                        help=f"comma-separated, from {CASES + ['compile']}")
+    parser.add_argument("--cases", default=",".join(CASES + COMPILE_CASES),
+                        help=f"comma-separated, from {CASES + COMPILE_CASES}")
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
                         help=f"comma-separated, from {FRAMEWORKS}")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
@@ -281,7 +327,7 @@ def main(argv=None) -> int:
 
     cases = [c for c in args.cases.split(",") if c]
     frameworks = [f for f in args.frameworks.split(",") if f]
-    unknown = [c for c in cases if c not in CASES + ["compile"]] + \
+    unknown = [c for c in cases if c not in CASES + COMPILE_CASES] + \
               [f for f in frameworks if f not in FRAMEWORKS]
     if unknown:
         parser.error(f"unknown case or framework: {', '.join(unknown)}")
@@ -299,7 +345,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     load = start_load(args.load) if args.load else []
     try:
-        rows = throughput_rows([c for c in cases if c != "compile"], frameworks, args.tiny,
+        rows = throughput_rows([c for c in cases if c not in COMPILE_CASES], frameworks, args.tiny,
                                rounds, batch_seconds, notes, args.load)
         if "compile" in cases:
             rows += compile_rows(frameworks, args.quick, notes)
@@ -315,8 +361,10 @@ def main(argv=None) -> int:
     print_table(rows, frameworks)
     for note in notes:
         print(f"  note: {note}")
-    print(f"\n({time.perf_counter() - started:.1f} s)")
     missed = [r.title for r in rows if r.verdict() == "MISSED"]
+    if "scaling" in cases:
+        missed += print_scaling(frameworks, args.tiny)
+    print(f"\n({time.perf_counter() - started:.1f} s)")
     return 1 if args.check and missed else 0
 
 

@@ -56,3 +56,18 @@ def test_a_loaded_run_reports_the_spread(tmp_path):
     note = next(line for line in lines if "under load 1: worst batch / median batch" in line)
     assert "tensorgraph" in note and "numpy" in note
     row(lines, "logreg train step 40x78 f32")
+
+
+def test_compile_scaling_prints_its_table(tmp_path):
+    """The scaling table (new processes, 1 and 2 layers when tiny) has a row per size."""
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--quick", "--tiny",
+         "--cases", "scaling", "--frameworks", "tensorgraph"],
+        capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = lines.index(next(line for line in lines if line.strip().startswith("layers")))
+    for layers, line in zip((1, 2), lines[header + 2:header + 4]):
+        cells = line.split()
+        assert cells[0] == str(layers) and int(cells[1]) > 10, line
+        assert all(unit in line for unit in ("ms",)), line

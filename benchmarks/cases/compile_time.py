@@ -10,8 +10,8 @@ import sys
 import tempfile
 
 NAME = "compile"
-COLD_TARGET = 1.0   # seconds
-WARM_TARGET = 0.15
+COLD_TARGET = 0.6   # seconds
+WARM_TARGET = 0.1
 
 _TENSORGRAPH = r"""
 import json, sys, time

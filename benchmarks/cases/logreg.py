@@ -7,7 +7,7 @@ from cases import _frameworks
 
 NAME = "logreg"
 TITLE = "logreg train step {0}x{1} f32"
-TARGET = ("numpy", 0.4)
+TARGET = ("numpy", 0.35)
 LR, L2 = 0.01, 0.01
 
 

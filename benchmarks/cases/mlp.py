@@ -7,7 +7,7 @@ from cases import _frameworks
 
 NAME = "mlp"
 TITLE = "MLP step {0}x{1}-{2}-{3} f32"
-TARGET = ("numpy", 0.85)
+TARGET = ("numpy", 0.8)
 LR = 0.01
 
 

@@ -247,3 +247,15 @@ def test_profile_argument_checks():
     with pytest.raises(TypeError, match="profile=.*ProfileStats"):
         tg.function([x], x, profile="yes")
     assert not hasattr(tg.function([x], x, profile=False), "profile")
+
+
+def test_copy_with_profile_true_makes_its_own_stats():
+    import tensorgraph as tg
+    import tensorgraph.tensor as tt
+
+    x = tt.vector("x")
+    f = tg.function([x], tt.exp(x).sum(), name="f")
+    p = f.copy(profile=True)
+    p(np.ones(3, x.dtype))
+    assert f.maker.profile is None
+    assert p.maker.profile.call_count == 1

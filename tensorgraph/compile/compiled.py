@@ -179,8 +179,9 @@ class Function:
         ``swap`` ({old_shared: new_shared}) makes the copy use other shared variables (same
         types); ``delete_updates`` drops the updates; ``share_memory`` lets the copy reuse this
         function's storage for intermediate results (calls then must not interleave). Default
-        values are copied as they are now. ``profile`` (a ``ProfileStats``) makes a profiled
-        copy (``%tg_profile`` profiles a function compiled without ``profile=True`` so).
+        values are copied as they are now. ``profile`` (a ``ProfileStats``, or True for a new
+        one, as ``function(profile=True)``) makes a profiled copy (``%tg_profile`` profiles a
+        function compiled without ``profile=True`` so).
         """
         maker = self.maker
         swap = dict(swap or {})
@@ -209,7 +210,11 @@ class Function:
         new_maker.update_targets = [] if delete_updates else [
             swap.get(s, s) for s in maker.update_targets]
         new_maker.linker = maker.mode.linker
-        if profile is not None:
+        if profile is True:
+            from tensorgraph.compile.profiling import ProfileStats
+
+            profile = ProfileStats(new_maker.name or "")
+        if profile is not None and profile is not False:
             new_maker.profile = profile
         storage_map = None
         if share_memory:

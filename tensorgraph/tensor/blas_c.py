@@ -37,7 +37,7 @@ import warnings
 from tensorgraph.link.c.openmp import THREADS_SUPPORT
 
 #: bump when the C below changes
-BLAS_C_VERSION = 4
+BLAS_C_VERSION = 5
 
 _warned_missing: list[bool] = []
 
@@ -295,16 +295,23 @@ static int tg_TGSgemv1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 
 /* C[i, j] += alpha * sum_p A[i, p] B[p, j] on the calling thread; C is row-major
  * (A.rows x B.cols) with ldc elements between rows. */
-static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc)
+static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc,
+                       int accumulate)
 {
     const int64_t m = A.rows, n = B.cols, k = A.cols;
-    if (m == 0 || n == 0 || k == 0) return 0;
+    if (m == 0 || n == 0 || k == 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) C[i * ldc + j] = 0;
+        return 0;
+    }
     if (alpha == 0) {
         TGT *t = (TGT *)calloc((size_t)(m * n), sizeof(TGT));
         if (t == NULL) return tg_error(ctx, "out of memory in gemm");
-        int rc = tg_TGSgemm1(ctx, 1, A, B, t, n);
+        int rc = tg_TGSgemm1(ctx, 1, A, B, t, n, 0);
         for (int64_t i = 0; i < m && rc == 0; i++)
-            for (int64_t j = 0; j < n; j++) C[i * ldc + j] += alpha * t[i * n + j];
+            for (int64_t j = 0; j < n; j++)
+                C[i * ldc + j] = (accumulate ? C[i * ldc + j] : 0) + alpha * t[i * n + j];
         free(t);
         return rc;
     }
@@ -324,7 +331,7 @@ static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64
         tb = tg_TGS_layout(&B, &ldb);
     }
     CBLAS_TGSgemm(101, ta, tb, (tg_blasint)m, (tg_blasint)n, (tg_blasint)k, alpha,
-                  (const TGT *)A.data, lda, (const TGT *)B.data, ldb, 1, C,
+                  (const TGT *)A.data, lda, (const TGT *)B.data, ldb, accumulate ? 1 : 0, C,
                   (tg_blasint)(ldc > 1 ? ldc : 1));
     free(oa); free(ob);
     return 0;
@@ -401,10 +408,16 @@ static int tg_TGSgemv1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
 /* C[i, j] += alpha * sum_p A[i, p] B[p, j] on the calling thread; C is row-major (A.rows x
  * B.cols) with ldc elements between rows. Blocked over p and j so a block of B stays in cache
  * while every row of A goes by. */
-static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc)
+static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64_t ldc,
+                       int accumulate)
 {
     const int64_t m = A.rows, n = B.cols, k = A.cols;
-    if (m == 0 || n == 0 || k == 0) return 0;
+    if (m == 0 || n == 0 || k == 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) C[i * ldc + j] = 0;
+        return 0;
+    }
     char *ob = NULL;
     if (tg_mat_contiguous(ctx, &B, sizeof(TGT), &ob)) return -1;
     TGT *t = (TGT *)calloc((size_t)(m * n), sizeof(TGT));
@@ -427,7 +440,8 @@ static int tg_TGSgemm1(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int64
     }
     for (int64_t i = 0; i < m; i++) {
         #pragma omp simd
-        for (int64_t j = 0; j < n; j++) C[i * ldc + j] += alpha * t[i * n + j];
+        for (int64_t j = 0; j < n; j++)
+            C[i * ldc + j] = (accumulate ? C[i * ldc + j] : 0) + alpha * t[i * n + j];
     }
     free(t); free(ob);
     return 0;
@@ -511,15 +525,17 @@ static int tg_TGSgemv(tg_ctx *ctx, TGT alpha, tg_mat A, tg_vec x, TGT *y)
     return rc ? -1 : 0;
 }
 
-/* C[i, j] += alpha * sum_p A[i, p] B[p, j]; C is contiguous (A.rows x B.cols). Threads take
- * blocks of C's rows, or of its columns when it has more columns than rows. */
-static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
+/* C[i, j] += alpha * sum_p A[i, p] B[p, j] (with `accumulate`; else C[i, j] = ..., C not
+ * read: a product into a new buffer needs no zeroing pass first); C is contiguous
+ * (A.rows x B.cols). Threads take blocks of C's rows, or of its columns when it has more
+ * columns than rows. */
+static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C, int accumulate)
 {
     tg_blas_threads();
     const int64_t m = A.rows, n = B.cols, k = A.cols;
     const int byrows = m >= n;
     const int nt = alpha == 0 ? 1 : tg_split_threads(ctx, m * n * k, byrows ? m : n);
-    if (nt == 1) return tg_TGSgemm1(ctx, alpha, A, B, C, n);
+    if (nt == 1) return tg_TGSgemm1(ctx, alpha, A, B, C, n, accumulate);
     int rc = 0;
     #pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(|:rc)
     for (int t = 0; t < nt; t++) {
@@ -528,11 +544,11 @@ static int tg_TGSgemm(tg_ctx *ctx, TGT alpha, tg_mat A, tg_mat B, TGT *C)
         if (byrows) {
             tg_split_block(m, t, nt, &lo, &hi);
             a.data += lo * A.rs; a.rows = hi - lo;
-            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo * n, n) != 0;
+            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo * n, n, accumulate) != 0;
         } else {
             tg_split_block(n, t, nt, &lo, &hi);
             b.data += lo * B.cs; b.cols = hi - lo;
-            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo, n) != 0;
+            rc |= tg_TGSgemm1(ctx, alpha, a, b, C + lo, n, accumulate) != 0;
         }
     }
     return rc ? -1 : 0;
@@ -594,7 +610,7 @@ def gemm_code(node, inputs, outputs, sub, op_name="Gemm") -> str:
         scalars = f"const {ctype} alpha = 1, beta = 0;"
         check = _shape_error(ctx, fail, "Dot22: inner dimensions differ: %s and %s", [a, b])
         cond = f"{a}->shape[1] != {b}->shape[0]"
-        fill = f"memset(o, 0, (size_t)(m * n) * sizeof({ctype})); (void)beta;"
+        fill, accumulate = "(void)beta;", 0
     else:
         scalars = (f"const {ctype} alpha = *(const {ctype} *){alpha}->data, "
                    f"beta = *(const {ctype} *){beta}->data;")
@@ -604,6 +620,7 @@ def gemm_code(node, inputs, outputs, sub, op_name="Gemm") -> str:
                 f"{z}->shape[0] || {b}->shape[1] != {z}->shape[1]))")
         fill = _fill("o", "m * n", ctype, "beta", f"{z}->data",
                      f"(i / n) * {z}->strides[0] + (i % n) * {z}->strides[1]")
+        accumulate = 1
     return f"""
     {scalars}
     if ({cond}) {check}
@@ -612,7 +629,7 @@ def gemm_code(node, inputs, outputs, sub, op_name="Gemm") -> str:
     if (tg_alloc({out}, 2, shp, {cd.typenum(dtype)}, {ctx})) {{ {fail} }}
     {ctype} *o = ({ctype} *){out}->data;
     {fill}
-    if (tg_{s}gemm({ctx}, alpha, tg_mat_of({a}), tg_mat_of({b}), o)) {{ {fail} }}
+    if (tg_{s}gemm({ctx}, alpha, tg_mat_of({a}), tg_mat_of({b}), o, {accumulate})) {{ {fail} }}
     """
 
 
@@ -657,11 +674,11 @@ def dot_code(node, inputs, outputs, sub) -> str:
             size = " * ".join(f"shp[{d}]" for d in range(len(out_dims)))
             call = {(2, 1): f"tg_{s}gemv({ctx}, 1, tg_mat_of({a}), tg_vec_of({b}), o)",
                     (1, 2): f"tg_{s}gemv({ctx}, 1, tg_mat_t({b}), tg_vec_of({a}), o)",
-                    (2, 2): f"tg_{s}gemm({ctx}, 1, tg_mat_of({a}), tg_mat_of({b}), o)"}[
+                    (2, 2): f"tg_{s}gemm({ctx}, 1, tg_mat_of({a}), tg_mat_of({b}), o, 0)"}[
                 (va.ndim, vb.ndim)]
-            work = (f"{ctype} *o = ({ctype} *){out}->data;\n"
-                    f"memset(o, 0, (size_t)({size}) * sizeof({ctype}));\n"
-                    f"if ({call}) {{ {fail} }}")
+            zero = ("" if va.ndim == vb.ndim == 2 else
+                    f"memset(o, 0, (size_t)({size}) * sizeof({ctype}));\n")
+            work = f"{ctype} *o = ({ctype} *){out}->data;\n{zero}if ({call}) {{ {fail} }}"
         return f"{check}\n{alloc}\n{work}"
     # any other dtypes: a plain triple loop
     for d in (va.dtype, vb.dtype, dtype):

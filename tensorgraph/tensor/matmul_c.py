@@ -67,7 +67,7 @@ def _blas_product(s: str, ctx: str, fail: str) -> str:
     """C adding the product of the batch element's matrices at pa, pb into o (zeroed)."""
     return f"""
             tg_mat A = {{ (char *)pa, M, K, ars, acs }}, B = {{ (char *)pb, K, N, brs, bcs }};
-            if (tg_{s}gemm(ctx_, 1, A, B, o)) {{ {fail} }}"""
+            if (tg_{s}gemm(ctx_, 1, A, B, o, 1)) {{ {fail} }}"""
 
 
 def _loop_product(node) -> str:
@@ -119,7 +119,7 @@ def matmul_code(node, inputs, outputs, sub) -> str:
     if (merge && nbatch > 0) {{
         tg_mat A = {{ {a}->data, nbatch * M, K, step ? step : ars, acs }};
         tg_mat B = {{ {b}->data, K, N, brs, bcs }};
-        if (tg_{blas_c.blas_letter(dtype)}gemm(ctx_, 1, A, B, ({otype} *){out}->data)) {{ {fail} }}
+        if (tg_{blas_c.blas_letter(dtype)}gemm(ctx_, 1, A, B, ({otype} *){out}->data, 1)) {{ {fail} }}
         nbatch = 0;
     }}"""
     else:

@@ -20,6 +20,9 @@
  * worker that read a job's body and arguments can only claim a block of that same job.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* CPU sets, sched_getcpu */
+#endif
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -54,13 +57,14 @@ static struct {
     uint32_t bell;                  /* futex word, rung once per job that wakes workers */
     int sleeping;                   /* workers waiting on `bell` */
     int busy;                       /* a caller owns the pool (else regions run alone) */
+    int caller_cpu;                 /* the CPU the caller published the job from */
     int absent;                     /* jobs in a row the workers were absent from */
     int pause, pause_left;          /* jobs to run alone before ringing again */
     double rang;                    /* when sleeping workers were woken and none came yet */
     /* counters for tests and benchmarks (jobs published, blocks run by workers, jobs run
      * alone because the workers were absent or another caller owned the pool) */
     int64_t jobs, worker_blocks, alone;
-} tg_pool = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 16, 0, 0.0, 0, 0, 0};
+} tg_pool = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, -1, 0, 16, 0, 0.0, 0, 0, 0};
 
 static inline void tg_pool_relax(void)
 {
@@ -121,12 +125,34 @@ static uint32_t tg_pool_next_job(uint32_t seen)
     }
 }
 
+/* The CPUs the workers may use (the creating thread's mask); a new worker starts away from its
+ * creator's CPU, then takes the whole mask: left to the scheduler, a new thread starts on its
+ * creator's CPU and, since the caller never sleeps in a region and the worker yields while it
+ * spins, it could stay there for milliseconds, sharing one CPU with the caller. */
+static cpu_set_t tg_pool_cpus;
+
+/* A worker woken on the CPU its caller runs on can only run when the caller stops: on
+ * machines whose CPUs share no cache the scheduler may leave it there (measured: the seed
+ * step at one thread's speed for a whole benchmark). It moves to another CPU of the mask. */
+static TG_COLD void tg_pool_leave_cpu(int cpu)
+{
+    if (CPU_COUNT(&tg_pool_cpus) < 2 || !CPU_ISSET(cpu, &tg_pool_cpus)) return;
+    cpu_set_t away = tg_pool_cpus;
+    CPU_CLR(cpu, &away);
+    pthread_setaffinity_np(pthread_self(), sizeof(away), &away);
+    pthread_setaffinity_np(pthread_self(), sizeof(tg_pool_cpus), &tg_pool_cpus);
+}
+
 static void *tg_pool_worker(void *unused)
 {
     (void)unused;
+    pthread_setaffinity_np(pthread_self(), sizeof(tg_pool_cpus), &tg_pool_cpus);
     uint32_t seen = TG_POOL_GEN(__atomic_load_n(&tg_pool.state, __ATOMIC_ACQUIRE));
     for (;;) {
         seen = tg_pool_next_job(seen);
+        const int cpu = sched_getcpu();
+        if (cpu >= 0 && cpu == __atomic_load_n(&tg_pool.caller_cpu, __ATOMIC_RELAXED))
+            tg_pool_leave_cpu(cpu);
         const int ran = tg_pool_claim(seen);
         if (ran) __atomic_add_fetch(&tg_pool.worker_blocks, ran, __ATOMIC_RELAXED);
     }
@@ -158,10 +184,19 @@ static TG_COLD void tg_pool_grow(int want)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    cpu_set_t away;
+    const int here = sched_getcpu();
+    int spread = pthread_getaffinity_np(pthread_self(), sizeof(tg_pool_cpus), &tg_pool_cpus) == 0
+                 && here >= 0 && CPU_COUNT(&tg_pool_cpus) > 1;
+    if (spread) {
+        away = tg_pool_cpus;
+        CPU_CLR(here, &away);
+    }
     while (__atomic_load_n(&tg_pool.nworkers, __ATOMIC_ACQUIRE) < want) {
         pthread_t t;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
+        if (spread) pthread_attr_setaffinity_np(&attr, sizeof(away), &away);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 1 << 20);
         const int rc = pthread_create(&t, &attr, tg_pool_worker, NULL);
@@ -194,6 +229,7 @@ static void tg_pool_run(tg_block_fn fn, void *arg, int n)
     if (__atomic_load_n(&tg_pool.nworkers, __ATOMIC_ACQUIRE) < n - 1
         && tg_pool.nworkers < TG_POOL_MAX_WORKERS)
         tg_pool_grow(n - 1);
+    __atomic_store_n(&tg_pool.caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
     __atomic_store_n(&tg_pool.fn, fn, __ATOMIC_RELAXED);
     __atomic_store_n(&tg_pool.arg, arg, __ATOMIC_RELAXED);
     __atomic_store_n(&tg_pool.done, 0, __ATOMIC_RELAXED);

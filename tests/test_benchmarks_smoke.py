@@ -55,7 +55,8 @@ def test_a_loaded_run_reports_the_spread(tmp_path):
     assert "1 CPU-bound processes beside it" in out
     note = next(line for line in lines if "under load 1: worst batch / median batch" in line)
     assert "tensorgraph" in note and "numpy" in note
-    row(lines, "logreg train step 40x78 f32")
+    assert any("tensorgraph's spread" in line for line in lines), out
+    assert "<= 1x numpy" in row(lines, "logreg train step 40x78 f32"), out
 
 
 def test_compile_scaling_prints_its_table(tmp_path):

@@ -96,7 +96,7 @@ class Stepper:
             self._values[var] = cell[0]
         self.failed: BaseException | None = None
         self.finished = False
-        self._order = self._lazy_order() if self.vm.lazy else self._plain_order()
+        self._order = self.vm.lazy_schedule() if self.vm.lazy else self._plain_order()
         self._next = next(self._order, None)
 
     # -- where the run is ---------------------------------------------------------------
@@ -280,37 +280,6 @@ class Stepper:
             if free_after is not None:
                 for cell in free_after[i]:
                     cell[0] = None
-
-    def _lazy_order(self):
-        """Node indices on demand from the outputs back (the VM's lazy loop): a lazy thunk's
-        answer (the inputs it still needs) comes back through ``send``."""
-        vm = self.vm
-        compute_map = vm.compute_map
-        for flag in vm._node_output_flags:
-            flag[0] = False
-        stack = [v.owner for v in reversed(vm.fgraph.outputs) if not compute_map[v][0]]
-        while stack:
-            node = stack[-1]
-            if all(compute_map[out][0] for out in node.outputs):
-                stack.pop()
-                continue
-            i = vm._index[node]
-            thunk = vm.thunks[i]
-            if not thunk.lazy:
-                missing = [inp.owner for inp in node.inputs if not compute_map[inp][0]]
-                if missing:
-                    stack.extend(reversed(missing))
-                    continue
-            requires = yield i
-            if thunk.lazy and requires:
-                stack.extend(reversed([node.inputs[k].owner for k in requires
-                                       if not compute_map[node.inputs[k]][0]]))
-                continue
-            for out in node.outputs:
-                compute_map[out][0] = True
-            stack.pop()
-            if vm.allow_gc:
-                vm._free_read_inputs(node)
 
 
 class StepValues:

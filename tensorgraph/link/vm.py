@@ -130,11 +130,38 @@ class VM:
                     cell[0] = None
 
     def _run_lazy(self):
-        """Run nodes on demand, from the outputs back (a stack of nodes waiting for inputs)."""
-        compute_map, storage_map = self.compute_map, self.storage_map
+        """Run nodes on demand, from the outputs back (see ``lazy_schedule``)."""
+        pre, post = self.pre_hook, self.post_hook
+        nodes, thunks, storage_map = self.nodes, self.thunks, self.storage_map
+        schedule = self.lazy_schedule()
+        i = next(schedule, None)
+        while i is not None:
+            node, thunk = nodes[i], thunks[i]
+            if pre is not None:
+                pre(i, node, thunk)
+            try:
+                requires = thunk()
+            except Exception as exc:
+                self._fail(exc, i)
+            if post is not None:
+                post(i, node, thunk)
+            try:
+                i = schedule.send(requires)
+            except StopIteration:
+                i = None
+        if self.allow_gc:
+            for var in self.intermediates:
+                storage_map[var][0] = None
+
+    def lazy_schedule(self):
+        """The indices of the nodes a lazy run executes, in order: from the outputs back, a
+        stack of nodes waiting for inputs. The caller runs each node yielded and sends back
+        what its thunk returned (a lazy thunk's answer: the inputs it still needs). Marks
+        outputs computed and frees read inputs as the run goes (the VM's loop and the
+        stepper both drive it)."""
+        compute_map = self.compute_map
         for flag in self._node_output_flags:
             flag[0] = False
-        pre, post = self.pre_hook, self.post_hook
         stack = [v.owner for v in reversed(self.fgraph.outputs) if not compute_map[v][0]]
         while stack:
             node = stack[-1]
@@ -148,14 +175,7 @@ class VM:
                 if missing:
                     stack.extend(reversed(missing))
                     continue
-            if pre is not None:
-                pre(i, node, thunk)
-            try:
-                requires = thunk()
-            except Exception as exc:
-                self._fail(exc, i)
-            if post is not None:
-                post(i, node, thunk)
+            requires = yield i
             if thunk.lazy and requires:
                 missing = [node.inputs[k].owner for k in requires
                            if not compute_map[node.inputs[k]][0]]
@@ -170,9 +190,6 @@ class VM:
             stack.pop()
             if self.allow_gc:
                 self._free_read_inputs(node)
-        if self.allow_gc:
-            for var in self.intermediates:
-                storage_map[var][0] = None
 
     def _free_read_inputs(self, node):
         """Lazy gc: empty the cells of ``node``'s inputs once every reader has finished."""

@@ -29,6 +29,7 @@ from collections import OrderedDict
 import ipywidgets as widgets
 import traitlets
 
+from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.step_layout import StepLayout
 
@@ -116,17 +117,10 @@ class CompileReport(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a static form for nbconvert and GitHub: the summary table and
         the picture shown, as HTML with inline SVG; the summary line as text."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
-        try:
-            picture = self.view.to_svg()
-        except Exception:  # noqa: BLE001 - a fallback never blocks the display
-            picture = ""
-        data["text/html"] = self._summary.value + picture
-        data["text/plain"] = (self.record.summary() if self.record is not None
-                              else f"<CompileReport {self.function!r}>")
-        return data, metadata
+        return with_static_forms(super()._repr_mimebundle_(**kwargs), {
+            "text/html": self._summary.value + svg_or_empty(self.view),
+            "text/plain": (self.record.summary() if self.record is not None
+                           else f"<CompileReport {self.function!r}>")})
 
     # -- what scripts call ------------------------------------------------------------------
 

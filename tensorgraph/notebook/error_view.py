@@ -15,6 +15,7 @@ import html
 import ipywidgets as widgets
 from IPython.display import display
 
+from tensorgraph.notebook.bundles import with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.value_preview import preview_html
 
@@ -48,13 +49,9 @@ class ErrorView(widgets.VBox):
         self.add_class("tg-error-view")
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
-        data["text/plain"] = self.headline
-        data["text/html"] = "".join(c.value for c in self.children
-                                    if isinstance(c, widgets.HTML))
-        return data, metadata
+        return with_static_forms(super()._repr_mimebundle_(**kwargs), {
+            "text/plain": self.headline,
+            "text/html": "".join(c.value for c in self.children if isinstance(c, widgets.HTML))})
 
 
 def error_display(exc):

@@ -28,6 +28,7 @@ import threading
 import anywidget
 import traitlets
 
+from tensorgraph.notebook.bundles import with_static_forms
 from tensorgraph.notebook.graph_model import GraphModel
 from tensorgraph.notebook.layout import layout as compute_layout
 from tensorgraph.notebook.layout import visible_graph
@@ -292,16 +293,13 @@ class GraphView(anywidget.AnyWidget):
         return self.summary()
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
+        forms = {"text/plain": self.summary()}
         try:
             self.wait(30)
-            data["image/svg+xml"] = self.to_svg()
+            forms["image/svg+xml"] = self.to_svg()
         except Exception:  # noqa: BLE001 - the static picture is a fallback: never block display
             pass
-        data["text/plain"] = self.summary()
-        return data, metadata
+        return with_static_forms(super()._repr_mimebundle_(**kwargs), forms)
 
 
 def show(obj, *, title: str | None = None, height: int = 520) -> GraphView:

@@ -24,6 +24,7 @@ import pathlib
 import ipywidgets as widgets
 import traitlets
 
+from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 
 __all__ = ["ProfileView", "profile_view"]
@@ -92,16 +93,9 @@ class ProfileView(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus static forms for nbconvert and GitHub: the totals, the table and
         the heat map as HTML with inline SVG; the printed summary as text."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
-        try:
-            picture = self.view.to_svg() if self.view is not None else ""
-        except Exception:  # noqa: BLE001 - a fallback never blocks the display
-            picture = ""
-        data["text/html"] = self._totals.value + self._table.value + picture
-        data["text/plain"] = self.profile.summary_text()
-        return data, metadata
+        return with_static_forms(super()._repr_mimebundle_(**kwargs), {
+            "text/html": self._totals.value + self._table.value + svg_or_empty(self.view),
+            "text/plain": self.profile.summary_text()})
 
     @traitlets.validate("sort_by")
     def _check_sort(self, proposal):

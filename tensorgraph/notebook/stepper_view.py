@@ -22,6 +22,7 @@ import html
 import ipywidgets as widgets
 import traitlets
 
+from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.value_preview import preview_html
 
@@ -82,16 +83,9 @@ class Stepper(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus static forms for nbconvert and GitHub: the status line, the graph
         as SVG with the run's marks and the panel as HTML; the stepper's state as text."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
-        try:
-            picture = self.view.to_svg()
-        except Exception:  # noqa: BLE001 - a fallback never blocks the display
-            picture = ""
-        data["text/html"] = self._status.value + picture + self._panel.value
-        data["text/plain"] = repr(self.run)
-        return data, metadata
+        return with_static_forms(super()._repr_mimebundle_(**kwargs), {
+            "text/html": self._status.value + svg_or_empty(self.view) + self._panel.value,
+            "text/plain": repr(self.run)})
 
     # -- what the buttons do ---------------------------------------------------------------
 

@@ -28,8 +28,10 @@ import warnings
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
+
+from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
 
 __all__ = ["CompileMagics"]
 
@@ -58,17 +60,12 @@ class CompileMagics(Magics):
     @line_cell_magic("tg_compile")
     def tg_compile(self, line: str, cell: str | None = None):
         """Run the cell with compile settings in force; report every compile in it."""
-        if line.split()[:1] in (["-h"], ["--help"]):
-            print(self.tg_compile.__doc__)
-            print(__doc__.split("\n\n", 2)[2])
+        if help_requested(line, self.tg_compile, __doc__.split("\n\n", 2)[2]):
             return None
         if cell is None:  # the line form only answers --help
             raise UsageError("%%tg_compile is a cell magic: put the code to compile under "
                              "'%%tg_compile [NAME] [options]' (see %tg_compile --help)")
-        try:
-            args = parse_argstring(self.tg_compile, line)
-        except UsageError as exc:
-            raise UsageError(f"%%tg_compile: {exc}") from None
+        args = parse_magic_args(self.tg_compile, "%%tg_compile", line)
         if args.name is not None and not args.name.isidentifier():
             raise UsageError(f"%%tg_compile: NAME must be a Python identifier, got {args.name!r}")
         flags = _flags(args)

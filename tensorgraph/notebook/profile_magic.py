@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
+from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
 from tensorgraph.notebook.profile_view import ProfileView
 
 
@@ -34,14 +35,9 @@ class ProfileMagics(Magics):
     @line_magic("tg_profile")
     def tg_profile(self, line: str = ""):
         """Profile calls of a compiled function and show the profile view."""
-        if line.split()[:1] in (["-h"], ["--help"]):
-            print(self.tg_profile.__doc__)
-            print(__doc__.split("\n\n", 1)[1])
+        if help_requested(line, self.tg_profile, __doc__.split("\n\n", 1)[1]):
             return None
-        try:
-            args = parse_argstring(self.tg_profile, line)
-        except UsageError as exc:
-            raise UsageError(f"%tg_profile: {exc}") from None
+        args = parse_magic_args(self.tg_profile, "%tg_profile", line)
         if args.number < 1:
             raise UsageError(f"%tg_profile: -n must be at least 1, got {args.number}")
         fn, values, named = parse_call("%tg_profile", " ".join(args.call), self.shell.user_ns)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.graph_view import GraphView
+from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
 
 
 @magics_class
@@ -28,13 +29,9 @@ class ShowMagics(Magics):
     @line_magic("tg_show")
     def tg_show(self, line: str = ""):
         """Show the graph of an expression as an interactive view (see tensorgraph.notebook.show)."""
-        if line.split()[:1] in (["-h"], ["--help"]):
-            print(self.tg_show.__doc__)
+        if help_requested(line, self.tg_show):
             return None
-        try:
-            args = parse_argstring(self.tg_show, line)
-        except UsageError as exc:
-            raise UsageError(f"%tg_show: {exc}") from None
+        args = parse_magic_args(self.tg_show, "%tg_show", line)
         source = " ".join(args.expression)
         try:
             obj = self.shell.ev(source)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
+from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
 from tensorgraph.notebook.stepper_view import Stepper
 
 
@@ -26,14 +27,9 @@ class StepMagics(Magics):
     @line_magic("tg_step")
     def tg_step(self, line: str = ""):
         """Step through a call of a compiled function (see tensorgraph.notebook.Stepper)."""
-        if line.split()[:1] in (["-h"], ["--help"]):
-            print(self.tg_step.__doc__)
-            print(__doc__.split("\n\n", 1)[1])
+        if help_requested(line, self.tg_step, __doc__.split("\n\n", 1)[1]):
             return None
-        try:
-            args = parse_argstring(self.tg_step, line)
-        except UsageError as exc:
-            raise UsageError(f"%tg_step: {exc}") from None
+        args = parse_magic_args(self.tg_step, "%tg_step", line)
         fn, values, named = parse_call("%tg_step", " ".join(args.call), self.shell.user_ns)
         try:
             widget = Stepper(fn, *values, **named)

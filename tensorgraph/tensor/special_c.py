@@ -52,6 +52,8 @@ static void tg_${name}_short(const $ST *s, $ST *o, int64_t rows, int64_t n, $CT 
     $CT *shift = work + rows * n, *sum = shift + rows;
     for (int64_t r = 0; r < rows; r++) {
         const $ST *row = s + r * n;
+        /* the row path's max, as a plain loop: its simd reduction costs more than it saves on
+         * rows this short (128 rows of 10: 3.4 us instead of 1.8 us for the whole op) */
         $CT m = ($CT)-INFINITY;
         int nanf = 0;
         for (int64_t j = 0; j < n; j++) {

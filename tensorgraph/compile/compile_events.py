@@ -73,9 +73,6 @@ class CompileRecord:
     def total_seconds(self) -> float:
         return self.rewrite_seconds + self.link_seconds
 
-    def as_dict(self) -> dict:
-        return {k: v for k, v in vars(self).items()}
-
     @property
     def load_seconds(self) -> float:
         """Linking time that is neither writing nor compiling C: loading, thunks, storage."""

@@ -268,3 +268,45 @@ def test_help_lists_every_option_and_the_binding_rules(ip):
     with pytest.raises(UsageError, match="is a cell magic") as info:
         ip.run_line_magic("tg_compile", "train")
     assert "\n" not in str(info.value)
+
+
+def _plain(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_locations_in_the_cell_name_its_number_and_its_lines(ip):
+    cell = ("%%tg_compile --mode FAST_RUN --quiet\n"
+            "v, m = tt.vector('v'), tt.matrix('m')\n"
+            "\n"
+            "f = tg.function([v, m], tt.dot(m, v))\n"
+            "f(np.ones(3), np.ones((2, 4)))")
+    with capture_output():
+        result = ip.run_cell(cell, store_history=True)
+    here = f"Cell In[{result.execution_count}]"
+    assert f"created at {here}, line 4: f = tg.function([v, m], tt.dot(m, v))" in str(
+        result.error_in_exec)
+    with capture_output():
+        result = ip.run_cell("%%tg_compile --quiet\nv = 1\n1 / 0", store_history=True)
+    exc = result.error_in_exec
+    shown = _plain("\n".join(ip.InteractiveTB.structured_traceback(
+        type(exc), exc, exc.__traceback__)))
+    assert f"Cell In[{result.execution_count}], line 3" in shown and "1 / 0" in shown
+    assert f"In[{result.execution_count + 1}]" not in shown
+
+
+def test_a_single_output_gives_a_single_array_and_a_list_a_list(ip):
+    run(ip, "f --quiet", "v = tt.vector('v')\nv * 2")
+    assert isinstance(ip.user_ns["f"](np.ones(2)), np.ndarray)
+    run(ip, "f --quiet", "v = tt.vector('v')\n[v * 2]")
+    assert isinstance(ip.user_ns["f"](np.ones(2)), list)
+
+
+def test_a_plain_text_front_end_prints_the_summary_once(ip, capsys):
+    chain = "v"  # a chain no other test compiles, so the C compiler runs and progress shows
+    for k in np.random.default_rng().integers(0, 4, 12):
+        chain = f"tt.{('tanh', 'exp', 'sin', 'cos')[k]}({chain})"
+    ip.run_cell_magic("tg_compile", "f --mode FAST_RUN", f"v = tt.vector('v')\n{chain} + 0.5")
+    out = capsys.readouterr().out  # the global test shell prints displays as text
+    assert out.count("f: ") == 1 and "f: mode FAST_RUN" in out, out

@@ -23,3 +23,23 @@ class CellLocations:
             return None
         label, name = named
         return f"{label} {name}, line {lineno}"
+
+
+def cache_cell_magic_body(shell, magic: str, line: str, body: str) -> tuple[str, int]:
+    """Register a cell magic's body as the code of the cell it is written in.
+
+    Returns ``(filename, offset)``: code compiled from ``filename`` names the running cell's
+    number (``Cell In[3]``, not the next one: IPython counts the cell before running it), and
+    adding ``offset`` to a line number of the transformed body (IPython drops its leading
+    blank lines) gives the line in the cell as the user sees it, the magic's line included.
+    """
+    result = getattr(shell.displayhook, "exec_result", None)  # set while a cell runs
+    number = result.execution_count if result is not None else shell.execution_count
+    raw = getattr(getattr(result, "info", None), "raw_cell", None) or ""
+    lines = raw.splitlines()
+    before = next((i for i, text in enumerate(lines) if text.strip()), 0)
+    if not (lines and lines[before].lstrip().startswith(f"%%{magic}")):
+        raw, before = f"%%{magic} {line}\n{body}", 0  # run from code: a cell of its own
+    body_lines = body.splitlines()
+    blank = next((i for i, text in enumerate(body_lines) if text.strip()), len(body_lines))
+    return shell.compile.cache(raw, number), before + 1 + blank

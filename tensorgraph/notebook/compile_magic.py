@@ -31,6 +31,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
+from tensorgraph.notebook.cell_locations import cache_cell_magic_body
 from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
 
 __all__ = ["CompileMagics"]
@@ -69,12 +70,13 @@ class CompileMagics(Magics):
         if args.name is not None and not args.name.isidentifier():
             raise UsageError(f"%%tg_compile: NAME must be a Python identifier, got {args.name!r}")
         flags = _flags(args)
-        code = self.shell.transform_cell(cell)
+        filename, offset = cache_cell_magic_body(self.shell, "tg_compile", line, cell)
         try:
-            tree = ast.parse(code)
+            tree = ast.parse(self.shell.transform_cell(cell))
         except SyntaxError as exc:
-            raise UsageError(f"%%tg_compile: the cell does not parse: line {exc.lineno}: "
-                             f"{exc.msg}") from None
+            raise UsageError(f"%%tg_compile: the cell does not parse: line "
+                             f"{(exc.lineno or 0) + offset}: {exc.msg}") from None
+        ast.increment_lineno(tree, offset)
         last = None
         if args.name is not None:
             if not tree.body or not isinstance(tree.body[-1], ast.Expr):
@@ -91,13 +93,13 @@ class CompileMagics(Magics):
             raise UsageError(f"%%tg_compile: {exc}") from None
         from tensorgraph.compile.compile_events import listening
 
-        progress = _Progress(args.quiet)
+        progress = _Progress(args.quiet or not _updates_in_place(self.shell))
         caught = []
         try:
             with warnings.catch_warnings(record=True) as caught:
                 progress.warnings = caught
                 with listening(progress):
-                    function = self._run(tree, last, code, args.name)
+                    function = self._run(tree, last, filename, args.name)
         finally:
             settings.__exit__(None, None, None)
             # Recorded for the reports; shown again (outside the recorder) so the user sees them.
@@ -117,9 +119,8 @@ class CompileMagics(Magics):
             print(f"{args.name}{_signature(function)}")
         return None
 
-    def _run(self, tree, last, code, name):
+    def _run(self, tree, last, filename, name):
         """Run the cell's statements (and, with NAME, compile its last expression)."""
-        filename = self.shell.compile.cache(code, self.shell.execution_count)
         ns = self.shell.user_ns
         try:
             exec(compile(tree, filename, "exec"), ns)  # noqa: S102 - the user's own cell
@@ -130,7 +131,9 @@ class CompileMagics(Magics):
             updates = ns.get("updates") if _assigns(tree, "updates") else None
             import tensorgraph as tg
 
-            return tg.function(_free_inputs(outputs), outputs, updates=updates, name=name)
+            # a single Variable gives a single array, as function([x], y) does
+            inputs = _free_inputs(outputs if isinstance(outputs, list) else [outputs])
+            return tg.function(inputs, outputs, updates=updates, name=name)
         except UsageError:
             raise
         except Exception as exc:
@@ -140,9 +143,18 @@ class CompileMagics(Magics):
             raise
 
 
+def _updates_in_place(shell) -> bool:
+    """Whether the front end replaces an updated display (a notebook) rather than printing it
+    again (IPython in a terminal: there the progress lines would repeat the report)."""
+    from IPython.core.displaypub import DisplayPublisher
+
+    return type(shell.display_pub).publish is not DisplayPublisher.publish
+
+
 class _Progress:
     """Listens to compile events: live progress for compiles that run the C compiler or take
-    longer than ``PROGRESS_AFTER``, then the records of the compiled functions."""
+    longer than ``PROGRESS_AFTER`` (unless ``quiet``), then the records of the compiled
+    functions."""
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
@@ -214,11 +226,12 @@ def _flags(args) -> dict:
     return flags
 
 
-def _outputs(value) -> list:
+def _outputs(value):
+    """The outputs to compile: the Variable itself, or a list of them."""
     from tensorgraph.graph.basic import Variable
 
     if isinstance(value, Variable):
-        return [value]
+        return value
     items = list(value.values()) if isinstance(value, dict) else value
     if isinstance(items, (list, tuple)) and items and all(isinstance(v, Variable) for v in items):
         return list(items)

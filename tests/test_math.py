@@ -160,6 +160,21 @@ def test_log1mexp_accurate_at_both_ends():
     np.testing.assert_allclose(got, expected, rtol=1e-14)
 
 
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log1mexp_gradient_at_zero_is_the_limit_from_below(mode, dtype):
+    # d/da log(1 - e^a) = -1 / expm1(-a) -> -inf as a -> 0-, at +0.0 as at -0.0; nan above 0
+    x = tt.vector("x", dtype=dtype)
+    g = tensorgraph.grad(tt.log1mexp(x).sum(), x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = tensorgraph.function([x], g, mode=mode)(
+            np.array([0.0, -0.0, -1.0, 1.0, np.nan], dtype=dtype))
+    assert got.dtype == dtype
+    assert got[0] == -np.inf and got[1] == -np.inf
+    np.testing.assert_allclose(got[2], -1 / np.expm1(1.0), rtol=1e-6)
+    assert np.isnan(got[3]) and np.isnan(got[4])
+
+
 def test_log1mexp_scalar():
     x = tt.dscalar("x")
     got = run([x], tt.log1mexp(x), -3.0)

@@ -958,9 +958,16 @@ class Log1mexp(FloatOp):
         return out
 
     def L_op(self, inputs, outputs, output_grads):
-        # d/da log(1 - e^a) = -e^a / (1 - e^a) = -1 / expm1(-a)
+        # d/da log(1 - e^a) = -e^a / (1 - e^a) = -1 / expm1(-a) for a < 0, which tends to -inf
+        # as a -> 0 from below. The formula alone gives +inf at a = +0.0 (expm1(-0.0) is
+        # -0.0), so a == 0 gets the limit, -inf, explicitly, and a > 0 (outside the domain,
+        # where the value is nan) gets nan.
+        (x,) = inputs
+        dtype = outputs[0].dtype
         m = _tt()
-        return [m.neg(m.true_div(output_grads[0], m.expm1(m.neg(inputs[0]))))]
+        inside = m.neg(m.true_div(_const(1, dtype), m.expm1(m.neg(x))))
+        edge = m.switch(m.eq(x, _const(0, dtype)), _const(-np.inf, dtype), _const(np.nan, dtype))
+        return [m.mul(output_grads[0], m.switch(m.lt(x, _const(0, dtype)), inside, edge))]
 
     def c_expr(self, args, in_dtypes, out_dtype):
         return _c_helper('log1mexp', args, in_dtypes, out_dtype)

@@ -107,8 +107,7 @@ class CompileReport(widgets.VBox):
         self._prev.on_click(lambda _: self.show_step(max(0, self.step - 1)))
         self._next.on_click(lambda _: self.show_step(min(last, self.step + 1)))
         self._list.observe(self._on_list, names="value")
-        self._filter.observe(lambda ch: setattr(self._list, "options", self._options(ch["new"])),
-                             names="value")
+        self._filter.observe(self._on_filter, names="value")
         self._before.observe(lambda _: self._show(), names="value")
         self._goto.on_click(self._on_goto)
         self.view.observe(self._on_node, names="selected")
@@ -215,6 +214,16 @@ class CompileReport(widgets.VBox):
                 options.append((f"{step.index:4d}  {step.name}  [{phase or '-'}]", step.index))
         return options
 
+    def _on_filter(self, change) -> None:
+        self._list.options = self._options(change["new"])
+        self._light_step()
+
+    def _light_step(self) -> None:
+        """The list highlights the step shown, or nothing when its filter hides that step (a
+        jump from "show the step that made it" or the slider must not leave another lit)."""
+        listed = self.mode == "steps" and any(v == self.step for _, v in self._list.options)
+        self._list.value = self.step if listed else None
+
     def _on_list(self, change) -> None:
         if change["new"] is not None and change["new"] != self.step:
             self.show_step(change["new"])
@@ -253,8 +262,7 @@ class CompileReport(widgets.VBox):
         where = "before" if before else "after"
         self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks,
                             place=lambda model: self._places.place(model, memo))
-        if self._list.value != step.index and any(v == step.index for _, v in self._list.options):
-            self._list.value = step.index
+        self._light_step()
         self._step_info.value = self._step_html(step, len(marks), mark, memo)
 
     def _records_html(self, records, memo) -> str:

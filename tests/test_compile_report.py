@@ -1,0 +1,39 @@
+"""The compile report's Python side beyond what tests/test_compile_magic.py covers: the step
+list follows the step shown."""
+
+import numpy as np
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.notebook.compile_report import report
+
+
+def seed_function():
+    with tg.config.change_flags(floatX="float32"):
+        x, y = tt.matrix("x"), tt.vector("y")
+        w = tg.shared(np.zeros(20, dtype="float32"), name="w")
+        b = tg.shared(np.float32(0.0), name="b")
+        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+        cost = xent.mean() + 0.01 * (w ** 2).sum()
+        gw, gb = tg.grad(cost, [w, b])
+        return tg.function([x, y], [p_1 > 0.5, xent],
+                           updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)], name="train")
+
+
+def test_the_step_list_lights_the_step_shown_or_none_when_its_filter_hides_it():
+    train = seed_function()
+    rep = report(train)
+    gemv = next(n for n in train.maker.fgraph.apply_nodes if type(n.op).__name__ == "Gemv")
+    made = rep.step_of(gemv)
+    stable = next(s.index for s in rep.steps if s.name == "local_stable_log")
+    rep._filter.value = "stable_log"
+    rep.show_step(stable)
+    assert rep._list.value == stable
+    rep.mode = "after"
+    rep.view.select(rep.view.model.ids[gemv])
+    rep._goto.click()  # "show the step that made it": a step the filter hides
+    assert rep.step == made and rep._list.value is None
+    rep._filter.value = ""
+    rep.show_step(made)
+    assert rep._list.value == made

@@ -1,5 +1,5 @@
 """The compile report's Python side beyond what tests/test_compile_magic.py covers: the step
-list follows the step shown."""
+list follows the step shown; every graph it shows names the outputs as the graph view does."""
 
 import numpy as np
 
@@ -37,3 +37,13 @@ def test_the_step_list_lights_the_step_shown_or_none_when_its_filter_hides_it():
     rep._filter.value = ""
     rep.show_step(made)
     assert rep._list.value == made
+
+
+def test_every_graph_of_the_report_names_updates_as_the_graph_view_does():
+    rep = report(seed_function())
+    rep.show_step(3)
+    stepped = [o for n in rep.view.graph["nodes"] for o in n.get("o", ())]
+    rep.mode = "before"
+    before = [o for n in rep.view.graph["nodes"] for o in n.get("o", ())]
+    for labels in (stepped, before):
+        assert "update of w" in labels and "update of b" in labels, labels

@@ -12,7 +12,7 @@ IPython = pytest.importorskip("IPython")
 from IPython.core.error import UsageError  # noqa: E402
 
 from tensorgraph.compile.profiling import ProfileStats  # noqa: E402
-from tensorgraph.notebook import ProfileView  # noqa: E402
+from tensorgraph.notebook import GraphView, ProfileView  # noqa: E402
 from test_stepper import seed  # noqa: E402
 
 
@@ -115,3 +115,11 @@ def test_every_public_name_of_the_notebook_layer_has_an_example():
 
     missing = [name for name in tgn.__all__ if ">>>" not in (getattr(tgn, name).__doc__ or "")]
     assert missing == []
+
+
+def test_the_heat_map_names_outputs_and_updates_as_the_graph_view_does():
+    profile, train = profiled_seed()
+    view = ProfileView(profile)
+    labels = sorted(o for n in view.view.graph["nodes"] for o in n.get("o", ()))
+    assert labels == sorted(o for n in GraphView(train).graph["nodes"] for o in n.get("o", ()))
+    assert "update of w" in labels and "update of b" in labels

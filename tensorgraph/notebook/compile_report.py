@@ -241,9 +241,11 @@ class CompileReport(widgets.VBox):
             self.view.set_graph(self.function)
         elif self.mode == "before":
             if self.history is None:
-                self.view.set_graph(self.function.maker.fgraph, title="(no rewrite history)")
+                self.view.set_graph(self.function.maker.fgraph, title="(no rewrite history)",
+                                    maker=self.function.maker)
             else:
-                self.view.set_graph(self.history.rebuild(0), title="before rewriting")
+                self.view.set_graph(self.history.rebuild(0), title="before rewriting",
+                                    maker=self.function.maker)
         else:
             self._show_step()
 
@@ -261,7 +263,8 @@ class CompileReport(widgets.VBox):
                  and memo[r.node] in graph.apply_nodes}
         where = "before" if before else "after"
         self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks,
-                            place=lambda model: self._places.place(model, memo))
+                            place=lambda model: self._places.place(model, memo),
+                            maker=self.function.maker)
         self._light_step()
         self._step_info.value = self._step_html(step, len(marks), mark, memo)
 

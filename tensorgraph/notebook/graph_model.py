@@ -45,8 +45,12 @@ class GraphModel:
     by_id : {id: Apply node or leaf Variable or output Variable}
     """
 
-    def __init__(self, obj, title: str | None = None):
+    def __init__(self, obj, title: str | None = None, maker=None):
         self.obj = obj
+        # whose outputs these are: a compiled function's maker names its update outputs
+        # ("update of w") also on a graph of it without the function (a profile's FunctionGraph,
+        # a rewrite step's rebuilt graph), so every view says the same
+        self._maker = maker
         self.ids = graph_ids(obj)
         maker = getattr(obj, "maker", None)
         self.function = obj if maker is not None else None
@@ -116,8 +120,10 @@ class GraphModel:
                 if tv:
                     entry["tv"] = tv
                 self.nodes.append(entry)
-        maker = getattr(self.function, "maker", None)
+        maker = getattr(self.function, "maker", None) or self._maker
         roots = roots_of(self.obj)
+        if maker is not None and len(roots) != len(maker.fgraph.outputs):
+            maker = None  # not a graph of that function: outputs by position
         n_out = len(maker.outputs) if maker is not None else len(roots)
         targets = list(getattr(maker, "update_targets", ())) if maker is not None else []
         index = {n["id"]: n for n in self.nodes}
@@ -327,8 +333,8 @@ class GraphModel:
         return exact + found
 
 
-def graph_model(obj, title: str | None = None) -> GraphModel:
-    return GraphModel(obj, title)
+def graph_model(obj, title: str | None = None, maker=None) -> GraphModel:
+    return GraphModel(obj, title, maker)
 
 
 def payload_bytes(payload: dict) -> int:

@@ -77,8 +77,9 @@ class GraphView(anywidget.AnyWidget):
     status = traitlets.Unicode("").tag(sync=True)
     height = traitlets.Int(520).tag(sync=True)
 
-    def __init__(self, obj, *, title: str | None = None, height: int = 520, **kwargs):
-        self.model = GraphModel(obj, title)
+    def __init__(self, obj, *, title: str | None = None, height: int = 520, maker=None,
+                 **kwargs):
+        self.model = GraphModel(obj, title, maker)
         self._layout_lock = threading.Lock()
         self._generation = 0
         self._done = threading.Event()
@@ -90,13 +91,15 @@ class GraphView(anywidget.AnyWidget):
         self._relayout()
 
     def set_graph(self, obj, *, title: str | None = None, marks: dict | None = None,
-                  place=None) -> GraphView:
+                  place=None, maker=None) -> GraphView:
         """Show another graph in this view (the compile report steps through graphs this
         way): selection, highlights and overlay reset; ``marks`` is ``{node_or_id: mark}``
         for the new graph (see the ``marks`` trait), and the groups holding marked nodes
         open. ``place(model)`` may give the layout itself (the report's steps share one:
-        ``step_layout``); when it returns None, the graph is laid out as usual."""
-        model = GraphModel(obj, title)
+        ``step_layout``); when it returns None, the graph is laid out as usual. ``maker``: the
+        compiled function's maker when ``obj`` is a graph of it (its outputs are then named as
+        the function's are: "update of w")."""
+        model = GraphModel(obj, title, maker)
         resolved = {model.resolve(k): v for k, v in (marks or {}).items()}
         with self.hold_trait_notifications():
             self.model = model

@@ -69,8 +69,8 @@ class ProfileView(widgets.VBox):
         self._save = widgets.Button(description="save Chrome trace", icon="download",
                                     layout=widgets.Layout(width="auto"))
         self._saved = widgets.HTML()
-        self.view = GraphView(records[0].fgraph, title="share of node time",
-                              height=440) if records else None
+        self.view = GraphView(records[0].fgraph, title="share of node time", height=440,
+                              maker=records[0].maker) if records else None
         children = [self._totals, self._functions]
         if self.view is not None:
             children.append(self.view)
@@ -216,7 +216,8 @@ class ProfileView(widgets.VBox):
         if not self.profile.records:
             return
         record = self._record()
-        self.view.set_graph(record.fgraph, title=f"{record.name}: share of node time")
+        self.view.set_graph(record.fgraph, title=f"{record.name}: share of node time",
+                            maker=record.maker)
         self.view.set_overlay(self.heat(), title="% of node time")
         self._timeline.value = _timeline_svg(record)
         self._render_table()

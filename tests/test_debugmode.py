@@ -522,3 +522,73 @@ def test_bad_optimization_when_a_finite_value_becomes_nan(monkeypatch):
     f = tg.function([x], tt.exp(x) + 1, mode=quiet(check_isfinite=False))
     with pytest.raises(BadOptimization, match=r"adds_nan_bug.*1 finite value\(s\) became nan"):
         f(np.array([1000.0, 0.0]))  # x/x is nan at 0, where exp(0) is finite
+
+
+# ----------------------------------------------------------------------------------------------
+# DebugMode's own checking code on ordinary graphs (issue 19)
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_rewrites_are_verified_on_sums_along_any_axis(axis):
+    """The cancellation check of a Sum compares it with its input's magnitudes summed over the
+    same axes (it broadcast the input against the result and failed: "operands could not be
+    broadcast together")."""
+    x = tt.dmatrix("x")
+    v = np.random.default_rng(0).standard_normal((7, 5))
+    outputs = [tt.logsumexp(x, axis=axis), x.mean(axis=axis), tt.var(x, axis=axis),
+               tt.std(x, axis=axis), x - x.mean(axis=axis, keepdims=True),
+               tg.grad(tt.logsumexp(x, axis=axis).sum(), x)]
+    got = tg.function([x], outputs, mode=quiet())(v)
+    expected = tg.function([x], outputs, mode="FAST_COMPILE")(v)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_wrong_rewrite_of_a_sum_along_an_axis_is_reported(monkeypatch, axis):
+    sum_op = tt.dmatrix().sum(axis=axis).owner.op
+
+    def wrong_rewrite(fgraph):
+        for node in fgraph.toposort():
+            if node.op == sum_op:
+                fgraph.replace(node.outputs[0], sum_op(node.inputs[0]) * 1.5,
+                               reason="sum_times_1_5_bug")
+
+    _install_rewriter(monkeypatch, wrong_rewrite)
+    x = tt.dmatrix("x")
+    f = tg.function([x], x.sum(axis=axis) + 1, mode=quiet())
+    with pytest.raises(BadOptimization, match="sum_times_1_5_bug"):
+        f(np.random.default_rng(0).standard_normal((7, 5)))
+
+
+def test_sum_cancellation_marks_the_reduced_positions():
+    from tensorgraph.compile.debugmode import _cancelled
+
+    x = tt.dmatrix("x")
+    s = x.sum(axis=1)
+    value = np.array([[1.0, -1.0, 1e-3], [1.0, 2.0, 3.0]])
+    cancelled = _cancelled(s.owner, s, value.sum(axis=1), [value])
+    np.testing.assert_array_equal(cancelled, [False, False])
+    value[0, 2] = 1e-17
+    cancelled = _cancelled(s.owner, s, value.sum(axis=1), [value])
+    np.testing.assert_array_equal(cancelled, [True, False])
+
+
+def test_gradients_of_sums_and_means_over_length_one_axes():
+    """Elemwise{second}'s perform returned its input when the shapes matched (BadViewMap)."""
+    x, m = tt.dvector("x"), tt.dmatrix("m")
+    outputs = [tg.grad(x.sum(), x), tg.grad(x.mean(), x), tg.grad(m.mean(axis=1).sum(), m),
+               tg.grad(m.mean(axis=0).sum(), m)]
+    got = tg.function([x, m], outputs, mode=quiet())(np.array([3.0]), np.ones((4, 1)))
+    for g, e in zip(got, [[1.0], [1.0], np.ones((4, 1)), np.full((4, 1), 0.25)]):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_elemwise_perform_never_returns_an_input():
+    a, b = tt.dvector("a"), tt.dvector("b")
+    node = tt.second(a, b).owner
+    inputs = [np.zeros(3), np.arange(3.0)]
+    storage = [[None]]
+    node.op.perform(node, inputs, storage)
+    np.testing.assert_array_equal(storage[0][0], inputs[1])
+    assert not np.shares_memory(storage[0][0], inputs[1])

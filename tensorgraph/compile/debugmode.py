@@ -705,20 +705,30 @@ def _unreliable_positions(var, memo: dict, defs: dict):
 
 
 def _cancelled(node, out, value, input_values):
-    """For an elementwise add/sub of floats: where the result lost digits to cancellation
-    (|result| below eps/rtol of the summed magnitudes), else None."""
+    """Where a float sum or difference lost digits to cancellation: |result| below eps/rtol
+    of the magnitudes it summed. Those are the inputs' for an elementwise add/sub (broadcast
+    to the result), the input's summed over the reduced axes for a ``Sum``. None for any other
+    node. (A ``Sum``'s scalar op is an add too, but its input has another shape than its
+    result: treated as elementwise it could not be broadcast.)"""
     from tensorgraph.scalar import basic as ps
+    from tensorgraph.tensor.elemwise import Elemwise
+    from tensorgraph.tensor.reduction import Sum
 
-    scalar_op = getattr(node.op, "scalar_op", None)
     dtype = getattr(out.type, "dtype", "")
-    if not isinstance(scalar_op, (ps.Add, ps.Sub)) or not dtype.startswith("float"):
+    if not dtype.startswith("float"):
         return None
     if any(not isinstance(v, (np.ndarray, np.generic, float, int)) for v in input_values):
         return None
-    rtol = TOLERANCES.get(dtype, (1e-6, 1e-8))[0]
-    threshold = np.finfo(dtype).eps / rtol
     with np.errstate(invalid="ignore", over="ignore"):
-        magnitude = sum(np.abs(np.asarray(v, dtype=np.float64)) for v in input_values)
+        if isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, (ps.Add, ps.Sub)):
+            magnitude = sum(np.abs(np.asarray(v, dtype=np.float64)) for v in input_values)
+        elif isinstance(node.op, Sum):
+            (x,) = input_values
+            magnitude = np.sum(np.abs(np.asarray(x, dtype=np.float64)), axis=node.op.axis)
+        else:
+            return None
+        rtol = TOLERANCES.get(dtype, (1e-6, 1e-8))[0]
+        threshold = np.finfo(dtype).eps / rtol
         return np.abs(np.asarray(value, dtype=np.float64)) < threshold * magnitude
 
 

@@ -171,6 +171,10 @@ class Elemwise(Op):
             value = np.asarray(value, dtype=out.type.dtype)
             if value.shape != out_shape:  # an op ignoring one of its inputs (e.g. second(a, b))
                 value = np.broadcast_to(value, out_shape).copy()
+            elif any(isinstance(i, np.ndarray) and np.may_share_memory(value, i) for i in inputs):
+                # an op returning an input as it is (second(a, b) where b has a's shape): the
+                # output would alias an input the node does not declare as viewed
+                value = value.copy()
             cell[0] = value
 
     def c_code(self, node, name, inputs, outputs, sub):

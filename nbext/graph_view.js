@@ -44,14 +44,26 @@ function pathOf(points) {
   return d;
 }
 
+// the heat map's ramp, light yellow to dark red (static_svg.HEAT_STOPS draws the same)
+const HEAT_STOPS = [[255, 245, 200], [253, 190, 110], [240, 110, 60], [190, 30, 45], [120, 0, 40]];
+
 function heat(t) {
-  // 0..1 -> a perceptually ordered ramp (light yellow to dark red), readable in both themes
-  const stops = [[255, 245, 200], [253, 190, 110], [240, 110, 60], [190, 30, 45], [120, 0, 40]];
-  const x = Math.max(0, Math.min(1, t)) * (stops.length - 1);
-  const i = Math.min(stops.length - 2, Math.floor(x)), f = x - i;
-  const c = stops[i].map((v, k) => Math.round(v + (stops[i + 1][k] - v) * f));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
+  const x = Math.max(0, Math.min(1, t)) * (HEAT_STOPS.length - 1);
+  const i = Math.min(HEAT_STOPS.length - 2, Math.floor(x)), f = x - i;
+  return HEAT_STOPS[i].map((v, k) => Math.round(v + (HEAT_STOPS[i + 1][k] - v) * f));
 }
+
+// WCAG contrast: a heat-coloured box gets dark or white text, whichever reads better on it
+// (the theme's text colour would be white on pale yellow in a dark theme)
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+const DARK_TEXT = [0, 0, 0], LIGHT_TEXT = [255, 255, 255];
 
 function render({ model, el }) {
   el.classList.add("tg-graph-host");
@@ -246,10 +258,10 @@ function render({ model, el }) {
       if (marks[id]) g.classList.add(`tg-mark-${marks[id]}`);
       const rect = g.querySelector("rect");
       if (id in values && Number.isFinite(values[id])) {
-        const t = hi > lo ? (values[id] - lo) / (hi - lo) : 1;
-        rect.style.fill = heat(t);
+        const fill = heat(hi > lo ? (values[id] - lo) / (hi - lo) : 1);
+        rect.style.fill = `rgb(${fill.join(",")})`;
         g.classList.add("tg-heat");
-        g.classList.toggle("tg-heat-dark", t > 0.55);
+        g.classList.toggle("tg-heat-dark", contrast(fill, LIGHT_TEXT) > contrast(fill, DARK_TEXT));
       } else {
         rect.style.fill = "";
         g.classList.remove("tg-heat", "tg-heat-dark");

@@ -282,3 +282,22 @@ def test_test_values_show_on_hover_and_in_the_panel_summarised():
     assert panel["min"] == pytest.approx(np.log(0.5)) and panel["max"] == pytest.approx(np.log(4))
     assert len(panel["preview"]) < 120  # a preview travels, never the array
     assert "tv" not in next(n for n in graph_model(tt.exp(tt.vector("z"))).nodes if n["k"] == "apply")
+
+
+def test_the_browser_and_the_static_picture_use_one_heat_ramp():
+    """nbext/graph_view.js (the live heat map), its CSS legend and static_svg draw the same
+    colours."""
+    import pathlib
+
+    from tensorgraph.notebook.static_svg import HEAT_STOPS, contrast, heat_rgb, text_on
+
+    nbext = pathlib.Path(__file__).parents[1] / "nbext"
+    js = (nbext / "graph_view.js").read_text()
+    found = re.search(r"const HEAT_STOPS = (\[\[.*?\]\]);", js)
+    assert found and json.loads(found.group(1)) == [list(c) for c in HEAT_STOPS]
+    css = (nbext / "graph_view.css").read_text()
+    ramp = re.search(r"\.tg-ramp \{[^}]*linear-gradient\(90deg, ([^;]*)\);", css).group(1)
+    assert [tuple(map(int, c)) for c in re.findall(r"rgb\((\d+),\s*(\d+),\s*(\d+)\)", ramp)] \
+        == list(HEAT_STOPS)
+    # every colour of the ramp carries its text at AA contrast
+    assert min(contrast(heat_rgb(t / 20), text_on(heat_rgb(t / 20))) for t in range(21)) >= 4.5

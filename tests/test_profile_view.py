@@ -123,3 +123,18 @@ def test_the_heat_map_names_outputs_and_updates_as_the_graph_view_does():
     labels = sorted(o for n in view.view.graph["nodes"] for o in n.get("o", ()))
     assert labels == sorted(o for n in GraphView(train).graph["nodes"] for o in n.get("o", ()))
     assert "update of w" in labels and "update of b" in labels
+
+
+def test_the_static_form_has_the_heat_colours_and_their_legend():
+    """nbconvert and GitHub show the static form: the hottest node is filled with the ramp's
+    end, its text white, and the legend names the values."""
+    from tensorgraph.notebook.static_svg import HEAT_STOPS
+
+    profile, _ = profiled_seed()
+    view = ProfileView(profile)
+    hottest = max(view.heat(), key=view.heat().get)
+    svg = view.view.to_svg()
+    box = svg[svg.index(f'<g id="{hottest}">'):]
+    box = box[:box.index("</g>")]
+    assert 'fill="#%02x%02x%02x"' % HEAT_STOPS[-1] in box and 'fill="#ffffff"' in box
+    assert "% of node time" in svg and "url(#heat)" in svg

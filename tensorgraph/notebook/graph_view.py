@@ -283,7 +283,7 @@ class GraphView(anywidget.AnyWidget):
         """The current picture as standalone SVG (what nbconvert and GitHub show)."""
         if not self.layout:
             self.wait()
-        return static_svg(self.graph, self.layout, self.marks)
+        return static_svg(self.graph, self.layout, self.marks, self.overlay)
 
     def summary(self) -> str:
         g = self.graph

@@ -4,9 +4,48 @@ colours (no theme to follow there)."""
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from tensorgraph.notebook.layout import LINE_H, PAD_Y, item_text
+
+#: the heat map's colour ramp, light yellow to dark red (nbext/graph_view.js draws the same;
+#: a test checks they agree)
+HEAT_STOPS = ((255, 245, 200), (253, 190, 110), (240, 110, 60), (190, 30, 45), (120, 0, 40))
+#: text on a heat-coloured box: whichever of these reads better on its fill, in any theme
+DARK_TEXT, LIGHT_TEXT = (0, 0, 0), (255, 255, 255)
+
+
+def heat_rgb(t: float) -> tuple[int, int, int]:
+    """The ramp's colour at ``t`` in [0, 1]."""
+    x = max(0.0, min(1.0, t)) * (len(HEAT_STOPS) - 1)
+    i = min(len(HEAT_STOPS) - 2, int(x))
+    f = x - i
+    return tuple(round(a + (b - a) * f) for a, b in zip(HEAT_STOPS[i], HEAT_STOPS[i + 1]))
+
+
+def _luminance(rgb) -> float:
+    def channel(v):
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    """WCAG contrast ratio of two RGB colours (1 to 21; body text wants 4.5)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_on(fill) -> tuple[int, int, int]:
+    """Dark or white text, whichever contrasts more with ``fill``."""
+    return DARK_TEXT if contrast(fill, DARK_TEXT) >= contrast(fill, LIGHT_TEXT) else LIGHT_TEXT
+
+
+def _hex(rgb) -> str:
+    return "#%02x%02x%02x" % tuple(rgb)
+
 
 _FILL = {"apply": "#eef2f8", "input": "#e3f2e1", "shared": "#fbefd3", "constant": "#ffffff"}
 _STROKE = {"apply": "#6b8cc7", "input": "#3d8b37", "shared": "#b8860b", "constant": "#bdbdbd"}
@@ -32,15 +71,20 @@ _MARKS = {"current": (None, "#1976d2"), "done": ("#cfdcf0", None),
           "added": (None, "#2e7d32"), "removed": (None, "#d32f2f")}
 
 
-def static_svg(payload: dict, layout: dict, marks: dict | None = None) -> str:
+def static_svg(payload: dict, layout: dict, marks: dict | None = None,
+               overlay: dict | None = None) -> str:
     """SVG text of the laid-out visible graph (closed groups as dashed boxes); ``marks``
-    ({id: mark}, the view's trait) colours marked nodes as the browser does."""
+    ({id: mark}, the view's trait) colours marked nodes as the browser does, and so does
+    ``overlay`` (``{title, values: {id: number}}``, the heat map) with its legend below."""
     marks = marks or {}
+    heat = _heat_fills((overlay or {}).get("values") or {})
     width, height = layout.get("size", [10, 10])
+    legend = 22 if heat else 0
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" height="{height + 20}" '
-           f'viewBox="-10 -10 {width + 20} {height + 20}" font-family="monospace" font-size="11">',
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" '
+           f'height="{height + 20 + legend}" viewBox="-10 -10 {width + 20} {height + 20 + legend}" '
+           'font-family="monospace" font-size="11">',
            '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" '
            'markerHeight="8" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker>'
            '</defs>', f"<title>{escape(payload.get('title', 'graph'))}</title>"]
@@ -68,6 +112,8 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None) -> str:
             rx = h / 2 if n["k"] in ("input", "shared") else 5
             if n.get("o"):
                 stroke, dash = "#c0392b", ' stroke-width="2.2"'
+            if item_id in heat:
+                fill = _hex(heat[item_id])
             mark_fill, mark_stroke = _MARKS.get(marks.get(item_id), (None, None))
             if mark_fill or mark_stroke:
                 fill = mark_fill or fill
@@ -75,10 +121,41 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None) -> str:
                                                                                        dash)
         out.append(f'<g id="{escape(item_id)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
                    f'rx="{rx}" fill="{fill}" stroke="{stroke}"{dash}/>')
+        ink = _hex(text_on(heat[item_id])) if item_id in heat else None
         for k, line in enumerate(lines):
-            color = "#1a1a1a" if k == 0 else "#666666"
+            color = ink or ("#1a1a1a" if k == 0 else "#666666")
             out.append(f'<text x="{cx}" y="{y + PAD_Y / 2 + 11 + k * LINE_H}" '
                        f'text-anchor="middle" fill="{color}">{escape(line)}</text>')
         out.append("</g>")
+    if heat:
+        out.append(_legend(overlay, height + 8))
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _heat_fills(values: dict) -> dict:
+    """{id: fill} of a heat map, scaled from its smallest to its largest finite value."""
+    finite = {k: v for k, v in values.items() if math.isfinite(v)}
+    if not finite:
+        return {}
+    lo, hi = min(finite.values()), max(finite.values())
+    return {k: heat_rgb((v - lo) / (hi - lo) if hi > lo else 1.0) for k, v in finite.items()}
+
+
+def _legend(overlay: dict, y: float) -> str:
+    """The heat map's title, its ramp and its range, as the browser's legend shows them."""
+    finite = [v for v in overlay["values"].values() if math.isfinite(v)]
+    stops = "".join(f'<stop offset="{k / (len(HEAT_STOPS) - 1):.2f}" stop-color="{_hex(c)}"/>'
+                    for k, c in enumerate(HEAT_STOPS))
+    title = escape(overlay.get("title") or "")
+    x = len(title) * 6.6 + 8
+    return (f'<defs><linearGradient id="heat">{stops}</linearGradient></defs>'
+            f'<text x="0" y="{y + 10}" fill="#444444">{title}</text>'
+            f'<rect x="{x}" y="{y + 1}" width="90" height="10" fill="url(#heat)"/>'
+            f'<text x="{x + 96}" y="{y + 10}" fill="#444444">'
+            f'{_number(min(finite))} .. {_number(max(finite))}</text>')
+
+
+def _number(v: float) -> str:
+    a = abs(v)
+    return f"{v:.2e}" if a and (a < 1e-3 or a >= 1e5) else f"{round(v, 3):g}"

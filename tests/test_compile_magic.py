@@ -96,6 +96,13 @@ def test_every_function_compiled_in_the_cell_gets_a_report(ip):
     ("bad", "v = tt.vector('v')\n1 + 1", "got int; nothing was bound"),
     ("bad", "v = tt.vector('v')\n[v, 3]", "got list; nothing was bound"),
     ("1bad", "1", "NAME must be a Python identifier"),
+    ("class", "1", "NAME must be a Python identifier that is not a keyword, got 'class'"),
+    ("None", "1", "not a keyword, got 'None'"),
+    ("bad", "v = tt.vector('v')\nupdates = 5\nv * 2",
+     r"`updates` must be a list of \(shared variable, expression\) pairs or a dict, got int"),
+    ("--including local_elemwise_fusio", "1",
+     "unknown rewrite name or tag 'local_elemwise_fusio'; did you mean 'local_elemwise_fusion'"),
+    ("--excluding 'a b c'", "1", "unknown rewrite name or tag 'a b c'"),
     ("bad", "def (", "does not parse"),
 ])
 def test_bad_usage_is_one_line_and_binds_nothing(ip, line, cell, message):
@@ -104,6 +111,7 @@ def test_bad_usage_is_one_line_and_binds_nothing(ip, line, cell, message):
         ip.run_cell_magic("tg_compile", line, cell)
     assert "\n" not in str(info.value)
     assert "bad" not in ip.user_ns and config.mode == mode
+    assert "class" not in ip.user_ns and ip.user_ns.get("None") is None
 
 
 def test_an_error_in_the_cell_restores_the_flags_and_shows_the_failing_node(ip):

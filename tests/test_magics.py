@@ -146,3 +146,75 @@ def test_help_prints_the_usage(ip, capsys):
     assert ip.run_line_magic("tg_show", "--help") is None
     out = capsys.readouterr().out
     assert "%tg_show [--height HEIGHT]" in out and "--expand" in out
+
+
+# -- the rules every %tg_* magic keeps for its line --------------------------------------------
+
+@pytest.fixture
+def g(ip):
+    """``g(x, y) = x * y`` and two vectors X, Y in the notebook."""
+    import numpy as np
+
+    import tensorgraph as tg
+    import tensorgraph.tensor as tt
+
+    x, y = tt.vector("x"), tt.vector("y")
+    ip.user_ns.update(g=tg.function([x, y], x * y, mode="FAST_COMPILE"), np=np, tt=tt,
+                      X=np.ones(3), Y=np.full(3, 2.0), vx=x)
+    return ip
+
+
+def test_a_call_with_a_minus_sign_is_python_not_flags(g):
+    from tensorgraph.notebook import GraphView, ProfileView, Stepper
+
+    assert isinstance(g.run_line_magic("tg_step", "g(X, -Y)"), Stepper)
+    assert isinstance(g.run_line_magic("tg_step", "g(X, - Y) --nan"), Stepper)
+    view = g.run_line_magic("tg_profile", "-n 2 g(X, -Y)")
+    assert isinstance(view, ProfileView) and view.profile.call_count == 2
+    assert isinstance(g.run_line_magic("tg_show", "[vx, -vx] --title 'a title'"), GraphView)
+
+
+@pytest.mark.parametrize("magic, line", [
+    ("tg_show", "'x"), ("tg_step", "g('x, Y)"), ("tg_profile", "-n 2 g(X, \"Y)"),
+    ("tg_compile", "'h"),
+])
+def test_an_unbalanced_quote_is_a_one_line_usage_error(g, magic, line):
+    with pytest.raises(UsageError, match="quote") as info:
+        if magic == "tg_compile":
+            g.run_cell_magic(magic, line, "1")
+        else:
+            g.run_line_magic(magic, line)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("g(X)", "missing value for input 1"),
+    ("g(np.ones((2, 2)), Y)", "bad value for input 0"),
+    ("g(X, Y, X)", "takes 2 inputs"),
+])
+def test_a_wrong_argument_is_the_same_one_line_error_for_step_and_profile(g, line, message):
+    for magic in ("tg_step", "tg_profile"):
+        with pytest.raises(UsageError, match=f"^%{magic}: .*{message}") as info:
+            g.run_line_magic(magic, line)
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("magic, line", [
+    ("tg_show", "a" * 10_000), ("tg_show", "vx --title " + "t" * 10_000 + " --nope"),
+    ("tg_step", "g(" + "a" * 10_000 + ")"), ("tg_profile", "b" * 10_000),
+    ("tg_config", "floatX=" + "f" * 10_000), ("tg_config", "'" + "f" * 10_000),
+    ("tg_compile", "--mode " + "M" * 10_000),
+])
+def test_errors_quote_a_short_excerpt_of_a_long_input(g, magic, line):
+    with pytest.raises(UsageError) as info:
+        if magic == "tg_compile":
+            g.run_cell_magic(magic, line, "1")
+        else:
+            g.run_line_magic(magic, line)
+    assert len(str(info.value)) < 400 and "\n" not in str(info.value)
+
+
+def test_the_height_of_a_view_is_bounded(g):
+    for height in ("99999999999", "10"):
+        with pytest.raises(UsageError, match="--height must be between 120 and"):
+            g.run_line_magic("tg_show", f"vx --height {height}")

@@ -31,6 +31,21 @@ def test_including_excluding_requiring_return_new_modes():
         base.including("")
 
 
+def test_unknown_tags_are_refused_with_the_close_matches():
+    base = Mode("py", "fast_run")
+    with pytest.raises(ValueError, match="unknown rewrite name or tag 'fusoin'; did you mean "
+                                         "'fusion'"):
+        base.excluding("fusoin")
+    with pytest.raises(ValueError, match="unknown rewrite name or tag 'a b c'"):
+        base.including("a b c")
+    with pytest.raises(ValueError, match="'nosuchrewrite'"):
+        base.requiring("nosuchrewrite")
+    assert base.rewrite_excluding == ()
+    with config.change_flags(optimizer_including="local_stable_lgo"):
+        with pytest.raises(ValueError, match="did you mean 'local_stable_log'"):
+            get_mode(None)
+
+
 def test_presets_exist_with_their_names():
     for name in ("None", "merge", "fast_compile", "o1", "o2", "o3", "fast_run", "o4", "unsafe",
                  "stabilize"):

@@ -122,6 +122,9 @@ class Mode:
         for t in tags:
             if not isinstance(t, str) or not t:
                 raise TypeError(f"{attr.split('_')[1]}: tags are non-empty strings, got {t!r}")
+        from tensorgraph.rewriting.presets import check_tags
+
+        check_tags(tags)
         new = self.clone()
         setattr(new, attr, getattr(self, attr) + tuple(t for t in tags if t not in
                                                        getattr(self, attr)))

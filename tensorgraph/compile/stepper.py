@@ -37,7 +37,7 @@ from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import format_user_line
 
-__all__ = ["Stepper", "NonFinite"]
+__all__ = ["Stepper", "NonFinite", "call_arguments"]
 
 
 class NonFinite:
@@ -60,6 +60,22 @@ class NonFinite:
     __repr__ = __str__
 
 
+def call_arguments(function, args, kwargs) -> list:
+    """The values a call ``function(*args, **kwargs)`` would run with (bound to the inputs,
+    defaults filled in, converted to the inputs' types, copied), or the TypeError the call
+    would raise, naming the input. Nothing runs (the stepper and ``%tg_profile`` check a call
+    before making it)."""
+    if kwargs or len(args) != len(function.maker.inputs):
+        args = function._bind(args, kwargs)
+    values = []
+    for pos, (value, convert) in enumerate(zip(args, function._filters)):
+        try:
+            values.append(copy_value(convert(value)))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(function._bad_input_message(pos, value, exc)) from None
+    return values
+
+
 class Stepper:
     """A resumable call of ``function`` with ``args`` (see the module docstring).
 
@@ -77,7 +93,7 @@ class Stepper:
         self.function = function
         maker = function.maker
         self.ids = graph_ids(function)
-        values = self._converted(args, kwargs)
+        values = call_arguments(function, args, kwargs)
         self._args = [copy_value(v) for v in values]  # for restart(): nodes may destroy inputs
         shared = [copy_value(s.container.storage[0]) for s in maker.shared_inputs]
         idle = _IDLE_VMS.setdefault(function, [])
@@ -204,18 +220,6 @@ class Stepper:
         return Stepper(self.function, *self._args)
 
     # -- inside ---------------------------------------------------------------------------
-
-    def _converted(self, args, kwargs) -> list:
-        fn = self.function
-        if kwargs or len(args) != len(fn.maker.inputs):
-            args = fn._bind(args, kwargs)
-        values = []
-        for pos, (value, convert) in enumerate(zip(args, fn._filters)):
-            try:
-                values.append(copy_value(convert(value)))
-            except (TypeError, ValueError) as exc:
-                raise TypeError(fn._bad_input_message(pos, value, exc)) from None
-        return values
 
     def _node(self, node_or_id) -> Apply:
         if isinstance(node_or_id, Variable) and node_or_id.owner is not None:

@@ -1,24 +1,26 @@
 """``f(x, y=...)`` in a line magic: the compiled function and its arguments, evaluated in the
-notebook's namespace, without making the call (``%tg_step``, ``%tg_profile``)."""
+notebook's namespace and checked as the call would check them, without making the call
+(``%tg_step``, ``%tg_profile``)."""
 
 from __future__ import annotations
 
 import ast
 
-from IPython.core.error import UsageError
+from tensorgraph.notebook.magic_args import excerpt, usage_error
 
 __all__ = ["parse_call"]
 
 
 def parse_call(magic: str, source: str, namespace: dict):
     """``(function, args, kwargs)`` of the call written in ``source``; a one-line UsageError
-    when it is not a call of a compiled function or its parts do not evaluate."""
+    when it is not a call of a compiled function, its parts do not evaluate, or the function
+    would refuse the arguments (their number, names, types or shapes)."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError:
         tree = None
     if tree is None or not isinstance(tree.body, ast.Call):
-        raise UsageError(f"{magic}: expected a call such as train(X, Y), got {source!r}")
+        raise usage_error(magic, f"expected a call such as train(X, Y), got {excerpt(source)}")
     call = tree.body
 
     def value(node):
@@ -38,9 +40,15 @@ def parse_call(magic: str, source: str, namespace: dict):
             else:
                 kwargs[k.arg] = value(k.value)
     except Exception as exc:  # noqa: BLE001 - the user's expression
-        raise UsageError(f"{magic}: cannot evaluate {source!r}: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise usage_error(magic, f"cannot evaluate {excerpt(source)}: "
+                                 f"{type(exc).__name__}: {exc}") from None
     if not hasattr(fn, "stepper"):
-        raise UsageError(f"{magic}: {ast.unparse(call.func)} is a {type(fn).__name__}, not a "
-                         "compiled function")
+        raise usage_error(magic, f"{excerpt(ast.unparse(call.func))} is a "
+                                 f"{type(fn).__name__}, not a compiled function")
+    from tensorgraph.compile.stepper import call_arguments
+
+    try:
+        call_arguments(fn, args, kwargs)
+    except TypeError as exc:
+        raise usage_error(magic, str(exc)) from None
     return fn, args, kwargs

@@ -8,21 +8,24 @@ also when the cell fails. Every ``tensorgraph.function`` compiled in the cell ge
 report below the cell (``--quiet``: one line each); a compile that runs the C compiler shows
 its progress while it runs.
 
-With NAME, the cell's last line is an expression giving the outputs: a Variable, a list or
-tuple of them, or a dict ``{name: variable}``. It is compiled into a function bound to NAME
-in the notebook. Its inputs are the graph's free symbolic inputs (not shared variables, not
-constants) in the order they were created; shared variables are read implicitly. Updates: if
-the cell assigns a variable named ``updates`` (a list of ``(shared, expression)`` pairs or a
-dict), they become the function's updates.
+With NAME (an identifier, not a keyword), the cell's last line is an expression giving the
+outputs: a Variable (the function returns one array, as ``function([x], y)`` does), a list
+or tuple of them, or a dict ``{name: variable}`` (a list of arrays). It is compiled into a
+function bound to NAME in the notebook. Its inputs are the graph's free symbolic inputs (not
+shared variables, not constants) in the order they were created; shared variables are read
+implicitly. Updates: if the cell assigns a variable named ``updates`` (a list of
+``(shared, expression)`` pairs or a dict), they become the function's updates.
 
-Bad usage (an unknown option or mode, a last line that is not a graph) is a one-line error
-and binds nothing. An error raised in the cell shows the graph with the failing node marked
-when the error names one.
+Bad usage (an unknown option, mode or rewrite tag, a last line that is not a graph, an
+``updates`` that is not pairs) is a one-line error and binds nothing. Locations in the cell
+read as IPython's do (``Cell In[3], line 7``, the magic's line being line 1). An error raised
+in the cell shows the graph with the failing node marked when the error names one.
 """
 
 from __future__ import annotations
 
 import ast
+import keyword
 import time
 import warnings
 
@@ -32,11 +35,12 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from tensorgraph.notebook.cell_locations import cache_cell_magic_body
-from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
+from tensorgraph.notebook.magic_args import excerpt, help_requested, parse_magic_args, usage_error
 
 __all__ = ["CompileMagics"]
 
 PROGRESS_AFTER = 0.5  # seconds: quicker compiles show only their report
+NAME = "%%tg_compile"  # how usage errors name the magic
 
 
 @magics_class
@@ -66,16 +70,20 @@ class CompileMagics(Magics):
         if cell is None:  # the line form only answers --help
             raise UsageError("%%tg_compile is a cell magic: put the code to compile under "
                              "'%%tg_compile [NAME] [options]' (see %tg_compile --help)")
-        args = parse_magic_args(self.tg_compile, "%%tg_compile", line)
+        args = parse_magic_args(self.tg_compile, NAME, line)
         if args.name is not None and not args.name.isidentifier():
-            raise UsageError(f"%%tg_compile: NAME must be a Python identifier, got {args.name!r}")
+            raise usage_error(NAME, f"NAME must be a Python identifier, got "
+                                    f"{excerpt(args.name)}")
+        if args.name is not None and keyword.iskeyword(args.name):
+            raise usage_error(NAME, f"NAME must be a Python identifier that is not a keyword, "
+                                    f"got {args.name!r}")
         flags = _flags(args)
         filename, offset = cache_cell_magic_body(self.shell, "tg_compile", line, cell)
         try:
             tree = ast.parse(self.shell.transform_cell(cell))
         except SyntaxError as exc:
-            raise UsageError(f"%%tg_compile: the cell does not parse: line "
-                             f"{(exc.lineno or 0) + offset}: {exc.msg}") from None
+            raise usage_error(NAME, f"the cell does not parse: line "
+                                    f"{(exc.lineno or 0) + offset}: {exc.msg}") from None
         ast.increment_lineno(tree, offset)
         last = None
         if args.name is not None:
@@ -90,7 +98,7 @@ class CompileMagics(Magics):
             settings = config.change_flags(**flags)
             settings.__enter__()
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise UsageError(f"%%tg_compile: {exc}") from None
+            raise usage_error(NAME, str(exc)) from None
         from tensorgraph.compile.compile_events import listening
 
         progress = _Progress(args.quiet or not _updates_in_place(self.shell))
@@ -128,7 +136,7 @@ class CompileMagics(Magics):
                 return None
             value = eval(compile(last, filename, "eval"), ns)  # noqa: S307 - the user's cell
             outputs = _outputs(value)
-            updates = ns.get("updates") if _assigns(tree, "updates") else None
+            updates = _updates(ns) if _assigns(tree, "updates") else None
             import tensorgraph as tg
 
             # a single Variable gives a single array, as function([x], y) does
@@ -211,14 +219,20 @@ def _flags(args) -> dict:
         try:
             base = get_mode(args.mode or config.mode)
         except (ValueError, TypeError) as exc:
-            raise UsageError(f"%%tg_compile: {exc}") from None
+            raise usage_error(NAME, str(exc)) from None
         flags["mode"] = "Mode"
         flags["linker"] = args.linker or base.linker_name
         flags["optimizer"] = args.optimizer or str(base.optimizer)
-    if args.including is not None:
-        flags["optimizer_including"] = args.including
-    if args.excluding is not None:
-        flags["optimizer_excluding"] = args.excluding
+    from tensorgraph.rewriting.presets import check_tags
+
+    for kind in ("including", "excluding"):
+        tags = getattr(args, kind)
+        if tags is not None:
+            try:
+                check_tags([t for t in tags.split(":") if t])
+            except ValueError as exc:
+                raise usage_error(NAME, f"--{kind}: {exc}") from None
+            flags[f"optimizer_{kind}"] = tags
     if args.profile:
         flags["profile"] = True
     if args.test_values is not None:
@@ -235,9 +249,20 @@ def _outputs(value):
     items = list(value.values()) if isinstance(value, dict) else value
     if isinstance(items, (list, tuple)) and items and all(isinstance(v, Variable) for v in items):
         return list(items)
-    raise UsageError(f"%%tg_compile: the cell's last expression must give the outputs (a "
-                     f"Variable, a list or tuple of them, or a dict {{name: variable}}), got "
-                     f"{type(value).__name__}; nothing was bound")
+    raise usage_error(NAME, f"the cell's last expression must give the outputs (a Variable, a "
+                            f"list or tuple of them, or a dict {{name: variable}}), got "
+                            f"{type(value).__name__}; nothing was bound")
+
+
+def _updates(ns):
+    """The cell's ``updates``: a list or tuple of pairs or a dict (the pairs themselves are
+    checked by ``function``)."""
+    updates = ns.get("updates")
+    if updates is not None and not isinstance(updates, (list, tuple, dict)):
+        raise usage_error(NAME, f"`updates` must be a list of (shared variable, expression) "
+                                f"pairs or a dict, got {type(updates).__name__}; nothing was "
+                                f"bound")
+    return updates
 
 
 def _free_inputs(outputs) -> list:

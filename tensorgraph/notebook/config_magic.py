@@ -21,6 +21,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from tensorgraph import config as _config
 from tensorgraph.configparser import ConfigError
 from tensorgraph.notebook.config_view import ConfigView
+from tensorgraph.notebook.magic_args import excerpt, usage_error
 
 _OPTIONS = ("--diff", "--reset")
 
@@ -38,13 +39,13 @@ def tg_config(line: str) -> ConfigView | None:
     try:
         tokens = shlex.split(line)
     except ValueError as exc:
-        raise UsageError(f"%tg_config: cannot split {line!r}: {exc}") from None
+        raise usage_error("%tg_config", f"cannot split {excerpt(line)}: {exc}") from None
     options = [t for t in tokens if t.startswith("--")]
     words = [t for t in tokens if not t.startswith("--")]
     unknown = [o for o in options if o not in _OPTIONS]
     if unknown or len(options) > 1:
-        raise UsageError(
-            f"%tg_config: unexpected option(s) {' '.join(unknown or options)}; "
+        raise usage_error(
+            "%tg_config", f"unexpected option(s) {excerpt(' '.join(unknown or options))}; "
             "use at most one of --diff, --reset."
         )
     assignments = [w for w in words if "=" in w]
@@ -66,7 +67,7 @@ def tg_config(line: str) -> ConfigView | None:
             return ConfigView(infos, _header(len(infos), "flags that differ from the default"))
         return ConfigView(infos, _header(len(infos), "selected flags" if words else "all flags"))
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise usage_error("%tg_config", str(exc)) from None
 
 
 def _set(assignments: list[str]) -> ConfigView:

@@ -14,12 +14,11 @@ its threads, first touches of the buffers).
 
 from __future__ import annotations
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
-from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
+from tensorgraph.notebook.magic_args import help_requested, parse_magic_args, usage_error
 from tensorgraph.notebook.profile_view import ProfileView
 
 
@@ -39,7 +38,7 @@ class ProfileMagics(Magics):
             return None
         args = parse_magic_args(self.tg_profile, "%tg_profile", line)
         if args.number < 1:
-            raise UsageError(f"%tg_profile: -n must be at least 1, got {args.number}")
+            raise usage_error("%tg_profile", f"-n must be at least 1, got {args.number}")
         fn, values, named = parse_call("%tg_profile", " ".join(args.call), self.shell.user_ns)
         from tensorgraph.compile.profiling import ProfileStats
 

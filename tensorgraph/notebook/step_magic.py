@@ -3,12 +3,13 @@
     %tg_step train(X, Y)         a stepper on the graph of train, nothing run yet
     %tg_step train(X, Y) --nan   run at once to the first node making a NaN or Inf
 
-The call is not made: its arguments are evaluated and handed to ``tgn.Stepper``.
+The call is not made: its arguments are evaluated and handed to ``tgn.Stepper``. The call is
+Python (``train(X, -Y)``); arguments the function would refuse are a one-line error, as in
+``%tg_profile``.
 """
 
 from __future__ import annotations
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
@@ -31,10 +32,7 @@ class StepMagics(Magics):
             return None
         args = parse_magic_args(self.tg_step, "%tg_step", line)
         fn, values, named = parse_call("%tg_step", " ".join(args.call), self.shell.user_ns)
-        try:
-            widget = Stepper(fn, *values, **named)
-        except TypeError as exc:
-            raise UsageError(f"%tg_step: {exc}") from None
+        widget = Stepper(fn, *values, **named)  # parse_call checked the arguments
         if args.nan:
             widget.run_to_nonfinite()
         return widget

@@ -7,13 +7,14 @@ nothing changes), a ``WalkerDB`` (one in-to-out pass) or a ``SequenceDB``.
 
 Tags belong to rewrites. A rewrite's effective tags are its own tags, its name, and the names of
 the phases containing it, so ``excluding("stabilize")`` drops the whole stabilize phase and
-``excluding("local_log1p")`` drops one rewrite. A query selects the rewrites that have at least
+``excluding("local_stable_log")`` drops one rewrite. A query selects the rewrites that have at least
 one ``include`` tag, all the ``require`` tags and no ``exclude`` tag; phases left empty are
 skipped.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from tensorgraph.rewriting.basic import (
@@ -159,6 +160,21 @@ class RewriteDatabase:
 
     def __contains__(self, name: str) -> bool:
         return self._find(name) is not None
+
+    def known_tags(self) -> frozenset:
+        """Every name or tag a query can use here: the rewrites' and databases' names and tags."""
+        return frozenset(t for e in self._walk_entries() for t in (e.name, *e.tags))
+
+    def check_tags(self, tags) -> None:
+        """A ValueError naming the close matches for the first of ``tags`` no rewrite or
+        database here has (a misspelt tag would otherwise select or drop nothing, silently)."""
+        known = self.known_tags()
+        for tag in tags:
+            if tag not in known:
+                close = difflib.get_close_matches(tag, sorted(known), n=3)
+                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close else
+                        "optdb.describe() lists the rewrites, their tags and phases")
+                raise ValueError(f"unknown rewrite name or tag {tag!r}; {hint}")
 
     def tags_of(self, name: str) -> frozenset:
         """The effective tags of a registered rewrite (own tags, name and enclosing phases)."""

@@ -36,7 +36,7 @@ import time
 from tensorgraph.rewriting.db import RewriteDatabaseQuery as Q
 from tensorgraph.rewriting.history import RewriteHistory
 
-__all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode"]
+__all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode", "check_tags"]
 
 _SAFE = {"unsafe"}
 _FAST_RUN = Q({"fast_run"}, exclude=_SAFE)
@@ -63,6 +63,15 @@ REWRITE_MODULES = ["tensorgraph.tensor.rewriting"]
 def _load_rewrites():
     for name in REWRITE_MODULES:
         importlib.import_module(name)
+
+
+def check_tags(tags) -> None:
+    """A ValueError, naming the close matches, for a tag or name no registered rewrite has
+    (``Mode.including/excluding/requiring``, ``%%tg_compile --including``)."""
+    from tensorgraph.rewriting.optdb import optdb
+
+    _load_rewrites()
+    optdb.check_tags(tags)
 
 
 def query_for_mode(mode) -> Q:

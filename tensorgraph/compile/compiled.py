@@ -5,11 +5,21 @@ converts each value to its input's type (a ``TypeError`` naming the input otherw
 VM, copies the outputs that could alias storage the function keeps, and only then writes the
 update values into the shared variables. A call that fails anywhere before that last step
 leaves every shared variable as it was.
+
+Threads and re-entry: a call runs in the function's VM (``f.vm``) when no other call is using
+it; otherwise (another thread's call, or a call made from inside this one: an argument's
+``__array__``, an op's ``perform``) it runs in a *spare* VM linked from the same rewritten
+graph, kept for later calls. So calls never share storage cells or C buffers, and results do
+not depend on what other threads do. The C entry point of a whole-graph VM does the same in C
+(``glue.h``: workspace clones). Shared variables are read when a call starts and written when
+it ends: concurrent calls that update the same shared variable each commit their own result,
+the last one to finish wins.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 
 from tensorgraph.compile.sharedvalue import copy_value
 from tensorgraph.graph.basic import clone_get_equiv
@@ -33,9 +43,10 @@ class Function:
         self.vm = vm
         self.name = name
         self._trust_input = False
+        self._vm_lock = threading.Lock()  # held while a call runs in self.vm
+        self._spare_vms: list = []  # idle spare VMs (see the module docstring)
         inputs = maker.inputs
         self._n_inputs = len(inputs)
-        self._input_cells = vm.input_storage[:self._n_inputs]
         self._filters = [functools.partial(i.variable.type.filter, strict=i.strict,
                                            allow_downcast=i.allow_downcast) for i in inputs]
         self._positions = {}
@@ -51,10 +62,11 @@ class Function:
         borrowed = [o.borrow for o in maker.outputs] + [False] * len(self._update_cells)
         self._copy_output = _outputs_to_copy(vm.fgraph, borrowed,
                                              keeps_intermediates=not getattr(vm, "allow_gc", False))
-        # cells of computed outputs, emptied after each call so no op reuses a buffer the
-        # caller (or a shared variable) now owns; borrowed outputs keep theirs
-        self._clear_after = [vm.output_storage[k] for k, var in enumerate(fg_outputs)
-                             if var.owner is not None and not borrowed[k]]
+        # computed outputs whose cells are emptied after each call, so no op reuses a buffer
+        # the caller (or a shared variable) now owns; borrowed outputs keep theirs
+        self._cleared_outputs = [k for k, var in enumerate(fg_outputs)
+                                 if var.owner is not None and not borrowed[k]]
+        self._cells = _VMCells(vm, self._n_inputs, self._cleared_outputs)
         # a C VM can run whole calls itself (checks, shared values, updates): vm.c_call
         self._c_vm = None
         make_call = getattr(vm, "make_call", None)
@@ -76,6 +88,7 @@ class Function:
     # -- calling --------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame comes first
         c_vm = self._c_vm
         if c_vm is not None and not kwargs:
             c_call = c_vm.c_call  # None while hooks are set
@@ -83,34 +96,53 @@ class Function:
                 result = c_call(*args)
                 if result is not NotImplemented:  # NotImplemented: defaults to bind
                     return result
-        cells = self._input_cells
         if kwargs or len(args) != self._n_inputs:
             args = self._bind(args, kwargs)
+        if self._vm_lock.acquire(blocking=False):
+            try:
+                return self._call_in(self.vm, self._cells, args)
+            finally:
+                self._vm_lock.release()
+        return self._call_busy(args)
+
+    def _call_busy(self, args):
+        """A call while ``self.vm`` runs another one: in a spare VM."""
+        __tracebackhide__ = True  # noqa: F841
+        spare = self._spare_vms.pop() if self._spare_vms else self._link_spare()
+        try:
+            return self._call_in(*spare, args)
+        finally:
+            self._spare_vms.append(spare)
+
+    def _call_in(self, vm, cells, args):
+        """Run one call in ``vm`` (``cells``: its ``_VMCells``), arguments already bound."""
+        __tracebackhide__ = True  # noqa: F841
+        inputs = cells.inputs
         if self.trust_input:
-            for cell, value in zip(cells, args):
+            for cell, value in zip(inputs, args):
                 cell[0] = value
         else:
             pos = 0
             try:
-                for pos, (cell, value, convert) in enumerate(zip(cells, args, self._filters)):
+                for pos, (cell, value, convert) in enumerate(zip(inputs, args, self._filters)):
                     cell[0] = convert(value)
             except (TypeError, ValueError) as exc:
-                self._clear_inputs()
+                cells.clear_inputs()
                 raise TypeError(self._bad_input_message(pos, value, exc)) from None
         if self._any_copy_on_entry:
-            for cell, do_copy in zip(cells, self._copy_on_entry):
+            for cell, do_copy in zip(inputs, self._copy_on_entry):
                 if do_copy:
                     cell[0] = copy_value(cell[0])
         try:
-            self.vm()
+            vm()
         except Exception:
-            self._clear_inputs()
+            cells.clear_inputs()
             raise
-        values = [cell[0] for cell in self.vm.output_storage]
+        values = [cell[0] for cell in cells.outputs]
         for k in self._copy_output:
             values[k] = copy_value(values[k])
-        self._clear_inputs()
-        for cell in self._clear_after:
+        cells.clear_inputs()
+        for cell in cells.cleared:
             cell[0] = None
         n_out = self._n_outputs
         for cell, value in zip(self._update_cells, values[n_out:]):
@@ -118,6 +150,15 @@ class Function:
         if self.maker.unpack_single:
             return values[0]
         return values[:n_out] if self._update_cells else values
+
+    def _link_spare(self):
+        """(vm, cells) of a new spare VM: the rewritten graph linked again, reading the same
+        shared variables (the C modules come from memory: nothing is compiled again)."""
+        maker = self.maker
+        storage = [[None] for _ in maker.inputs] + [s.container.storage
+                                                     for s in maker.shared_inputs]
+        vm = maker.linker.make_vm(maker.fgraph, storage, None)
+        return vm, _VMCells(vm, self._n_inputs, self._cleared_outputs)
 
     def stepper(self, *args, **kwargs):
         """A call with these arguments that runs node by node on request (``step()``,
@@ -155,10 +196,6 @@ class Function:
                                     f"{self._signature()}")
                 values[pos] = inputs[pos].value
         return values
-
-    def _clear_inputs(self):
-        for cell in self._input_cells:
-            cell[0] = None
 
     def _bad_input_message(self, pos, value, exc) -> str:
         inp = self.maker.inputs[pos]
@@ -242,6 +279,22 @@ class Function:
 
 
 _MISSING = object()
+
+
+class _VMCells:
+    """The storage cells of a VM a call reads and clears: the explicit inputs' cells, the
+    outputs' cells and, of those, the ones emptied after each call."""
+
+    __slots__ = ("inputs", "outputs", "cleared")
+
+    def __init__(self, vm, n_inputs: int, cleared_outputs):
+        self.inputs = vm.input_storage[:n_inputs]
+        self.outputs = vm.output_storage
+        self.cleared = [vm.output_storage[k] for k in cleared_outputs]
+
+    def clear_inputs(self):
+        for cell in self.inputs:
+            cell[0] = None
 
 
 def _input_converter(function):

@@ -46,6 +46,7 @@ from __future__ import annotations
 import atexit
 import json
 import sys
+import threading
 import weakref
 from time import perf_counter
 
@@ -175,16 +176,35 @@ class _TimedVM:
 
 
 class ProfiledFunction(Function):
-    """A ``Function`` that reports its calls to ``self.profile`` (a ``ProfileStats``)."""
+    """A ``Function`` that reports its calls to ``self.profile`` (a ``ProfileStats``).
+
+    Its node times are measured in its one VM, so calls from several threads take turns
+    there (a plain Function would run them side by side in spare VMs), and a call from inside
+    one of its own calls is refused with a RuntimeError instead of mixing two calls' times.
+    """
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841
+        inside = self._inside_call
+        if getattr(inside, "active", False):
+            raise RuntimeError(
+                f"{self._label()} is profiled and was called again from inside one of its own "
+                "calls (an argument's __array__ or an op's perform calling it): a profile "
+                "times one call at a time; compile the inner use without profile=True")
+        inside.active = True
         record = self._profile_record
         record.last_vm_seconds = 0.0
         started = perf_counter()
         try:
             return Function.__call__(self, *args, **kwargs)
         finally:
+            inside.active = False
             self.profile._end_call(record, perf_counter() - started)
+
+    def _call_busy(self, args):
+        __tracebackhide__ = True  # noqa: F841
+        with self._vm_lock:  # another thread's call: wait for it
+            return self._call_in(self.vm, self._cells, args)
 
 
 #: Functions compiled with ``config.profile`` on, whose profiles print at exit while alive
@@ -237,6 +257,7 @@ class ProfileStats:
         else:
             self._install_timing_hooks(record, vm)
         f = ProfiledFunction(maker, _TimedVM(vm, record), name)
+        f._inside_call = threading.local()
         f.profile = self
         f._profile_record = record
         if self.print_at_exit:

@@ -81,7 +81,9 @@ def _makedirs_private(path: str) -> None:
     intermediate ones the default mode)."""
     missing, current = [], os.path.abspath(path)
     while not os.path.isdir(current):
-        if os.path.lexists(current):
+        # another thread or process may create it between the two checks: only something
+        # that exists and is still not a directory is in the way
+        if os.path.lexists(current) and not os.path.isdir(current):
             raise NotADirectoryError(current)
         missing.append(current)
         current = os.path.dirname(current)

@@ -6,6 +6,14 @@
  * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
  * that is the `self` of every entry point, so each linked function has its own buffers.
  *
+ * Threads and re-entry: an entry point that finds its workspace busy (another thread's call
+ * is in it, or a call re-enters the function from Python code it ran: an argument's
+ * __array__, the convert callback) runs on a *clone*: the same graph with its own buffers,
+ * kept on the workspace's list of idle clones for the next time. The GIL is released while
+ * the nodes of a whole-graph run compute (kernels never touch Python), unless the inputs are
+ * too small for that to pay or the run is profiled; buffers a kernel drops may then be
+ * ndarrays' memory, so their counts are atomic and a foreign release takes the GIL.
+ *
  * Entry points (METH_FASTCALL, called with the GIL held; kernels never touch Python):
  *   run_all(*graph_inputs)  -> tuple of graph outputs        (the VM's whole-graph run)
  *   node_call(k, *inputs)   -> tuple of node k's outputs       (per-node thunks)
@@ -26,8 +34,19 @@ static TG_COLD void tg_py_release(tg_buffer *b)
 {
     PyObject *owner = (PyObject *)b->owner;
     free(b);
-    Py_XDECREF(owner);
+    if (owner == NULL) return;
+    if (PyGILState_Check()) { Py_DECREF(owner); return; }
+    PyGILState_STATE gil = PyGILState_Ensure();   /* dropped by a run without the GIL */
+    Py_DECREF(owner);
+    PyGILState_Release(gil);
 }
+
+/* Whole-graph runs whose inputs hold fewer elements than this keep the GIL: releasing and
+ * taking it back (about 0.1 us, more when other threads wait for it) would cost more than
+ * the other threads gain. */
+#define TG_NOGIL_MIN_ELEMENTS 4096
+/* Idle clones a workspace keeps for later calls (more are freed when their call ends). */
+#define TG_MAX_IDLE_CLONES 8
 
 typedef struct tg_ws {
     tg_ctx ctx;
@@ -54,6 +73,12 @@ typedef struct tg_ws {
     double t0;
     int track;              /* debug_state(1): count held buffers after every node */
     int64_t peak_held;
+    int busy;               /* a call is running in this workspace */
+    struct tg_ws *parent;   /* clones: the workspace they copy (it outlives them) */
+    struct tg_ws *idle;     /* the idle clones of this workspace, linked by `next` */
+    struct tg_ws *next;
+    int nidle;
+    int nclones_busy;       /* clones of this workspace running a call now */
 } tg_ws;
 
 static TG_COLD void tg_release_foreign(tg_ws *ws, int also_owned)
@@ -64,10 +89,13 @@ static TG_COLD void tg_release_foreign(tg_ws *ws, int also_owned)
     }
 }
 
-static TG_COLD void tg_ws_free(PyObject *cap)
+static TG_COLD void tg_ws_destroy(tg_ws *ws)
 {
-    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(cap, "tg_ws");
-    if (ws == NULL) return;
+    while (ws->idle != NULL) {
+        tg_ws *c = ws->idle;
+        ws->idle = c->next;
+        tg_ws_destroy(c);
+    }
     if (ws->v != NULL)
         for (int s = 0; s < ws->g->nvars; s++) tg_release(&ws->v[s]);
     free(ws->v);
@@ -75,8 +103,14 @@ static TG_COLD void tg_ws_free(PyObject *cap)
     Py_XDECREF(ws->tables);
     Py_XDECREF(ws->report); Py_XDECREF(ws->consts); Py_XDECREF(ws->convert);
     Py_XDECREF(ws->shared_cells); Py_XDECREF(ws->update_cells); Py_XDECREF(ws->borrow);
-    Py_XDECREF(ws->prof);
+    if (ws->parent == NULL) Py_XDECREF(ws->prof);   /* a clone borrows its parent's */
     free(ws);
+}
+
+static TG_COLD void tg_ws_free(PyObject *cap)
+{
+    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(cap, "tg_ws");
+    if (ws != NULL) tg_ws_destroy(ws);
 }
 
 /* Whether o can be used as the value of slot s as it is. */
@@ -153,10 +187,111 @@ static TG_COLD PyObject *tg_wrap(tg_array *a)
     if (a->base != NULL) {
         PyObject *cap = PyCapsule_New(a->base, "tg_buffer", tg_capsule_free);
         if (cap == NULL) { Py_DECREF(arr); return NULL; }
-        a->base->refcount++;
+        tg_buffer_incref(a->base);
         if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) { Py_DECREF(arr); return NULL; }
     }
     return arr;
+}
+
+/* The buffers of a new workspace whose graph, constants and settings are set: one array per
+ * variable, the per-node operand pointers, the constants' arrays. */
+static TG_COLD int tg_ws_buffers(tg_ws *ws)
+{
+    const tg_graph *g = ws->g;
+    const int nio = g->node_in_off[g->nnodes] + g->node_out_off[g->nnodes];
+    ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
+    ws->io = (tg_array **)calloc((size_t)nio + 1, sizeof(tg_array *));
+    if (ws->v == NULL || ws->io == NULL) { PyErr_NoMemory(); return -1; }
+    for (int k = 0, at = 0; k < g->nnodes; k++) {
+        for (int j = g->node_in_off[k]; j < g->node_in_off[k + 1]; j++)
+            ws->io[at++] = &ws->v[g->node_in_idx[j]];
+        for (int j = g->node_out_off[k]; j < g->node_out_off[k + 1]; j++)
+            ws->io[at++] = &ws->v[g->node_out_idx[j]];
+    }
+    for (int s = 0; s < g->nvars; s++) ws->v[s].typenum = g->var_typenum[s];
+    for (int c = 0; c < g->nconst; c++) {
+        PyObject *value = tg_coerce(g, g->const_slot[c], PyTuple_GetItem(ws->consts, c));
+        if (value == NULL || tg_set(ws, g->const_slot[c], value) != 0) {
+            Py_XDECREF(value);
+            return -1;
+        }
+        Py_DECREF(value);
+    }
+    return 0;
+}
+
+/* A workspace running p's graph with buffers of its own (for a call that finds p busy). */
+static TG_COLD tg_ws *tg_clone(tg_ws *p)
+{
+    tg_ws *c = (tg_ws *)calloc(1, sizeof(tg_ws));
+    if (c == NULL) { PyErr_NoMemory(); return NULL; }
+    c->parent = p;
+    c->graph = p->graph;
+    c->g = &c->graph;
+    c->ctx.nthreads = p->ctx.nthreads;
+    c->ctx.pool_run = p->ctx.pool_run;
+    c->ctx.openmp_minsize = p->ctx.openmp_minsize;
+    c->gc = p->gc;
+    c->n_explicit = p->n_explicit;
+    c->n_returned = p->n_returned;
+    c->unpack_single = p->unpack_single;
+    c->configured = p->configured;
+    PyObject **refs[] = {&c->tables, &c->report, &c->consts, &c->convert, &c->shared_cells,
+                         &c->update_cells, &c->borrow};
+    PyObject *const from[] = {p->tables, p->report, p->consts, p->convert, p->shared_cells,
+                              p->update_cells, p->borrow};
+    for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+        *refs[i] = from[i];
+        Py_XINCREF(from[i]);
+    }
+    if (tg_ws_buffers(c) != 0) { tg_ws_destroy(c); return NULL; }
+    return c;
+}
+
+/* A clone of ws for a call that finds ws busy: an idle one, or a new one. NULL with an
+ * exception when memory runs out. */
+static TG_COLD tg_ws *tg_claim_clone(tg_ws *ws)
+{
+    tg_ws *c = ws->idle;
+    if (c != NULL) {
+        ws->idle = c->next;
+        ws->nidle--;
+    } else if ((c = tg_clone(ws)) == NULL) {
+        return NULL;
+    }
+    ws->nclones_busy++;
+    c->busy = 1;
+    c->ctx.node_seconds = ws->ctx.node_seconds;     /* profiled into the parent's arrays */
+    c->node_calls = ws->node_calls;
+    c->node_starts = ws->node_starts;
+    c->loop_seconds = ws->loop_seconds;
+    return c;
+}
+
+/* The workspace a call runs in: ws itself when it is free, else a clone of it. */
+static inline tg_ws *tg_claim(tg_ws *ws)
+{
+    if (!ws->busy) {
+        ws->busy = 1;
+        return ws;
+    }
+    return tg_claim_clone(ws);
+}
+
+/* The call in w is over: w is free again (a clone goes back to its parent's idle list). */
+static inline void tg_unclaim(tg_ws *w)
+{
+    w->busy = 0;
+    tg_ws *p = w->parent;
+    if (p == NULL) return;
+    p->nclones_busy--;
+    if (p->nidle < TG_MAX_IDLE_CLONES) {
+        w->next = p->idle;
+        p->idle = w;
+        p->nidle++;
+    } else {
+        tg_ws_destroy(w);
+    }
 }
 
 /* Raise the error of module node k through the Python report callback. */
@@ -178,6 +313,7 @@ static TG_COLD void tg_report(tg_ws *ws, int k)
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, ws->ctx.errmsg);
 }
 
+/* Run module node k; nonzero when it failed (its message in ctx.errmsg). No Python. */
 static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
 {
     ws->ctx.errmsg[0] = 0;
@@ -192,11 +328,7 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
         ws->node_calls[k]++;
         ws->node_starts[k] = start - ws->t0;
     }
-    if (rc != 0) {
-        tg_report(ws, k);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* A new timeline: the next node starts are measured from now. */
@@ -225,10 +357,7 @@ static TG_COLD int64_t tg_held_buffers(tg_ws *ws)
 /* Node k of a whole-graph run; with gc, the intermediates it read last are released. */
 static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
 {
-    if (tg_run_node(ws, k) != 0) {
-        if (ws->gc) tg_release_foreign(ws, 1);
-        return -1;
-    }
+    if (tg_run_node(ws, k) != 0) return -1;
     if (ws->gc)
         for (int j = ws->g->free_off[k]; j < ws->g->free_off[k + 1]; j++)
             tg_release(&ws->v[ws->g->free_idx[j]]);
@@ -241,34 +370,59 @@ static inline __attribute__((always_inline)) int tg_step(tg_ws *ws, int k)
 
 /* Linkers 'cvm' / 'cvm_nogc': the loop over the table of node functions. Linker 'c' (no gc):
  * the library's straight-line run of the nodes (direct calls) unless profiling or tracking,
- * which need the loop's per-node work. */
+ * which need the loop's per-node work. Returns the failed node, or -1. No Python: it may run
+ * without the GIL. */
 static int tg_run_nodes(tg_ws *ws)
 {
     if (ws->g->straight != NULL && !ws->gc && !ws->track && ws->ctx.node_seconds == NULL) {
         int failed = -1;
-        if (ws->g->straight(&ws->ctx, ws->io, &failed) == 0) return 0;
-        tg_report(ws, failed);
-        return -1;
+        return ws->g->straight(&ws->ctx, ws->io, &failed) == 0 ? -1 : failed;
     }
     for (int k = 0; k < ws->g->nnodes; k++)
-        if (tg_step(ws, k) != 0) return -1;
+        if (tg_step(ws, k) != 0) return k;
+    return -1;
+}
+
+/* Whether the graph inputs hold enough elements for a run without the GIL to pay. */
+static TG_COLD int tg_worth_releasing(const tg_ws *ws)
+{
+    int64_t n = 0;
+    for (int i = 0; i < ws->g->ngin; i++) {
+        const tg_array *a = &ws->v[ws->g->graph_in[i]];
+        int64_t size = 1;
+        for (int d = 0; d < a->ndim; d++) size *= a->shape[d];
+        n += size;
+        if (n >= TG_NOGIL_MIN_ELEMENTS) return 1;
+    }
     return 0;
 }
 
-/* A whole-graph run, timed when profiling. At -O3 (not TG_COLD): the nodes inline here. */
+/* A whole-graph run (with the GIL released when the work is big enough and nobody watches
+ * the nodes), timed when profiling; on failure the node's error is raised and, with gc, the
+ * buffers of the run released. At -O3 (not TG_COLD): the nodes inline here. */
 static int tg_run_graph(tg_ws *ws)
 {
     ws->whole_run = 1;
-    if (ws->ctx.node_seconds == NULL) return tg_run_nodes(ws);
-    tg_profile_start(ws);
-    const int rc = tg_run_nodes(ws);
-    ws->loop_seconds[0] += tg_now() - ws->t0;
-    return rc;
+    int failed;
+    if (ws->ctx.node_seconds != NULL) {
+        tg_profile_start(ws);
+        failed = tg_run_nodes(ws);
+        ws->loop_seconds[0] += tg_now() - ws->t0;
+    } else if (ws->track || !tg_worth_releasing(ws)) {
+        failed = tg_run_nodes(ws);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        failed = tg_run_nodes(ws);
+        Py_END_ALLOW_THREADS
+    }
+    if (failed < 0) return 0;
+    tg_report(ws, failed);
+    if (ws->gc) tg_release_foreign(ws, 1);
+    return -1;
 }
 
-static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_run_all_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs)
 {
-    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     const tg_graph *g = ws->g;
     if (nargs != g->ngin) {
         PyErr_Format(PyExc_TypeError, "run_all takes %d values, got %zd", g->ngin, nargs);
@@ -296,9 +450,19 @@ static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ss
     return result;
 }
 
+/* An error for a call that would change what a running call reads (profiling, settings). */
+static TG_COLD int tg_refuse_if_running(const tg_ws *ws, const char *what)
+{
+    if (!ws->busy && ws->nclones_busy == 0) return 0;
+    PyErr_Format(PyExc_RuntimeError, "cannot %s while a call of this function is running "
+                 "(in another thread, or the caller's own)", what);
+    return -1;
+}
+
 static TG_COLD PyObject *tg_configure(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (tg_refuse_if_running(ws, "configure the workspace")) return NULL;
     PyObject *convert, *shared, *updates, *borrow;
     int n_explicit, n_returned, unpack;
     if (!PyArg_ParseTuple(args, "OO!O!O!iip", &convert, &PyTuple_Type, &shared, &PyTuple_Type,
@@ -338,10 +502,9 @@ static TG_COLD int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
     return rc;
 }
 
-static TG_COLD PyObject *tg_call_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              int trusted)
+static TG_COLD PyObject *tg_call_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs,
+                                    int trusted)
 {
-    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     const tg_graph *g = ws->g;
     PyObject *outs[g->ngout + 1];   /* before the first goto: a jump may not enter its scope */
     if (!ws->configured || nargs != ws->n_explicit) Py_RETURN_NOTIMPLEMENTED;
@@ -389,14 +552,29 @@ fail:
     return NULL;
 }
 
+/* An entry point's body run in the workspace of `self` or, when a call is already running
+ * there, in a clone of it. */
+#define TG_IN_A_WORKSPACE(call) do { \
+        tg_ws *ws_ = tg_claim((tg_ws *)PyCapsule_GetPointer(self, "tg_ws")); \
+        if (ws_ == NULL) return NULL; \
+        PyObject *result_ = call; \
+        tg_unclaim(ws_); \
+        return result_; \
+    } while (0)
+
 static TG_COLD PyObject *tg_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    return tg_call_impl(self, args, nargs, 0);
+    TG_IN_A_WORKSPACE(tg_call_in(ws_, args, nargs, 0));
 }
 
 static TG_COLD PyObject *tg_call_trusted(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    return tg_call_impl(self, args, nargs, 1);
+    TG_IN_A_WORKSPACE(tg_call_in(ws_, args, nargs, 1));
+}
+
+static TG_COLD PyObject *tg_run_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    TG_IN_A_WORKSPACE(tg_run_all_in(ws_, args, nargs));
 }
 
 /* The numpy array o if it is a 1-d C-contiguous array of n elements of type t, else NULL
@@ -418,6 +596,7 @@ static TG_COLD PyArrayObject *tg_profile_array(PyObject *o, int t, npy_intp n, c
 static TG_COLD PyObject *tg_profile(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (tg_refuse_if_running(ws, "start or stop profiling")) return NULL;
     PyObject *times = Py_None, *calls = Py_None, *starts = Py_None, *loop = Py_None;
     if (!PyArg_ParseTuple(args, "O|OOO", &times, &calls, &starts, &loop)) return NULL;
     if (times == Py_None) {
@@ -445,6 +624,7 @@ static TG_COLD PyObject *tg_profile(PyObject *self, PyObject *args)
 static TG_COLD PyObject *tg_debug_state(PyObject *self, PyObject *args)
 {
     tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
+    if (tg_refuse_if_running(ws, "read the buffer counters")) return NULL;
     int track = 0;
     if (!PyArg_ParseTuple(args, "p", &track)) return NULL;
     PyObject *state = Py_BuildValue("{s:L,s:L,s:L}", "allocations", (long long)ws->ctx.nallocs,
@@ -455,9 +635,8 @@ static TG_COLD PyObject *tg_debug_state(PyObject *self, PyObject *args)
     return state;
 }
 
-static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static TG_COLD PyObject *tg_node_call_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs)
 {
-    tg_ws *ws = (tg_ws *)PyCapsule_GetPointer(self, "tg_ws");
     const tg_graph *g = ws->g;
     if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "node_call(k, *inputs)"); return NULL; }
     long k = PyLong_AsLong(args[0]);
@@ -490,7 +669,9 @@ static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_
     PyObject *result = NULL;
     ws->whole_run = 0;
     if (k == 0 && ws->ctx.node_seconds != NULL) tg_profile_start(ws);
-    if (tg_run_node(ws, (int)k) == 0) {
+    if (tg_run_node(ws, (int)k) != 0) {
+        tg_report(ws, (int)k);
+    } else {
         const int out0 = g->node_out_off[k], nout = g->node_out_off[k + 1] - out0;
         result = PyTuple_New(nout);
         for (int j = 0; result != NULL && j < nout; j++) {
@@ -503,6 +684,11 @@ static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_
     }
     tg_release_foreign(ws, 0);
     return result;
+}
+
+static TG_COLD PyObject *tg_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    TG_IN_A_WORKSPACE(tg_node_call_in(ws_, args, nargs));
 }
 
 static PyMethodDef tg_methods[] = {
@@ -593,27 +779,12 @@ TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
                                             PyTuple_GET_ITEM(spec, 6)) != 0)
         goto done;
     const tg_graph *g = ws->g;
-    const int nio = g->node_in_off[g->nnodes] + g->node_out_off[g->nnodes];
-    ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
-    ws->io = (tg_array **)calloc((size_t)nio + 1, sizeof(tg_array *));
-    if (ws->v == NULL || ws->io == NULL) { PyErr_NoMemory(); goto done; }
-    for (int k = 0, at = 0; k < g->nnodes; k++) {
-        for (int j = g->node_in_off[k]; j < g->node_in_off[k + 1]; j++)
-            ws->io[at++] = &ws->v[g->node_in_idx[j]];
-        for (int j = g->node_out_off[k]; j < g->node_out_off[k + 1]; j++)
-            ws->io[at++] = &ws->v[g->node_out_idx[j]];
-    }
     ws->consts = PyTuple_GetItem(spec, 0); Py_XINCREF(ws->consts);
     ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
     ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));
     ws->ctx.nthreads = (int)PyLong_AsLong(PyTuple_GetItem(spec, 3));
     ws->ctx.pool_run = tg_pool_run;
-    for (int s = 0; s < g->nvars; s++) ws->v[s].typenum = g->var_typenum[s];
-    for (int c = 0; c < g->nconst; c++) {
-        PyObject *value = tg_coerce(g, g->const_slot[c], PyTuple_GetItem(ws->consts, c));
-        if (value == NULL || tg_set(ws, g->const_slot[c], value) != 0) { Py_XDECREF(value); goto done; }
-        Py_DECREF(value);
-    }
+    if (ws->consts == NULL || tg_ws_buffers(ws) != 0) goto done;
     d = PyDict_New();
     if (d == NULL) goto done;
     for (PyMethodDef *m = tg_methods; m->ml_name != NULL && (g->whole || m == tg_methods); m++) {

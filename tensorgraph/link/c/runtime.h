@@ -140,9 +140,16 @@ static TG_COLD int tg_is_c_contiguous(const tg_array *a)
     return 1;
 }
 
+/* Counts are atomic: a run without the GIL may drop a buffer while another thread frees an
+ * ndarray over the same buffer. */
+static inline void tg_buffer_incref(tg_buffer *b)
+{
+    __atomic_add_fetch(&b->refcount, 1, __ATOMIC_RELAXED);
+}
+
 static inline void tg_buffer_decref(tg_buffer *b)
 {
-    if (b != NULL && --b->refcount == 0) {
+    if (b != NULL && __atomic_sub_fetch(&b->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
         if (b->release != NULL) b->release(b);
         else free(b);
     }
@@ -160,7 +167,7 @@ static inline void tg_release(tg_array *a)
  * dst's data/shape/strides to select a part of it (a view). */
 static TG_COLD void tg_view(tg_array *dst, const tg_array *src)
 {
-    if (src->base != NULL) src->base->refcount++;
+    if (src->base != NULL) tg_buffer_incref(src->base);
     tg_buffer *old = dst->base;
     *dst = *src;
     tg_buffer_decref(old);
@@ -184,7 +191,7 @@ static TG_COLD int tg_alloc(tg_array *a, int ndim, const int64_t *shape, int typ
         nbytes *= (size_t)shape[d];
     }
     tg_buffer *b = a->base;
-    if (!(b != NULL && b->refcount == 1 && b->release == NULL && b->nbytes >= nbytes)) {
+    if (!(b != NULL && __atomic_load_n(&b->refcount, __ATOMIC_ACQUIRE) == 1 && b->release == NULL && b->nbytes >= nbytes)) {
         void *mem = NULL;
         if (posix_memalign(&mem, TG_ALIGN, TG_ALIGN + (nbytes ? nbytes : 1)) != 0)
             return tg_error(ctx, "out of memory allocating %zu bytes", nbytes);

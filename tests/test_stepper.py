@@ -153,6 +153,27 @@ def test_run_until_nonfinite_names_the_first_node_and_the_users_line():
     assert stop is not None and "exp" in str(stop.op)
 
 
+def test_run_until_nonfinite_names_inputs_and_shared_values_that_are_already_bad():
+    """After a diverged training loop the weights are NaN: every node would only be a victim,
+    so the stepper says which values the call starts with are bad, with counts, and runs
+    nothing (it said 'every node has run' and found nothing)."""
+    x = tt.vector("x")
+    w = tg.shared(np.array([1.0, np.nan, np.nan]), name="w")
+    b = tg.shared(np.array([0.5, 0.5, np.inf]), name="b")
+    v = tg.shared(np.ones(3), name="v")
+    fn = tg.function([x], tt.exp(x * w + b) + v, mode=Mode("cvm", "fast_run"))
+    run = fn.stepper(np.array([1.0, np.inf, 0.0]))
+    found = run.run_until_nonfinite()
+    assert found is not None and found.node is None and run.position == 0
+    labels = [label for _v, label, *_ in found.found]
+    assert labels == ["input 0 (x)", "shared variable w", "shared variable b"]
+    text = str(found)
+    assert "shared variable w has 2 nan (of 3 elements)" in text
+    assert "shared variable b has 1 inf" in text and "input 0 (x) has 1 inf" in text
+    assert "v" not in labels
+    assert set(found.variables) <= set(fn.maker.fgraph.inputs)
+
+
 def test_bad_arguments_are_the_calls_errors():
     train, data = seed()
     with pytest.raises(TypeError, match="bad value for input 0"):

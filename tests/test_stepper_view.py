@@ -63,6 +63,18 @@ def test_run_to_nan_marks_the_first_node_and_names_the_line():
     assert "1 Inf" in widget._panel.value
 
 
+def test_run_to_nan_with_bad_shared_values_names_them_and_marks_them():
+    x = tt.vector("x")
+    w = tg.shared(np.array([np.nan, 1.0]), name="w")
+    fn = tg.function([x], tt.exp(x * w), mode=Mode("cvm", "None"))
+    widget = Stepper(fn, np.array([1.0, 0.0]))
+    widget._nan.click()
+    assert "NaN/Inf in the inputs" in widget.status and "shared variable w has 1 nan" in \
+        widget.status
+    w_id = widget.run.ids[fn.maker.fgraph.inputs[1]]
+    assert widget.view.marks.get(w_id) == "nonfinite"
+
+
 def test_the_magic_parses_a_call_and_refuses_anything_else(ipython_shell):
     train, data = seed()
     ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1], number=3)

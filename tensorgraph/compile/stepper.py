@@ -37,7 +37,7 @@ from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import format_user_line
 
-__all__ = ["Stepper", "NonFinite", "call_arguments"]
+__all__ = ["Stepper", "NonFinite", "NonFiniteInputs", "call_arguments"]
 
 
 class NonFinite:
@@ -58,6 +58,32 @@ class NonFinite:
                 f"{counts} (of {self.size} elements); created at {self.line or '(unknown)'}")
 
     __repr__ = __str__
+
+
+class NonFiniteInputs:
+    """Where ``run_until_nonfinite`` stopped before running any node: values the call starts
+    with (its arguments, the shared variables it reads) already hold nan or inf, as after a
+    training loop that diverged. ``found``: one ``(variable, label, nan, inf, size)`` per such
+    value, in input order; ``node`` is None (no node made them)."""
+
+    node = None
+
+    def __init__(self, found):
+        self.found = found
+
+    @property
+    def variables(self) -> list:
+        return [item[0] for item in self.found]
+
+    def __str__(self) -> str:
+        parts = []
+        for _var, label, nan, inf, size in self.found:
+            counts = ", ".join(f"{n} {kind}" for kind, n in (("nan", nan), ("inf", inf)) if n)
+            parts.append(f"{label} has {counts} (of {size} elements)")
+        return ("the call starts with NaN/Inf before any node runs: " + "; ".join(parts)
+                + ". No node of this call made them: they come from an earlier call (a "
+                "diverged training step writes them into the shared variables) or from the "
+                "caller; step the earlier call, or reset the values")
 
 
 def call_arguments(function, args, kwargs) -> list:
@@ -177,10 +203,16 @@ class Stepper:
                 return node
         return None
 
-    def run_until_nonfinite(self) -> NonFinite | None:
+    def run_until_nonfinite(self) -> NonFinite | NonFiniteInputs | None:
         """Run until the first node that turns finite inputs into nan or inf; where it stopped
-        (node, output, counts, user line), or None when the call ended with none."""
+        (node, output, counts, user line), or None when the call ended with none. When the
+        call's own arguments or shared variables already hold nan or inf, nothing runs: the
+        answer is a ``NonFiniteInputs`` naming them (every node reading them would only be a
+        victim)."""
         self._alive()
+        bad_inputs = self._nonfinite_inputs()
+        if bad_inputs:
+            return NonFiniteInputs(bad_inputs)
         while not self.done:
             node = self._advance()
             if node not in self.times:
@@ -233,6 +265,25 @@ class Stepper:
         if not isinstance(found, Apply):
             raise KeyError(f"no node with id {node_or_id!r} in the compiled graph of "
                            f"{self.function._label()} (ids as dprint(f) prints them)")
+        return found
+
+    def _nonfinite_inputs(self) -> list:
+        """(variable, label, nan, inf, size) for each graph input holding nan or inf."""
+        maker = self.function.maker
+        n_explicit = len(maker.inputs)
+        found = []
+        for pos, var in enumerate(maker.fgraph.inputs):
+            if not self._holds_bad(var):
+                continue
+            value = self._values[var]
+            nan, inf = _bad_counts(value)
+            if pos < n_explicit:
+                name = maker.inputs[pos].name
+                label = f"input {pos}" + (f" ({name})" if name else "")
+            else:
+                shared = maker.shared_inputs[pos - n_explicit]
+                label = f"shared variable {shared.name or shared}"
+            found.append((var, label, nan, inf, int(np.size(value))))
         return found
 
     def _holds_bad(self, var) -> bool:

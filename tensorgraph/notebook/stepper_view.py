@@ -147,7 +147,11 @@ class Stepper(widgets.VBox):
         if self._error_node is not None and self._error_node in ids:
             marks[ids[self._error_node]] = "error"
         if self._nonfinite is not None:
-            marks[self._nonfinite.node_id] = "nonfinite"
+            culprits = ([self._nonfinite.node] if self._nonfinite.node is not None
+                        else self._nonfinite.variables)
+            for item in culprits:
+                if item in ids:
+                    marks[ids[item]] = "nonfinite"
         with self.hold_trait_notifications():
             self.view.marks = marks
             self.position = run.position
@@ -165,7 +169,8 @@ class Stepper(widgets.VBox):
         text = (f"<b>{run.position}</b> of {total} nodes run ({spent * 1e3:.2f} ms in their "
                 f"thunks) &middot; {state}")
         if self._nonfinite is not None:
-            text += (f"<br><b style='color:var(--jp-error-color1,#d32f2f)'>first NaN/Inf:</b> "
+            what = "first NaN/Inf" if self._nonfinite.node is not None else "NaN/Inf in the inputs"
+            text += (f"<br><b style='color:var(--jp-error-color1,#d32f2f)'>{what}:</b> "
                      f"{html.escape(str(self._nonfinite))}")
         if error:
             text += (f"<br><b style='color:var(--jp-error-color1,#d32f2f)'>"

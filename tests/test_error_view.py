@@ -68,3 +68,46 @@ def test_a_bad_rewrite_shows_the_graph_before_and_after():
     assert before.graph["title"] == "before local_wrong" and after.graph["title"] == "after local_wrong"
     assert "before the rewrite" in shown.children[2].value
     assert error_display(ValueError("no node")) is None
+
+
+def _rendered(shell, exc) -> str:
+    import re
+
+    text = "\n".join(shell.InteractiveTB.structured_traceback(type(exc), exc,
+                                                              exc.__traceback__))
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def _our_frames(text) -> list:
+    return [line for line in text.splitlines()
+            if line.startswith("File ") and "/tensorgraph/" in line]
+
+
+TRACEBACK_CELLS = {
+    "FAST_RUN": FAILING.replace("+ 1)", "+ 1, mode='FAST_RUN')"),
+    "FAST_COMPILE": FAILING.replace("+ 1)", "+ 1, mode='FAST_COMPILE')"),
+    "c|py": FAILING.replace("+ 1)", "+ 1, mode=tg.Mode('c|py', 'fast_run'))"),
+    "NanGuardMode": "v = tt.vector('v')\nf = tg.function([v], tt.log(v - 2), mode='NanGuardMode')"
+                    "\nf(np.ones(3))",
+    "%%tg_compile": "%%tg_compile --quiet\n" + FAILING,
+    "%tg_profile": "v = tt.vector('v')\nf = tg.function([v], v[5])\n%tg_profile f(np.ones(3))",
+}
+
+
+@pytest.mark.parametrize("case", TRACEBACK_CELLS)
+def test_tracebacks_show_the_users_cell_then_the_message(ipython_shell, case):
+    ipython_shell.run_cell("import numpy as np\nimport tensorgraph as tg\n"
+                           "import tensorgraph.tensor as tt")
+    with capture_output():
+        result = ipython_shell.run_cell(TRACEBACK_CELLS[case], store_history=True)
+    exc = result.error_in_exec
+    assert exc is not None
+    text = _rendered(ipython_shell, exc)
+    # IPython always shows the frame that raised; every other frame of ours is hidden
+    assert len(_our_frames(text)) <= 1, text
+    assert text.index(f"Cell In[{result.execution_count}]") < text.index("File ")
+    ipython_shell.InteractiveTB.skip_hidden = False  # %xmode --show: every frame
+    try:
+        assert len(_our_frames(_rendered(ipython_shell, exc))) >= 2
+    finally:
+        ipython_shell.InteractiveTB.skip_hidden = True

@@ -137,6 +137,7 @@ class NanGuardMode(HookMode):
                 pdb.set_trace()
 
         def pre(i, node, thunk):
+            __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame first
             # graph inputs are nobody's output: check them before a node reads them
             for k, (var, cell) in enumerate(zip(node.inputs, thunk.inputs)):
                 if var in graph_inputs:
@@ -149,6 +150,7 @@ class NanGuardMode(HookMode):
                             describe=summarize_value, fgraph=vm.fgraph))
 
         def post(i, node, thunk):
+            __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame first
             for k, cell in enumerate(thunk.outputs):
                 found = count_bad(cell[0], nan, inf, big)
                 if found and not any(count_bad(c[0], nan, inf, big) for c in thunk.inputs):

@@ -157,6 +157,7 @@ class _TimedVM:
         object.__setattr__(self, "_record", record)
 
     def __call__(self):
+        __tracebackhide__ = True  # noqa: F841
         record = self._record
         started = perf_counter()
         record.call_started = started

@@ -92,6 +92,7 @@ class VM:
     # -- running --------------------------------------------------------------------------
 
     def __call__(self):
+        __tracebackhide__ = True  # noqa: F841 - IPython shows the user's frame first
         if self.lazy:
             self._run_lazy()
         elif self.pre_hook is None and self.post_hook is None:
@@ -100,6 +101,7 @@ class VM:
             self._run_hooked()
 
     def _run_plain(self):
+        __tracebackhide__ = True  # noqa: F841
         i = -1
         try:
             if self._free_after is None:
@@ -114,6 +116,7 @@ class VM:
             self._fail(exc, i)
 
     def _run_hooked(self):
+        __tracebackhide__ = True  # noqa: F841
         pre, post = self.pre_hook, self.post_hook
         free_after = self._free_after
         for i, (node, thunk) in enumerate(zip(self.nodes, self.thunks)):
@@ -131,6 +134,7 @@ class VM:
 
     def _run_lazy(self):
         """Run nodes on demand, from the outputs back (see ``lazy_schedule``)."""
+        __tracebackhide__ = True  # noqa: F841
         pre, post = self.pre_hook, self.post_hook
         nodes, thunks, storage_map = self.nodes, self.thunks, self.storage_map
         schedule = self.lazy_schedule()
@@ -201,6 +205,7 @@ class VM:
                 self.storage_map[inp][0] = None
 
     def _fail(self, exc: Exception, i: int):
+        __tracebackhide__ = True  # noqa: F841
         node = self.nodes[i]
         values = [self.storage_map[v][0] for v in node.inputs]
         if self.allow_gc:

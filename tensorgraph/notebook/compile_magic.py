@@ -65,6 +65,7 @@ class CompileMagics(Magics):
     @line_cell_magic("tg_compile")
     def tg_compile(self, line: str, cell: str | None = None):
         """Run the cell with compile settings in force; report every compile in it."""
+        __tracebackhide__ = True  # noqa: F841 - IPython: the user's cell first
         if help_requested(line, self.tg_compile, __doc__.split("\n\n", 2)[2]):
             return None
         if cell is None:  # the line form only answers --help
@@ -129,6 +130,7 @@ class CompileMagics(Magics):
 
     def _run(self, tree, last, filename, name):
         """Run the cell's statements (and, with NAME, compile its last expression)."""
+        __tracebackhide__ = True  # noqa: F841
         ns = self.shell.user_ns
         try:
             exec(compile(tree, filename, "exec"), ns)  # noqa: S102 - the user's own cell

@@ -34,6 +34,7 @@ class ProfileMagics(Magics):
     @line_magic("tg_profile")
     def tg_profile(self, line: str = ""):
         """Profile calls of a compiled function and show the profile view."""
+        __tracebackhide__ = True  # noqa: F841 - IPython: the user's cell first
         if help_requested(line, self.tg_profile, __doc__.split("\n\n", 1)[1]):
             return None
         args = parse_magic_args(self.tg_profile, "%tg_profile", line)

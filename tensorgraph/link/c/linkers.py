@@ -161,6 +161,7 @@ class CVM(VM):
         self._sync()
 
     def __call__(self):
+        __tracebackhide__ = True  # noqa: F841 - IPython shows the user's frame first
         if self._run_all is None or self._pre is not None or self._post is not None:
             return super().__call__()
         outputs = self._run_all(*[cell[0] for cell in self.input_storage])
@@ -254,6 +255,7 @@ class CLinker:
             positions = {node: i for i, node in enumerate(nodes)}
 
             def report(k, message, inputs, whole):
+                __tracebackhide__ = True  # noqa: F841
                 node = cgraph.c_nodes[k]
                 exc = c_error(message)
                 if whole:

@@ -203,3 +203,46 @@ def test_what_a_killed_compile_leaves_is_removed_by_the_next_process(run_python,
     assert list((compiledir / "locks").glob("*.owner")) == []
     for path in left:
         assert not path.exists()
+
+
+def _no_space(path):
+    import errno as _errno
+
+    raise OSError(_errno.ENOSPC, "No space left on device", path)
+
+
+@pytest.mark.parametrize("where", ["lock owner file", "C source", "compiler output"])
+def test_a_full_disk_names_the_path_the_flag_and_the_fix(tmp_path, monkeypatch, where):
+    """A full disk gave a bare OSError [Errno 28] from the lock's owner file or cffi's writer;
+    now a CacheDiskFullError names the path, the flag and what to do, and the cache keeps
+    nothing half-written."""
+    from tensorgraph.link.c import cachedir, cmodule
+    from tensorgraph.link.c.cache import MODULES, TMP
+
+    if where == "lock owner file":
+        monkeypatch.setattr(cmodule, "write_owner", lambda path, what: _no_space(path))
+    elif where == "C source":
+        def write_c(self, c_file):
+            _no_space(c_file)
+        monkeypatch.setattr(cmodule._Build, "_write_c", write_c)
+    else:
+        real_run = cmodule._Build._check
+
+        def check(self, result, c_file, source, workdir):
+            result.returncode, result.stderr = 1, f"{c_file}: fatal error: No space left on device"
+            return real_run(self, result, c_file, source, workdir)
+        monkeypatch.setattr(cmodule._Build, "_check", check)
+    root = str(tmp_path / "cache")
+    cache = cmodule.ModuleCache(root)
+    source = f"int tg_answer_{where.replace(' ', '_')}(void) {{ return 42; }}"
+    with pytest.raises(cachedir.CacheDiskFullError) as info:
+        cache.get(cmodule.MODULE, source, f"int tg_answer_{where.replace(' ', '_')}(void);",
+                  name_hint="full", units=(), libraries=(), library_dirs=(), include_dirs=(),
+                  extra_compile_args=(), extra_link_args=(), runtime_version="",
+                  unversioned=(), origin=None)
+    message = str(info.value)
+    assert "no space left" in message and "base_compiledir" in message
+    assert "cache clear" in message and root in message
+    for sub in (TMP, MODULES):  # nothing half-written stays
+        directory = os.path.join(root, sub)
+        assert not os.path.isdir(directory) or os.listdir(directory) == []

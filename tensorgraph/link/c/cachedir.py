@@ -19,7 +19,8 @@ import stat
 from tensorgraph.configdefaults import config
 from tensorgraph.configparser import ENV_FLAGS
 
-__all__ = ["CompiledirError", "UntrustedCacheError", "prepare", "check_trusted"]
+__all__ = ["CompiledirError", "UntrustedCacheError", "CacheDiskFullError", "prepare",
+           "check_trusted", "disk_full"]
 
 
 class CompiledirError(RuntimeError):
@@ -28,6 +29,21 @@ class CompiledirError(RuntimeError):
 
 class UntrustedCacheError(CompiledirError):
     """A directory or file of the cache could be written by another user: nothing is loaded."""
+
+
+class CacheDiskFullError(CompiledirError):
+    """The disk (or quota) holding the module cache is full: a module could not be written."""
+
+
+def disk_full(path: str) -> CacheDiskFullError:
+    """The error for a write under the cache that failed for lack of space (what was being
+    written is removed by its writer: the cache holds only complete entries)."""
+    flag = _flag_for(path)
+    return CacheDiskFullError(
+        f"no space left on the device holding the C module cache: writing {path} failed "
+        f"(config.{flag}={getattr(config, flag)!r}). Free space there (`python -m tensorgraph "
+        f"cache clear` removes modules unused for a while, `... cache purge` all of them), or "
+        f"{_fix_hint()} on a disk with room. Nothing half-written was kept.")
 
 
 _prepared: set[str] = set()

@@ -13,6 +13,7 @@ See docs/c_cache.md for the user-facing side (location, flags, the ``cache`` com
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -106,8 +107,12 @@ def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include
     if exports and not unversioned:
         key = _cache_for(config.compiledir).key_of(library)
         if key is not None:
-            for symbol_id in _symbol_ids(exports, runtime_version):
-                cache.write_symbol(config.compiledir, symbol_id, key)
+            try:
+                for symbol_id in _symbol_ids(exports, runtime_version):
+                    cache.write_symbol(config.compiledir, symbol_id, key)
+            except OSError as exc:  # the index only saves later compiles: go on without it
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
     return library
 
 
@@ -241,11 +246,17 @@ class ModuleCache:
         with key_lock:
             module = self._memo.get(memo_key)
             if module is None:
-                module, where = self._find_or_build(
-                    kind, source, cdef, units, name_hint, runtime_version, unversioned, origin,
-                    {"libraries": libraries, "library_dirs": library_dirs,
-                     "include_dirs": include_dirs, "extra_compile_args": extra_compile_args,
-                     "extra_link_args": extra_link_args}, cached_only)
+                try:
+                    module, where = self._find_or_build(
+                        kind, source, cdef, units, name_hint, runtime_version, unversioned,
+                        origin, {"libraries": libraries, "library_dirs": library_dirs,
+                                 "include_dirs": include_dirs,
+                                 "extra_compile_args": extra_compile_args,
+                                 "extra_link_args": extra_link_args}, cached_only)
+                except OSError as exc:  # a full disk, wherever the write was
+                    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                        raise cachedir.disk_full(exc.filename or self.root) from None
+                    raise
                 if module is not None:
                     self._memo[memo_key] = module
         return module, where
@@ -457,6 +468,8 @@ class _Build:
         from tensorgraph.link.c import compiler
 
         if result.returncode != 0:
+            if "No space left on device" in (result.stderr or ""):
+                raise OSError(errno.ENOSPC, "No space left on device", workdir)
             raise CompileError(compiler.format_error(
                 result, c_file=c_file, source=source, name=self.name,
                 origin_text=describe_origin(self.origin),

@@ -47,3 +47,17 @@ def test_every_graph_of_the_report_names_updates_as_the_graph_view_does():
     before = [o for n in rep.view.graph["nodes"] for o in n.get("o", ())]
     for labels in (stepped, before):
         assert "update of w" in labels and "update of b" in labels, labels
+
+
+def test_a_steps_static_picture_covers_that_step_not_the_union_of_all_steps():
+    """A step is drawn at its places in the union of every step's graph; its static picture
+    (nbconvert, GitHub) crops to what the step draws, not to the whole union."""
+    import re
+
+    rep = report(seed_function())
+    rep.show_step(len(rep.steps) - 1)
+    x0, y0, x1, y1 = rep.view.layout["bbox"]
+    assert rep.view.layout["engine"] == "dot (union of the steps)"
+    view_box = [float(v) for v in re.search(r'viewBox="([^"]+)"', rep.view.to_svg()).group(1).split()]
+    assert view_box == [x0 - 10, y0 - 10, x1 - x0 + 20, y1 - y0 + 20]
+    assert (x1 - x0) * (y1 - y0) < 0.8 * rep.view.layout["size"][0] * rep.view.layout["size"][1]

@@ -78,12 +78,15 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
     ``overlay`` (``{title, values: {id: number}}``, the heat map) with its legend below."""
     marks = marks or {}
     heat = _heat_fills((overlay or {}).get("values") or {})
-    width, height = layout.get("size", [10, 10])
+    # a rewrite step drawn at its places in the union of all steps covers only its ``bbox``
+    left, top, right, bottom = layout.get("bbox") or [0, 0, *layout.get("size", [10, 10])]
+    width, height = right - left, bottom - top
     legend = 22 if heat else 0
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" '
-           f'height="{height + 20 + legend}" viewBox="-10 -10 {width + 20} {height + 20 + legend}" '
+           f'height="{height + 20 + legend}" '
+           f'viewBox="{left - 10} {top - 10} {width + 20} {height + 20 + legend}" '
            'font-family="monospace" font-size="11">',
            '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" '
            'markerHeight="8" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker>'
@@ -128,7 +131,7 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
                        f'text-anchor="middle" fill="{color}">{escape(line)}</text>')
         out.append("</g>")
     if heat:
-        out.append(_legend(overlay, height + 8))
+        out.append(_legend(overlay, left, bottom + 8))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -142,15 +145,15 @@ def _heat_fills(values: dict) -> dict:
     return {k: heat_rgb((v - lo) / (hi - lo) if hi > lo else 1.0) for k, v in finite.items()}
 
 
-def _legend(overlay: dict, y: float) -> str:
+def _legend(overlay: dict, x0: float, y: float) -> str:
     """The heat map's title, its ramp and its range, as the browser's legend shows them."""
     finite = [v for v in overlay["values"].values() if math.isfinite(v)]
     stops = "".join(f'<stop offset="{k / (len(HEAT_STOPS) - 1):.2f}" stop-color="{_hex(c)}"/>'
                     for k, c in enumerate(HEAT_STOPS))
     title = escape(overlay.get("title") or "")
-    x = len(title) * 6.6 + 8
+    x = x0 + len(title) * 6.6 + 8
     return (f'<defs><linearGradient id="heat">{stops}</linearGradient></defs>'
-            f'<text x="0" y="{y + 10}" fill="#444444">{title}</text>'
+            f'<text x="{x0}" y="{y + 10}" fill="#444444">{title}</text>'
             f'<rect x="{x}" y="{y + 1}" width="90" height="10" fill="url(#heat)"/>'
             f'<text x="{x + 96}" y="{y + 10}" fill="#444444">'
             f'{_number(min(finite))} .. {_number(max(finite))}</text>')

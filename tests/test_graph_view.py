@@ -301,3 +301,22 @@ def test_the_browser_and_the_static_picture_use_one_heat_ramp():
         == list(HEAT_STOPS)
     # every colour of the ramp carries its text at AA contrast
     assert min(contrast(heat_rgb(t / 20), text_on(heat_rgb(t / 20))) for t in range(21)) >= 4.5
+
+
+def test_an_opened_group_shows_its_children_in_the_users_creation_order():
+    """The gradient of a 64-layer network, grouped per layer: the layers' groups come W0, W1,
+    ..., W63 (not W0, W1, W10, ...), and dot draws them in that order top to bottom, though
+    data runs from layer k+1's box to layer k's."""
+    model = graph_model(deep_mlp(layers=64))
+    grad = next(g["id"] for g in model.groups if g["parent"] is None and "tg.grad" in g["label"])
+    kids = [g for g in model.groups if g["parent"] == grad]
+    layers = [g["label"] for g in kids if re.fullmatch(r"W\d+", g["label"])]
+    assert layers == [f"W{k}" for k in range(64)]
+    placed = layout(visible_graph(model.payload(), [grad]))
+    assert placed["engine"] == "dot"
+    drawn = sorted((placed["items"][f"G:{g['id']}"][1], g["label"]) for g in kids
+                   if g["label"] in layers)
+    assert [label for _, label in drawn] == layers
+    # the ordering edges are not drawn
+    assert all(a in placed["items"] and b in placed["items"] for a, b, *_ in placed["edges"])
+    assert len(placed["edges"]) == len(visible_graph(model.payload(), [grad])["edges"])

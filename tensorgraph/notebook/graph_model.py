@@ -19,6 +19,7 @@ Only short texts travel: about 100-200 bytes per node (see ``payload_bytes``).
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 
 from tensorgraph.graph.basic import Apply, Constant
@@ -153,7 +154,15 @@ class GraphModel:
             consumers[src].append(dst)
         index = {n["id"]: n for n in self.nodes}
         nearest = _nearest_named_inputs(apply_nodes, self.by_id, self.ids)
-        for line, members in sorted(by_line.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+        # groups come in the user's creation order: a line's first node, a layer's weights
+        born = {}
+        for n in apply_nodes:
+            for inp in self.by_id[n["id"]].inputs:
+                if inp.owner is None and inp.name:
+                    born[inp.name] = min(born.get(inp.name, _born(inp)), _born(inp))
+        self._name_born = born
+        for line, members in sorted(by_line.items(), key=lambda kv: (
+                kv[0] is None, min(_born(self.by_id[m["id"]]) for m in kv[1]))):
             if len(members) < 2:
                 continue
             text = self.lines[line] if line is not None else "made while compiling (no user line)"
@@ -189,12 +198,14 @@ class GraphModel:
         if len(buckets) == 1:
             self._chunks(gid, order)
             return
-        for name, part in sorted(buckets.items(), key=lambda kv: (kv[0] is None, str(kv[0]))):
+        for name, part in sorted(buckets.items(), key=lambda kv: (
+                kv[0] is None, self._name_born.get(kv[0], math.inf), str(kv[0]))):
             sub = self._new_group(f"{name}" if name else "other", gid, part)
             if len(part) > GROUP_MAX:
                 self._chunks(sub, part)
 
     def _chunks(self, gid: str, members: list) -> None:
+        members = sorted(members, key=lambda m: _born(self.by_id[m["id"]]))
         for start in range(0, len(members), GROUP_MAX):
             part = members[start:start + GROUP_MAX]
             self._new_group(f"part {start // GROUP_MAX + 1}", gid, part)
@@ -434,6 +445,16 @@ def _nearest_named_inputs(entries: list, by_id: dict, ids) -> dict:
         if not changed:
             break
     return {node_id: name for node_id, (name, _) in best.items()}
+
+
+def _born(key) -> float:
+    """When a variable or an Apply node (its first output) was created: its ``auto_name``
+    counter (the user's creation order; inf when unknown)."""
+    var = key.outputs[0] if isinstance(key, Apply) else key
+    try:
+        return int(var.auto_name.rsplit("_", 1)[1])
+    except (AttributeError, IndexError, ValueError):
+        return math.inf
 
 
 def _short(value) -> str:

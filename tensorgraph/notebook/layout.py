@@ -102,7 +102,8 @@ def visible_graph(payload: dict, expanded) -> dict:
             entry["label"] = ""
     return {"items": items, "frames": frames,
             "edges": [[a, b, e["n"], e["label"] if e["n"] == 1 else f"x{e['n']}"]
-                      for (a, b), e in edges.items()]}
+                      for (a, b), e in edges.items()],
+            "group_order": [g["id"] for g in payload["groups"]]}
 
 
 def _name(item_id: str) -> str:
@@ -138,8 +139,21 @@ def dot_source(visible: dict, cheap: bool = False) -> str:
             lines.append(f"{indent}}}")
 
     emit(None, "  ")
+    # sibling groups keep the user's creation order (W0 above W1 above W2 ...): an invisible
+    # edge runs from each closed group to the next, and the data edges between two sibling
+    # groups do not rank them (in a gradient, layer 3's box feeds layer 2's)
+    rank = {g: k for k, g in enumerate(visible.get("group_order", ()))}
+    frame_of, order_edges = {}, []  # closed group box -> the frame it sits in
+    for parent, kids in children.items():
+        boxes = sorted((i for i in kids if visible["items"][i].get("group") in rank),
+                       key=lambda i: rank[visible["items"][i]["group"]])
+        frame_of.update(dict.fromkeys(boxes, parent))
+        order_edges += zip(boxes, boxes[1:])
     for a, b, _n, _label in visible["edges"]:
-        lines.append(f"  {_name(a)} -> {_name(b)};")
+        loose = a in frame_of and b in frame_of and frame_of[a] == frame_of[b]
+        lines.append(f"  {_name(a)} -> {_name(b)}{' [constraint=false]' if loose else ''};")
+    for a, b in order_edges:
+        lines.append(f"  {_name(a)} -> {_name(b)} [style=invis];")
     lines.append("}")
     return "\n".join(lines)
 
@@ -239,6 +253,8 @@ def parse_dot_json(data: dict, visible: dict) -> dict:
     edge_meta = {(a, b): (n, label) for a, b, n, label in visible["edges"]}
     edges = []
     for edge in data.get("edges", []):
+        if edge.get("style") == "invis":
+            continue  # an ordering edge (see dot_source)
         a, b = by_gvid.get(edge["tail"]), by_gvid.get(edge["head"])
         if a is None or b is None:
             continue

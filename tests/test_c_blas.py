@@ -148,17 +148,19 @@ def test_shape_errors_name_the_shapes():
             np.ones((3, 2)), np.ones((4, 2)), np.ones(4)]
     bad = list(good)
     bad[3] = np.ones(5)
-    with pytest.raises(ValueError, match=r"Gemv: shapes do not match: y \(3,\), A \(3, 4\), "
-                                         r"x \(5,\)"):
+    # named as in the graph (the names of the variables, not of the ops' parameters)
+    with pytest.raises(ValueError, match=r"^dot: inner dimensions differ: A has shape \(3, 4\) "
+                                         r"and x has shape \(5,\) \(4 != 5\)"):
         f_c(*bad)
     bad = list(good)
     bad[5] = np.ones((2, 2))
-    with pytest.raises(ValueError, match=r"Gemm: shapes do not match: z \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"^dot\(A, B\) has shape \(3, 2\) and cannot be added "
+                                         r"to z of shape \(2, 2\)"):
         f_c(*bad)
     bad = list(good)
     bad[7] = np.ones(5)
-    with pytest.raises(ValueError, match=r"dot: inner dimensions differ: shapes \(5,\) and "
-                                         r"\(4, 2\) \(5 != 4\)"):
+    with pytest.raises(ValueError, match=r"^dot: inner dimensions differ: v has shape \(5,\) and "
+                                         r"B has shape \(4, 2\) \(5 != 4\)"):
         f_c(*bad)
 
 

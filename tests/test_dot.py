@@ -143,7 +143,8 @@ def test_inner_dimension_mismatch_at_build_time_names_both_shapes():
 
 def test_inner_dimension_mismatch_at_run_time_names_both_shapes():
     a, b = tt.matrix("a"), tt.vector("b")
-    with pytest.raises(ValueError, match=r"shapes \(2, 3\) and \(4,\) \(3 != 4\)"):
+    with pytest.raises(ValueError, match=r"a has shape \(2, 3\) and b has shape \(4,\) "
+                                         r"\(3 != 4\)"):
         run([a, b], tt.dot(a, b), np.ones((2, 3)), np.ones(4))
     c = tt.tensor3("c")
     with pytest.raises(ValueError, match="different lengths"):

@@ -204,3 +204,49 @@ def test_errors_name_the_node_by_the_id_dprint_prints(mode):
     (line,) = [ln for ln in tg.dprint(f, file="str").splitlines() if ln.startswith(str(node.op))]
     printed_id = line.split("[id ")[1].split("]")[0]
     assert f"in node {node} [id {printed_id}]" in str(info.value)
+
+
+BLAS_MODES = ["FAST_RUN", tg.Mode("py", "fast_run"), tg.Mode("c|py", "fast_run")]
+
+
+def _headline(f, *args) -> str:
+    with pytest.raises(ValueError) as info:
+        f(*args)
+    return str(info.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("mode", BLAS_MODES, ids=str)
+def test_blas_shape_errors_name_the_users_variables(mode):
+    # the rewrites turn tt.dot into Gemv / Gemm / Dot22, whose own inputs (y, A, x, z, a, b)
+    # the user never wrote: the headline speaks of the dot the user wrote
+    x, W, b = tt.vector("x"), tt.matrix("W"), tt.vector("b")
+    f = tg.function([W, x], tt.dot(W, x) + 1, mode=mode)
+    assert any("Gemv" in str(n.op) for n in f.maker.fgraph.apply_nodes)
+    assert _headline(f, np.ones((2, 3)), np.ones(4)) == (
+        "dot: inner dimensions differ: W has shape (2, 3) and x has shape (4,) (3 != 4)")
+    g = tg.function([W, x, b], tt.dot(W, x) + b, mode=mode)
+    assert _headline(g, np.ones((2, 3)), np.ones(3), np.ones(5)) == (
+        "dot(W, x) has shape (2,) and cannot be added to b of shape (5,)")
+    A, B, C = tt.matrix("A"), tt.matrix("B"), tt.matrix("C")
+    gemm = tg.function([A, B, C], tt.dot(A, B) + C, mode=mode)
+    assert _headline(gemm, np.ones((2, 3)), np.ones((3, 2)), np.ones((3, 3))) == (
+        "dot(A, B) has shape (2, 2) and cannot be added to C of shape (3, 3)")
+    unrewritten = tg.function([W, x], tt.dot(W, x) + 1, mode="FAST_COMPILE")  # Dot: the same
+    assert _headline(unrewritten, np.ones((2, 3)), np.ones(4)) == _headline(
+        f, np.ones((2, 3)), np.ones(4))
+    dot22 = tg.function([A, B], tt.dot(tt.exp(A), B), mode=mode)
+    assert _headline(dot22, np.ones((2, 3)), np.ones((4, 2))) == (
+        "dot: inner dimensions differ: the first operand has shape (2, 3) and B has shape "
+        "(4, 2) (3 != 4)")
+
+
+def test_a_fused_gemv_pair_names_the_users_variables():
+    X, y = tt.matrix("X"), tt.vector("y")
+    w = tg.shared(np.zeros(7), name="w")
+    p = 1 / (1 + tt.exp(-tt.dot(X, w)))
+    cost = (-y * tt.log(p) - (1 - y) * tt.log(1 - p)).mean()
+    train = tg.function([X, y], cost, updates=[(w, w - 0.1 * tg.grad(cost, w))],
+                        mode="FAST_RUN")
+    assert any("pair" in str(n.op) for n in train.maker.fgraph.apply_nodes)
+    assert _headline(train, np.ones((5, 6)), np.ones(5)) == (
+        "dot: inner dimensions differ: X has shape (5, 6) and w has shape (7,) (6 != 7)")

@@ -102,9 +102,19 @@ def _hidden_count(node, shown) -> str:
 
 def node_error_message(exc: BaseException, node, input_values=None, position=None,
                        verbosity: str | None = None, fgraph=None) -> str:
-    """The short paragraph describing ``exc`` raised while computing ``node``."""
-    headline = f"{exc}".strip() or type(exc).__name__
+    """The short paragraph describing ``exc`` raised while computing ``node`` (its first line
+    from ``node.op.error_headline`` when the op can say it in the user's names)."""
+    headline = _headline_of(node, input_values) or f"{exc}".strip() or type(exc).__name__
     return node_report(headline, node, input_values, position, verbosity, fgraph=fgraph)
+
+
+def _headline_of(node, input_values) -> str | None:
+    if input_values is None or any(v is None for v in input_values):
+        return None
+    try:
+        return node.op.error_headline(node, list(input_values))
+    except Exception:  # noqa: BLE001 - a better wording must never hide the error itself
+        return None
 
 
 def reraise_with_node(exc: BaseException, node, input_values=None, position=None, fgraph=None):

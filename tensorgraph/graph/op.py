@@ -122,6 +122,13 @@ class Op:
         """
         raise NotImplementedError(f"{type(self).__name__} must implement perform")
 
+    def error_headline(self, node: Apply, input_values: list) -> str | None:
+        """The first line of an error raised while running ``node`` on ``input_values``, in
+        the names the user wrote, or None to keep the error's own message. Ops that rewrites
+        put in place of the user's (``Gemv`` for ``tt.dot(W, x) + b``) say it so: their own
+        parameter names (y, A, x) mean nothing to the user (``graph/errors.py`` asks)."""
+        return None
+
     def make_py_thunk(self, node: Apply, storage_map: dict, compute_map: dict):
         """A no-argument callable running ``perform`` on the node's storage cells.
 

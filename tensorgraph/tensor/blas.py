@@ -21,6 +21,7 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.blas_c import BlasCOp
+from tensorgraph.tensor.dot import added_mismatch, dot_mismatch, product_name
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Gemv", "Gemm", "Dot22", "gemv", "gemm", "dot22"]
@@ -73,6 +74,17 @@ class Gemv(BlasCOp, Op):
             out = out + beta * y
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
+    def error_headline(self, node, input_values):
+        if self.pair is not None:
+            from tensorgraph.tensor import gemv_pair
+
+            return gemv_pair.error_headline(node, input_values)
+        y_var, _, A_var, x_var, _ = node.inputs
+        y, _, A, x, beta = input_values
+        return dot_mismatch(A_var, x_var, A, x) or (
+            added_mismatch(product_name(A_var, x_var), np.shape(A)[:1], y_var, y)
+            if beta != 0 else None)
+
     def infer_shape(self, fgraph, node, input_shapes):
         if self.pair is not None:
             rows, cols = input_shapes[2]
@@ -122,6 +134,13 @@ class Gemm(BlasCOp, Op):
             out = out + beta * z
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
+    def error_headline(self, node, input_values):
+        z_var, _, a_var, b_var, _ = node.inputs
+        z, _, a, b, beta = input_values
+        return dot_mismatch(a_var, b_var, a, b) or (
+            added_mismatch(product_name(a_var, b_var), (np.shape(a)[0], np.shape(b)[1]),
+                           z_var, z) if beta != 0 else None)
+
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[2][0], input_shapes[3][1])]
 
@@ -146,6 +165,9 @@ class Dot22(BlasCOp, Op):
         if a.shape[1] != b.shape[0]:
             raise ValueError(f"Dot22: inner dimensions differ: {a.shape} and {b.shape}")
         output_storage[0][0] = np.asarray(np.dot(a, b), dtype=node.outputs[0].type.dtype)
+
+    def error_headline(self, node, input_values):
+        return dot_mismatch(*node.inputs, *input_values)
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[0][0], input_shapes[1][1])]

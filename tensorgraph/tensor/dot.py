@@ -38,6 +38,34 @@ from tensorgraph.tensor.type import TensorType
 __all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot"]
 
 
+def dot_mismatch(a_var, b_var, a, b) -> str | None:
+    """``dot: inner dimensions differ: W has shape (2, 3) and x has shape (4,) (3 != 4)``
+    for the values ``a``, ``b`` of the user's ``dot(a_var, b_var)``, or None when they fit."""
+    inner_a, inner_b = np.shape(a)[-1], np.shape(b)[0]
+    if inner_a == inner_b:
+        return None
+    return (f"dot: inner dimensions differ: {_has_shape(a_var, a, 'the first operand')} and "
+            f"{_has_shape(b_var, b, 'the second operand')} ({inner_a} != {inner_b})")
+
+
+def added_mismatch(product: str, shape: tuple, z_var, z) -> str | None:
+    """``dot(W, x) has shape (2,) and cannot be added to b of shape (5,)``, or None."""
+    if tuple(np.shape(z)) == tuple(shape):
+        return None
+    added = f"{z_var.name} of shape" if z_var.name else "a value of shape"
+    return (f"{product} has shape {tuple(shape)} and cannot be added to {added} "
+            f"{tuple(np.shape(z))}")
+
+
+def product_name(a_var, b_var) -> str:
+    """``dot(W, x)`` when the user named both operands, ``the product`` otherwise."""
+    return f"dot({a_var.name}, {b_var.name})" if a_var.name and b_var.name else "the product"
+
+
+def _has_shape(var, value, otherwise: str) -> str:
+    return f"{var.name or otherwise} has shape {tuple(np.shape(value))}"
+
+
 def _sizes_clash(a, b) -> bool:
     return a is not None and b is not None and a != b
 
@@ -108,6 +136,9 @@ class Dot(BlasCOp, Op):
             raise ValueError(f"dot: inner dimensions differ: shapes {a.shape} and {b.shape} "
                              f"({a.shape[-1]} != {b.shape[0]})")
         output_storage[0][0] = np.asarray(np.dot(a, b), dtype=node.outputs[0].type.dtype)
+
+    def error_headline(self, node, input_values):
+        return dot_mismatch(*node.inputs, *input_values)
 
     def infer_shape(self, fgraph, node, input_shapes):
         sa, sb = input_shapes

@@ -32,6 +32,7 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.blas_c import blas_letter, c_type
+from tensorgraph.tensor.dot import added_mismatch, dot_mismatch, product_name
 from tensorgraph.tensor.type import TensorType
 
 #: rows of X per block: 8 rows of 784 float32 are 25 KB, in L1 with room to spare
@@ -92,6 +93,25 @@ def perform(op, node, inputs, output_storage) -> None:
         g = g + beta2 * y2
     for cell, value in zip(output_storage, (z, d, np.asarray(g, dtype=dtype))):
         cell[0] = value
+
+
+def error_headline(node, input_values) -> str | None:
+    """A shape error of the pair in the user's names (see ``Op.error_headline``): the first
+    product ``dot(X, w)``, the value added to it, the fused function's vectors, or the value
+    added to ``dot(X.T, ...)``."""
+    y1_var, _, X_var, w_var, _, y2_var, _, _, *extra_vars = node.inputs
+    y1, _, X, w, beta1, y2, _, beta2, *extra = input_values
+    n, m = np.shape(X)
+    found = dot_mismatch(X_var, w_var, X, w) or (
+        added_mismatch(product_name(X_var, w_var), (n,), y1_var, y1) if beta1 != 0 else None)
+    for k, (e, var) in enumerate(zip(extra, extra_vars)):
+        if found is None and np.shape(e)[0] != n and var.type.shape[0] != 1:
+            found = (f"{var.name or f'vector {k} of the fused function'} has "
+                     f"{np.shape(e)[0]} elements but {X_var.name or 'the matrix'} has {n} rows")
+    if found is None and beta2 != 0:
+        product = f"dot({X_var.name}.T, ...)" if X_var.name else "the second product"
+        found = added_mismatch(product, (m,), y2_var, y2)
+    return found
 
 
 def support_code() -> str:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
+import importlib.util
 import os
 import platform
 import statistics

@@ -79,6 +79,28 @@ def test_ipython_is_imported_only_by_the_notebook_package():
     assert offenders == []
 
 
+def test_importlib_submodules_are_imported_where_they_are_used():
+    # `import importlib` does not load importlib.util: `importlib.util.x` then works only when
+    # something else imported it first (benchmarks/run.py failed so in a clean interpreter)
+    import ast
+
+    offenders = []
+    for root in (PACKAGE, PACKAGE.parent / "benchmarks", PACKAGE.parent / "tools"):
+        for path in root.rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                        for alias in node.names}
+            imported |= {f"importlib.{alias.name}" for node in ast.walk(tree)
+                         if isinstance(node, ast.ImportFrom) and node.module == "importlib"
+                         for alias in node.names}
+            used = {f"importlib.{node.attr}" for node in ast.walk(tree)
+                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id == "importlib"
+                    and node.attr in ("abc", "machinery", "metadata", "resources", "util")}
+            offenders += [f"{path.name}: {name}" for name in sorted(used - imported)]
+    assert offenders == []
+
+
 def test_load_ipython_extension_entry_point(run_python):
     code = (
         "from IPython.testing.globalipapp import start_ipython; ip = start_ipython();"

@@ -295,6 +295,10 @@ def test_locations_in_the_cell_name_its_number_and_its_lines(ip):
     here = f"Cell In[{result.execution_count}]"
     assert f"created at {here}, line 4: f = tg.function([v, m], tt.dot(m, v))" in str(
         result.error_in_exec)
+    from tensorgraph.graph.utils import format_user_line  # the panel's and stepper's lines
+
+    node = ip.user_ns["f"].maker.fgraph.toposort()[-1]
+    assert format_user_line(node) == f"{here}, line 4: f = tg.function([v, m], tt.dot(m, v))"
     with capture_output():
         result = ip.run_cell("%%tg_compile --quiet\nv = 1\n1 / 0", store_history=True)
     exc = result.error_in_exec

@@ -46,8 +46,9 @@ __all__ = ["get_module", "get_library", "find_exports", "CompileError",
 
 # Bump when the cache layout, the manifest or the way modules are built changes.
 CACHE_FORMAT = "2"
-# What an entry holds: a cffi extension module (imported) or a plain shared library (dlopen'd)
-MODULE, LIBRARY = "module", "library"
+# What an entry holds: a cffi extension module (imported), a plain shared library (dlopen'd
+# with ctypes.CDLL), or one that calls Python's C API (ctypes.PyDLL: called with the GIL held)
+MODULE, LIBRARY, PYLIBRARY = "module", "library", "pylibrary"
 CLEANUP_INTERVAL = 24 * 3600  # seconds between two automatic ``cache.clear``
 
 
@@ -88,7 +89,8 @@ def get_module(source: str, cdef: str, *, name_hint: str, libraries=(), library_
 
 def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include_dirs=(),
                 extra_compile_args=(), extra_link_args=(), runtime_version: str = "",
-                unversioned=(), origin=None, found=None, exports=()):
+                unversioned=(), origin=None, found=None, exports=(), python_api: bool = False,
+                cached_only: bool = False):
     """A plain shared library (no Python in it) built from the C translation ``units`` (their
     non-static symbols link together), loaded with ``ctypes.CDLL``; cached like a module.
 
@@ -97,14 +99,17 @@ def get_library(units, *, name_hint: str, libraries=(), library_dirs=(), include
     module's compile time. ``exports`` names symbols whose code depends only on their name
     and the build context (flags, compiler, config): a library built with them is recorded
     as theirs, so :func:`find_exports` finds them in later processes. The other arguments
-    are those of :func:`get_module`.
+    are those of :func:`get_module`. ``python_api``: the library calls Python's C API (Python.h
+    is on the include path either way); it is loaded with ``ctypes.PyDLL``, whose calls keep
+    the GIL and raise the Python exception a function set.
     """
-    library = _get("get_library", LIBRARY, "", units, "", name_hint=name_hint,
+    kind = PYLIBRARY if python_api else LIBRARY
+    library = _get("get_library", kind, "", units, "", name_hint=name_hint,
                    libraries=libraries, library_dirs=library_dirs, include_dirs=include_dirs,
                    extra_compile_args=extra_compile_args, extra_link_args=extra_link_args,
                    runtime_version=runtime_version, unversioned=unversioned, origin=origin,
-                   found=found)
-    if exports and not unversioned:
+                   found=found, cached_only=cached_only)
+    if library is not None and exports and not unversioned:
         key = _cache_for(config.compiledir).key_of(library)
         if key is not None:
             try:
@@ -161,7 +166,7 @@ def _get(caller, kind, source, units, cdef, *, name_hint, runtime_version, origi
         if isinstance(value, str) or not all(isinstance(v, (str, os.PathLike)) for v in items):
             raise TypeError(f"{caller}: {arg} must be a sequence of strings, got {value!r}")
         lists[arg] = tuple(os.fspath(v) for v in items)
-    if kind == LIBRARY and not lists["units"]:
+    if kind in (LIBRARY, PYLIBRARY) and not lists["units"]:
         raise ValueError("get_library: units is empty; expected at least one C source")
     module, where = _cache_for(config.compiledir).get(
         kind, source, cdef, name_hint=name_hint, runtime_version=runtime_version,
@@ -495,10 +500,11 @@ class _Build:
 def load(kind: str, name: str, path: str):
     """The module (imported) or library (``ctypes.CDLL``, its symbols resolved now) in
     ``path``."""
-    if kind == LIBRARY:
+    if kind in (LIBRARY, PYLIBRARY):
         import ctypes
 
-        return ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        loader = ctypes.PyDLL if kind == PYLIBRARY else ctypes.CDLL
+        return loader(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
     return import_extension(name, path)
 
 

@@ -69,7 +69,7 @@ def var_has_c(var) -> bool:
     from tensorgraph.tensor.type import TensorType
 
     t = var.type
-    return isinstance(t, TensorType) and cd.has_c(t.dtype) and t.ndim <= 16
+    return isinstance(t, TensorType) and cd.has_c(t.dtype) and t.ndim <= cd.MAXDIM
 
 
 def node_c_code(node, name: str, inputs, outputs, sub) -> str | None:
@@ -134,6 +134,7 @@ class CGraph:
             for v in fgraph.inputs + fgraph.outputs:
                 self._slot(v)
         self.library = self.glue = self.addresses = None
+        self._desc = None
         self.found = None
         #: seconds spent writing the C ("generate") and finding or compiling it ("compile")
         self.seconds = {"generate": time.perf_counter() - started, "compile": 0.0}
@@ -168,45 +169,61 @@ class CGraph:
             "int tg_straight(tg_ctx *ctx, tg_array *const *io, int *failed)\n"
             "{\n    TG_STRAIGHT_NODES\n    return 0;\n}")
 
-    # -- the tables the glue module runs the graph with ------------------------------------
+    # -- the description the glue runs the graph from --------------------------------------
 
-    def _tables(self) -> tuple:
-        """(counts, tables): what ``tg_make`` (glue.h) builds the graph's ``tg_graph`` from."""
-        from array import array
+    def _description(self):
+        """(address of a filled ``tg_graph_desc``, what keeps it and its arrays alive): the
+        graph as the glue runs it (graph_desc.h), made once per CGraph."""
+        if self._desc is None:
+            self._desc = self._fill_description()
+        return self._desc
 
-        nvars = len(self.slot)
+    def _fill_description(self):
+        ffi = _description_ffi()
+        desc = ffi.new("tg_graph_desc *")
+        keep = [desc]
+
+        def field(name, ctype, values):
+            values = list(values)
+            array = ffi.new(f"{ctype}[]", values or [0])  # never a NULL pointer
+            keep.append(array)
+            setattr(desc, name, array)
+
         vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
         fg, whole = self.fgraph, self.whole_graph
-
-        def ints(values, code="i"):
-            return array(code, list(values) + [0]).tobytes()  # never empty
-
+        io = set(fg.inputs) | set(fg.outputs)
+        desc.nvars, desc.nnodes = len(vars_by_slot), len(self.c_nodes)
+        desc.nconst, desc.whole = len(self.constants), int(whole)
+        desc.ngin = len(fg.inputs) if whole else 0
+        desc.ngout = len(fg.outputs) if whole else 0
+        field("var_typenum", "int", (cd.typenum(v.type.dtype) for v in vars_by_slot))
+        field("var_ndim", "int", (v.type.ndim for v in vars_by_slot))
+        field("var_const", "unsigned char", (isinstance(v, Constant) for v in vars_by_slot))
+        field("var_graph_io", "unsigned char", (v in io for v in vars_by_slot))
         static = []
         for v in vars_by_slot:
             shape = [-1 if s is None else s for s in v.type.shape]
-            static += shape + [-1] * (16 - len(shape))
-        tables = [ints((cd.typenum(v.type.dtype) for v in vars_by_slot)),
-                  ints((v.type.ndim for v in vars_by_slot)),
-                  ints((int(isinstance(v, Constant)) for v in vars_by_slot), "B"),
-                  ints((int(v in set(fg.inputs) | set(fg.outputs)) for v in vars_by_slot), "B"),
-                  ints(static, "q")]
+            static += shape + [-1] * (cd.MAXDIM - len(shape))
+        field("var_static", "int64_t", static)
         for kind in ("in", "out"):
             offsets, idx = [0], []
             for node in self.c_nodes:
                 idx += [self.slot[v] for v in (node.inputs if kind == "in" else node.outputs)]
                 offsets.append(len(idx))
-            tables += [ints(offsets), ints(idx)]
-        tables.append(ints(self.slot[c] for c in self.constants))
-        tables.append(ints(self.slot[v] for v in fg.inputs) if whole else ints(()))
-        tables.append(ints(self.slot[v] for v in fg.outputs) if whole else ints(()))
+            field(f"node_{kind}_off", "int", offsets)
+            field(f"node_{kind}_idx", "int", idx)
+        field("const_slot", "int", (self.slot[c] for c in self.constants))
+        field("graph_in", "int", (self.slot[v] for v in fg.inputs) if whole else ())
+        field("graph_out", "int", (self.slot[v] for v in fg.outputs) if whole else ())
         offsets, idx = [0], []
         for frees in (self._free_schedule() if whole else []):
             idx += frees
             offsets.append(len(idx))
-        tables += [ints(offsets), ints(idx)]
-        counts = (nvars, len(self.c_nodes), len(self.constants), int(whole),
-                  len(fg.inputs) if whole else 0, len(fg.outputs) if whole else 0)
-        return counts, tuple(tables)
+        field("free_off", "int", offsets)
+        field("free_idx", "int", idx)
+        field("node_fn", "void *", (ffi.cast("void *", a) for a in self.addresses[:-1]))
+        desc.straight = ffi.cast("void *", self.addresses[-1])
+        return int(ffi.cast("uintptr_t", desc)), keep
 
     def _free_schedule(self) -> list[list[int]]:
         """Per node, the slots of intermediates nobody reads after it."""
@@ -291,15 +308,9 @@ class CGraph:
         """
         if self.addresses is None:
             self.compile()
-        counts, tables = self._tables()
-        addresses = bytes((ctypes.c_void_p * len(self.addresses))(*self.addresses))
-        spec = (tuple(c.data for c in self.constants), report, bool(gc), region_threads(),
-                counts, tables, addresses)
-        out = []
-        if self.glue.lib.tg_make(id(spec), id(out)) != 0 or not out:
-            raise RuntimeError("could not set up the C workspace of a compiled graph (see the "
-                               "error printed above)")
-        return out[0]
+        address, keep = self._description()
+        return self.glue.tg_make_workspace(address, keep, tuple(c.data for c in self.constants),
+                                           report, int(bool(gc)), region_threads())
 
 
 class NodeFunction:
@@ -384,22 +395,55 @@ def _address(library, symbol: str) -> int:
 
 
 def glue_module(cached_only: bool = False):
-    """The glue module (``glue.h``): the Python side of every graph, one per cache (None
-    with ``cached_only`` if it would have to be compiled)."""
+    """The glue library (``glue.h``): the Python side of every graph, one per cache (None
+    with ``cached_only`` if it would have to be compiled), its functions typed for ctypes."""
     import numpy
 
-    from tensorgraph.link.c.cmodule import get_module
+    from tensorgraph.link.c.cmodule import get_library
 
-    source = "\n".join([f"/* tensorgraph glue module (codegen {CODEGEN_VERSION}) */",
+    source = "\n".join([f"/* tensorgraph glue library (codegen {CODEGEN_VERSION}) */",
+                        "#define PY_SSIZE_T_CLEAN", "#include <Python.h>",
                         "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
-                        "#include <numpy/arrayobject.h>", _read("runtime.h"), _read("pool.h"),
-                        _read("glue.h")])
-    return get_module(
-        source, "int tg_make(uintptr_t spec_addr, uintptr_t out_addr);\n"
-                "void tg_pool_stats(int64_t *out);",
-        name_hint="glue", include_dirs=[numpy.get_include()],
-        extra_compile_args=["-D_CFFI_NO_LIMITED_API", "-fwrapv"],
-        runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
+                        "#include <numpy/arrayobject.h>", _read("runtime.h"),
+                        _read("graph_desc.h"), _read("pool.h"), _read("glue.h")])
+    library = get_library([source], name_hint="glue", include_dirs=[numpy.get_include()],
+                          extra_compile_args=["-fwrapv"], python_api=True,
+                          runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
+    if library is not None and not getattr(library, "_tg_typed", False):
+        _type_glue(library)
+    return library
+
+
+def _type_glue(library) -> None:
+    """Declare the glue's C signatures to ctypes, and check that the compiler and cffi lay
+    ``tg_graph_desc`` out alike."""
+    library.tg_make_workspace.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object,
+                                          ctypes.py_object, ctypes.c_int, ctypes.c_int]
+    library.tg_make_workspace.restype = ctypes.py_object
+    library.tg_graph_desc_size.argtypes = []
+    library.tg_graph_desc_size.restype = ctypes.c_size_t
+    library.tg_pool_stats.argtypes = [ctypes.c_void_p]
+    library.tg_pool_stats.restype = None
+    compiled, parsed = library.tg_graph_desc_size(), _description_ffi().sizeof("tg_graph_desc")
+    if compiled != parsed:
+        raise RuntimeError(f"tg_graph_desc is {compiled} bytes in the glue library but {parsed} "
+                           "in cffi's layout of graph_desc.h: the two must agree")
+    library._tg_typed = True
+
+
+def _description_ffi():
+    """A cffi FFI (no compiler: ABI mode) that knows ``tg_graph_desc`` from graph_desc.h."""
+    ffi = _FFI.get("desc")
+    if ffi is None:
+        import cffi
+
+        ffi = cffi.FFI()
+        ffi.cdef(_read("graph_desc.h"))
+        ffi = _FFI.setdefault("desc", ffi)
+    return ffi
+
+
+_FFI: dict = {}
 
 
 def pool_stats() -> dict:
@@ -407,9 +451,8 @@ def pool_stats() -> dict:
     ``workers`` started, ``jobs`` published to them, ``worker_blocks`` (blocks the workers ran,
     the rest ran on the calling thread) and ``alone`` (regions the caller ran by itself: the
     workers were absent lately, or another thread was using the pool)."""
-    module = glue_module()
-    out = module.ffi.new("int64_t[4]")
-    module.lib.tg_pool_stats(out)
+    out = (ctypes.c_int64 * 4)()
+    glue_module().tg_pool_stats(out)
     return dict(zip(("workers", "jobs", "worker_blocks", "alone"), out))
 
 

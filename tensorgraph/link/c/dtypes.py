@@ -22,6 +22,8 @@ _STORAGE = {
     "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
 }
 FLOATS = ("float16", "float32", "float64")
+#: dimensions a tg_array holds (TG_MAXDIM in runtime.h)
+MAXDIM = 16
 
 
 def has_c(dtype: str) -> bool:

@@ -1,8 +1,11 @@
 /* The Python side of every graph: ndarray <-> tg_array, and the entry points.
  *
- * Compiled once per cache into the glue module (codegen.py), which runs any graph from its
- * tables and the addresses of its node functions (tg_graph, runtime.h): the libraries of node
- * functions hold no Python, so compiling them parses neither Python.h nor numpy's headers.
+ * Compiled once per cache into the glue library (codegen.py), a plain shared library loaded
+ * with ctypes.PyDLL like the node libraries are loaded with ctypes.CDLL. It runs any graph
+ * from its description (tg_graph_desc, graph_desc.h, filled by field name in Python) and the
+ * addresses of its node functions: the libraries of node functions hold no Python, so
+ * compiling them parses neither Python.h nor numpy's headers. Exports: tg_make_workspace,
+ * tg_graph_desc_size, tg_pool_stats.
  * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
  * that is the `self` of every entry point, so each linked function has its own buffers.
  *
@@ -30,6 +33,11 @@
  *       the arguments need Python's binding (count differs).
  */
 
+/* A node function, and linker 'c''s straight-line run of every node (on failure *failed is
+ * the node). */
+typedef int (*tg_node_fn)(tg_ctx *ctx, tg_array *const *io);
+typedef int (*tg_straight_fn)(tg_ctx *ctx, tg_array *const *io, int *failed);
+
 static TG_COLD void tg_py_release(tg_buffer *b)
 {
     PyObject *owner = (PyObject *)b->owner;
@@ -50,9 +58,9 @@ static TG_COLD void tg_py_release(tg_buffer *b)
 
 typedef struct tg_ws {
     tg_ctx ctx;
-    tg_graph graph;
-    const tg_graph *g;      /* &graph */
-    PyObject *tables;       /* the bytes the tables of `graph` point into (kept alive) */
+    tg_graph_desc graph;    /* a copy of the description codegen.py filled */
+    const tg_graph_desc *g; /* &graph */
+    PyObject *tables;       /* what the arrays of `graph` point into (kept alive) */
     tg_array *v;            /* g->nvars + 1 arrays */
     tg_array **io;          /* per node, pointers to its inputs then outputs in v */
     int gc;
@@ -114,7 +122,7 @@ static TG_COLD void tg_ws_free(PyObject *cap)
 }
 
 /* Whether o can be used as the value of slot s as it is. */
-static TG_COLD int tg_fits(const tg_graph *g, int s, PyObject *o, int check_shape)
+static TG_COLD int tg_fits(const tg_graph_desc *g, int s, PyObject *o, int check_shape)
 {
     if (!PyArray_Check(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
@@ -125,7 +133,9 @@ static TG_COLD int tg_fits(const tg_graph *g, int s, PyObject *o, int check_shap
     if (check_shape) {
         const npy_intp *sh = PyArray_SHAPE(a);
         for (int d = 0; d < g->var_ndim[s]; d++)
-            if (g->var_static[s][d] >= 0 && sh[d] != g->var_static[s][d]) return 0;
+            if (g->var_static[s * TG_MAXDIM + d] >= 0
+                    && sh[d] != g->var_static[s * TG_MAXDIM + d])
+                return 0;
     }
     return 1;
 }
@@ -155,7 +165,7 @@ static TG_COLD int tg_set(tg_ws *ws, int s, PyObject *o)
 }
 
 /* A value from a storage cell (perform's result, a numpy scalar...) as slot s's array. */
-static TG_COLD PyObject *tg_coerce(const tg_graph *g, int s, PyObject *o)
+static TG_COLD PyObject *tg_coerce(const tg_graph_desc *g, int s, PyObject *o)
 {
     if (tg_fits(g, s, o, 0)) { Py_INCREF(o); return o; }
     PyArray_Descr *d = PyArray_DescrFromType(g->var_typenum[s]);
@@ -197,7 +207,7 @@ static TG_COLD PyObject *tg_wrap(tg_array *a)
  * variable, the per-node operand pointers, the constants' arrays. */
 static TG_COLD int tg_ws_buffers(tg_ws *ws)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     const int nio = g->node_in_off[g->nnodes] + g->node_out_off[g->nnodes];
     ws->v = (tg_array *)calloc((size_t)g->nvars + 1, sizeof(tg_array));
     ws->io = (tg_array **)calloc((size_t)nio + 1, sizeof(tg_array *));
@@ -230,7 +240,6 @@ static TG_COLD tg_ws *tg_clone(tg_ws *p)
     c->g = &c->graph;
     c->ctx.nthreads = p->ctx.nthreads;
     c->ctx.pool_run = p->ctx.pool_run;
-    c->ctx.openmp_minsize = p->ctx.openmp_minsize;
     c->gc = p->gc;
     c->n_explicit = p->n_explicit;
     c->n_returned = p->n_returned;
@@ -297,7 +306,7 @@ static inline void tg_unclaim(tg_ws *w)
 /* Raise the error of module node k through the Python report callback. */
 static TG_COLD void tg_report(tg_ws *ws, int k)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     int nin = g->node_in_off[k + 1] - g->node_in_off[k];
     PyObject *ins = PyTuple_New(nin);
     if (ins == NULL) return;
@@ -320,10 +329,10 @@ static inline __attribute__((always_inline)) int tg_run_node(tg_ws *ws, int k)
     int rc;
     tg_array *const *io = ws->io + ws->g->node_in_off[k] + ws->g->node_out_off[k];
     if (ws->ctx.node_seconds == NULL) {
-        rc = ws->g->node_fn[k](&ws->ctx, io);
+        rc = ((tg_node_fn)ws->g->node_fn[k])(&ws->ctx, io);
     } else {
         const double start = tg_now();
-        rc = ws->g->node_fn[k](&ws->ctx, io);
+        rc = ((tg_node_fn)ws->g->node_fn[k])(&ws->ctx, io);
         ws->ctx.node_seconds[k] += tg_now() - start;
         ws->node_calls[k]++;
         ws->node_starts[k] = start - ws->t0;
@@ -341,7 +350,7 @@ static TG_COLD void tg_profile_start(tg_ws *ws)
 /* Distinct buffers tg_alloc made that the intermediates' slots hold. */
 static TG_COLD int64_t tg_held_buffers(tg_ws *ws)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     int64_t n = 0;
     for (int s = 0; s < g->nvars; s++) {
         tg_buffer *b = ws->v[s].base;
@@ -376,7 +385,8 @@ static int tg_run_nodes(tg_ws *ws)
 {
     if (ws->g->straight != NULL && !ws->gc && !ws->track && ws->ctx.node_seconds == NULL) {
         int failed = -1;
-        return ws->g->straight(&ws->ctx, ws->io, &failed) == 0 ? -1 : failed;
+        return ((tg_straight_fn)ws->g->straight)(&ws->ctx, ws->io, &failed) == 0 ? -1
+                                                                                : failed;
     }
     for (int k = 0; k < ws->g->nnodes; k++)
         if (tg_step(ws, k) != 0) return k;
@@ -423,7 +433,7 @@ static int tg_run_graph(tg_ws *ws)
 
 static TG_COLD PyObject *tg_run_all_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     if (nargs != g->ngin) {
         PyErr_Format(PyExc_TypeError, "run_all takes %d values, got %zd", g->ngin, nargs);
         return NULL;
@@ -505,7 +515,7 @@ static TG_COLD int tg_bind(tg_ws *ws, int i, PyObject *o, int trusted)
 static TG_COLD PyObject *tg_call_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs,
                                     int trusted)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     PyObject *outs[g->ngout + 1];   /* before the first goto: a jump may not enter its scope */
     if (!ws->configured || nargs != ws->n_explicit) Py_RETURN_NOTIMPLEMENTED;
     for (int i = 0; i < ws->n_explicit; i++)
@@ -637,7 +647,7 @@ static TG_COLD PyObject *tg_debug_state(PyObject *self, PyObject *args)
 
 static TG_COLD PyObject *tg_node_call_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs)
 {
-    const tg_graph *g = ws->g;
+    const tg_graph_desc *g = ws->g;
     if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "node_call(k, *inputs)"); return NULL; }
     long k = PyLong_AsLong(args[0]);
     if (k < 0 || k >= g->nnodes) {
@@ -702,101 +712,54 @@ static PyMethodDef tg_methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
-/* The bytes object item i of tuple t, if it holds n items of `size` bytes (else NULL and a
- * ValueError: codegen.py and this file disagree). */
-static TG_COLD const void *tg_table(PyObject *t, Py_ssize_t i, Py_ssize_t n, size_t size)
+/* sizeof(tg_graph_desc) as this compiler lays it out: codegen.py compares it with cffi's
+ * layout of the same declaration when the glue loads. */
+TG_COLD size_t tg_graph_desc_size(void)
 {
-    PyObject *b = PyTuple_GetItem(t, i);
-    if (b == NULL) return NULL;
-    if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) < n * (Py_ssize_t)size) {
-        PyErr_Format(PyExc_ValueError, "tg_make: table %zd must be bytes of at least %zd "
-                     "items of %zu bytes", i, n, size);
+    return sizeof(tg_graph_desc);
+}
+
+/* A new workspace for the graph `desc` (copied; its arrays live in `keep`, which the workspace
+ * keeps alive) and a dict of its entry points (only node_call unless the graph runs as a
+ * whole). consts: the constants' values in const_slot order; report(k, message, inputs,
+ * whole) raises a node's error. Called through ctypes.PyDLL (the GIL held); NULL with an
+ * exception set on failure. The libraries of the node functions are never unloaded. */
+TG_COLD PyObject *tg_make_workspace(const tg_graph_desc *desc, PyObject *keep, PyObject *consts,
+                                    PyObject *report, int gc, int nthreads)
+{
+    if (PyArray_API == NULL && _import_array() < 0) return NULL;
+    if (!PyTuple_Check(consts) || PyTuple_GET_SIZE(consts) != desc->nconst) {
+        PyErr_Format(PyExc_ValueError, "tg_make_workspace: expected a tuple of %d constants",
+                     desc->nconst);
         return NULL;
     }
-    return PyBytes_AS_STRING(b);
-}
-
-/* The graph described by counts = (nvars, nnodes, nconst, whole, ngin, ngout), tables (a
- * tuple of bytes, in the order of tg_graph's fields) and fns (bytes: the node functions'
- * addresses, then the straight-line run's or 0). */
-static TG_COLD int tg_graph_from(tg_graph *g, PyObject *counts, PyObject *tables, PyObject *fns)
-{
-    if (!PyArg_ParseTuple(counts, "iiiiii", &g->nvars, &g->nnodes, &g->nconst, &g->whole,
-                          &g->ngin, &g->ngout))
-        return -1;
-    if (!PyTuple_Check(tables) || PyTuple_GET_SIZE(tables) != 14 || !PyBytes_Check(fns)
-            || PyBytes_GET_SIZE(fns) != (Py_ssize_t)((g->nnodes + 1) * sizeof(void *))) {
-        PyErr_SetString(PyExc_ValueError, "tg_make: expected 14 tables and nnodes + 1 "
-                        "function addresses");
-        return -1;
-    }
-    const Py_ssize_t nv = g->nvars, nn = g->nnodes;
-    if (!(g->var_typenum = tg_table(tables, 0, nv, sizeof(int)))
-            || !(g->var_ndim = tg_table(tables, 1, nv, sizeof(int)))
-            || !(g->var_const = tg_table(tables, 2, nv, 1))
-            || !(g->var_graph_io = tg_table(tables, 3, nv, 1))
-            || !(g->var_static = tg_table(tables, 4, nv, TG_MAXDIM * sizeof(int64_t)))
-            || !(g->node_in_off = tg_table(tables, 5, nn + 1, sizeof(int)))
-            || !(g->node_in_idx = tg_table(tables, 6, g->node_in_off[nn], sizeof(int)))
-            || !(g->node_out_off = tg_table(tables, 7, nn + 1, sizeof(int)))
-            || !(g->node_out_idx = tg_table(tables, 8, g->node_out_off[nn], sizeof(int)))
-            || !(g->const_slot = tg_table(tables, 9, g->nconst, sizeof(int)))
-            || !(g->graph_in = tg_table(tables, 10, g->ngin, sizeof(int)))
-            || !(g->graph_out = tg_table(tables, 11, g->ngout, sizeof(int)))
-            || !(g->free_off = tg_table(tables, 12, g->whole ? nn + 1 : 0, sizeof(int)))
-            || !(g->free_idx = tg_table(tables, 13, g->whole ? g->free_off[nn] : 0,
-                                        sizeof(int))))
-        return -1;
-    const void *const *addr = (const void *const *)PyBytes_AS_STRING(fns);
-    g->node_fn = (const tg_node_fn *)addr;
-    g->straight = (int (*)(tg_ctx *, tg_array *const *, int *))addr[nn];
-    return 0;
-}
-
-/* tg_make(spec, out): spec = (consts, report, gc, nthreads, counts, tables, fns) (see
- * tg_graph_from); appends to the list `out` a dict of the entry points bound to a new
- * workspace (only node_call unless the graph runs as a whole). The libraries of the node
- * functions stay loaded (they are never unloaded). Called through cffi (which released the
- * GIL). */
-TG_COLD int tg_make(uintptr_t spec_addr, uintptr_t out_addr)
-{
-    PyGILState_STATE gil = PyGILState_Ensure();
-    int rc = -1;
-    PyObject *spec = (PyObject *)spec_addr, *out = (PyObject *)out_addr, *cap = NULL, *d = NULL;
-    if (PyArray_API == NULL && _import_array() < 0) { PyErr_Print(); goto done; }
-    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 7) {
-        PyErr_SetString(PyExc_ValueError, "tg_make: spec must be a tuple of 7 items");
-        goto done;
-    }
     tg_ws *ws = (tg_ws *)calloc(1, sizeof(tg_ws));
-    if (ws == NULL) goto done;
-    cap = PyCapsule_New(ws, "tg_ws", tg_ws_free);
-    if (cap == NULL) { free(ws); goto done; }
+    if (ws == NULL) return PyErr_NoMemory();
+    PyObject *cap = PyCapsule_New(ws, "tg_ws", tg_ws_free);
+    if (cap == NULL) { free(ws); return NULL; }
+    ws->graph = *desc;
     ws->g = &ws->graph;
-    ws->tables = PyTuple_Pack(2, PyTuple_GET_ITEM(spec, 5), PyTuple_GET_ITEM(spec, 6));
-    if (ws->tables == NULL || tg_graph_from(&ws->graph, PyTuple_GET_ITEM(spec, 4),
-                                            PyTuple_GET_ITEM(spec, 5),
-                                            PyTuple_GET_ITEM(spec, 6)) != 0)
-        goto done;
-    const tg_graph *g = ws->g;
-    ws->consts = PyTuple_GetItem(spec, 0); Py_XINCREF(ws->consts);
-    ws->report = PyTuple_GetItem(spec, 1); Py_XINCREF(ws->report);
-    ws->gc = PyObject_IsTrue(PyTuple_GetItem(spec, 2));
-    ws->ctx.nthreads = (int)PyLong_AsLong(PyTuple_GetItem(spec, 3));
+    ws->tables = keep; Py_INCREF(keep);
+    ws->consts = consts; Py_INCREF(consts);
+    ws->report = report; Py_INCREF(report);
+    ws->gc = gc;
+    ws->ctx.nthreads = nthreads;
     ws->ctx.pool_run = tg_pool_run;
-    if (ws->consts == NULL || tg_ws_buffers(ws) != 0) goto done;
-    d = PyDict_New();
-    if (d == NULL) goto done;
-    for (PyMethodDef *m = tg_methods; m->ml_name != NULL && (g->whole || m == tg_methods); m++) {
+    PyObject *d = NULL;
+    if (tg_ws_buffers(ws) != 0 || (d = PyDict_New()) == NULL) goto fail;
+    for (PyMethodDef *m = tg_methods; m->ml_name != NULL && (desc->whole || m == tg_methods);
+         m++) {
         PyObject *fn = PyCFunction_New(m, cap);
-        if (fn == NULL || PyDict_SetItemString(d, m->ml_name, fn) < 0) { Py_XDECREF(fn); goto done; }
+        if (fn == NULL || PyDict_SetItemString(d, m->ml_name, fn) < 0) {
+            Py_XDECREF(fn);
+            goto fail;
+        }
         Py_DECREF(fn);
     }
-    rc = PyList_Append(out, d);
-done:
-    if (rc != 0 && PyErr_Occurred()) PyErr_Print();
+    Py_DECREF(cap);
+    return d;
+fail:
     Py_XDECREF(d);
-    Py_XDECREF(cap);
-    PyGILState_Release(gil);
-    return rc;
+    Py_DECREF(cap);
+    return NULL;
 }

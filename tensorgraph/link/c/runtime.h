@@ -65,31 +65,9 @@ typedef struct tg_ctx {
     char errmsg[1024];
     int nthreads;                   /* CPUs a parallel region may use */
     void (*pool_run)(tg_block_fn fn, void *arg, int n);    /* the glue's tg_pool_run */
-    int64_t openmp_minsize;         /* elementwise loops below this size stay serial */
     double *node_seconds;           /* per-node seconds for the profiler, or NULL (not timing) */
     int64_t nallocs;                /* buffers tg_alloc allocated (not reused): a debug counter */
 } tg_ctx;
-
-/* A graph as the glue module runs it (built by tg_make from codegen.py's tables). Slots are
- * the graph's variables; node k reads slots node_in_idx[node_in_off[k] .. node_in_off[k + 1])
- * and writes node_out_idx[...] alike. Node functions get their operands as pointers, inputs
- * then outputs (io), so one compiled node function serves every graph with that node. */
-typedef int (*tg_node_fn)(tg_ctx *ctx, tg_array *const *io);
-typedef struct tg_graph {
-    int nvars, nnodes, nconst;
-    int whole;                      /* whether the graph runs as a whole in C */
-    int ngin, ngout;                /* graph inputs and outputs (whole graphs) */
-    const int *var_typenum, *var_ndim;
-    const unsigned char *var_const, *var_graph_io;
-    const int64_t (*var_static)[TG_MAXDIM];     /* static sizes, -1 where unknown */
-    const tg_node_fn *node_fn;
-    const int *node_in_off, *node_in_idx, *node_out_off, *node_out_idx;
-    const int *const_slot, *graph_in, *graph_out;
-    const int *free_off, *free_idx;             /* per node, the slots gc releases after it */
-    /* linker 'c': all nodes as straight-line direct calls (NULL otherwise); on failure
-     * *failed is the node */
-    int (*straight)(tg_ctx *ctx, tg_array *const *io, int *failed);
-} tg_graph;
 
 /* Seconds on the monotonic clock (the profiler's per-node timer). */
 static inline double tg_now(void)

@@ -395,6 +395,7 @@ class _DebugVM:
         object.__setattr__(self, "_checker", checker)
 
     def __call__(self):
+        __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame comes first
         vm = self._vm
         verify = self._mode.check_optimizations and getattr(vm.fgraph, "rewrite_history",
                                                             None) is not None

@@ -72,15 +72,27 @@ def var_has_c(var) -> bool:
     return isinstance(t, TensorType) and cd.has_c(t.dtype) and t.ndim <= cd.MAXDIM
 
 
+def c_implementation(op):
+    """The op's C implementation (``tensorgraph.link.c.ops``), or None."""
+    from tensorgraph.link.c.ops import implementation
+
+    impl = implementation(op)
+    if impl is None and hasattr(op, "c_code"):  # ops not moved to link/c/ops yet
+        from tensorgraph.link.c.op import _OpMethods
+
+        impl = _OpMethods()
+    return impl
+
+
 def node_c_code(node, name: str, inputs, outputs, sub) -> str | None:
     """The node's C fragment, or None when its op gives none for it."""
-    c_code = getattr(node.op, "c_code", None)
-    if c_code is None or getattr(node.op, "lazy", False):
+    impl = c_implementation(node.op)
+    if impl is None or getattr(node.op, "lazy", False):
         return None
     if not all(var_has_c(v) for v in node.inputs + node.outputs):
         return None
     try:
-        return c_code(node, name, inputs, outputs, sub)
+        return impl.code(node.op, node, name, inputs, outputs, sub)
     except NotImplementedError:
         return None
 
@@ -321,18 +333,20 @@ class NodeFunction:
 
     def __init__(self, node, code: str):
         op = node.op
+        impl = c_implementation(op)
         self.node = node
         self.headers = []
-        for h in _call(op, "c_headers"):
+        for h in impl.headers(op, node):
             line = f"#include {h}" if h.startswith(("<", '"')) else f'#include "{h}"'
             if line not in self.headers:
                 self.headers.append(line)
-        self.support = _call(op, "c_support_code", node, default="")
-        self.build = {key: list(_call(op, method)) for key, method in (
-            ("libraries", "c_libraries"), ("library_dirs", "c_lib_dirs"),
-            ("include_dirs", "c_header_dirs"), ("extra_compile_args", "c_compile_args"))}
-        version = _call(op, "c_code_cache_version", default=())
-        self.unversioned = "" if version else str(op)
+        self.support = impl.support_code(op, node) or ""
+        self.build = {"libraries": list(impl.libraries(op, node)),
+                      "library_dirs": list(impl.library_dirs(op, node)),
+                      "include_dirs": list(impl.include_dirs(op, node)),
+                      "extra_compile_args": list(impl.compile_args(op, node))}
+        version = impl.key(op)
+        self.unversioned = "" if impl.cacheable(op) else str(op)
         body = (f"(tg_ctx *tg_context, tg_array *const *tg_io)\n{{\n"
                 f"    (void)tg_context; (void)tg_io;\n    {{\n{code}\n    }}\n    return 0;\n"
                 f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
@@ -486,14 +500,6 @@ class _Glue:
         if self.error is not None:
             raise self.error
         return self.module
-
-
-def _call(op, method, *args, default=None):
-    fn = getattr(op, method, None)
-    if fn is None:
-        return [] if default is None else default
-    result = fn(*args)
-    return result if result is not None else ([] if default is None else default)
 
 
 def _split(functions) -> list[list[int]]:

@@ -1,0 +1,133 @@
+"""How ops run in C: one table from op class to its C implementation.
+
+An op says *what* it computes (``make_node``, ``perform``, ``infer_shape``, ``grad``); *how* a
+back end runs it lives with that back end. For C that is this package: a ``CImplementation``
+per op class, registered with ``@register(OpClass)``. The modules of this package hold the
+implementations of tensorgraph's own ops, one module per family (elementwise, reductions,
+BLAS, indexing, ...); large static C lives in real ``.h`` files beside them, read with
+``read_c``.
+
+A user's op gets C the same way::
+
+    from tensorgraph.link.c.ops import CImplementation, register
+
+    @register(Double)
+    class DoubleC(CImplementation):
+        def code(self, op, node, name, inputs, outputs, sub):
+            ...
+
+or by subclassing ``tensorgraph.link.c.op.COp`` and defining PyTensor's ``c_code`` methods on
+the op, which registers them here when the class is created (see docs/extending.md).
+
+Lookup follows the op's class hierarchy: an implementation registered for a base class serves
+its subclasses unless one registers its own. Codegen asks ``implementation(op)`` (None: the
+op has no C; its ``perform`` runs).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+__all__ = ["CImplementation", "register", "implementation", "read_c"]
+
+_TABLE: dict[type, CImplementation] = {}
+_HERE = os.path.dirname(__file__)
+#: the modules holding tensorgraph's own implementations, imported on the first lookup
+_BUILTIN = ()
+_loaded: list[bool] = []
+
+
+class CImplementation:
+    """How the nodes of one op class compute in C. Every method gets the op (its props say
+    what to generate) and, where it matters, the node (its types)."""
+
+    def code(self, op, node, name: str, inputs: list[str], outputs: list[str],
+             sub: dict) -> str | None:
+        """The body of the node's C function: ``inputs`` / ``outputs`` are C expressions of
+        the operands (``tg_array *``), ``sub`` holds ``fail`` (the statement that fails the
+        node after ``tg_error``) and ``ctx``. None, or raising NotImplementedError, declines
+        this node (its ``perform`` runs)."""
+        raise NotImplementedError
+
+    def support_code(self, op, node) -> str:
+        """C placed before the node functions of a unit (helpers, once per unit)."""
+        return ""
+
+    def headers(self, op, node) -> list[str]:
+        """Headers to include (``<math.h>`` or ``"file.h"``)."""
+        return []
+
+    def libraries(self, op, node) -> list[str]:
+        return []
+
+    def library_dirs(self, op, node) -> list[str]:
+        return []
+
+    def include_dirs(self, op, node) -> list[str]:
+        return []
+
+    def compile_args(self, op, node) -> list[str]:
+        return []
+
+    def cacheable(self, op) -> bool:
+        """Whether compiled code may be kept on disk for other processes: its text (hashed
+        into the cache key) says everything. False for code that depends on something the
+        text does not show."""
+        return True
+
+    def key(self, op) -> str:
+        """Text hashed into the node function's name besides its C (a version, say)."""
+        return ""
+
+
+def register(op_class: type):
+    """Class decorator: ``@register(OpClass)`` makes an instance of the decorated
+    ``CImplementation`` subclass the C of ``OpClass`` (and of its subclasses that register
+    nothing of their own). Registering a class again replaces its implementation."""
+    if not isinstance(op_class, type):
+        raise TypeError(f"register() takes an op class, got {op_class!r}")
+
+    def decorate(impl_class):
+        if not (isinstance(impl_class, type) and issubclass(impl_class, CImplementation)):
+            raise TypeError(f"@register({op_class.__name__}) decorates a CImplementation "
+                            f"subclass, got {impl_class!r}")
+        _TABLE[op_class] = impl_class()
+        return impl_class
+
+    return decorate
+
+
+def register_instance(op_class: type, impl: CImplementation) -> None:
+    """Register an already made implementation (``COp`` classes register themselves so)."""
+    _TABLE[op_class] = impl
+
+
+def implementation(op) -> CImplementation | None:
+    """The C implementation of ``op``'s class (the nearest registered class in its MRO), or
+    None."""
+    if not _loaded:
+        _load_builtin()
+    for klass in type(op).__mro__:
+        impl = _TABLE.get(klass)
+        if impl is not None:
+            return impl
+    return None
+
+
+def _load_builtin() -> None:
+    for name in _BUILTIN:
+        importlib.import_module(f"{__name__}.{name}")
+    _loaded.append(True)
+
+
+_C_FILES: dict[str, str] = {}
+
+
+def read_c(name: str) -> str:
+    """The text of a C file shipped beside the implementations (``ops/<name>``)."""
+    text = _C_FILES.get(name)
+    if text is None:
+        with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+            text = _C_FILES[name] = f.read()
+    return text

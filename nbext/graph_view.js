@@ -8,6 +8,10 @@
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const CHAR_W = 6.6, LINE_H = 15, PAD_Y = 10;
+// node text is FONT_PX (graph_view.css); no automatic view draws it below READABLE_PX on
+// screen: a drawing too big for that is shown in part, and the user pans
+const FONT_PX = 11, READABLE_PX = 8;
+const K_READABLE = READABLE_PX / FONT_PX, K_MAX = 1.2, MARGIN = 12;
 
 function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;",
@@ -81,6 +85,7 @@ function render({ model, el }) {
       <button class="tg-btn" data-act="ancestors" title="highlight the selected node's ancestors (a)">ancestors</button>
       <button class="tg-btn" data-act="descendants" title="highlight the selected node's descendants (d)">descendants</button>
       <button class="tg-btn" data-act="fold" title="fold the highlighted ancestors or descendants into one box" disabled>fold</button>
+      <span class="tg-hint" hidden>part shown: drag to see the rest</span>
       <span class="tg-status" role="status"></span>
     </div>
     <div class="tg-body">
@@ -102,6 +107,7 @@ function render({ model, el }) {
   let drawnLayout = null;
   let lineage = "";
   let fitted = false;
+  let autoView = true;  // the view is fit()'s own (no pan or zoom since): it follows resizes
   let nodeIndex = new Map();
 
   function setHeight() {
@@ -113,36 +119,86 @@ function render({ model, el }) {
     root.classList.toggle("tg-zoomed-out", view.k < 0.55);
   }
 
-  // the whole drawing when it can be read at that scale; otherwise the widest readable scale,
-  // from the top (a tall graph is then dragged, its text stays legible)
+  // what the drawing covers, in layout pixels: its SVG bounding box (edges and labels that
+  // stick out included), or the layout's box while nothing is drawn
+  function contentBox() {
+    const layout = model.get("layout") || {};
+    try {
+      const b = viewport.getBBox();
+      if (b.width > 0 && b.height > 0) return [b.x, b.y, b.x + b.width, b.y + b.height];
+    } catch (e) { /* not rendered yet */ }
+    return layout.bbox || [0, 0, ...(layout.size || [1, 1])];
+  }
+
+  function boxOf(ids) {
+    const items = (model.get("layout") || {}).items || {};
+    const boxes = ids.map((id) => items[id]).filter(Boolean).map(boxEdges);
+    if (!boxes.length) return null;
+    return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])),
+      Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+  }
+
+  // where a partial view looks: the selection, else what is marked (a rewrite step's change,
+  // the stepper's node), else the outputs (or the closed groups holding them); as many of
+  // them, in order, as fit on the screen at scale k
+  function focusBox(k) {
+    const [w, h] = size();
+    const selected = model.get("selected");
+    let ids = selected && boxOf([selected]) ? [selected] : Object.keys(model.get("marks") || {});
+    if (!boxOf(ids)) {
+      const groupOf = new Map(((model.get("graph") || {}).groups || []).map((g) => [g.id, g]));
+      ids = [];
+      for (const n of (model.get("graph") || {}).nodes || []) {
+        if (!n.o) continue;
+        ids.push(n.id);
+        for (let g = n.g; g; g = (groupOf.get(g) || {}).parent) ids.push(`G:${g}`);
+      }
+    }
+    let taken = [];
+    for (const id of ids) {
+      const box = boxOf([...taken, id]);
+      if (!box) continue;
+      if (taken.length && ((box[2] - box[0]) * k > w - 2 * MARGIN || (box[3] - box[1]) * k > h - 2 * MARGIN)) continue;
+      taken.push(id);
+    }
+    return boxOf(taken);
+  }
+
+  function size() {
+    return [svg.clientWidth || 800, svg.clientHeight || 500];
+  }
+
+  // (x0..x1) at scale k centred at screen c when it fits, else kept covering the screen
+  // (no empty margin beyond the drawing's edge while there is more of it to see)
+  function place(x0, x1, k, c, span) {
+    const t = c - ((x0 + x1) / 2) * k;
+    if ((x1 - x0) * k <= span - 2 * MARGIN) return (span - (x0 + x1) * k) / 2;
+    return Math.min(MARGIN - x0 * k, Math.max(span - MARGIN - x1 * k, t));
+  }
+
+  // fit: the whole drawing, as large as K_MAX, when its text stays readable; else the part
+  // around focusBox() at the readable scale
   function fit() {
     const layout = model.get("layout");
-    if (!layout || !layout.size) return;
-    const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
-    // a step of the compile report occupies part of the union layout: fit what it draws
-    const [x0, y0, x1, y1] = layout.bbox || [0, 0, ...layout.size];
-    const gw = x1 - x0, gh = y1 - y0;
-    const whole = Math.min((w - 20) / (gw + 1), (h - 20) / (gh + 1));
-    const readable = Math.min(0.6, (w - 20) / (gw + 1));
-    const k = Math.min(1.6, Math.max(0.05, whole, readable));
-    view = { k, x: (w - gw * k) / 2 - x0 * k, y: (gh * k <= h - 20 ? (h - gh * k) / 2 : 10) - y0 * k };
+    if (!layout || !layout.items) return;
+    const [w, h] = size();
+    const [x0, y0, x1, y1] = contentBox();
+    const whole = Math.min((w - 2 * MARGIN) / (x1 - x0 || 1), (h - 2 * MARGIN) / (y1 - y0 || 1));
+    const partial = whole < K_READABLE;
+    const k = partial ? K_READABLE : Math.min(K_MAX, whole);
+    const [fx0, fy0, fx1, fy1] = (partial && focusBox(k)) || [x0, y0, x1, y1];
+    view = { k, x: place(x0, x1, k, w / 2 - ((fx0 + fx1) / 2 - (x0 + x1) / 2) * k, w),
+      y: place(y0, y1, k, h / 2 - ((fy0 + fy1) / 2 - (y0 + y1) / 2) * k, h) };
+    root.querySelector(".tg-hint").hidden = !partial;
+    autoView = true;
     applyView();
   }
 
-  function markedBox(layout) {
-    const boxes = Object.keys(model.get("marks") || {}).map((id) => layout.items[id]).filter(Boolean);
-    if (!boxes.length) return null;
-    return [Math.min(...boxes.map(([x, , w]) => x - w / 2)), Math.min(...boxes.map(([, y, , h]) => y - h / 2)),
-      Math.max(...boxes.map(([x, , w]) => x + w / 2)), Math.max(...boxes.map(([, y, , h]) => y + h / 2))];
-  }
-
-  // bring a box into sight: at a readable zoom, or (keep) at the current one, not moving
-  // at all when it is in sight already
-  function showBox([x0, y0, x1, y1], keep) {
-    const w = svg.clientWidth || 800, h = svg.clientHeight || 500, pad = 80;
-    const k = keep ? view.k : Math.min(0.9, Math.max(0.6, Math.min((w - 2 * pad) / (x1 - x0 + 1), (h - 2 * pad) / (y1 - y0 + 1))));
-    const inSight = keep && x0 * k + view.x >= 0 && x1 * k + view.x <= w && y0 * k + view.y >= 0 && y1 * k + view.y <= h;
-    if (inSight) return;
+  // bring a box into sight at the current zoom, not moving at all when it is in sight already
+  function keepInSight([x0, y0, x1, y1]) {
+    const [w, h] = size();
+    const k = view.k;
+    if (x0 * k + view.x >= 0 && x1 * k + view.x <= w && y0 * k + view.y >= 0 && y1 * k + view.y <= h) return;
     view = { k, x: w / 2 - ((x0 + x1) / 2) * k, y: h / 2 - ((y0 + y1) / 2) * k };
     applyView();
   }
@@ -151,7 +207,7 @@ function render({ model, el }) {
     const layout = model.get("layout");
     const box = layout && layout.items && layout.items[id];
     if (!box) return false;
-    const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
+    const [w, h] = size();
     view.k = Math.max(view.k, 0.8);
     view.x = w / 2 - box[0] * view.k;
     view.y = h / 2 - box[1] * view.k;
@@ -173,11 +229,11 @@ function render({ model, el }) {
       const [x0, y0, x1, y1] = bb;
       parts.push(`<g class="tg-frame" data-tg-frame="${esc(gid)}">
         <rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" rx="8"></rect>
-        <text x="${x0 + 24}" y="${y0 + 13}" class="tg-frame-label">${esc(cut(g.label, 80))}</text>
+        <text x="${x0 + (g.fold ? 70 : 24)}" y="${y0 + 13}" class="tg-frame-label">${esc(cut(g.label, 80))}</text>
         <g class="tg-collapse" data-tg-collapse="${esc(gid)}" role="button" aria-label="close group">
           <rect x="${x0 + 4}" y="${y0 + 3}" width="15" height="14" rx="3"></rect>
           <text x="${x0 + 11.5}" y="${y0 + 14}" text-anchor="middle">&minus;</text></g>${g.fold ? `
-        <text x="${x1 - 8}" y="${y0 + 13}" text-anchor="end" class="tg-unfold" data-tg-unfold="${esc(gid)}" role="button">unfold</text>` : ""}</g>`);
+        <text x="${x0 + 24}" y="${y0 + 13}" class="tg-unfold" data-tg-unfold="${esc(gid)}" role="button">unfold</text>` : ""}</g>`);
     }
     for (const e of layout.edges || []) {
       const [a, b, n, label, pts] = e;
@@ -232,10 +288,61 @@ function render({ model, el }) {
       // from one rewrite step to the next the boxes keep their places, and so does the view,
       // moving only to bring what the step changed (the marked nodes) into sight
       const sameUnion = !!(layout.union && previous && previous.union === layout.union);
-      if (layout.union) showBox(markedBox(layout) || layout.bbox, sameUnion);
-      else fit();
+      const marked = sameUnion && focusBox(view.k);
+      if (marked) keepInSight(marked);
+      else if (!sameUnion) fit();
       fitted = true;
+    } else if (previous && previous !== layout) {
+      keepAnchor(previous, layout);
     }
+  }
+
+  // a group opened or closed (a click, or expand()/collapse() in Python): it stays where it
+  // was on the screen, the zoom unchanged: the opened frame's top and its first child start
+  // where the closed box was (and the closed box where the frame's first child was), so the
+  // view does not jump and the eye finds the group's content where it clicked
+  let anchorGroup = null;
+  function keepAnchor(before, after) {
+    const spot = (layout, gid) => {
+      const frame = (layout.frames || {})[gid];
+      if (!frame) {
+        const box = boxEdges((layout.items || {})[`G:${gid}`]);
+        return box && [(box[0] + box[2]) / 2, box[1]];
+      }
+      // the first child: the topmost (then leftmost) box inside the frame
+      let first = null;
+      for (const [cx, cy] of Object.values(layout.items || {})) {
+        if (cx < frame[0] || cx > frame[2] || cy < frame[1] || cy > frame[3]) continue;
+        if (!first || cy < first[1] || (cy === first[1] && cx < first[0])) first = [cx, cy];
+      }
+      return [first ? first[0] : (frame[0] + frame[2]) / 2, frame[1]];
+    };
+    let gid = anchorGroup && spot(before, anchorGroup) && spot(after, anchorGroup) ? anchorGroup : null;
+    if (!gid) {
+      const opened = Object.keys(after.frames || {}).filter((g) => !(before.frames || {})[g]);
+      const closed = Object.keys(before.frames || {}).filter((g) => !(after.frames || {})[g]);
+      gid = [...opened, ...closed].find((g) => spot(before, g) && spot(after, g)) || null;
+    }
+    anchorGroup = null;
+    if (!gid) return;
+    const [ax, ay] = spot(before, gid), [bx, by] = spot(after, gid);
+    view.x += (ax - bx) * view.k;
+    view.y += (ay - by) * view.k;
+    // an opened frame that fits on the screen is all on it (its collapse and unfold links too)
+    const frame = (after.frames || {})[gid];
+    const [w, h] = size();
+    if (frame && (frame[2] - frame[0]) * view.k <= w - 2 * MARGIN) {
+      view.x = Math.min(w - MARGIN - frame[2] * view.k, Math.max(MARGIN - frame[0] * view.k, view.x));
+    }
+    if (frame && (frame[3] - frame[1]) * view.k <= h - 2 * MARGIN) {
+      view.y = Math.min(h - MARGIN - frame[3] * view.k, Math.max(MARGIN - frame[1] * view.k, view.y));
+    }
+    autoView = false;
+    applyView();
+  }
+
+  function boxEdges(box) {
+    return box ? [box[0] - box[2] / 2, box[1] - box[3] / 2, box[0] + box[2] / 2, box[1] + box[3] / 2] : null;
   }
 
   // classes that change without a new layout: selection, highlights, overlay, marks, lineage
@@ -361,20 +468,11 @@ function render({ model, el }) {
     model.save_changes();
   }
 
-  // after opening or closing a group, the next layout is framed on that group
-  let focusGroup = null;
+  // after opening or closing a group, the next layout keeps that group in place (keepAnchor)
   function setExpanded(list, toggled) {
-    focusGroup = toggled || null;
+    anchorGroup = toggled || null;
     model.set("expanded", [...new Set(list)]);
     model.save_changes();
-  }
-
-  function fitBox(x0, y0, x1, y1, maxK = 1.2) {
-    const w = svg.clientWidth || 800, h = svg.clientHeight || 500;
-    const k = Math.min(maxK, Math.max(0.05, Math.min((w - 40) / (x1 - x0 + 1), (h - 40) / (y1 - y0 + 1))));
-    view = { k, x: w / 2 - ((x0 + x1) / 2) * k, y: Math.max(10, h / 2 - ((y0 + y1) / 2) * k) };
-    if ((y1 - y0) * k > h - 40) view.y = 20 - y0 * k;  // a tall group: show its top
-    applyView();
   }
 
   // -- events -------------------------------------------------------------------------------
@@ -412,7 +510,7 @@ function render({ model, el }) {
         grew = false;
         for (const g of graph.groups || []) if (drop.has(g.parent) && !drop.has(g.id)) { drop.add(g.id); grew = true; }
       }
-      setExpanded((model.get("expanded") || []).filter((g) => !drop.has(g)), `G:${gid}`);
+      setExpanded((model.get("expanded") || []).filter((g) => !drop.has(g)), gid);
       return;
     }
     const group = ev.target.closest("[data-tg-group]");
@@ -449,6 +547,7 @@ function render({ model, el }) {
   svg.addEventListener("pointerdown", (ev) => {
     if (ev.target.closest("[data-tg-node],[data-tg-group],[data-tg-collapse],[data-tg-unfold]")) return;
     drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y };
+    autoView = false;
     svg.setPointerCapture(ev.pointerId);
     root.focus({ preventScroll: true });
   });
@@ -467,6 +566,7 @@ function render({ model, el }) {
     view.x = px - ((px - view.x) * k) / view.k;
     view.y = py - ((py - view.y) * k) / view.k;
     view.k = k;
+    autoView = false;
     applyView();
   }
   // the wheel zooms only while the view has focus (a click in it), so page scrolling works
@@ -513,17 +613,7 @@ function render({ model, el }) {
 
   function onLayout() {
     draw();
-    const layout = model.get("layout") || {};
-    if (pendingCenter && centerOn(pendingCenter)) {
-      pendingCenter = null;
-    } else if (focusGroup) {
-      const frame = (layout.frames || {})[focusGroup];
-      const box = (layout.items || {})[focusGroup];
-      if (frame) fitBox(...frame);
-      else if (box) fitBox(box[0] - box[2] * 3, box[1] - box[3] * 3, box[0] + box[2] * 3, box[1] + box[3] * 3);
-      else fit();
-    }
-    focusGroup = null;
+    if (pendingCenter && centerOn(pendingCenter)) pendingCenter = null;
   }
   function drawnLayoutHas(id) { return !!(drawnLayout && drawnLayout.items && drawnLayout.items[id]); }
 
@@ -546,9 +636,13 @@ function render({ model, el }) {
   setHeight();
   onStatus();
   draw();
-  requestAnimationFrame(() => { if (!fitted || drawnLayout) fit(); });
+  // the view's size is known once the page lays it out, and changes with the window: the
+  // automatic view follows it until the user pans or zooms
+  const resized = new ResizeObserver(() => { if (autoView && drawnLayout) fit(); });
+  resized.observe(svg);
 
   return () => {
+    resized.disconnect();
     root.removeEventListener("click", onClick);
     svg.removeEventListener("mouseover", onOver);
     for (const ev of ["graph", "layout", "selected", "detail", "highlight_ids", "highlight_label",

@@ -13,14 +13,14 @@ __version__ = "0.1.0"
 # Public names imported on first attribute access: name -> module that defines it.
 # Add an entry here instead of a top-level import when the module is costly to import.
 _LAZY: dict[str, str] = {}
-_LAZY.update({  # compiling and printing (issue 3)
+_LAZY.update({  # compiling and printing
     "function": "tensorgraph.compile.function", "shared": "tensorgraph.compile.sharedvalue",
     "In": "tensorgraph.compile.io", "Out": "tensorgraph.compile.io",
     "Mode": "tensorgraph.compile.mode", "get_mode": "tensorgraph.compile.mode",
     "printing": "tensorgraph.printing", "debugprint": "tensorgraph.printing",
     "dprint": "tensorgraph.printing", "pp": "tensorgraph.printing",
 })
-_LAZY.update({  # autodiff (issue 3)
+_LAZY.update({  # autodiff
     "grad": "tensorgraph.gradient", "gradient": "tensorgraph.gradient",
 })
 

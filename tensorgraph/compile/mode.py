@@ -36,7 +36,8 @@ _rewriter = None
 
 
 def set_rewriter(rewriter) -> None:
-    """Install ``rewriter(fgraph, mode)``, called by every ``Mode.rewrite`` (the rewrite issue)."""
+    """Install ``rewriter(fgraph, mode)``, called by every ``Mode.rewrite`` (the rewriting
+    package installs the default one)."""
     global _rewriter
     _rewriter = rewriter
 

@@ -1,16 +1,17 @@
-"""From a FunctionGraph to one C module: a function per node, tables, and the Python glue.
+"""From a FunctionGraph to its C: a function per node, the graph's description, the glue.
 
-``CGraph(fgraph, whole_graph=...)`` asks every node for its C (``op.c_code``, see
-docs/c_backend.md). The nodes that have C become functions
-``static int tg_node_<k>(tg_ctx *tg_context, tg_array *tg_vars)`` reading and writing the
-workspace's arrays ``tg_vars[slot]`` (one slot per variable). With
-``whole_graph`` (every node has C, none is lazy) the module also gets the loop over all nodes and
-the entry points that run a whole call in C (``glue.h``): a loop over the table of node
-functions, or with ``straight=True`` (linker 'c') straight-line direct calls of every node in
-one function, which the compiler may inline. The source pastes ``runtime.h``,
-``tg_scalar.h`` and ``glue.h`` in, so a module's cache key covers them.
+``CGraph(fgraph, whole_graph=...)`` asks every node for its C (its op's implementation in
+``tensorgraph.link.c.ops``, see docs/c_backend.md). The nodes that have C become functions
+``int tg_n_<hash>(tg_ctx *tg_context, tg_array *const *tg_io)``, their operands passed as
+pointers (inputs, then outputs), named by a hash of their text so that one compiled function
+serves every graph with that node, in every process (``NodeFunction``). Functions this process
+has not loaded yet are compiled into a library of plain C (no Python.h). With
+``straight=True`` (linker 'c') the library also gets ``tg_straight``, every node as a direct
+call in one function, which the compiler may inline.
 
-``CGraph.workspace(gc, report)`` makes the per-function state and returns its entry points.
+The glue library (``glue.h``, once per cache) runs any graph from its description
+(``tg_graph_desc``, graph_desc.h), filled here field by field: ``CGraph.workspace(gc, report)``
+makes a workspace (the buffers of every variable) and returns its entry points.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
  * reference counted per buffer: an output keeps its buffer between calls, and tg_alloc reuses
  * it when nobody else (no view, no ndarray handed to Python) holds it any more.
  *
- * Bump TG_RUNTIME_VERSION whenever this file changes in a way that changes generated code: it is
- * part of every module's cache key.
+ * Its text is part of every node function's name (codegen.py hashes it), so a change here
+ * compiles every node function again; nothing needs bumping.
  */
 #ifndef TG_RUNTIME_H
 #define TG_RUNTIME_H
@@ -20,7 +20,6 @@
 #include <math.h>
 #include <time.h>
 
-#define TG_RUNTIME_VERSION 4
 #define TG_MAXDIM 16
 #define TG_ALIGN 64
 

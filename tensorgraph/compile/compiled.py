@@ -160,6 +160,19 @@ class Function:
         vm = maker.linker.make_vm(maker.fgraph, storage, None)
         return vm, _VMCells(vm, self._n_inputs, self._cleared_outputs)
 
+    # -- pickling -------------------------------------------------------------------------
+
+    def __reduce__(self):
+        """Pickled as its maker (the rewritten graph, the settings, the shared variables with
+        their values), its name and trust_input; unpickling links the graph again in the
+        unpickling process, whose module cache supplies the C (compiled there once if it is
+        not cached). ``config.unpickle_function = False`` makes it unpickle as None;
+        ``config.reoptimize_unpickled_function`` rewrites the original graph again. A profiled
+        function unpickles unprofiled. Pickles are not a security boundary: unpickling runs
+        code, as any pickle does."""
+        defaults = [i.value if i.has_default else None for i in self.maker.inputs]
+        return _unpickle_function, (self.maker, self.name, self.trust_input, defaults)
+
     def stepper(self, *args, **kwargs):
         """A call with these arguments that runs node by node on request (``step()``,
         ``run_to(node)``, ``run_until_nonfinite()``, ``values``, ``finish()``): see
@@ -279,6 +292,19 @@ class Function:
 
 
 _MISSING = object()
+
+
+def _unpickle_function(maker, name, trust_input, defaults):
+    """A pickled Function again (see ``Function.__reduce__``), or None when
+    ``config.unpickle_function`` is off."""
+    from tensorgraph.configdefaults import config
+
+    if not config.unpickle_function:
+        return None
+    function = maker.create(input_storage=[[value] for value in defaults])
+    function.name = name
+    function.trust_input = trust_input
+    return function
 
 
 class _VMCells:

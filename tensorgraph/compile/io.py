@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from tensorgraph.graph.basic import Constant, Variable
 
-_NO_VALUE = object()
+class _NoValue:
+    """The marker of an input without a default (one object, also after unpickling)."""
+
+    def __reduce__(self):
+        return "_NO_VALUE"
+
+    def __repr__(self):
+        return "<no value>"
+
+
+_NO_VALUE = _NoValue()
 
 
 class In:

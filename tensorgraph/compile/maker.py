@@ -80,14 +80,22 @@ class FunctionMaker:
         computed = output_vars + update_vars
         self.shared_inputs = _shared_inputs(computed, input_vars, self.update_targets)
         self._check_unused(input_vars, computed)
-        self.fgraph = FunctionGraph(input_vars + self.shared_inputs, computed, clone=True)
-        self._check_inplace()
+        # the graph as given (after givens): what a function unpickled with
+        # config.reoptimize_unpickled_function is rewritten from again
+        self.original_graph = (input_vars + self.shared_inputs, computed)
+        self.fgraph = self._rewritten(*self.original_graph)
+        self.linker = self.mode.linker
+
+    def _rewritten(self, inputs, outputs) -> FunctionGraph:
+        """A FunctionGraph over a copy of the graph, checked and rewritten by the mode."""
+        fgraph = FunctionGraph(inputs, outputs, clone=True)
+        self._check_inplace(fgraph)
         with compiling():
-            self.mode.rewrite(self.fgraph)
-        history = getattr(self.fgraph, "rewrite_history", None)
+            self.mode.rewrite(fgraph)
+        history = getattr(fgraph, "rewrite_history", None)
         if history is not None:
             inherit_user_traces(history)
-        self.linker = self.mode.linker
+        return fgraph
 
     def _check_unused(self, input_vars, computed):
         used = set(graph_inputs(computed, blockers=input_vars))
@@ -101,13 +109,33 @@ class FunctionMaker:
                 raise UnusedInputError(message)
             warnings.warn(message, stacklevel=5)
 
-    def _check_inplace(self):
+    def _check_inplace(self, fgraph):
         if self.accept_inplace:
             return
-        for node in self.fgraph.apply_nodes:
+        for node in fgraph.apply_nodes:
             if node.op.destroy_map:
                 raise TypeError(f"the graph contains the inplace node {node}, which overwrites "
                                 "its inputs; pass accept_inplace=True if that is intended")
+
+    # -- pickling ---------------------------------------------------------------------------
+
+    def __getstate__(self):
+        """What a pickled function keeps of its maker: the rewritten graph, the graph as
+        given, the inputs and outputs with their settings, the shared variables (with their
+        values), the updates, the mode. The profile and the compile record stay behind."""
+        state = dict(self.__dict__)
+        for transient in ("profile", "compile_record", "linker"):
+            state.pop(transient, None)
+        return state
+
+    def __setstate__(self, state):
+        from tensorgraph.configdefaults import config
+
+        self.__dict__.update(state)
+        self.profile = None
+        self.linker = self.mode.linker
+        if config.reoptimize_unpickled_function:
+            self.fgraph = self._rewritten(*self.original_graph)
 
     def create(self, input_storage=None, storage_map=None):
         """Link the graph and return the ``Function``.

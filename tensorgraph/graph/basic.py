@@ -159,6 +159,10 @@ class Apply:
         self.tag = Scratchpad()
         record_trace(self.tag)
 
+    def __reduce_ex__(self, protocol):
+        _check_op_pickles(self, protocol)
+        return super().__reduce_ex__(protocol)
+
     @property
     def out(self) -> Variable:
         """The single output (or the op's ``default_output``)."""
@@ -349,3 +353,22 @@ def clone_replace(outputs, replace=None):
     equiv = clone_get_equiv(inputs, outs, copy_inputs=False, memo=memo)
     result = [equiv[o] for o in outs]
     return result[0] if single else result
+
+
+def _check_op_pickles(node, protocol) -> None:
+    """A PicklingError naming the op, its node and the user's line when the op cannot be
+    pickled (an op holding an open file, a lock, a lambda...): pickle's own error names only
+    the type of the object it choked on, somewhere deep in a graph."""
+    import pickle
+
+    try:
+        pickle.dumps(node.op, protocol)
+    except Exception as exc:  # noqa: BLE001 - any failure is reported the same way
+        from tensorgraph.graph.utils import format_user_line
+
+        where = format_user_line(node)
+        raise pickle.PicklingError(
+            f"cannot pickle the op {node.op!r} ({type(node.op).__name__}) of the node {node}"
+            f"{', created at ' + where if where else ''}: {type(exc).__name__}: {exc}. Everything"
+            " an op keeps must pickle for a graph or a compiled function to pickle (open "
+            "files, locks and sockets cannot; keep a path or a seed instead)") from exc

@@ -44,6 +44,11 @@ class Feature:
     def orderings(self, fgraph):
         return {}
 
+    #: a pickled FunctionGraph gets a new feature of this class when it is unpickled (a
+    #: feature whose state follows from the graph alone, like the destroy handler's); the
+    #: others (rewrite history, shape inference) record how the graph was made and are dropped
+    survives_pickling = False
+
 
 class FunctionGraph:
     """A graph between ``inputs`` and ``outputs``, with client tracking and change listeners.
@@ -282,6 +287,10 @@ class FunctionGraph:
             if ("output", i) not in self.clients.get(out, ()):
                 raise InconsistencyError(f"output {i} ({out}) is not registered as an output")
 
+    def __reduce__(self):
+        kept = [type(f) for f in self._features if f.survives_pickling]
+        return _unpickled_fgraph, (self.inputs, self.outputs, kept)
+
     def __str__(self):
         return f"FunctionGraph({', '.join(str(o) for o in self.outputs)})"
 
@@ -290,3 +299,12 @@ class FunctionGraph:
 
     def __len__(self):
         return len(self.apply_nodes)
+
+
+def _unpickled_fgraph(inputs, outputs, feature_classes) -> FunctionGraph:
+    """A pickled FunctionGraph again: the same (unpickled) variables and nodes, with new
+    features of the classes that survive pickling."""
+    fgraph = FunctionGraph(inputs, outputs, clone=False)
+    for cls in feature_classes:
+        fgraph.attach_feature(cls())
+    return fgraph

@@ -44,6 +44,8 @@ def can_destroy(fgraph, node, i: int, graph_inputs=None) -> str | None:
 class DestroyHandler(Feature):
     """See the module docstring. Attach with ``DestroyHandler.attach_to(fgraph)``."""
 
+    survives_pickling = True
+
     def __init__(self):
         self.destroyers: set = set()
 

@@ -168,22 +168,6 @@ class CAReduce(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return [_drop_axes(input_shapes[0], self.axis)]
 
-    # C (see tensorgraph.tensor.reduction_c): add, mul, maximum, minimum, and, or
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.reduction_c import careduce_code
-
-        return careduce_code(self, node, inputs, outputs, sub)
-
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.reduction_c import careduce_support
-
-        return careduce_support(self, node)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.reduction_c import version
-
-        return version()
-
 
 class Sum(CAReduce):
     """Sum over ``axis``; see the module docstring for its dtypes."""
@@ -359,34 +343,17 @@ class _ArgExtremum(Op):
     def L_op(self, inputs, outputs, output_grads):
         return [zeros_gradient(inputs[0])]
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.reduction_c import argextremum_code
-
-        return argextremum_code(self, node, inputs, outputs, sub)
-
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.reduction_c import argextremum_support
-
-        return argextremum_support(self, node)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.reduction_c import version
-
-        return version()
-
 
 class Argmax(_ArgExtremum):
     """Index (int64) of the first maximum over ``axis``."""
 
     _nfunc = staticmethod(np.argmax)
-    _c_kind = "max"
 
 
 class Argmin(_ArgExtremum):
     """Index (int64) of the first minimum over ``axis``."""
 
     _nfunc = staticmethod(np.argmin)
-    _c_kind = "min"
 
 
 # ----------------------------------------------------------------------------------------------

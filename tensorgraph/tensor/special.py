@@ -11,8 +11,8 @@ the elements, as PyTensor and ``scipy.special.softmax`` do.
 ``TakeAlongLastAxis`` (``np.take_along_axis`` on the last axis); its gradient scatters back
 with ``PutAlongLastAxis``, and each is the other's gradient.
 
-Softmax, LogSoftmax and the two label ops also have C code (``tensorgraph.tensor.special_c``);
-their numpy ``perform`` stays the reference.
+Softmax, LogSoftmax and the two label ops also have C code
+(``tensorgraph.link.c.ops.special``); their numpy ``perform`` stays the reference.
 """
 
 from __future__ import annotations
@@ -72,22 +72,6 @@ class _SoftmaxBase(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
-
-    # C: see tensorgraph.tensor.special_c
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.special_c import softmax_code
-
-        return softmax_code(self, node, inputs, outputs, sub)
-
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.special_c import support_code
-
-        return support_code(self, node)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.special_c import version
-
-        return version()
 
     def _sum(self, v):
         return tsum(v, axis=self.axis, keepdims=True)
@@ -233,16 +217,6 @@ class TakeAlongLastAxis(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return [tuple(input_shapes[0][:-1])]
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.special_c import take_along_code
-
-        return take_along_code(node, inputs, outputs, sub)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.special_c import version
-
-        return version()
-
     def L_op(self, inputs, outputs, output_grads):
         x, labels = inputs
         g = PutAlongLastAxis()(output_grads[0], labels, x)
@@ -282,16 +256,6 @@ class PutAlongLastAxis(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[2]]
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.special_c import put_along_code
-
-        return put_along_code(node, inputs, outputs, sub)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.special_c import version
-
-        return version()
 
     def L_op(self, inputs, outputs, output_grads):
         values, labels, like = inputs

@@ -34,7 +34,7 @@ __all__ = ["CImplementation", "register", "implementation", "read_c"]
 _TABLE: dict[type, CImplementation] = {}
 _HERE = os.path.dirname(__file__)
 #: the modules holding tensorgraph's own implementations, imported on the first lookup
-_BUILTIN = ()
+_BUILTIN = ("reduction", "special")
 _loaded: list[bool] = []
 
 

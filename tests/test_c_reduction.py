@@ -224,3 +224,31 @@ def test_whole_vector_reductions_match_perform_and_the_general_path():
                 np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-2, equal_nan=True,
                                            err_msg=f"openmp={openmp} output {k}")
         np.testing.assert_array_equal(f_c(clean)[0], general(clean[None, :]))
+
+
+def test_the_c_comes_from_the_link_layer_table():
+    """The reduction ops say what they compute; their C is registered in
+    tensorgraph.link.c.ops.reduction, and the tensor module imports nothing of link."""
+    import ast
+    import inspect
+
+    from tensorgraph.graph.op import Op
+    from tensorgraph.link.c.ops import implementation
+    from tensorgraph.link.c.ops import reduction as c_reduction
+    from tensorgraph.tensor import reduction
+
+    x = tt.dmatrix()
+    cases = [(tt.sum(x).owner.op, c_reduction.CAReduceC),
+             (tt.max(x, 0).owner.op, c_reduction.CAReduceC),
+             (tt.all(x).owner.op, c_reduction.CAReduceC),
+             (CAReduce(sm.or_, (1,)), c_reduction.CAReduceC),
+             (tt.argmax(x).owner.op, c_reduction.ArgExtremumC),
+             (tt.argmin(x, 1).owner.op, c_reduction.ArgExtremumC)]
+    for op, impl in cases:
+        assert isinstance(implementation(op), impl), op
+        for klass in type(op).__mro__[:type(op).__mro__.index(Op)]:
+            assert not [n for n in vars(klass) if n.startswith("c_")], klass
+    tree = ast.parse(inspect.getsource(reduction))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if m and m.startswith("tensorgraph.link")]

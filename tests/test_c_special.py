@@ -124,3 +124,29 @@ def test_label_errors_match_perform():
     f_u, _ = label_functions("uint8")
     with pytest.raises(IndexError, match="label 200 is out of range for 4 classes"):
         f_u(x, np.array([[0, 200, 1], [1, 1, 1]], "uint8"), vals)
+
+
+def test_the_c_comes_from_the_link_layer_table():
+    """Softmax, LogSoftmax and the label ops say what they compute; their C is registered in
+    tensorgraph.link.c.ops.special, and the tensor module imports nothing of link."""
+    import ast
+    import inspect
+
+    from tensorgraph.graph.op import Op
+    from tensorgraph.link.c.ops import implementation
+    from tensorgraph.link.c.ops import special as c_special
+    from tensorgraph.tensor import special
+
+    x = tt.fmatrix()
+    cases = [(softmax(x).owner.op, c_special.SoftmaxC),
+             (log_softmax(x, None).owner.op, c_special.SoftmaxC),
+             (TakeAlongLastAxis(), c_special.TakeAlongLastAxisC),
+             (PutAlongLastAxis(), c_special.PutAlongLastAxisC)]
+    for op, impl in cases:
+        assert isinstance(implementation(op), impl), op
+        for klass in type(op).__mro__[:type(op).__mro__.index(Op)]:
+            assert not [n for n in vars(klass) if n.startswith("c_")], klass
+    tree = ast.parse(inspect.getsource(special))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if m and m.startswith("tensorgraph.link")]

@@ -58,19 +58,6 @@ class Assert(Op):
                 raise ERRORS[self.error](f"{self.msg} (condition {k} is false)")
         output_storage[0][0] = x
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.link.c.cstring import c_string
-
-        (x, *conds), (z,) = inputs, outputs
-        checks = "\n".join(
-            f"if (!*(const uint8_t *)({c})->data) {{ tg_error({sub['ctx']}, "
-            f"\"{self.error}: {c_string(self.msg)} (condition {k} is false)\"); {sub['fail']} }}"
-            for k, c in enumerate(conds))
-        return f"{{\n{checks}\ntg_view({z}, {x});\n}}"
-
-    def c_code_cache_version(self):
-        return (2,)
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
 

@@ -61,3 +61,27 @@ def test_a_steps_static_picture_covers_that_step_not_the_union_of_all_steps():
     view_box = [float(v) for v in re.search(r'viewBox="([^"]+)"', rep.view.to_svg()).group(1).split()]
     assert view_box == [x0 - 10, y0 - 10, x1 - x0 + 20, y1 - y0 + 20]
     assert (x1 - x0) * (y1 - y0) < 0.8 * rep.view.layout["size"][0] * rep.view.layout["size"][1]
+
+
+def test_a_node_whose_c_declines_its_types_is_told_from_an_op_without_c():
+    """Why a node runs Python: an op whose C (registered in tensorgraph.link.c.ops, not a
+    c_code method) declines the node's types is not called an op without C."""
+    from tensorgraph.graph.basic import Apply
+    from tensorgraph.graph.op import Op
+    from tensorgraph.notebook.graph_model import _why_python
+    from tensorgraph.tensor.subtensor import AdvancedSubtensor1
+
+    class PerformOnly(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0]
+
+    x = tt.matrix("x")
+    rows = x[tt.vector("i", dtype="uint64")]  # uint64 indices run perform
+    assert isinstance(rows.owner.op, AdvancedSubtensor1)
+    assert "declined" in _why_python(rows.owner)
+    assert "PerformOnly has no C implementation" in _why_python(PerformOnly()(x).owner)

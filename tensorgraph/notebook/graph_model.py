@@ -537,7 +537,9 @@ def _why_python(node) -> str:
 
     if isinstance(node.op, IfElse) or getattr(node.op, "lazy", False):
         return "a lazy op: the VM's Python loop runs it, so only the branch taken is computed"
-    if not hasattr(node.op, "c_code"):
+    from tensorgraph.link.c.codegen import c_implementation
+
+    if c_implementation(node.op) is None:
         return f"{type(node.op).__name__} has no C implementation (its numpy perform runs)"
     return "its C code declined these types (e.g. a dtype without C); perform runs"
 

@@ -64,21 +64,6 @@ class MakeVector(Op):
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = np.array(inputs, dtype=self.dtype).reshape(len(inputs))
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.link.c import dtypes as cd
-
-        (z,) = outputs
-        t = cd.storage_type(self.dtype)
-        lines = [f"const int64_t n = {len(inputs)};",
-                 f"if (tg_alloc({z}, 1, &n, {cd.typenum(self.dtype)}, {sub['ctx']})) "
-                 f"{{ {sub['fail']} }}"]
-        lines += [f"(({t} *){z}->data)[{i}] = *(const {t} *){v}->data;"
-                  for i, v in enumerate(inputs)]
-        return "{\n" + "\n".join(lines) + "\n}"
-
-    def c_code_cache_version(self):
-        return (1,)
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [(len(node.inputs),)]
 
@@ -155,29 +140,6 @@ class Join(Op):
                              f"({exc})") from None
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.strided_c import STRIDED_SUPPORT
-
-        return STRIDED_SUPPORT + _JOIN_SUPPORT
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.link.c import dtypes as cd
-
-        (z,) = outputs
-        ctx, fail = sub["ctx"], sub["fail"]
-        typenum = cd.typenum(node.outputs[0].type.dtype)
-        return f"""
-        {{
-            const tg_array *ins[{len(inputs)}] = {{{", ".join(inputs)}}};
-            if (tg_join({z}, {len(inputs)}, ins, {self.axis}, {typenum}, {ctx})) {{ {fail} }}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.strided_c import STRIDED_VERSION
-
-        return (1, STRIDED_VERSION)
-
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.tensor.math import add
 
@@ -201,44 +163,6 @@ class Join(Op):
         sizes = make_vector(*[shape_i(t, self.axis) for t in inputs], dtype="int64")
         pieces = Split(len(inputs), self.axis)(output_grads[0], sizes)
         return list(pieces)
-
-
-_JOIN_SUPPORT = r"""
-/* out = the concatenation of ins[0..n-1] along axis (same ndim and dtype, checked sizes). */
-static int tg_join(tg_array *out, int n, const tg_array *const *ins, int axis, int typenum,
-                   tg_ctx *ctx)
-{
-    const int nd = ins[0]->ndim;
-    int64_t shp[TG_MAXDIM];
-    for (int d = 0; d < nd; d++) shp[d] = ins[0]->shape[d];
-    shp[axis] = 0;
-    for (int k = 0; k < n; k++) {
-        for (int d = 0; d < nd; d++) {
-            if (d != axis && ins[k]->shape[d] != shp[d]) {
-                char shapes[600] = "", buf[160];
-                size_t used = 0;
-                for (int q = 0; q < n && used < sizeof shapes; q++)
-                    used += (size_t)snprintf(shapes + used, sizeof shapes - used,
-                                             q ? ", %s" : "%s",
-                                             tg_shape_str(ins[q], buf, sizeof buf));
-                return tg_error(ctx, "join along axis %d: inputs of shapes %s do not fit "
-                                "(dimension %d: input %d has size %lld, input 0 has %lld)",
-                                axis, shapes, d, k, (long long)ins[k]->shape[d],
-                                (long long)shp[d]);
-            }
-        }
-        shp[axis] += ins[k]->shape[axis];
-    }
-    if (tg_alloc(out, nd, shp, typenum, ctx)) return -1;
-    tg_array part = *out;  /* a description of out's block for one input (no reference) */
-    for (int k = 0; k < n; k++) {
-        part.shape[axis] = ins[k]->shape[axis];
-        if (part.shape[axis] > 0) tg_copy_into(&part, ins[k]);
-        part.data += part.shape[axis] * out->strides[axis];
-    }
-    return 0;
-}
-"""
 
 
 def concatenate(tensors, axis: int = 0) -> Variable:
@@ -355,50 +279,6 @@ class Split(Op):
         pieces = np.split(x, np.cumsum(sizes)[:-1], axis=self.axis)
         for cell, piece in zip(output_storage, pieces):
             cell[0] = piece
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor import strided_c as sc
-
-        (x, sizes) = inputs
-        ctx, fail = sub["ctx"], sub["fail"]
-        entry = sc.read_int_at(sizes, node.inputs[1].type.dtype, "k")
-        views = "\n".join(
-            f"tg_view({z}, {x}); {z}->data += offset * {x}->strides[{self.axis}]; "
-            f"{z}->shape[{self.axis}] = part[{k}]; offset += part[{k}];"
-            for k, z in enumerate(outputs))
-        return f"""
-        {{
-            if ({sizes}->shape[0] != {self.n_splits}) {{
-                tg_error({ctx}, "split: expected {self.n_splits} sizes, got %lld",
-                         (long long){sizes}->shape[0]);
-                {fail}
-            }}
-            int64_t part[{self.n_splits}], total = 0;
-            int negative = 0;
-            char listed[400] = "[", buf[200];
-            size_t used = 1;
-            for (int64_t k = 0; k < {self.n_splits}; k++) {{
-                part[k] = {entry};
-                negative |= part[k] < 0;
-                total += part[k];
-                if (used < sizeof listed)
-                    used += (size_t)snprintf(listed + used, sizeof listed - used,
-                                             k ? ", %lld" : "%lld", (long long)part[k]);
-            }}
-            if (used < sizeof listed) snprintf(listed + used, sizeof listed - used, "]");
-            if (negative || total != {x}->shape[{self.axis}]) {{
-                tg_error({ctx}, "split: sizes %s (sum %lld) do not divide dimension {self.axis} "
-                         "of size %lld (input shape %s)", listed, (long long)total,
-                         (long long){x}->shape[{self.axis}], tg_shape_str({x}, buf, sizeof buf));
-                {fail}
-            }}
-            int64_t offset = 0;
-            {views}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        return (1,)
 
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.tensor.subtensor import getitem

@@ -16,7 +16,7 @@ from __future__ import annotations
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.tensor import blas_c
 from tensorgraph.link.c.cstring import c_string
-from tensorgraph.tensor.strided_c import int_list
+from tensorgraph.link.c.ops.strided import int_list
 
 #: bump when the C below changes
 MATMUL_C_VERSION = 1

@@ -28,13 +28,6 @@ __all__ = [
 _INT64 = "int64"
 
 
-def _typenum(dtype: str) -> int:
-    """numpy's type number of ``dtype``, for generated C (imported lazily: C is optional)."""
-    from tensorgraph.link.c.dtypes import typenum
-
-    return typenum(dtype)
-
-
 def _disconnected():
     from tensorgraph.gradient import disconnected_type
 
@@ -179,19 +172,6 @@ class Shape(Op):
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = np.asarray(inputs[0].shape, dtype=_INT64)
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        (x,), (z,) = inputs, outputs
-        return f"""
-        {{
-            const int64_t n = {x}->ndim;
-            if (tg_alloc({z}, 1, &n, {_typenum(_INT64)}, {sub['ctx']})) {{ {sub['fail']} }}
-            for (int d = 0; d < {x}->ndim; d++) ((int64_t *){z}->data)[d] = {x}->shape[d];
-        }}
-        """
-
-    def c_code_cache_version(self):
-        return (1,)
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [(node.inputs[0].ndim,)]
 
@@ -220,16 +200,6 @@ class Shape_i(Op):
 
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = np.asarray(inputs[0].shape[self.i], dtype=_INT64)
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        (x,), (z,) = inputs, outputs
-        return f"""
-        if (tg_alloc({z}, 0, NULL, {_typenum(_INT64)}, {sub['ctx']})) {{ {sub['fail']} }}
-        *(int64_t *){z}->data = {x}->shape[{self.i}];
-        """
-
-    def c_code_cache_version(self):
-        return (1,)
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [()]
@@ -307,41 +277,6 @@ class SpecifyShape(Op):
                                      f"expected {int(size)} (expected shape {expected}, got "
                                      f"{x.shape})")
         output_storage[0][0] = x
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor import strided_c as sc
-
-        x, sizes, (z,) = inputs[0], inputs[1:], outputs
-        ctx, fail = sub["ctx"], sub["fail"]
-        ndim = node.inputs[0].type.ndim
-        lines = [f"int64_t want[{max(ndim, 1)}];",
-                 f"for (int d = 0; d < {ndim}; d++) want[d] = -1;"]
-        for d, size, var in zip(self.checked, sizes, node.inputs[1:]):
-            lines.append(f"want[{d}] = {sc.read_int(size, var.type.dtype)};")
-        lines.append(f"""
-        for (int d = 0; d < {ndim}; d++) {{
-            if (want[d] >= 0 && {x}->shape[d] != want[d]) {{
-                char got[200], exp[200] = "(";
-                size_t used = 1;
-                for (int e = 0; e < {ndim} && used < sizeof exp; e++) {{
-                    const char *sep = e ? ", " : "";
-                    if (want[e] >= 0) used += (size_t)snprintf(exp + used, sizeof exp - used,
-                                                               "%s%lld", sep, (long long)want[e]);
-                    else used += (size_t)snprintf(exp + used, sizeof exp - used, "%s?", sep);
-                }}
-                if (used < sizeof exp)
-                    snprintf(exp + used, sizeof exp - used, "{',' if ndim == 1 else ''})");
-                tg_error({ctx}, "specify_shape: dimension %d has size %lld, expected %lld "
-                         "(expected shape %s, got %s)", d, (long long){x}->shape[d],
-                         (long long)want[d], exp, tg_shape_str({x}, got, sizeof got));
-                {fail}
-            }}
-        }}
-        tg_view({z}, {x});""")
-        return "{\n" + "\n".join(lines) + "\n}"
-
-    def c_code_cache_version(self):
-        return (1,)
 
     def infer_shape(self, fgraph, node, input_shapes):
         out = list(input_shapes[0])
@@ -433,79 +368,6 @@ class Reshape(Op):
             raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} (size "
                              f"{x.size}) into shape {requested}") from None
 
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.strided_c import STRIDED_SUPPORT
-
-        return STRIDED_SUPPORT + _RESHAPE_SUPPORT
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor import strided_c as sc
-
-        (x, shp), (z,) = inputs, outputs
-        ctx, fail = sub["ctx"], sub["fail"]
-        nd = self.ndim
-        entry = sc.read_int_at(shp, node.inputs[1].type.dtype, "i")
-        typenum = _typenum(node.outputs[0].type.dtype)
-        return f"""
-        {{
-            if ({shp}->shape[0] != {nd}) {{
-                tg_error({ctx}, "reshape: got a shape with %lld entries, expected {nd}",
-                         (long long){shp}->shape[0]);
-                {fail}
-            }}
-            tg_array req;
-            req.ndim = {nd};
-            int64_t known = 1;
-            int missing = -1, bad = 0;
-            for (int64_t i = 0; i < {nd}; i++) {{
-                const int64_t s = {entry};
-                req.shape[i] = s;
-                if (s == -1) {{ bad |= missing >= 0; missing = (int)i; }}
-                else if (s < 0) bad = 1;
-                else known *= s;
-            }}
-            char rbuf[300], xbuf[300];
-            if (bad) {{
-                tg_error({ctx}, "reshape: invalid shape %s: sizes must be >= 0, with at most one "
-                         "-1", tg_shape_str(&req, rbuf, sizeof rbuf));
-                {fail}
-            }}
-            const int64_t size = tg_size({x});
-            if (missing >= 0 ? (known == 0 || size % known != 0) : known != size) {{
-                tg_error({ctx}, "reshape: cannot reshape an array of shape %s (size %lld) into "
-                         "shape %s", tg_shape_str({x}, xbuf, sizeof xbuf), (long long)size,
-                         tg_shape_str(&req, rbuf, sizeof rbuf));
-                {fail}
-            }}
-            if (missing >= 0) req.shape[missing] = size / known;
-            int64_t st[TG_MAXDIM];
-            if (tg_reshape_strides({x}, {nd}, req.shape, st)) {{
-                tg_view({z}, {x});
-                {z}->ndim = {nd};
-                for (int d = 0; d < {nd}; d++) {{
-                    {z}->shape[d] = req.shape[d];
-                    {z}->strides[d] = st[d];
-                }}
-            }} else {{
-                if (tg_alloc({z}, {nd}, req.shape, {typenum}, {ctx})) {{ {fail} }}
-                tg_array dst = *{z};  /* z's elements described with x's shape */
-                dst.ndim = {x}->ndim;
-                int64_t stride = (int64_t)tg_itemsize({x}->typenum);
-                for (int d = {x}->ndim - 1; d >= 0; d--) {{
-                    dst.shape[d] = {x}->shape[d];
-                    dst.strides[d] = stride;
-                    stride *= {x}->shape[d];
-                }}
-                tg_copy_into(&dst, {x});
-            }}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.strided_c import STRIDED_VERSION
-
-        return (1, STRIDED_VERSION)
-
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.tensor import math
         from tensorgraph.tensor.subtensor import getitem
@@ -535,43 +397,6 @@ class Reshape(Op):
         if x.dtype in DISCRETE_DTYPES:
             return [_float_zeros_like(x), _disconnected()]
         return [reshape(output_grads[0], shape(x), ndim=x.ndim), _disconnected()]
-
-
-_RESHAPE_SUPPORT = r"""
-/* Strides viewing a's elements (in C order) with `shape` without a copy, as numpy does when it
- * can: each group of old dimensions that merges into a group of new ones must be contiguous
- * within itself. Returns 0 when a copy is needed. */
-static int tg_reshape_strides(const tg_array *a, int nd, const int64_t *shape, int64_t *strides)
-{
-    const int64_t item = (int64_t)tg_itemsize(a->typenum);
-    int64_t osh[TG_MAXDIM], ost[TG_MAXDIM];
-    int on = 0;
-    if (tg_size(a) == 0) {
-        int64_t s = item;
-        for (int j = nd - 1; j >= 0; j--) { strides[j] = s; s *= shape[j] > 0 ? shape[j] : 1; }
-        return 1;
-    }
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != 1) { osh[on] = a->shape[d]; ost[on] = a->strides[d]; on++; }
-    int i = 0, j = 0;
-    while (i < on && j < nd) {
-        int i2 = i + 1, j2 = j + 1;
-        int64_t po = osh[i], pn = shape[j];
-        while (po != pn) {
-            if (pn < po) pn *= shape[j2++];
-            else po *= osh[i2++];
-        }
-        for (int k = i; k < i2 - 1; k++)
-            if (ost[k] != ost[k + 1] * osh[k + 1]) return 0;
-        strides[j2 - 1] = ost[i2 - 1];
-        for (int k = j2 - 2; k >= j; k--) strides[k] = strides[k + 1] * shape[k + 1];
-        i = i2;
-        j = j2;
-    }
-    for (; j < nd; j++) strides[j] = item;
-    return 1;
-}
-"""
 
 
 def _reshape_static(x, entries) -> tuple:

@@ -15,11 +15,9 @@ Ops (each with ``perform``, ``infer_shape`` and a gradient):
   at repeated indices keeps the last value, as numpy does (the gradient w.r.t. ``y`` then
   still reaches every repeated entry, as in PyTensor: use unique indices with ``set``).
 
-C code (``c_code``, checked against ``perform`` in tests/test_c_subtensor.py and
-tests/test_c_advanced_indexing.py): ``Subtensor`` (a view), ``IncSubtensor``,
-``AdvancedSubtensor1``, ``AdvancedIncSubtensor1``, and the general ``AdvancedSubtensor`` /
-``AdvancedIncSubtensor`` (see ``tensorgraph.tensor.advanced_index_c``). Only ``uint64`` index
-values run ``perform``.
+Every op here has C (``tensorgraph/link/c/ops/subtensor.py`` and ``advanced_index.py``,
+checked against ``perform`` in tests/test_c_subtensor.py and tests/test_c_advanced_indexing.py);
+only ``uint64`` index values run ``perform``.
 
 An op's ``idx_list`` describes the index's structure; the values come from the op's inputs after
 ``x`` (and ``y``): ``"int"`` is one integer scalar input, ``("slice", start, stop, step)`` has
@@ -36,7 +34,6 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
-from tensorgraph.link.c.cstring import c_string
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.shape import (
@@ -326,46 +323,6 @@ class _SliceLength(Op):
         parts = [next(given) if present else None for present in self.parts]
         output_storage[0][0] = np.asarray(len(range(*slice(*parts).indices(size))), dtype="int64")
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        """Python's slice rules, as ``tg_index_basic`` applies them to an axis."""
-        from tensorgraph.link.c import dtypes as cd
-        from tensorgraph.tensor import strided_c as sc
-
-        size, *given = inputs
-        values = iter(zip(given, node.inputs[1:]))
-        parts = []
-        for present in self.parts:
-            if present:
-                expr, var = next(values)
-                parts.append(sc.read_int(expr, var.type.dtype))
-            else:
-                parts.append(None)
-        start, stop, step = parts
-        ctx, fail = sub["ctx"], sub["fail"]
-
-        def clamp(var, value):
-            return (f"int64_t {var} = {value};\n"
-                    f"if ({var} < 0) {{ {var} += n; if ({var} < 0) {var} = step < 0 ? -1 : 0; }}\n"
-                    f"else if ({var} >= n) {var} = step < 0 ? n - 1 : n;")
-
-        return f"""
-        {{
-            const int64_t n = {sc.read_int(size, node.inputs[0].type.dtype)};
-            const int64_t step = {step or 1};
-            if (step == 0) {{ tg_error({ctx}, "slice step cannot be zero"); {fail} }}
-            {clamp("start", start) if start else "const int64_t start = step < 0 ? n - 1 : 0;"}
-            {clamp("stop", stop) if stop else "const int64_t stop = step < 0 ? -1 : n;"}
-            int64_t len = 0;
-            if (step < 0) {{ if (stop < start) len = (start - stop - 1) / (-step) + 1; }}
-            else if (start < stop) len = (stop - start - 1) / step + 1;
-            const int64_t no_dims[1] = {{0}};
-            if (tg_alloc({outputs[0]}, 0, no_dims, {cd.typenum("int64")}, {ctx})) {{ {fail} }}
-            *(int64_t *){outputs[0]}->data = len;
-        }}"""
-
-    def c_code_cache_version(self):
-        return (1,)
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [()]
 
@@ -384,90 +341,6 @@ def _slice_length(size, parts):
         return size
     present = tuple(p is not None for p in parts)
     return _SliceLength(present)(size, *[p for p in parts if p is not None])
-
-
-# ----------------------------------------------------------------------------------------------
-# C helpers (the C code of the ops; the numpy performs stay the reference)
-
-
-def _c_basic_index(op, idx_list, arr: str, index, index_vars, sub) -> str:
-    """C applying the basic index ``idx_list`` to the ``tg_array`` ``arr`` in place, with the
-    values of the index inputs ``index`` (C expressions), failing with a message on a bad one."""
-    from tensorgraph.tensor import strided_c as sc
-
-    n = len(idx_list)
-    kinds, has, sets = [], [], []
-    values = iter(zip(index, index_vars))
-    for e, entry in enumerate(idx_list):
-        if entry == "int":
-            kinds.append(0)
-            has += [1, 0, 0]
-            expr, var = next(values)
-            sets.append(f"val[{3 * e}] = {sc.read_int(expr, var.type.dtype)};")
-            continue
-        kinds.append(1)
-        for p, part in enumerate(entry[1:]):
-            has.append(int(part is not None))
-            if part is not None:
-                expr, var = next(values)
-                sets.append(f"val[{3 * e + p}] = {sc.read_int(expr, var.type.dtype)};")
-    return f"""
-        {{
-            static const unsigned char kind[] = {sc.int_list(kinds)}, has[] = {sc.int_list(has)};
-            int64_t val[{3 * max(n, 1)}] = {{0}};
-            {" ".join(sets)}
-            if (tg_index_basic({arr}, {n}, kind, val, has, {sub["ctx"]},
-                               "{c_string(str(op), printf=False)}")) {{ {sub["fail"]} }}
-        }}"""
-
-
-def _c_copy_or_view(op, x: str, z: str, sub) -> str:
-    """C making ``z`` the array the inc/set ops write into: ``x`` itself when the op is inplace
-    (it is in ``destroy_map``), else a C-contiguous copy of it."""
-    if op.inplace:
-        return f"tg_view({z}, {x});"
-    return f"if (tg_copy_contiguous({z}, {x}, {sub['ctx']})) {{ {sub['fail']} }}"
-
-
-def _c_unaliased(y: str, z: str, sub) -> str:
-    """C declaring ``const tg_array *src``: ``y``, or a copy of it when it shares ``z``'s buffer
-    (an inplace update reading the array it writes), released by ``_C_UNALIASED_END``."""
-    return f"""
-        tg_array y_copy;
-        memset(&y_copy, 0, sizeof y_copy);
-        const tg_array *src = {y};
-        if ({y}->base != NULL && {y}->base == {z}->base) {{
-            if (tg_copy_contiguous(&y_copy, {y}, {sub['ctx']})) {{ {sub['fail']} }}
-            src = &y_copy;
-        }}"""
-
-
-_C_UNALIASED_END = "tg_release(&y_copy);"
-
-
-def _c_update(op, dtype: str, dst: str) -> str:
-    """C writing (set) or adding (inc) ``src`` into the array described by ``dst``."""
-    from tensorgraph.tensor import strided_c as sc
-
-    if op.set_instead_of_inc:
-        return f"tg_copy_into({dst}, src);"
-    return f"""{{
-            tg_pair pr;
-            if (tg_pair_setup(&pr, {dst}, src) > 0)
-                TG_PAIR_FOR(&pr, ({dst})->data, src->data, {sc.add_into(dtype)});
-        }}"""
-
-
-def _c_version():
-    from tensorgraph.tensor.strided_c import STRIDED_VERSION
-
-    return (1, STRIDED_VERSION)
-
-
-def _c_support():
-    from tensorgraph.tensor.strided_c import STRIDED_SUPPORT
-
-    return STRIDED_SUPPORT
 
 
 # ----------------------------------------------------------------------------------------------
@@ -527,17 +400,6 @@ class Subtensor(_IndexedRead, Op):
     def perform(self, node, inputs, output_storage):
         x, *index = inputs
         output_storage[0][0] = x[_numpy_index(self.idx_list, index) + (Ellipsis,)]
-
-    def c_support_code(self, node=None):
-        return _c_support()
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        (x, *index), (z,) = inputs, outputs
-        return (f"tg_view({z}, {x});"
-                + _c_basic_index(self, self.idx_list, z, index, node.inputs[1:], sub))
-
-    def c_code_cache_version(self):
-        return _c_version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         x_shape = input_shapes[0]
@@ -619,30 +481,6 @@ class IncSubtensor(Op):
             target += y
         output_storage[0][0] = out
 
-    def c_support_code(self, node=None):
-        return _c_support()
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor import strided_c as sc
-
-        (x, y, *index), (z,) = inputs, outputs
-        return f"""
-        {{
-            {_c_copy_or_view(self, x, z, sub)}
-            tg_array target = *{z};  /* the indexed part of z (a description, no reference) */
-            {_c_basic_index(self, self.idx_list, "(&target)", index, node.inputs[2:], sub)}
-            if (tg_check_fits({sub["ctx"]}, "{c_string(str(self), printf=False)}", {y},
-                              NULL, target.ndim, target.shape,
-                              "indexed part")) {{ {sub["fail"]} }}
-            {_c_unaliased(y, z, sub)}
-            {_c_update(self, node.outputs[0].type.dtype, "(&target)")}
-            {_C_UNALIASED_END}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        return _c_version()
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
 
@@ -687,53 +525,6 @@ class AdvancedSubtensor1(Op):
     def perform(self, node, inputs, output_storage):
         x, ilist = inputs
         output_storage[0][0] = np.take(x, ilist, axis=0)
-
-    def c_support_code(self, node=None):
-        return _c_support()
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor import strided_c as sc
-
-        (x, ilist), (z,) = inputs, outputs
-        if node.inputs[1].type.dtype == "uint64":
-            raise NotImplementedError("uint64 indices run perform")
-        ctx, fail = sub["ctx"], sub["fail"]
-        entry = sc.read_int_at(ilist, node.inputs[1].type.dtype, "i")
-        return f"""
-        {{
-            const int64_t n = {ilist}->shape[0], rows = {x}->shape[0];
-            int64_t shp[TG_MAXDIM];
-            shp[0] = n;
-            for (int d = 1; d < {x}->ndim; d++) shp[d] = {x}->shape[d];
-            if (tg_alloc({z}, {x}->ndim, shp, {x}->typenum, {ctx})) {{ {fail} }}
-            tg_array src = *{x}, dst = *{z};   /* one row of each (descriptions) */
-            src.ndim = dst.ndim = {x}->ndim - 1;
-            for (int d = 1; d < {x}->ndim; d++) {{
-                src.shape[d - 1] = dst.shape[d - 1] = {x}->shape[d];
-                src.strides[d - 1] = {x}->strides[d];
-                dst.strides[d - 1] = {z}->strides[d];
-            }}
-            const int fast = tg_is_c_contiguous(&src);
-            const size_t row_bytes = (size_t)tg_size(&src) * tg_itemsize({x}->typenum);
-            for (int64_t i = 0; i < n; i++) {{
-                int64_t r = {entry};
-                if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "IndexError: {c_string(str(self))}: index %lld (at position %lld of the "
-                             "index vector) is out of bounds for axis 0 with size %lld",
-                             (long long)r, (long long)i, (long long)rows);
-                    {fail}
-                }}
-                if (r < 0) r += rows;
-                src.data = {x}->data + r * {x}->strides[0];
-                dst.data = {z}->data + i * {z}->strides[0];
-                if (fast) memcpy(dst.data, src.data, row_bytes);
-                else tg_copy_into(&dst, &src);
-            }}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        return _c_version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         x_shape, i_shape = input_shapes
@@ -792,74 +583,6 @@ class AdvancedIncSubtensor1(Op):
             np.add.at(out, ilist, y)
         output_storage[0][0] = out
 
-    def c_support_code(self, node=None):
-        return _c_support()
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        """Rows updated one after the other: repeated indices accumulate (inc) or the last
-        one wins (set), as numpy's ``add.at`` and ``out[ilist] = y``. Every index and the
-        value's shape are checked before anything is written."""
-        from tensorgraph.tensor import strided_c as sc
-
-        (x, y, ilist), (z,) = inputs, outputs
-        if node.inputs[2].type.dtype == "uint64":
-            raise NotImplementedError("uint64 indices run perform")
-        ctx, fail = sub["ctx"], sub["fail"]
-        y_type = node.inputs[1].type
-        nd = node.inputs[0].type.ndim
-        entry = sc.read_int_at(ilist, node.inputs[2].type.dtype, "i")
-        # y with every dimension has one row per index (or one row for all, when its type
-        # declares the first dimension broadcastable); a y with fewer goes whole into each row
-        if y_type.ndim == nd:
-            src_rows = (f"src_all.ndim = {nd - 1};\n"
-                        f"for (int d = 1; d < {nd}; d++) {{ src_all.shape[d - 1] = "
-                        "src->shape[d]; src_all.strides[d - 1] = src->strides[d]; }")
-            src_row = "src_all.data = src->data + (src->shape[0] == 1 ? 0 : i * src->strides[0]);"
-        else:
-            src_rows = src_row = ""
-        return f"""
-        {{
-            const int64_t n = {ilist}->shape[0], rows = {x}->shape[0];
-            for (int64_t i = 0; i < n; i++) {{
-                const int64_t r = {entry};
-                if (r < -rows || r >= rows) {{
-                    tg_error({ctx}, "IndexError: {c_string(str(self))}: index %lld (at position %lld of "
-                             "the index vector) is out of bounds for axis 0 with size %lld",
-                             (long long)r, (long long)i, (long long)rows);
-                    {fail}
-                }}
-            }}
-            int64_t shp[TG_MAXDIM];
-            shp[0] = n;
-            for (int d = 1; d < {nd}; d++) shp[d] = {x}->shape[d];
-            if (tg_check_fits({ctx}, "{c_string(str(self), printf=False)}", {y},
-                              NULL, {nd}, shp, "indexed part")) {{ {fail} }}
-            {_c_copy_or_view(self, x, z, sub)}
-            {_c_unaliased(y, z, sub)}
-            tg_array row = *{z}, src_all = *src;  /* descriptions, no references */
-            row.ndim = {nd - 1};
-            for (int d = 1; d < {nd}; d++) {{
-                row.shape[d - 1] = {z}->shape[d];
-                row.strides[d - 1] = {z}->strides[d];
-            }}
-            {src_rows}
-            for (int64_t i = 0; i < n; i++) {{
-                int64_t r = {entry};
-                if (r < 0) r += rows;
-                row.data = {z}->data + r * {z}->strides[0];
-                {src_row}
-                {{
-                    const tg_array *src = &src_all;
-                    {_c_update(self, node.outputs[0].type.dtype, "(&row)")}
-                }}
-            }}
-            {_C_UNALIASED_END}
-        }}
-        """
-
-    def c_code_cache_version(self):
-        return _c_version()
-
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
 
@@ -912,23 +635,6 @@ class AdvancedSubtensor(_IndexedRead, Op):
     def perform(self, node, inputs, output_storage):
         x, *index = inputs
         output_storage[0][0] = np.asarray(x[_numpy_index(self.idx_list, index)])
-
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor.advanced_index_c import ADVANCED_INDEX_SUPPORT
-
-        return _c_support() + ADVANCED_INDEX_SUPPORT
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.advanced_index_c import get_code
-
-        x, *index = node.inputs
-        _, where, _ = _advanced_layout(x, self.idx_list, index, self)
-        return get_code(self, node, inputs, outputs, sub, where)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.advanced_index_c import version
-
-        return _c_version() + version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.tensor import math
@@ -1019,29 +725,6 @@ class AdvancedIncSubtensor(Op):
         else:
             np.add.at(out, idx, y)
         output_storage[0][0] = out
-
-    def c_support_code(self, node=None):
-        from tensorgraph.tensor import advanced_index_c as ac
-
-        text = _c_support() + ac.ADVANCED_INDEX_SUPPORT
-        if node is not None:
-            text += ac.update_support(node.outputs[0].type.dtype, self.set_instead_of_inc)
-        return text
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        """Every index is checked before anything is written; repeated indices accumulate
-        (inc) or the last one wins (set), as ``np.add.at`` and ``out[idx] = y``."""
-        from tensorgraph.tensor.advanced_index_c import update_code
-
-        x, y, *index = node.inputs
-        _, where, _ = _advanced_layout(x, self.idx_list, index, self)
-        return update_code(self, node, inputs, outputs, sub, where,
-                           _c_copy_or_view(self, inputs[0], outputs[0], sub))
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.advanced_index_c import version
-
-        return _c_version() + version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]

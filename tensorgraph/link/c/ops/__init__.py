@@ -34,7 +34,8 @@ __all__ = ["CImplementation", "register", "implementation", "read_c"]
 _TABLE: dict[type, CImplementation] = {}
 _HERE = os.path.dirname(__file__)
 #: the modules holding tensorgraph's own implementations, imported on the first lookup
-_BUILTIN = ("reduction", "special")
+_BUILTIN = ("reduction", "special", "subtensor", "advanced_index", "join", "shape", "creation",
+            "raise_op")
 _loaded: list[bool] = []
 
 

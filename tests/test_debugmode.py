@@ -592,3 +592,23 @@ def test_elemwise_perform_never_returns_an_input():
     node.op.perform(node, inputs, storage)
     np.testing.assert_array_equal(storage[0][0], inputs[1])
     assert not np.shares_memory(storage[0][0], inputs[1])
+
+
+@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+def test_a_c_view_of_a_constant_is_not_reported_as_new_memory():
+    """C thunks read constants from the module's own copy, not from the cell DebugMode fills:
+    a DimShuffle of a constant (mean over a static length-1 axis) warned that it "returned new
+    memory"."""
+    x = tt.tensor("float64", shape=(2, 1, 3), name="x")
+    f = tg.function([x], x.mean(axis=2), mode=quiet())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(f(np.ones((2, 1, 3))), np.ones((2, 1)))
+
+
+def test_an_empty_view_is_not_reported_as_new_memory():
+    x = tt.dvector("x")
+    f = tg.function([x], x[1:], mode=quiet())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(np.ones(1)).shape == (0,)

@@ -509,9 +509,11 @@ class _NodeChecker:
                         f"{op.view_map or '{}'} and destroy_map {op.destroy_map or '{}'}; "
                         "declare the view or return a copy", i, node, before),
                         node=node, output_index=k, input_index=j)
-            if self.mode.warn_input_not_reused:
+            if self.mode.warn_input_not_reused and value.size:  # nothing to share if empty
                 for j in allowed:
                     inp = inputs[j]
+                    if impl_kind == "c" and isinstance(node.inputs[j], Constant):
+                        continue  # C reads a constant from its own copy, not from the cell
                     if isinstance(inp, np.ndarray) and inp.size and not np.may_share_memory(
                             value, inp):
                         what = "destroy_map" if j in op.destroy_map.get(k, ()) else "view_map"

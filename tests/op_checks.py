@@ -51,3 +51,27 @@ def layout(value, how):
     if how == "broadcast" and value.size:
         return np.broadcast_to(value[:1], value.shape)
     return value
+
+
+def assert_c_from_table(cases, *modules):
+    """Ops say what they compute, the C back end says how: each ``(op, impl_class)`` of
+    ``cases`` gets its C from ``impl_class`` registered in ``tensorgraph.link.c.ops``, its
+    classes (up to ``Op``) define nothing named ``c_*``, and ``modules`` (the ops' tensor
+    modules) import nothing of ``tensorgraph.link``."""
+    import ast
+    import inspect
+
+    from tensorgraph.graph.op import Op
+    from tensorgraph.link.c.ops import implementation
+
+    for op, impl_class in cases:
+        assert isinstance(implementation(op), impl_class), (op, implementation(op))
+        mro = type(op).__mro__
+        for klass in mro[:mro.index(Op)]:
+            assert not [n for n in vars(klass) if n.startswith("c_")], klass
+    for module in modules:
+        tree = ast.parse(inspect.getsource(module))
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                     for a in n.names]
+        assert not [m for m in imported if m and m.startswith("tensorgraph.link")], module

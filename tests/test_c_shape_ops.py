@@ -5,6 +5,8 @@ inputs, so one module serves every case hypothesis draws. The reference is the s
 under the Python linker.
 """
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -225,3 +227,35 @@ def test_split_pieces_are_views_and_join_errors_name_the_dimension():
     with pytest.raises(ValueError, match=r"join along axis 1: inputs of shapes \(2, 3\), "
                                          r"\(4, 1\) do not fit \(dimension 0: input 1 has size 4"):
         g(np.zeros((2, 3)), np.zeros((4, 1)))
+
+
+def test_the_c_comes_from_the_link_layer_table():
+    """The shape, join, creation ops and Assert define no C; it is registered in
+    link/c/ops/shape.py, join.py, creation.py and raise_op.py, and their tensor modules import
+    nothing of tensorgraph.link."""
+    from tensorgraph import raise_op
+    from tensorgraph.link.c.ops import creation as c_creation
+    from tensorgraph.link.c.ops import join as c_join
+    from tensorgraph.link.c.ops import raise_op as c_raise
+    from tensorgraph.link.c.ops import shape as c_shape
+
+    from op_checks import assert_c_from_table
+
+    # the package's names shape and join are functions: the modules by their full names
+    creation, join, shape = (importlib.import_module(f"tensorgraph.tensor.{name}")
+                             for name in ("creation", "join", "shape"))
+
+    x, n = tt.dmatrix(), tt.lscalar()
+    cases = [(tt.shape(x).owner.op, c_shape.ShapeC),
+             (shape.Shape_i(0), c_shape.Shape_iC),
+             (tt.specify_shape(x, (n, None)).owner.op, c_shape.SpecifyShapeC),
+             (tt.reshape(x, (n, -1)).owner.op, c_shape.ReshapeC),
+             (join.MakeVector("int64"), c_join.MakeVectorC),
+             (tt.concatenate([x, x]).owner.op, c_join.JoinC),
+             (join.Split(2, 0), c_join.SplitC),
+             (tt.alloc(0.0, n, n).owner.op, c_creation.AllocC),
+             (tt.arange(n).owner.op, c_creation.ARangeC),
+             (tt.eye(n).owner.op, c_creation.EyeC),
+             (tt.tri(n).owner.op, c_creation.TriC),
+             (raise_op.Assert("m"), c_raise.AssertC)]
+    assert_c_from_table(cases, shape, join, creation, raise_op)

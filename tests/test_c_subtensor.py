@@ -225,3 +225,23 @@ def test_inplace_advanced_inc_matches_perform():
     f_c, f_py = both([x, idx], [out], accept_inplace=True)
     v, i = np.arange(6.0).reshape(3, 2), np.array([2, 2, 0])
     assert_same(f_c(v, i), f_py(v, i))
+
+
+def test_the_c_comes_from_the_link_layer_table():
+    """The indexing ops define no C; it is registered in link/c/ops/subtensor.py and
+    advanced_index.py, and tensor/subtensor.py imports nothing of tensorgraph.link."""
+    from tensorgraph.link.c.ops import advanced_index as c_adv
+    from tensorgraph.link.c.ops import subtensor as c_sub
+    from tensorgraph.tensor import subtensor
+
+    from op_checks import assert_c_from_table
+
+    x, i, n = tt.dmatrix(), tt.lvector(), tt.lscalar()
+    cases = [(x[1:n].owner.op, c_sub.SubtensorC),
+             (tt.set_subtensor(x[1:], 0.0).owner.op, c_sub.IncSubtensorC),
+             (x[i].owner.op, c_sub.AdvancedSubtensor1C),
+             (tt.inc_subtensor(x[i], 1.0).owner.op, c_sub.AdvancedIncSubtensor1C),
+             (x[i, 1:].owner.op, c_adv.AdvancedSubtensorC),
+             (tt.set_subtensor(x[x > 0], 0.0).owner.op, c_adv.AdvancedIncSubtensorC),
+             (subtensor._SliceLength((True, False, False)), c_sub.SliceLengthC)]
+    assert_c_from_table(cases, subtensor)

@@ -239,10 +239,20 @@ def test_display_bundle_has_the_widget_a_static_svg_and_text():
     json.dumps(data)  # what the kernel sends must be JSON
 
 
+def displayed(shell, obj) -> list[dict]:
+    """The outputs IPython publishes for ``obj`` as a cell's last expression."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as captured:
+        data, _ = shell.display_formatter.format(obj)
+    return [o.data for o in captured.outputs] + ([data] if data else [])
+
+
 def test_the_extension_displays_functions_as_views_and_keeps_plain_reprs(ipython_shell):
     _, train = seed()
-    data, _ = ipython_shell.display_formatter.format(train)
-    assert "application/vnd.jupyter.widget-view+json" in data and "image/svg+xml" in data
+    live, static = displayed(ipython_shell, train)
+    assert "application/vnd.jupyter.widget-view+json" in live
+    assert 'class="tg-static-fallback"' in static["text/html"] and "Gemv" in static["text/html"]
     x = tt.vector("x")
     assert repr(x) == "x" and repr([x, x]) == "[x, x]"
     assert "application/vnd.jupyter.widget-view+json" not in ipython_shell.display_formatter.format(
@@ -320,3 +330,26 @@ def test_an_opened_group_shows_its_children_in_the_users_creation_order():
     # the ordering edges are not drawn
     assert all(a in placed["items"] and b in placed["items"] for a, b, *_ in placed["edges"])
     assert len(placed["edges"]) == len(visible_graph(model.payload(), [grad])["edges"])
+
+
+def test_a_displayed_view_is_the_widget_then_its_static_form_that_hides_where_it_draws(
+        ipython_shell):
+    """nbconvert --execute keeps widget state, and its HTML then shows the widget output alone
+    (blank offline): the static form is an output of its own after the widget's, with a style
+    that hides it where the widget before it drew."""
+    from tensorgraph.notebook.bundles import FALLBACK_STYLE
+
+    _, train = seed()
+    live, static = displayed(ipython_shell, GraphView(train))
+    assert set(live) == {"application/vnd.jupyter.widget-view+json", "text/plain"}
+    assert list(static) == ["text/html"]  # nothing for a terminal to print twice
+    html = static["text/html"]
+    assert html.startswith('<div class="tg-static-fallback">' + FALLBACK_STYLE + "<svg")
+    assert ".jp-OutputArea-child:has(.tg-graph-host) + .jp-OutputArea-child" in FALLBACK_STYLE
+
+
+def test_the_static_picture_names_outputs_and_updates_as_the_browser_does():
+    _, train = seed()
+    svg = GraphView(train).to_svg()
+    for label in ("output 0", "output 1", "update of w", "update of b"):
+        assert f">{label}</text>" in svg

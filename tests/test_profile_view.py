@@ -75,11 +75,14 @@ def test_the_saved_chrome_trace_is_valid(tmp_path):
 
 
 def test_a_profile_displays_as_the_view_with_a_static_form(ipython_shell):
+    from test_graph_view import displayed
+
     profile, _ = profiled_seed()
-    data, _ = ipython_shell.display_formatter.format(profile)
+    data, static = displayed(ipython_shell, profile)
     assert "application/vnd.jupyter.widget-view+json" in data
     assert data["text/plain"].startswith("Function profile: train")
-    assert "<svg" in data["text/html"] and "tg-profile-table" in data["text/html"]
+    assert 'class="tg-static-fallback"' in static["text/html"]
+    assert "<svg" in static["text/html"] and "tg-profile-table" in static["text/html"]
 
 
 def test_the_magic_profiles_a_copy(ipython_shell):

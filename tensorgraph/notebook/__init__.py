@@ -28,14 +28,14 @@ _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 
 def _graph_bundle(obj):
-    """Rich display of a compiled Function / FunctionGraph: its graph view (with the static
-    SVG and text fallbacks of ``GraphView._repr_mimebundle_``)."""
-    return GraphView(obj)._repr_mimebundle_()
+    """Rich display of a compiled Function / FunctionGraph: its graph view, then its static
+    form (``bundles.StaticFallback``)."""
+    GraphView(obj)._ipython_display_()
 
 
 def _profile_bundle(profile):
-    """Rich display of a ``ProfileStats``: its profile view (text fallback: the summary)."""
-    return ProfileView(profile)._repr_mimebundle_()
+    """Rich display of a ``ProfileStats``: its profile view, then its static form."""
+    ProfileView(profile)._ipython_display_()
 
 
 def _displayed_types():
@@ -55,7 +55,7 @@ def load_ipython_extension(ipython):
     """
     for magics in _MAGICS:
         ipython.register_magics(magics)
-    formatter = ipython.display_formatter.mimebundle_formatter
+    formatter = ipython.display_formatter.ipython_display_formatter
     for cls, bundle in _displayed_types().items():
         formatter.for_type(cls, bundle)
     if after_cell not in ipython.events.callbacks["post_run_cell"]:
@@ -75,7 +75,7 @@ def unload_ipython_extension(ipython):
         for magics in _MAGICS:
             for name in magics.magics[kind]:
                 registered.pop(name, None)
-    formatter = ipython.display_formatter.mimebundle_formatter
+    formatter = ipython.display_formatter.ipython_display_formatter
     for cls in _displayed_types():
         formatter.type_printers.pop(cls, None)
     if after_cell in ipython.events.callbacks["post_run_cell"]:

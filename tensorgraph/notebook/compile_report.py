@@ -29,7 +29,7 @@ from collections import OrderedDict
 import ipywidgets as widgets
 import traitlets
 
-from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
+from tensorgraph.notebook.bundles import StaticFallback, svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.step_layout import StepLayout
 
@@ -43,7 +43,7 @@ _KEEP = 16
 MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite steps", "steps")]
 
 
-class CompileReport(widgets.VBox):
+class CompileReport(StaticFallback, widgets.VBox):
     """The compile report of a compiled function (see the module docstring).
 
     >>> rep = CompileReport(train)                         # doctest: +SKIP

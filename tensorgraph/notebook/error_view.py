@@ -15,7 +15,7 @@ import html
 import ipywidgets as widgets
 from IPython.display import display
 
-from tensorgraph.notebook.bundles import with_static_forms
+from tensorgraph.notebook.bundles import StaticFallback, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.value_preview import preview_html
 
@@ -39,7 +39,7 @@ def _side_by_side(labels, values, largest=None) -> widgets.HTML:
                         f"gap:16px'>{cells}</div></div>")
 
 
-class ErrorView(widgets.VBox):
+class ErrorView(StaticFallback, widgets.VBox):
     """What ``error_display`` shows when there is more than the graph: a widget with a
     static form (the error's first line, the values as HTML) for nbconvert and GitHub."""
 

@@ -28,7 +28,7 @@ import threading
 import anywidget
 import traitlets
 
-from tensorgraph.notebook.bundles import with_static_forms
+from tensorgraph.notebook.bundles import StaticFallback, with_static_forms
 from tensorgraph.notebook.graph_model import GraphModel
 from tensorgraph.notebook.layout import layout as compute_layout
 from tensorgraph.notebook.layout import visible_graph
@@ -51,7 +51,7 @@ def _asset(name: str) -> pathlib.Path:
     return pathlib.Path(__file__).resolve().parents[2] / "nbext" / name
 
 
-class GraphView(anywidget.AnyWidget):
+class GraphView(StaticFallback, anywidget.AnyWidget):
     """An interactive view of a graph: a Variable, a list of them, an Apply, a FunctionGraph
     or a compiled Function.
 

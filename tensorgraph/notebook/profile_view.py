@@ -24,7 +24,7 @@ import pathlib
 import ipywidgets as widgets
 import traitlets
 
-from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
+from tensorgraph.notebook.bundles import StaticFallback, svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 
 __all__ = ["ProfileView", "profile_view"]
@@ -37,7 +37,7 @@ COLUMNS = {"% time": ("percent", True), "time/call": ("seconds_per_call", True),
 ROWS = 40  # rows shown (the rest are counted)
 
 
-class ProfileView(widgets.VBox):
+class ProfileView(StaticFallback, widgets.VBox):
     """The view of a ``ProfileStats`` (see the module docstring).
 
     >>> f = tg.function([x], y, profile=True); f(data)       # doctest: +SKIP

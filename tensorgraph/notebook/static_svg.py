@@ -129,6 +129,10 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
             color = ink or ("#1a1a1a" if k == 0 else "#666666")
             out.append(f'<text x="{cx}" y="{y + PAD_Y / 2 + 11 + k * LINE_H}" '
                        f'text-anchor="middle" fill="{color}">{escape(line)}</text>')
+        outputs = nodes.get(item_id, {}).get("o")
+        if outputs:  # "output 0", "update of w": as the browser writes them under the box
+            out.append(f'<text x="{cx}" y="{y + h + 11}" text-anchor="middle" fill="#b03a2e" '
+                       f'font-size="10">{escape(", ".join(outputs)[:40])}</text>')
         out.append("</g>")
     if heat:
         out.append(_legend(overlay, left, bottom + 8))

@@ -22,14 +22,14 @@ import html
 import ipywidgets as widgets
 import traitlets
 
-from tensorgraph.notebook.bundles import svg_or_empty, with_static_forms
+from tensorgraph.notebook.bundles import StaticFallback, svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.value_preview import preview_html
 
 __all__ = ["Stepper", "step"]
 
 
-class Stepper(widgets.VBox):
+class Stepper(StaticFallback, widgets.VBox):
     """Step through ``function(*args, **kwargs)`` (see the module docstring).
 
     >>> st = Stepper(train, X, Y)                             # doctest: +SKIP

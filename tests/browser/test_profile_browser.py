@@ -25,7 +25,7 @@ def test_the_profile_view_in_jupyterlab(lab):
         view.locator(".widget-toggle-button").filter(has_text=re.compile(r"^op$")).click()
         nb.page.wait_for_function(
             """() => { const rows = [...document.querySelectorAll(
-                '.jp-NotebookPanel:not(.lm-mod-hidden) .tg-profile-table tbody tr')];
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .tg-profile .tg-profile-table tbody tr')];
                 const ops = rows.map(r => r.children[1].textContent);
                 return ops.length > 3 && ops.every((o, i) => i === 0 || ops[i - 1] <= o); }""",
             timeout=20_000)

@@ -2,7 +2,7 @@
 drawing when its text stays readable (>= 8 px), else the part around the selection, what is
 marked or the outputs, at that size; every text of the graph view, the compile report and the
 profile contrasts with what is behind it (WCAG AA); opening a group keeps it where its box was
-and draws its children in creation order. Screenshots of each view in each theme go to
+and draws its children in creation order; the static forms stay hidden. Screenshots of each view in each theme go to
 $TG_SCREENSHOT_DIR."""
 
 from tensorgraph.notebook.demo_graphs import SEED_CELL
@@ -47,6 +47,10 @@ def test_views_are_readable_in_both_themes_and_groups_open_in_place(lab):
     try:
         nb.page.wait_for_function(ALL_DRAWN, timeout=90_000)
         nb.page.set_viewport_size({"width": 1400, "height": 1700})  # whole widgets in shots
+        # each widget's static form (its output after the widget's) hides where it drew
+        fallbacks = nb.panel().locator(".tg-static-fallback")
+        assert fallbacks.count() == len(VIEWS)
+        assert all(not fallbacks.nth(k).is_visible() for k in range(len(VIEWS)))
         roots = nb.panel().locator(".tg-graph")
         shells = {"profile": nb.panel().locator(".tg-profile"),
                   "compile_report_step": nb.panel().locator(".tg-compile-report")}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph import config
-from tensorgraph.tensor import blas_c
+from tensorgraph.link.c.ops import blas as c_blas
 from tensorgraph.tensor.blas import dot22, gemm, gemv
 from tensorgraph.tensor.dot import Dot
 
@@ -205,11 +205,43 @@ def test_fast_run_logistic_regression_step_uses_gemv_in_c():
 
 def test_blas_choice_follows_ldflags():
     with config.change_flags(blas__ldflags="none"):
-        assert blas_c.blas_setup()["prefix"] is None
+        assert c_blas.blas_setup()["prefix"] is None
     with config.change_flags(blas__ldflags="-L/opt/blas/lib -lopenblas -Wl,-O1"):
-        setup = blas_c.blas_setup()
+        setup = c_blas.blas_setup()
         assert setup == {"prefix": "cblas_", "libraries": ["openblas"],
                          "library_dirs": ["/opt/blas/lib"], "extra_compile_args": ["-Wl,-O1"]}
     with config.change_flags(blas__ldflags=""):
-        setup = blas_c.blas_setup()
+        setup = c_blas.blas_setup()
         assert setup["prefix"] == "scipy_cblas_" and setup["libraries"] == ["scipy_openblas"]
+
+
+def test_the_c_comes_from_the_link_layer_table():
+    """Dot, MatMul, Gemv (and its pair), Gemm and Dot22 say what they compute; their C is
+    registered in tensorgraph.link.c.ops.blas and .dot, and the tensor modules import nothing
+    of link."""
+    import ast
+    import inspect
+
+    from tensorgraph.graph.op import Op
+    from tensorgraph.link.c.ops import dot as c_dot
+    from tensorgraph.link.c.ops import implementation
+    from tensorgraph.scalar import basic as ps
+    from tensorgraph.scalar.composite import Composite
+    from tensorgraph.tensor import blas, dot, gemv_pair
+    from tensorgraph.tensor.blas import Gemv
+    from tensorgraph.tensor.dot import MatMul
+
+    z = ps.ScalarType("float64")()
+    cases = [(Dot(), c_dot.DotC), (MatMul(), c_dot.MatMulC), (gemv, c_blas.GemvC),
+             (Gemv(pair=Composite([z], [ps.neg(z)])), c_blas.GemvC), (gemm, c_blas.GemmC),
+             (dot22, c_blas.Dot22C)]
+    for op, impl in cases:
+        assert isinstance(implementation(op), impl), op
+        for klass in type(op).__mro__[:type(op).__mro__.index(Op)]:
+            assert not [n for n in vars(klass) if n.startswith("c_")], klass
+    for module in (blas, dot, gemv_pair):
+        tree = ast.parse(inspect.getsource(module))
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                     for a in n.names]
+        assert not [m for m in imported if m and m.startswith("tensorgraph.link")], module

@@ -167,3 +167,26 @@ def test_products_over_different_matrices_are_left_alone():
     w = tt.vector("w", dtype="float64")
     f = tensorgraph.function([X, Y, w], tt.dot(Y.T, tt.tanh(tt.dot(X, w))), mode="FAST_RUN")
     assert "Gemv pair" not in ops_of(f)
+
+
+def test_one_library_unit_holds_the_pair_and_other_products():
+    """The pair's support code holds the BLAS helpers that every other product's holds too; a
+    unit with both (a big graph's library puts several support bundles in each of its two
+    units) defines them once. Before: 'conflicting types for tg_mat', and such a graph (the
+    logistic-regression step beside softmaxes, reductions and a Dot22) did not compile."""
+    from tensorgraph.link.c.cmodule import get_library
+    from tensorgraph.link.c.codegen import CGraph, translation_unit
+    from tensorgraph.link.c.ops.blas import blas_setup
+
+    inputs, outputs, updates, _ = logistic_regression()
+    M = tt.matrix("M")
+    mode = tensorgraph.Mode(linker="py", optimizer="fast_run")
+    f = tensorgraph.function(inputs + [M], outputs + [tt.dot(M, M)], updates=updates,
+                             mode=mode)
+    assert {"Gemv pair", "Dot22"} <= set(ops_of(f))
+    functions = CGraph(f.maker.fgraph, whole_graph=False).functions
+    setup = blas_setup()
+    library = get_library([translation_unit(functions)], name_hint="pair_and_dot22",
+                          libraries=setup["libraries"], library_dirs=setup["library_dirs"])
+    for fn in functions:
+        assert getattr(library, fn.symbol) is not None

@@ -9,8 +9,8 @@
 entirely (BLAS semantics: a nan in ``y`` does not leak). Users do not build these: the
 rewrites do (see ``tensorgraph.tensor.rewriting.blas``), and their class names are what tools
 (and the seed exercise) check to tell that the fast path is used. ``perform`` is numpy (the
-reference); ``c_code`` calls the BLAS that ``config.blas__ldflags`` picks, or tensorgraph's own
-kernels (see ``tensorgraph.tensor.blas_c``), for float32 and float64.
+reference); their C (``tensorgraph/link/c/ops/blas.py``) calls the BLAS that
+``config.blas__ldflags`` picks, or tensorgraph's own kernels, for float32 and float64.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.blas_c import BlasCOp
 from tensorgraph.tensor.dot import added_mismatch, dot_mismatch, product_name
 from tensorgraph.tensor.type import TensorType
 
@@ -35,7 +34,7 @@ def _check(op, names_vars, ndims, dtype):
             raise TypeError(f"{op}: {name} must have dtype {dtype}, got {var} ({var.type})")
 
 
-class Gemv(BlasCOp, Op):
+class Gemv(Op):
     """``beta * y + alpha * dot(A, x)``; inputs ``(y, alpha, A, x, beta)``.
 
     ``Gemv(pair=f)``, with ``f`` a scalar ``Composite``, is the fused form the ``gemv_pair``
@@ -91,28 +90,8 @@ class Gemv(BlasCOp, Op):
             return [(rows,), (rows,), (cols,)]
         return [(input_shapes[2][0],)]
 
-    def c_support_code(self, node=None):
-        if self.pair is None:
-            return super().c_support_code(node)
-        from tensorgraph.tensor import gemv_pair
 
-        return super().c_support_code(node) + gemv_pair.support_code()
-
-    def c_code_cache_version(self):
-        pair = () if self.pair is None else ("pair", 1, getattr(self.pair, "c_version", 1))
-        return (*super().c_code_cache_version(), *pair)
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        if self.pair is not None:
-            from tensorgraph.tensor import gemv_pair
-
-            return gemv_pair.c_code(self, node, inputs, outputs, sub)
-        from tensorgraph.tensor.blas_c import gemv_code
-
-        return gemv_code(node, inputs, outputs, sub)
-
-
-class Gemm(BlasCOp, Op):
+class Gemm(Op):
     """``beta * z + alpha * dot(a, b)``; inputs ``(z, alpha, a, b, beta)``."""
 
     __props__ = ()
@@ -144,13 +123,8 @@ class Gemm(BlasCOp, Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[2][0], input_shapes[3][1])]
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.blas_c import gemm_code
 
-        return gemm_code(node, inputs, outputs, sub)
-
-
-class Dot22(BlasCOp, Op):
+class Dot22(Op):
     """``dot(a, b)`` of two matrices of the same dtype."""
 
     __props__ = ()
@@ -171,12 +145,6 @@ class Dot22(BlasCOp, Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [(input_shapes[0][0], input_shapes[1][1])]
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.blas_c import gemm_code
-
-        a, b = inputs
-        return gemm_code(node, [None, None, a, b, None], outputs, sub, op_name="Dot22")
 
 
 gemv = Gemv()

@@ -15,9 +15,9 @@ Three ops do the work:
 Mismatched inner dimensions are reported with both shapes: when the graph is built if the
 static sizes are known, otherwise when the function runs.
 
-``Dot`` has C code (BLAS for float32/float64, a plain loop for other dtypes; see
-``tensorgraph.tensor.blas_c``), and so has ``MatMul`` (one BLAS product per batch element, see
-``tensorgraph.tensor.matmul_c``). ``TensorDot`` has no C of its own: the ``specialize`` phase
+``Dot`` has C (BLAS for float32/float64, a plain loop for other dtypes), and so has ``MatMul``
+(one BLAS product per batch element); both are in ``tensorgraph/link/c/ops/dot.py``.
+``TensorDot`` has no C of its own: the ``specialize`` phase
 lowers it to ``Dot`` between reshaped operands (``tensorgraph.tensor.rewriting.tensordot``),
 as ``np.tensordot`` computes it; unrewritten graphs run its ``perform``.
 """
@@ -30,7 +30,6 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.blas_c import BlasCOp
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
@@ -108,7 +107,7 @@ def _swap_last(x):
 # Dot
 
 
-class Dot(BlasCOp, Op):
+class Dot(Op):
     """``np.dot`` of two tensors that are each a vector or a matrix.
 
     vector . vector -> scalar, matrix . vector -> vector, vector . matrix -> vector,
@@ -143,13 +142,6 @@ class Dot(BlasCOp, Op):
     def infer_shape(self, fgraph, node, input_shapes):
         sa, sb = input_shapes
         return [tuple(sa[:-1]) + tuple(sb[1:])]
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        """BLAS for float32/float64 operands of the output's dtype, a plain loop otherwise
-        (see ``tensorgraph.tensor.blas_c``)."""
-        from tensorgraph.tensor.blas_c import dot_code
-
-        return dot_code(node, inputs, outputs, sub)
 
     def L_op(self, inputs, outputs, output_grads):
         from tensorgraph.tensor.math import mul
@@ -268,7 +260,7 @@ def _permute(x, order):
 # MatMul
 
 
-class MatMul(BlasCOp, Op):
+class MatMul(Op):
     """``np.matmul`` of two stacks of matrices with the same ndim (>= 3): the last two axes are
     multiplied, the leading ones broadcast (only static size-1 batch dimensions broadcast)."""
 
@@ -310,16 +302,6 @@ class MatMul(BlasCOp, Op):
                 raise ValueError(f"matmul: batch dimension {d} differs: shapes {a.shape} and "
                                  f"{b.shape}")
         output_storage[0][0] = np.asarray(np.matmul(a, b), dtype=node.outputs[0].type.dtype)
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.tensor.matmul_c import matmul_code
-
-        return matmul_code(node, inputs, outputs, sub)
-
-    def c_code_cache_version(self):
-        from tensorgraph.tensor.matmul_c import version
-
-        return version()
 
     def infer_shape(self, fgraph, node, input_shapes):
         (a, b), (sa, sb) = node.inputs, input_shapes

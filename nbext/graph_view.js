@@ -154,14 +154,16 @@ function render({ model, el }) {
         for (let g = n.g; g; g = (groupOf.get(g) || {}).parent) ids.push(`G:${g}`);
       }
     }
-    let taken = [];
-    for (const id of ids) {
-      const box = boxOf([...taken, id]);
-      if (!box) continue;
-      if (taken.length && ((box[2] - box[0]) * k > w - 2 * MARGIN || (box[3] - box[1]) * k > h - 2 * MARGIN)) continue;
-      taken.push(id);
+    // the largest group of them that fits, grown from each in turn (the first wins ties)
+    const fits = (box) => (box[2] - box[0]) * k <= w - 2 * MARGIN && (box[3] - box[1]) * k <= h - 2 * MARGIN;
+    const drawn = ids.filter((id) => boxOf([id]));
+    let best = [];
+    for (const start of drawn.slice(0, 40)) {
+      const taken = [start];
+      for (const id of drawn) if (id !== start && fits(boxOf([...taken, id]))) taken.push(id);
+      if (taken.length > best.length) best = taken;
     }
-    return boxOf(taken);
+    return boxOf(best);
   }
 
   function size() {

@@ -17,6 +17,7 @@ from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_string
 from tensorgraph.link.c.ops import register
 from tensorgraph.link.c.ops.blas import BlasC, blas_letter, c_type
+from tensorgraph.link.c.ops.strided import int_list
 from tensorgraph.tensor.dot import Dot, MatMul
 
 
@@ -94,7 +95,7 @@ def _checks(node, a: str, b: str, ctx: str, fail: str) -> str:
     """C failing as ``MatMul.perform`` does on shapes it refuses."""
     va, vb = node.inputs
     nd = va.type.ndim
-    declared = [_c_flags(s == 1 for s in v.type.shape[:-2]) for v in (va, vb)]
+    declared = [int_list(s == 1 for s in v.type.shape[:-2]) for v in (va, vb)]
     names = [c_string(f"{v} has size 1 in batch dimension ") + "%d" + c_string(
         f" at run time but its type {v.type} does not declare it broadcastable")
         for v in (va, vb)]
@@ -223,11 +224,6 @@ def matmul_code(node, inputs, outputs, sub) -> str:
         }}
     }}
     }}"""
-
-
-def _c_flags(values) -> str:
-    """A C array initializer ``{1, 0}`` of truth values, never empty."""
-    return "{" + (", ".join(str(int(v)) for v in values) or "0") + "}"
 
 
 @register(Dot)

@@ -23,6 +23,10 @@ _LAZY.update({  # compiling and printing
 _LAZY.update({  # autodiff
     "grad": "tensorgraph.gradient", "gradient": "tensorgraph.gradient",
 })
+_LAZY.update({  # loops: tensorgraph.scan is a callable module (scan(fn, ...)), as pytensor.scan
+    "scan": "tensorgraph.scan", "map": "tensorgraph.scan", "reduce": "tensorgraph.scan",
+    "foldl": "tensorgraph.scan", "foldr": "tensorgraph.scan",
+})
 
 
 def __getattr__(name):

@@ -95,6 +95,10 @@ class FunctionMaker:
         history = getattr(fgraph, "rewrite_history", None)
         if history is not None:
             inherit_user_traces(history)
+        for node in fgraph.toposort():  # ops with an inner graph compile it (scan)
+            prepare = getattr(node.op, "prepare_for_mode", None)
+            if prepare is not None:
+                prepare(node, self.mode)
         return fgraph
 
     def _check_unused(self, input_vars, computed):

@@ -353,3 +353,7 @@ def test_the_static_picture_names_outputs_and_updates_as_the_browser_does():
     svg = GraphView(train).to_svg()
     for label in ("output 0", "output 1", "update of w", "update of b"):
         assert f">{label}</text>" in svg
+    # under the lowest boxes, inside the picture
+    height = float(re.search(r'viewBox="[^ ]+ [^ ]+ [^ ]+ ([^"]+)"', svg).group(1))
+    lowest = max(y + h / 2 for _, y, _, h in GraphView(train).wait().layout["items"].values())
+    assert lowest + 11 + 3 <= height - 10

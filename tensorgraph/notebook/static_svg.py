@@ -84,6 +84,9 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
     legend = 22 if heat else 0
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
+    if any(n.get("o") for n in nodes.values() if n["id"] in layout.get("items", {})):
+        bottom += 12  # room for the "output 0" under the lowest boxes
+        height += 12
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 20}" '
            f'height="{height + 20 + legend}" '
            f'viewBox="{left - 10} {top - 10} {width + 20} {height + 20 + legend}" '

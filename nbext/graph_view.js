@@ -335,6 +335,10 @@ function render({ model, el }) {
     const [w, h] = size();
     if (frame && (frame[2] - frame[0]) * view.k <= w - 2 * MARGIN) {
       view.x = Math.min(w - MARGIN - frame[2] * view.k, Math.max(MARGIN - frame[0] * view.k, view.x));
+    } else if (frame && frame[0] * view.k + view.x < 0) {
+      // wider than the screen: its left edge (the collapse and unfold links) comes into
+      // sight as long as the first child stays there
+      view.x = Math.min(MARGIN - frame[0] * view.k, w - MARGIN - bx * view.k);
     }
     if (frame && (frame[3] - frame[1]) * view.k <= h - 2 * MARGIN) {
       view.y = Math.min(h - MARGIN - frame[3] * view.k, Math.max(MARGIN - frame[1] * view.k, view.y));

@@ -66,6 +66,7 @@ def test_views_are_readable_in_both_themes_and_groups_open_in_place(lab):
                     assert geometry["allInside"] and geometry["textPx"] > READABLE_PX
                 if name in ("before_compiling", "compile_report_step"):
                     assert geometry["partialHint"]  # too big to read whole at this width
+                nb.page.mouse.move(1, 1)  # no hover highlight in the picture
                 nb.screenshot(f"{name}_{suffix}.png", shells.get(name, view))
 
         # fit around the selection: a node far from the outputs, selected from Python

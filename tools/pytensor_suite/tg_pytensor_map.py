@@ -1,0 +1,403 @@
+"""The module mapping: ``import pytensor...`` resolves to tensorgraph, so that PyTensor's own
+tests can run against tensorgraph unchanged (issue 21's measuring instrument).
+
+Every ``pytensor.X`` module becomes a *proxy* module whose attributes are looked up, in order,
+in a list of tensorgraph modules (its *sources*):
+
+1. ``MODULES`` below, when the layout differs on purpose (``pytensor.compile.maker`` holds
+   ``function`` and ``FunctionMaker``; tensorgraph keeps them in two files);
+2. otherwise the tensorgraph module of the same name (``RENAMES`` applied first:
+   ``pytensor.graph.rewriting`` is ``tensorgraph.rewriting``), followed by
+3. the modules of its *family* (``FAMILIES``, longest prefix wins): PyTensor and tensorgraph
+   spread the same package over different files (``Sum`` is in ``pytensor.tensor.math`` and in
+   ``tensorgraph.tensor.reduction``), so a name counts as present when tensorgraph defines it
+   anywhere in the corresponding package. Families never cross packages (``tensor.special.beta``
+   is not looked up in ``tensor.random``).
+
+``pytensor.tensor`` itself is ``tensorgraph.tensor`` with no family: it is the namespace users
+type ``pt.`` against, measured as it is.  ``NAMES`` relocates a few single names that live in
+another package in tensorgraph.  A value found in a source is ignored when it is a function,
+class or module of another library (``np``, ``warnings``, ``math.prod``...).
+
+Only modules that exist in the pinned PyTensor release are resolved (the runner passes their
+list); a module with no tensorgraph counterpart and no family is missing.
+
+Two modes (environment variable ``TG_PYTENSOR_SUITE_MODE``):
+
+* ``strict`` (the figure): a missing module raises ``ModuleNotFoundError``, a missing name
+  ``AttributeError`` / ``ImportError``, exactly what a user who changed the imports would see.
+* ``probe`` (the ranking): a missing module or name becomes a *placeholder* that raises
+  :class:`MissingName` when a test uses it, so that a test module with missing imports still
+  runs, and each failing test names the missing name it needed first.  During imports
+  (outside a test) placeholders stay lazy: a call returns another placeholder, iteration gives
+  one placeholder, a decorator returns a function that raises when called.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.abc
+import importlib.machinery
+import inspect
+import os
+import sys
+import types
+
+PREFIX = "pytensor"
+
+# tensorgraph's package layout, by PyTensor package: where PyTensor's names of that package are
+# looked for when the module of the same name does not define them.
+_T = "tensorgraph.tensor."
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "pytensor.tensor": tuple(_T + m for m in (
+        "basic", "creation", "join", "math", "reduction", "dot", "shape", "subtensor",
+        "elemwise", "special", "type", "variable", "blas", "sharedvar")),
+    "pytensor.tensor.random": tuple(_T + "random." + m for m in ("basic", "op", "type", "utils"))
+    + ("tensorgraph.tensor.random",),
+    "pytensor.tensor.rewriting": tuple(_T + "rewriting." + m for m in (
+        "basic", "math", "shape", "blas", "specialize", "stabilize", "fusion", "inplace",
+        "sigmoid", "tensordot", "utils", "gemv_pair")),
+    "pytensor.scalar": ("tensorgraph.scalar.basic", "tensorgraph.scalar.math",
+                        "tensorgraph.scalar.composite"),
+    "pytensor.graph": ("tensorgraph.graph.basic", "tensorgraph.graph.fg", "tensorgraph.graph.op",
+                       "tensorgraph.graph.type", "tensorgraph.graph.utils",
+                       "tensorgraph.graph.errors", "tensorgraph.rewriting.destroyhandler"),
+    "pytensor.graph.rewriting": tuple("tensorgraph.rewriting." + m for m in (
+        "basic", "db", "merge", "pattern", "history", "optdb", "presets")),
+    "pytensor.compile": tuple("tensorgraph.compile." + m for m in (
+        "function", "maker", "compiled", "io", "mode", "sharedvalue", "debugmode",
+        "nanguardmode", "monitormode", "profiling")),
+    "pytensor.link": ("tensorgraph.link", "tensorgraph.link.vm"),
+    "pytensor.link.c": tuple("tensorgraph.link.c." + m for m in (
+        "linkers", "cmodule", "cache", "compiler", "codegen", "dtypes")),
+}
+
+# Modules whose tensorgraph counterpart has another name (prefix renames, longest first).
+RENAMES: dict[str, str] = {
+    "pytensor.graph.rewriting": "tensorgraph.rewriting",
+    "pytensor.compile.debug": "tensorgraph.compile",
+    "pytensor.tensor.var": "tensorgraph.tensor.variable",
+}
+
+# Modules whose sources are given explicitly (no family added).
+MODULES: dict[str, tuple[str, ...]] = {
+    "pytensor": ("tensorgraph",),
+    "pytensor.tensor": ("tensorgraph.tensor",),
+    "pytensor.compile.maker": ("tensorgraph.compile.maker", "tensorgraph.compile.function"),
+    "pytensor.compile.executor": ("tensorgraph.compile.compiled",),
+    "pytensor.graph.traversal": ("tensorgraph.graph.basic",),
+    "pytensor.graph.replace": ("tensorgraph.graph.basic",),
+    "pytensor.graph.features": ("tensorgraph.graph.fg", "tensorgraph.rewriting.destroyhandler"),
+    "pytensor.graph.destroyhandler": ("tensorgraph.rewriting.destroyhandler",),
+}
+
+# Single names that tensorgraph keeps in another package: "pytensor.mod.name" -> "tg.mod:name".
+NAMES: dict[str, str] = {
+    "pytensor.graph.features.BadOptimization": "tensorgraph.compile.debugmode:BadOptimization",
+    "pytensor.graph.null_type.NullType": "tensorgraph.gradient:NullType",
+    "pytensor.link.basic.Container": "tensorgraph.compile.sharedvalue:Container",
+}
+
+# Probe mode only: data names tensorgraph lacks that test modules compute with while they are
+# imported (``dtype in discrete_dtypes`` in a parametrization).  A placeholder there would
+# derail the module's import, so probe mode gives numpy's dtype groups instead; the name
+# still counts as missing (strict mode has no stand-ins).
+_INTS = ("int8", "int16", "int32", "int64")
+_UINTS = ("uint8", "uint16", "uint32", "uint64")
+_FLOATS = ("float16", "float32", "float64")
+_COMPLEX = ("complex64", "complex128")
+PROBE_VALUES: dict[str, tuple[str, ...]] = {
+    "int_dtypes": _INTS, "uint_dtypes": _UINTS, "integer_dtypes": _INTS + _UINTS,
+    "discrete_dtypes": ("bool",) + _INTS + _UINTS, "float_dtypes": _FLOATS,
+    "complex_dtypes": _COMPLEX, "continuous_dtypes": _FLOATS + _COMPLEX,
+    "all_dtypes": ("bool",) + _INTS + _UINTS + _FLOATS + _COMPLEX,
+}
+
+
+# -- what the runner and the pytest plugin read --------------------------------------------
+
+MODE = os.environ.get("TG_PYTENSOR_SUITE_MODE", "strict")
+IN_TEST = False           # set by the plugin while a test runs (probe placeholders then raise)
+TOUCHED: list[str] = []   # missing names used since the plugin last cleared the list
+MISSING_MODULES: set[str] = set()
+
+
+def known_modules() -> set[str] | None:
+    """PyTensor's module names at the pinned release (None: accept any ``pytensor.*``)."""
+    path = os.environ.get("TG_PYTENSOR_SUITE_MODULES")
+    if not path:
+        return None
+    with open(path) as f:
+        return {line.strip() for line in f if line.strip()}
+
+
+_KNOWN = known_modules()
+
+
+class MissingName(Exception):
+    """A test used a PyTensor name tensorgraph has no counterpart for (probe mode only)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"tensorgraph has no counterpart of {name}")
+        self.name = name
+
+
+def _touch(name: str) -> None:
+    TOUCHED.append(name)
+
+
+# -- resolution ------------------------------------------------------------------------------
+
+def _family(name: str) -> tuple[str, ...]:
+    best = max((p for p in FAMILIES if name == p or name.startswith(p + ".")), key=len,
+               default=None)
+    return FAMILIES[best] if best else ()
+
+
+def _counterpart(name: str) -> str:
+    for old in sorted(RENAMES, key=len, reverse=True):
+        if name == old or name.startswith(old + "."):
+            return RENAMES[old] + name[len(old):]
+    return "tensorgraph" + name[len(PREFIX):]
+
+
+def _importable(modname: str) -> types.ModuleType | None:
+    try:
+        return importlib.import_module(modname)
+    except ModuleNotFoundError as exc:
+        if exc.name and modname.startswith(exc.name):
+            return None
+        raise
+
+
+def sources_of(name: str) -> list[str] | None:
+    """The tensorgraph modules searched for ``name``'s attributes; None: the module is missing."""
+    if _KNOWN is not None and name not in _KNOWN:
+        return None
+    if name in MODULES:
+        return list(MODULES[name])
+    found = []
+    counterpart = _counterpart(name)
+    if _importable(counterpart) is not None:
+        found.append(counterpart)
+    if found or _KNOWN is not None:   # without the module list, families would make any
+        found += [m for m in _family(name) if m not in found]   # misspelt name a module
+    return found or None
+
+
+def _foreign(value) -> bool:
+    """A function, class or module of another library, imported by a tensorgraph module."""
+    if isinstance(value, types.ModuleType):
+        return not value.__name__.startswith("tensorgraph")
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return not str(getattr(value, "__module__", "tensorgraph")).startswith("tensorgraph")
+    return type(value).__module__ == "__future__"
+
+
+_NOT_FOUND = object()
+
+
+class PyTensorProxy(types.ModuleType):
+    """``pytensor.X``: attributes come from the tensorgraph sources (see the module docstring)."""
+
+    def __init__(self, name: str, sources: list[str]):
+        super().__init__(name)
+        object.__setattr__(self, "_tg_sources", sources)
+        object.__setattr__(self, "_tg_submodules", {})
+        object.__setattr__(self, "__path__", [])
+        first = importlib.import_module(sources[0]) if sources else None
+        if first is not None and getattr(first, "__file__", None):
+            object.__setattr__(self, "__file__", first.__file__)
+        if first is not None and hasattr(first, "__all__"):
+            object.__setattr__(self, "__all__", list(first.__all__))
+
+    def _tg_lookup(self, attr: str):
+        target = NAMES.get(f"{self.__name__}.{attr}")
+        if target:
+            mod, _, obj = target.partition(":")
+            return getattr(importlib.import_module(mod), obj, _NOT_FOUND)
+        for src in self._tg_sources:
+            value = getattr(importlib.import_module(src), attr, _NOT_FOUND)
+            if value is _NOT_FOUND or _foreign(value):
+                continue
+            if isinstance(value, types.ModuleType):
+                sub = f"{self.__name__}.{attr}"
+                if _KNOWN is None or sub in _KNOWN:
+                    return importlib.import_module(sub)
+            return value
+        return _NOT_FOUND
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        value = self._tg_lookup(attr)
+        if value is not _NOT_FOUND:
+            return value
+        if attr in self._tg_submodules:
+            return self._tg_submodules[attr]
+        sub = f"{self.__name__}.{attr}"
+        if _KNOWN is not None and sub in _KNOWN:
+            try:
+                return importlib.import_module(sub)
+            except ImportError:
+                pass
+        if MODE == "probe":
+            _touch(sub)
+            if attr in PROBE_VALUES and self.__name__.startswith(("pytensor.tensor",
+                                                                  "pytensor.scalar")):
+                return PROBE_VALUES[attr]
+            return placeholder(sub)
+        raise AttributeError(
+            f"module {self.__name__!r} has no attribute {attr!r} (not in "
+            f"{', '.join(self._tg_sources) or 'tensorgraph'})", name=attr, obj=self)
+
+    def __setattr__(self, attr: str, value) -> None:
+        # The import system binds each imported submodule on its parent; keep those here, so
+        # that ``pytensor.tensor.shape`` stays the function when tensorgraph has one.
+        if isinstance(value, PyTensorProxy) and value.__name__ == f"{self.__name__}.{attr}":
+            self._tg_submodules[attr] = value
+            return
+        if not attr.startswith("__"):
+            for src in self._tg_sources:
+                mod = importlib.import_module(src)
+                if hasattr(mod, attr):       # monkeypatching reaches tensorgraph
+                    setattr(mod, attr, value)
+                    return
+        object.__setattr__(self, attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        if attr in self.__dict__:
+            object.__delattr__(self, attr)
+            return
+        for src in self._tg_sources:
+            mod = importlib.import_module(src)
+            if hasattr(mod, attr):
+                delattr(mod, attr)
+                return
+        raise AttributeError(attr)
+
+    def __dir__(self):
+        names = set(self.__dict__) | set(self._tg_submodules)
+        for src in self._tg_sources:
+            names |= {n for n in dir(importlib.import_module(src)) if not n.startswith("__")}
+        return sorted(names)
+
+    def __repr__(self):
+        return f"<module {self.__name__!r} (tensorgraph: {', '.join(self._tg_sources)})>"
+
+
+class _PyTensorFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers every ``pytensor`` / ``pytensor.*`` import with a :class:`PyTensorProxy`."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != PREFIX and not fullname.startswith(PREFIX + "."):
+            return None
+        sources = sources_of(fullname)
+        if sources is None:
+            MISSING_MODULES.add(fullname)
+            if MODE != "probe":
+                raise ModuleNotFoundError(
+                    f"No module named {fullname!r} (tensorgraph has no counterpart)",
+                    name=fullname)
+            _touch(fullname)
+            sources = []
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return PyTensorProxy(spec.name, sources_of(spec.name) or [])
+
+    def exec_module(self, module):
+        pass
+
+
+# -- probe placeholders ------------------------------------------------------------------------
+
+class _MissingMeta(type):
+    """Metaclass of placeholders: every use records the name; in a test, a use raises.
+
+    ``_missing_name`` is the PyTensor name the placeholder stands for (what tensorgraph lacks);
+    placeholders derived from it (``X.attr``, ``X()``) keep it, so every use is charged to
+    the name that is missing.  Each placeholder has its own metaclass named ``missing <name>``
+    so that an error message quoting ``type(x).__name__`` still names it.
+    """
+
+    def __repr__(cls):
+        return f"<missing {cls._missing_name}>"
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        _touch(cls._missing_name)
+        return placeholder(cls._missing_name)
+
+    def __call__(cls, *args, **kwargs):
+        _touch(cls._missing_name)
+        if IN_TEST:
+            raise MissingName(cls._missing_name)
+        if len(args) == 1 and not kwargs and (inspect.isfunction(args[0])
+                                               or inspect.isclass(args[0])):
+            return _raising_decorated(cls._missing_name, args[0])
+        return placeholder(cls._missing_name)
+
+    def __instancecheck__(cls, obj):
+        _touch(cls._missing_name)
+        return False
+
+    def _use(cls):
+        _touch(cls._missing_name)
+        if IN_TEST:
+            raise MissingName(cls._missing_name)
+
+    def __iter__(cls):
+        cls._use()
+        return iter([placeholder(cls._missing_name)])
+
+    def __bool__(cls):
+        cls._use()
+        return False
+
+    def __getitem__(cls, key):
+        cls._use()
+        return placeholder(cls._missing_name)
+
+    def __len__(cls):
+        _touch(cls._missing_name)
+        raise MissingName(cls._missing_name)
+
+    __hash__ = type.__hash__
+
+
+def _raising_decorated(name, obj):
+    if inspect.isclass(obj):
+        return obj
+
+    @functools.wraps(obj)
+    def raising(*args, **kwargs):
+        _touch(name)
+        raise MissingName(name)
+
+    return raising
+
+
+def placeholder(name: str) -> type:
+    """A stand-in for the missing PyTensor name ``name`` (a class, so tests can subclass it)."""
+    meta = type(f"missing {name}", (_MissingMeta,), {})
+    # an Exception subclass, so that ``pytest.raises(MissingError)`` and ``except`` accept it
+    # (pytest then checks the raised error with isinstance, which records the use)
+    return meta(name.rsplit(".", 1)[-1], (Exception,), {
+        "_missing_name": name, "__test__": False, "__module__": "pytensor(missing)"})
+
+
+def missing_name_of(value) -> str | None:
+    """The PyTensor name a placeholder stands for (None for anything else)."""
+    return value._missing_name if isinstance(value, _MissingMeta) else None
+
+
+_FINDER = _PyTensorFinder()
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (idempotent)."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)

@@ -57,7 +57,7 @@ PRESETS: dict[str, Q] = {
 }
 
 #: modules registering rewrites into optdb, imported on the first compile (keeps import fast)
-REWRITE_MODULES = ["tensorgraph.tensor.rewriting"]
+REWRITE_MODULES = ["tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting"]
 
 
 def _load_rewrites():

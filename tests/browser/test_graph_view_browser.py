@@ -80,7 +80,8 @@ def test_graph_view_in_jupyterlab(lab):
             "(id) => [...document.querySelectorAll('.tg-detail')].some(p => !p.hidden && p.textContent.includes(`[id ${id}]`))",
             arg=gemv, timeout=20_000)
         assert nb.kernel_eval("view.selected") == repr(gemv)
-        assert "tt.dot(x, w)" in first.locator(".tg-detail").inner_text()
+        # the details come from the kernel after the selection's header
+        first.locator(".tg-detail .tg-line", has_text="tt.dot(x, w)").first.wait_for(timeout=20_000)
 
         # search by id selects and centres another node
         target = nb.kernel_eval("view.model.ids[train.maker.fgraph.outputs[0]]").strip("'")

@@ -104,6 +104,7 @@ def test_views_are_readable_in_both_themes_and_groups_open_in_place(lab):
             .filter(([, label]) => /open group W\\d+$/.test(label))
             .sort((a, b) => a[0] - b[0]).map(([, label]) => label.slice(11))""")
         assert layers == [f"W{k}" for k in range(64)], layers
+        nb.page.mouse.move(1, 1)
         nb.screenshot("big_graph_group_opened.png", big)
     finally:
         nb.close()

@@ -259,6 +259,24 @@ class Scan(Op):
                                               for k in self.info.keep) + "]")
         return f"Scan{{{', '.join(parts)}}}" if parts else "Scan"
 
+    __repr__ = __str__
+
+    def __getstate__(self):
+        """The layout, the inner graph, the name, mode and labels; the lock, the reference
+        runner and the shape expressions are made again (the key too: hashes differ between
+        processes)."""
+        state = dict(self.__dict__)
+        for transient in ("_lock", "_reference", "_shape_exprs", "key"):
+            state.pop(transient, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.key = _GraphKey(self.fgraph)
+        self._lock = threading.Lock()
+        self._reference = None
+        self._shape_exprs = None
+
     @property
     def title(self) -> str:
         """How messages name this loop: ``scan 'rnn'`` or ``scan``."""

@@ -71,8 +71,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         Iterate over the sequences from their end.
     mode : None or a mode for the step's graph (None: the mode of the function compiling it)
     name : str, shown in printing and errors
-    profile, allow_gc : accepted for compatibility (profiling and gc follow the outer
-        function and ``config.scan__allow_gc``)
+    profile : accepted for compatibility (the outer function's profile times the loop)
+    allow_gc : None (``config.scan__allow_gc``) or whether the step frees its intermediate
+        results after each iteration
     strict : bool
         Refuse values the step reads without receiving them (pass them as non_sequences).
     return_list : bool
@@ -198,7 +199,8 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
               "nit_sot": [label(outputs[k], "") for k in not_fed],
               "shared": [label(var, "") for var, _ in shared_updates],
               "non_sequences": [label(v, "") for v in outer_non_seqs]}
-    op = Scan(placeholders, inner_outputs, info, name=name, mode=mode, labels=labels)
+    op = Scan(placeholders, inner_outputs, info, name=name, mode=mode, labels=labels,
+              allow_gc=allow_gc)
     outer_inputs = ([x for x, _ in seqs] + [outs_info[k][0] for k in fed_back]
                     + [var for var, _ in shared_updates] + outer_non_seqs)
     results = op(steps, *outer_inputs)

@@ -244,7 +244,7 @@ class _Backward:
         name = f"grad of {op.name}" if op.name else "grad of scan"
         back = Scan([ph for _, ph in kept] + [ph for ph, _, _, _ in carried]
                     + [ph for _, ph in non_seq_used], step_outputs, back_info, name=name,
-                    mode=op.mode, labels=labels)
+                    mode=op.mode, labels=labels, allow_gc=op.allow_gc)
         outs = back(n_back, *[x for x, _ in kept], *[init for _, init, _, _ in carried],
                     *[v for v, _ in non_seq_used])
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
@@ -366,7 +366,7 @@ def _recording_scan(op, lay: _Layout, record) -> list:
     keep = None if info.keep is None else info.keep + (None,) * len(record)
     copy = Scan(fg.inputs, outputs, info.replace(n_nit_sot=info.n_nit_sot + len(record),
                                                  keep=keep),
-                name=op.name, mode=op.mode, labels=labels)
+                name=op.name, mode=op.mode, labels=labels, allow_gc=op.allow_gc)
     outs = copy(lay.n, *lay.seqs, *lay.inits, *lay.shared, *lay.non_seqs)
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     return outs[k:k + len(record)]
@@ -455,7 +455,7 @@ def scan_r_op(op: Scan, inputs, eval_points):
         n_non_seqs=info.n_non_seqs + len(tangent_non_seqs), keep=None)
     labels = {"sequences": list(op.labels.get("sequences", [])) + [f"d{j}" for j in tangent_seqs]}
     tangent_op = Scan(inner_inputs, inner_outputs, new_info, name=op.name, mode=op.mode,
-                      labels=labels)
+                      labels=labels, allow_gc=op.allow_gc)
     tangent_inits = [init_points[k] if init_points[k] is not None
                      else tt.zeros_like(lay.inits[k]) for k in tangent_states]
     outs = tangent_op(lay.n, *lay.seqs, *[seq_points[j] for j in tangent_seqs], *lay.inits,

@@ -42,7 +42,8 @@ class InnerRunner:
     function : the compiled inner ``Function`` (``function.maker.fgraph`` is the rewritten
         inner graph, with its ``rewrite_history``)
     mode : the mode it was compiled with
-    allow_gc, prealloc : the scan flags when it was compiled
+    allow_gc, prealloc : the scan flags when it was compiled (``allow_gc``: the op's own
+        setting, ``scan(allow_gc=...)``, when given)
     counters : ``calls``, ``iterations``, ``buffers_allocated``, ``buffers_reused``,
         ``outputs_stacked`` summed over every run
     """
@@ -56,7 +57,7 @@ class InnerRunner:
         self.op = op
         self.mode = mode
         self.reference = reference
-        self.allow_gc = bool(config.scan__allow_gc)
+        self.allow_gc = bool(config.scan__allow_gc if op.allow_gc is None else op.allow_gc)
         self.prealloc = bool(config.scan__allow_output_prealloc)
         with compiling():
             maker = FunctionMaker([In(v) for v in op.fgraph.inputs], list(op.fgraph.outputs),

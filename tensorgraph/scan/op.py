@@ -233,13 +233,16 @@ class Scan(Op):
     mode : None (the outer function's mode) or the mode the inner graph is compiled with
     labels : names of the user's variables, for messages and views: a dict with lists under
         'sequences', 'states', 'nit_sot', 'shared', 'non_sequences'
+    allow_gc : None (``config.scan__allow_gc`` when the inner graph is compiled) or whether
+        the inner function frees its intermediate results after each iteration
     """
 
     __props__ = ("info", "mode", "key")
 
     def __init__(self, inputs, outputs, info: ScanInfo, name: str | None = None, mode=None,
-                 labels: dict | None = None):
+                 labels: dict | None = None, allow_gc: bool | None = None):
         self.info = info
+        self.allow_gc = allow_gc
         self.fgraph = FunctionGraph(list(inputs), list(outputs), clone=True)
         self.name = name
         self.mode = mode
@@ -287,7 +290,7 @@ class Scan(Op):
         return Scan(self.fgraph.inputs if inputs is None else inputs,
                     self.fgraph.outputs if outputs is None else outputs,
                     self.info if info is None else info, name=self.name, mode=self.mode,
-                    labels=self.labels if labels is None else labels)
+                    labels=self.labels if labels is None else labels, allow_gc=self.allow_gc)
 
     def outer_label(self, kind: str, i: int) -> str:
         """``sequence 1 (x)``, ``output 0 (h)``: how messages name an outer input or output."""

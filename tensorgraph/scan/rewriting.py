@@ -118,7 +118,7 @@ class _Parts:
                   "shared": [s.label for s in self.shared],
                   "non_sequences": [r.label for r in self.non_seqs]}
         op = Scan(inputs, self.inner_outputs(), info, name=self.name, mode=self.op.mode,
-                  labels=labels)
+                  labels=labels, allow_gc=self.op.allow_gc)
         outer = ([s.outer for s in self.seqs] + [s.outer for s in self.states]
                  + [s.outer for s in self.shared] + [r.outer for r in self.non_seqs])
         node = op.make_node(self.n_steps, *outer)
@@ -224,7 +224,8 @@ def _mergeable(a, b) -> bool:
     return (a.inputs[0] is b.inputs[0] and not ia.as_while and not ib.as_while
             and ia.keep is None and ib.keep is None
             and ia.truncate_gradient == ib.truncate_gradient
-            and ia.lengths_must_match == ib.lengths_must_match and a.op.mode == b.op.mode)
+            and ia.lengths_must_match == ib.lengths_must_match and a.op.mode == b.op.mode
+            and a.op.allow_gc == b.op.allow_gc)
 
 
 def _depends(fgraph, node, other) -> bool:

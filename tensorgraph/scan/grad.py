@@ -144,7 +144,7 @@ class _Backward:
             if g is None:
                 grad_phs.append(None)
                 continue
-            ph = g.type.clone(shape=g.type.shape[1:])(f"d{_name(inner.outputs[i])}[t]")
+            ph = g.type.clone(shape=g.type.shape[1:])(f"d{inner.labels[i]}[t]")
             add_sequence(g, ph)
             grad_phs.append(ph)
 
@@ -157,11 +157,11 @@ class _Backward:
             length = info.state_length(k)
             state_type = out.type
             init = tt.zeros_like(lay.inits[k], dtype=state_type.dtype)
+            later = f"d{inner.labels[k]} from later steps"
             if length == 1:
-                ph = state_type(f"d{_name(out)}[t+1..]")
+                ph = state_type(later)
             else:
-                ph = state_type.clone(shape=(length,) + tuple(state_type.shape))(
-                    f"d{_name(out)}[t+1..]")
+                ph = state_type.clone(shape=(length,) + tuple(state_type.shape))(later)
                 init = init[:length] if info.is_buffer_init(k) else tt.shape_padleft(init)
             carried.append((ph, init, "state", k))
             pending = ph if length == 1 else ph[0]
@@ -226,6 +226,18 @@ class _Backward:
 
         # the backward scan: sequences, carried states, step gradients, non-sequences
         step_outputs = new_states + [g for _, _, g in seq_grad_outputs]
+        # the step's own results (tanh's output, read by its gradient) come from the forward
+        # loop's outputs instead of being computed again
+        needed = set(ancestors(step_outputs))
+        computed = {}
+        values = list(lay.state_values) + list(lay.nit_values)
+        for i, out in enumerate(inner.state_out + inner.nit_out):
+            if out in needed and out.owner is not None and out not in computed:
+                ph = out.type(f"{inner.labels[i]}[t]")
+                add_sequence(values[i], ph)
+                computed[out] = ph
+        if computed:
+            step_outputs = clone_replace(step_outputs, computed)
         used = set(graph_inputs(step_outputs))
         kept = [(x, ph) for x, ph in zip(seqs, seq_phs) if ph in used]
         if any(v in used for v in inner.shared_ph):
@@ -326,6 +338,10 @@ class _InnerCopy:
         self.non_seq_ph = new[info.inner_non_seq_start:]
         self.state_out = outputs[:info.n_states]
         self.nit_out = outputs[info.n_states:info.n_steps_outputs]
+        names = list(op.labels.get("states", ())) + list(op.labels.get("nit_sot", ()))
+        names += [""] * info.n_steps_outputs
+        #: how the backward loop names output i of the step
+        self.labels = [names[i] or f"output{i}" for i in range(info.n_steps_outputs)]
         self.recorded_ph = [replace[v] for v in record]
         self.recorded_values = _recording_scan(op, lay, record) if record else []
 

@@ -11,6 +11,8 @@ from tensorgraph.scan import map, reduce, scan
 from tensorgraph.scan.op import Scan
 from tensorgraph.tensor.random.utils import RandomStream
 
+from op_checks import check_infer_shape
+
 
 def scan_nodes(f):
     return [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Scan)]
@@ -224,3 +226,14 @@ def test_rewrites_can_be_excluded_by_tag():
                              .excluding("scan"))
     assert not any(n.startswith("scan_") for n in step_names(f))
     assert scan_nodes(f)[0].op.info.keep is None
+
+
+def test_infer_shape_of_every_output_kind():
+    x = tt.dmatrix("x")
+    init = tt.dmatrix("init")
+    h0 = tt.dvector("h0")
+    outs, _ = scan(lambda x_t, a, b, h: (a + b, h + x_t, tt.concatenate([x_t, x_t])),
+                   sequences=x, outputs_info=[dict(initial=init, taps=[-2, -1]), h0, None])
+    values = [np.ones((4, 3)), np.ones((2, 3)), np.zeros(3)]
+    for out in outs:
+        check_infer_shape(out, [x, init, h0], values)

@@ -108,7 +108,7 @@ class _Backward:
 
     def build(self):
         tt = _tt()
-        from tensorgraph.gradient import NullType, grad, grad_not_implemented
+        from tensorgraph.gradient import NullType, _no_test_values, grad, grad_not_implemented
 
         op, lay, info = self.op, self.lay, self.info
         inner = _InnerCopy(op, lay, self.grads)
@@ -178,8 +178,6 @@ class _Backward:
             wrt += [ph for ph in inner.state_ph[k] if _is_float(ph)]
         non_seq_wrt = [r for r, ph in enumerate(inner.non_seq_ph) if _is_float(ph)]
         wrt += [inner.non_seq_ph[r] for r in non_seq_wrt]
-        from tensorgraph.gradient import _no_test_values
-
         with _no_test_values():
             step_grads = grad(None, wrt, known_grads=adjoints, disconnected_inputs="ignore",
                               return_disconnected="None", null_gradients="return")
@@ -288,7 +286,7 @@ class _Backward:
         for j, g in seq_grads.items():
             result[1 + j] = g
         for q, var in enumerate(lay.shared):
-            if _is_float(var) and any(self._reaches(lay.shared_ph[q])):
+            if _is_float(var) and self._reaches(lay.shared_ph[q]):
                 result[info.outer_shared_start + q] = grad_not_implemented(
                     op, info.outer_shared_start + q, var,
                     "the gradient through a shared variable the loop updates")

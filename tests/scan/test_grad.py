@@ -157,6 +157,16 @@ def test_gradient_through_an_updated_float_shared_variable_is_not_implemented():
         tensorgraph.grad(out.sum(), x)
 
 
+def test_a_float_shared_variable_updated_in_the_loop_has_no_gradient_but_the_rest_has():
+    acc = tensorgraph.shared(0.0, name="acc")
+    x = tt.dvector("x")
+    out, _ = scan(lambda v: (acc + v * v, {acc: acc + 1.0}), sequences=x)
+    gx = tensorgraph.function([x], tensorgraph.grad(out.sum(), x))(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(gx, [2.0, 4.0])
+    with pytest.raises(NullTypeGradError, match="through a shared variable the loop updates"):
+        tensorgraph.grad(out.sum(), acc)
+
+
 def test_integer_states_get_no_gradient():
     w = tt.dscalar("w")
     n = tt.constant(np.array([0, 1], dtype="int64"))

@@ -93,6 +93,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     outs_info = _outputs_info(outputs_info, title)
     non_seqs = [_as_variable(v, f"{title}: non_sequences[{i}]")
                 for i, v in enumerate(_as_list(non_sequences))]
+    seq_labels = [label(x, "") for x, _ in seqs]
     if go_backwards:
         seqs = [(x[::-1], taps) for x, taps in seqs]
     if truncate_gradient != -1 and (not isinstance(truncate_gradient, (int, np.integer))
@@ -105,7 +106,8 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     for j, (x, taps) in enumerate(seqs):
         per_tap = []
         for k in taps:
-            ph = x.type.clone(shape=x.type.shape[1:])(_tap_name(label(x, f"sequence {j}"), k))
+            ph = x.type.clone(shape=x.type.shape[1:])(_tap_name(seq_labels[j] or f"sequence {j}",
+                                                                k))
             per_tap.append(ph)
         seq_placeholders.append(per_tap)
         seq_args.extend(per_tap)
@@ -194,7 +196,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
                     n_non_seqs=len(outer_non_seqs), as_while=condition is not None,
                     truncate_gradient=truncate_gradient,
                     lengths_must_match=lengths_must_match)
-    labels = {"sequences": [label(x, "") for x, _ in seqs],
+    labels = {"sequences": seq_labels,
               "states": [label(outputs[k], "") or label(outs_info[k][0], "") for k in fed_back],
               "nit_sot": [label(outputs[k], "") for k in not_fed],
               "shared": [label(var, "") for var, _ in shared_updates],

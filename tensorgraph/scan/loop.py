@@ -29,8 +29,6 @@ import copy
 
 import numpy as np
 
-from tensorgraph.compile.sharedvalue import copy_value
-
 __all__ = ["ScanLoop", "InnerRunner"]
 
 
@@ -380,7 +378,7 @@ class ScanLoop:
             values.append(steps.result(done, info.kept(i)))
         for value in self._shared:
             if _aliases(value, self.inputs):
-                value = copy_value(value)
+                value = value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value)
             values.append(value)
         return values
 

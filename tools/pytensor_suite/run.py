@@ -177,6 +177,37 @@ def ensure_extras(python: str) -> Path:
     return target
 
 
+def snapshot_tensorgraph(ref: str) -> tuple[Path | None, str]:
+    """tensorgraph's package at git ``ref`` exported into the cache, and its description.
+
+    The checkout is shared with engineers editing it while a run lasts; a run of the working
+    tree can measure half-made changes (a C kernel that does not compile for two minutes).
+    A snapshot put first on ``PYTHONPATH`` wins over the venv's editable install (whose
+    finder comes after ``sys.path``). ``ref`` "working-tree" uses the checkout as it is.
+    """
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    if ref == "working-tree":
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "tensorgraph"],
+                               capture_output=True, text=True).stdout.strip()
+        return None, f"working tree at {head}" + (" with uncommitted changes" if dirty else "")
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", ref], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    dest = cache_dir() / f"tensorgraph-{sha}"
+    if not (dest / ".complete").exists():
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "tensorgraph"],
+                                 check=True, capture_output=True).stdout
+        with tempfile.NamedTemporaryFile(suffix=".tar") as tmp:
+            tmp.write(archive)
+            tmp.flush()
+            with tarfile.open(tmp.name) as tar:
+                tar.extractall(dest, filter="data")
+        (dest / ".complete").write_text(sha + "\n")
+    return dest, sha
+
+
 # -- running one test module ------------------------------------------------------------------
 
 def _slug(label: str) -> str:
@@ -216,8 +247,10 @@ def run_module(label: str, mode: str, root: Path, outdir: Path, args) -> dict:
         return {"label": label, "mode": mode, "absent": True}
     env = dict(os.environ)
     env.update({
-        "PYTHONPATH": os.pathsep.join([str(HERE), str(args.extras_dir)] + (
-            [env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])),
+        "PYTHONPATH": os.pathsep.join(
+            ([str(args.tensorgraph_dir)] if args.tensorgraph_dir else [])
+            + [str(HERE), str(args.extras_dir)]
+            + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])),
         "TG_PYTENSOR_SUITE_MODE": mode,
         "TG_PYTENSOR_SUITE_OUT": str(jsonl),
         "TG_PYTENSOR_SUITE_TARGET": path,
@@ -295,6 +328,9 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=_default_python(),
                     help="interpreter with tensorgraph, pytest and pytest-timeout "
                          "(default: the checkout's .venv)")
+    ap.add_argument("--tensorgraph", default="HEAD", metavar="REF",
+                    help="git ref of tensorgraph to measure, exported into the cache "
+                         "(default HEAD); 'working-tree' for the checkout as it is")
     ap.add_argument("--git-dir", help="a local clone of PyTensor to take the tag from "
                                       "(default: clone from GitHub into the cache)")
     ap.add_argument("--out", help="output directory (default: <cache>/results/<time>)")
@@ -311,6 +347,7 @@ def main(argv=None) -> int:
     else:
         root = prepare_source(args.git_dir)
         args.extras_dir = ensure_extras(args.python)
+        args.tensorgraph_dir, measured = snapshot_tensorgraph(args.tensorgraph)
         labels = list(MODULES)
         if args.modules:
             wanted = [w.strip() for w in args.modules.split(",") if w.strip()]
@@ -320,9 +357,7 @@ def main(argv=None) -> int:
             results / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
         outdir.mkdir(parents=True, exist_ok=True)
         info = {"modes": modes, "labels": labels, "timeout": args.timeout,
-                "tensorgraph_commit": subprocess.run(
-                    ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                    capture_output=True, text=True).stdout.strip(),
+                "tensorgraph_commit": measured,
                 "started": datetime.datetime.now().isoformat(timespec="seconds")}
         run_file = outdir / "run.json"
         if run_file.exists():      # some modules run again into an earlier run's directory

@@ -41,36 +41,29 @@ import importlib.abc
 import importlib.machinery
 import inspect
 import os
+import pkgutil
 import sys
 import types
 
 PREFIX = "pytensor"
-
 # tensorgraph's package layout, by PyTensor package: where PyTensor's names of that package are
-# looked for when the module of the same name does not define them.
-_T = "tensorgraph.tensor."
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "pytensor.tensor": tuple(_T + m for m in (
-        "basic", "creation", "join", "math", "reduction", "dot", "shape", "subtensor",
-        "elemwise", "special", "type", "variable", "blas", "sharedvar")),
-    "pytensor.tensor.random": tuple(_T + "random." + m for m in ("basic", "op", "type", "utils"))
-    + ("tensorgraph.tensor.random",),
-    "pytensor.tensor.rewriting": tuple(_T + "rewriting." + m for m in (
-        "basic", "math", "shape", "blas", "specialize", "stabilize", "fusion", "inplace",
-        "sigmoid", "tensordot", "utils", "gemv_pair")),
-    "pytensor.scalar": ("tensorgraph.scalar.basic", "tensorgraph.scalar.math",
-                        "tensorgraph.scalar.composite"),
-    "pytensor.graph": ("tensorgraph.graph.basic", "tensorgraph.graph.fg", "tensorgraph.graph.op",
-                       "tensorgraph.graph.type", "tensorgraph.graph.utils",
-                       "tensorgraph.graph.errors", "tensorgraph.rewriting.destroyhandler"),
-    "pytensor.graph.rewriting": tuple("tensorgraph.rewriting." + m for m in (
-        "basic", "db", "merge", "pattern", "history", "optdb", "presets")),
-    "pytensor.compile": tuple("tensorgraph.compile." + m for m in (
-        "function", "maker", "compiled", "io", "mode", "sharedvalue", "debugmode",
-        "nanguardmode", "monitormode", "profiling")),
-    "pytensor.link": ("tensorgraph.link", "tensorgraph.link.vm"),
-    "pytensor.link.c": tuple("tensorgraph.link.c." + m for m in (
-        "linkers", "cmodule", "cache", "compiler", "codegen", "dtypes")),
+# looked for when the module of the same name does not define them.  Each family is a
+# tensorgraph package: its modules (found when first needed, so new files count at once),
+# minus the subpackages listed (they are families of their own), plus a few extra modules.
+FAMILIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    # PyTensor prefix: (tensorgraph package, subpackages left out, extra modules)
+    "pytensor.tensor": ("tensorgraph.tensor", ("random", "rewriting"), ()),
+    "pytensor.tensor.random": ("tensorgraph.tensor.random", (), ("tensorgraph.tensor.random",)),
+    "pytensor.tensor.rewriting": ("tensorgraph.tensor.rewriting", (), ()),
+    "pytensor.scalar": ("tensorgraph.scalar", (), ()),
+    "pytensor.graph": ("tensorgraph.graph", (), ("tensorgraph.rewriting.destroyhandler",)),
+    "pytensor.graph.rewriting": ("tensorgraph.rewriting", (), ()),
+    "pytensor.compile": ("tensorgraph.compile", (), ()),
+    "pytensor.link": ("tensorgraph.link", ("c", "jax", "numba", "pytorch"), ("tensorgraph.link",)),
+    "pytensor.link.c": ("tensorgraph.link.c", ("ops",), ()),
+    "pytensor.link.jax": ("tensorgraph.link.jax", (), ("tensorgraph.link.jax",)),
+    "pytensor.link.numba": ("tensorgraph.link.numba", (), ("tensorgraph.link.numba",)),
+    "pytensor.scan": ("tensorgraph.scan", (), ("tensorgraph.scan",)),
 }
 
 # Modules whose tensorgraph counterpart has another name (prefix renames, longest first).
@@ -149,10 +142,36 @@ def _touch(name: str) -> None:
 
 # -- resolution ------------------------------------------------------------------------------
 
+_FAMILY_MODULES: dict[str, tuple[str, ...]] = {}
+
+
 def _family(name: str) -> tuple[str, ...]:
+    """The importable tensorgraph modules of ``name``'s family, in name order."""
     best = max((p for p in FAMILIES if name == p or name.startswith(p + ".")), key=len,
                default=None)
-    return FAMILIES[best] if best else ()
+    if best is None:
+        return ()
+    if best not in _FAMILY_MODULES:
+        package, left_out, extra = FAMILIES[best]
+        found = []
+        try:
+            pkg = importlib.import_module(package)
+        except ImportError:
+            pkg = None
+        if pkg is not None:
+            for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+                if info.name in left_out or info.name.startswith("_"):
+                    continue
+                try:
+                    importlib.import_module(f"{package}.{info.name}")
+                except Exception:   # noqa: BLE001  (a module that cannot load has no names)
+                    continue
+                found.append(f"{package}.{info.name}")
+        for mod in extra:
+            if mod not in found and _importable(mod) is not None:
+                found.append(mod)
+        _FAMILY_MODULES[best] = tuple(found)
+    return _FAMILY_MODULES[best]
 
 
 def _counterpart(name: str) -> str:

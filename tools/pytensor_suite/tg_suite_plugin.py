@@ -107,7 +107,10 @@ def pytest_collectstart(collector):
 
     mapping.TOUCHED.clear()
     mapping.IN_TEST = False
-    record = {"event": "import", "module": rel, "mode": mapping.MODE}
+    import tensorgraph
+
+    record = {"event": "import", "module": rel, "mode": mapping.MODE,
+              "tensorgraph": os.path.dirname(tensorgraph.__file__)}
     try:
         import_path(collector.path, mode=collector.config.getoption("--import-mode"),
                     root=collector.config.rootpath,

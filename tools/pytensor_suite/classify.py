@@ -445,6 +445,17 @@ def markdown(report: dict, top: int = 40) -> str:
             stmts = [f"{b['where']} ({b['cause']})" for b in f.get("blocked", [])]
             out.append(f"- {label} ({len(names)} names{', ' if stmts else ''}"
                        f"{', '.join(stmts)}): " + ", ".join(f"`{n}`" for n in names))
+    if probe:
+        by_reason = collections.defaultdict(list)
+        for label, f in probe["modules"].items():
+            for nodeid, t in f["tests"].items():
+                if t.get("cause") == "internals":
+                    by_reason[t["detail"]].append(nodeid)
+        total = sum(len(v) for v in by_reason.values())
+        out += ["", f"## Tests of PyTensor internals ({total} failing tests, internals.toml)", ""]
+        for reason, tests in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+            more = f" and {len(tests) - 1} more" if len(tests) > 1 else ""
+            out.append(f"- {len(tests)}: {reason} (e.g. `{tests[0]}`{more})")
     for title, rows in (("Wrong values", report["wrong_values"]),
                         ("Refusals", report["refusals"])):
         groups = collections.defaultdict(list)

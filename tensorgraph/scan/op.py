@@ -285,13 +285,6 @@ class Scan(Op):
         """How messages name this loop: ``scan 'rnn'`` or ``scan``."""
         return f"scan {self.name!r}" if self.name else "scan"
 
-    def clone_with(self, inputs=None, outputs=None, info=None, labels=None) -> Scan:
-        """The same loop with some parts replaced (rewrites use it; the name and mode stay)."""
-        return Scan(self.fgraph.inputs if inputs is None else inputs,
-                    self.fgraph.outputs if outputs is None else outputs,
-                    self.info if info is None else info, name=self.name, mode=self.mode,
-                    labels=self.labels if labels is None else labels, allow_gc=self.allow_gc)
-
     def outer_label(self, kind: str, i: int) -> str:
         """``sequence 1 (x)``, ``output 0 (h)``: how messages name an outer input or output."""
         names = self.labels.get(kind, ())

@@ -185,10 +185,9 @@ class Elemwise(Op):
         return elemwise_c_code(self, node, name, inputs, outputs, sub)
 
     def c_support_code(self, node=None):
-        from tensorgraph.link.c.elemwise_code import ELEMWISE_SUPPORT
-        from tensorgraph.link.c.openmp import THREADS_SUPPORT
+        from tensorgraph.link.c.elemwise_code import elemwise_support_code
 
-        return THREADS_SUPPORT + ELEMWISE_SUPPORT
+        return elemwise_support_code(self, node)
 
     def c_code_cache_version(self):
         return (2, getattr(self.scalar_op, "c_version", 1))

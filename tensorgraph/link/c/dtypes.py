@@ -74,10 +74,52 @@ def round_to(expr: str, dtype: str) -> str:
     return f"((float)(_Float16)({expr}))" if dtype == "float16" else expr
 
 
+#: the math functions generated code calls as ``tg_<name>``: the ones libmvec vectorizes, whose
+#: every call (vector body, scalar tail) goes through one implementation (``tg_scalar.h``)
+VECTOR_MATH = frozenset(
+    "exp log sin cos pow acos acosh asin asinh atan atanh cosh erf erfc exp2 expm1 log10 "
+    "log1p log2 sinh tan tanh atan2".split())
+
+
+#: libmvec before glibc 2.35 vectorizes only these (tg_scalar.h: TG_MV_NEW)
+_VECTOR_MATH_OLD = frozenset(("exp", "log", "sin", "cos", "pow"))
+_VECTOR_MATH_BINARY = frozenset(("pow", "atan2"))
+#: the tg_scalar.h helpers that call math functions, and which
+_HELPER_MATH = {"sigmoid": ("exp",), "softplus": ("exp", "log1p"),
+                "log1mexp": ("exp", "log1p", "log", "expm1")}
+
+
+def tg_vector_math(c_text: str) -> str:
+    """Support code defining the ``tg_scalar.h`` math functions that ``c_text`` calls,
+    directly (``tg_expf(``) or through a helper (``tg_sigmoid_f(``): a module defines only
+    those its code needs (each costs ~15 ms of compiling). Each definition is guarded, so a
+    unit may receive it from several nodes."""
+    used = set()
+    for name in VECTOR_MATH:
+        for suffix, ctype in (("f", "FLOAT"), ("", "DOUBLE")):
+            if f"tg_{name}{suffix}(" in c_text:
+                used.add((name, ctype))
+    for helper, names in _HELPER_MATH.items():
+        for suffix, ctype in (("f", "FLOAT"), ("d", "DOUBLE")):
+            if f"tg_{helper}_{suffix}(" in c_text:
+                used.update((name, ctype) for name in names)
+    blocks = []
+    for name, ctype in sorted(used):
+        symbol = f"tg_{name}{'f' if ctype == 'FLOAT' else ''}"
+        arity = 2 if name in _VECTOR_MATH_BINARY else 1
+        condition = "defined(TG_MV)" + ("" if name in _VECTOR_MATH_OLD else
+                                        " && defined(TG_MV_NEW)")
+        blocks.append(f"#if {condition} && !defined(TG_MV_HAVE_{symbol})\n"
+                      f"#define TG_MV_HAVE_{symbol}\nTG_MV_{ctype}{arity}({name})\n#endif\n")
+    return "".join(blocks)
+
+
 def math_call(fname: str, dtype: str, *args: str) -> str:
-    """``expf(x)`` for float32/float16 computations, ``exp(x)`` for float64."""
+    """``tg_expf(x)`` for float32/float16 computations, ``tg_exp(x)`` for float64 (the
+    ``tg_scalar.h`` function of every name in ``VECTOR_MATH``, else libm's: ``sqrtf(x)``)."""
     suffix = "" if dtype == "float64" else "f"
-    return f"{fname}{suffix}({', '.join(args)})"
+    prefix = "tg_" if fname in VECTOR_MATH else ""
+    return f"{prefix}{fname}{suffix}({', '.join(args)})"
 
 
 def literal(value, dtype: str) -> str:

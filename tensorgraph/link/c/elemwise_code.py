@@ -7,11 +7,17 @@ becomes a sequence of local values, one per inner node). The loop has three shap
   size 1 in every dimension, read once before the loop). One ``for`` over all elements with
   ``#pragma omp simd`` (``parallel for simd`` under ``config.openmp`` from
   ``openmp_elemwise_minsize`` divided by the loop's weight, see ``loop_weight``): gcc
-  vectorizes it, math functions through libmvec;
+  vectorizes it, math functions through libmvec (see below);
 * rows with a contiguous last dimension: the outer dimensions are walked row by row, the last
   one indexed directly (vectorizable too);
 * general: byte strides per operand and dimension (0 where the operand is broadcast; negative
-  strides work the same way).
+  strides work the same way); vectorized too when the loop calls a math function (exp of a
+  transposed 1000 x 1000 float32 matrix: 3.1 ms -> 0.6 ms; arithmetic alone gains nothing).
+
+Math functions are called through ``tg_scalar.h``'s ``tg_expf``, ``tg_log`` ...: every element
+gets the same implementation whichever part of a vectorized loop (body, tail) or which path
+computes it, so equal inputs give bitwise equal outputs (``argmax`` of them picks the first, as
+numpy does). The node's support code defines the ones it calls (``dtypes.tg_vector_math``).
 
 Broadcasting follows the types, as ``Elemwise.perform`` does: only dimensions of static size 1
 broadcast; other sizes must agree at run time, else the node fails with the shapes.
@@ -53,6 +59,23 @@ def scalar_body(scalar_op, args: list[str], in_dtypes, out_dtypes, prefix: str =
     results = [cd.literal(v.data, v.type.dtype) if isinstance(v, Constant) else values[v]
                for v in scalar_op.outputs]
     return lines, results
+
+
+def elemwise_support_code(op, node) -> str:
+    """The support code of an Elemwise node: the threads shim, the helpers every node calls,
+    and the definitions of the math functions its scalar op calls (``tg_vector_math``)."""
+    from tensorgraph.link.c.openmp import THREADS_SUPPORT
+
+    support = THREADS_SUPPORT + ELEMWISE_SUPPORT
+    if node is None:
+        return support
+    try:
+        lines, _ = scalar_body(op.scalar_op, [f"a{k}" for k in range(len(node.inputs))],
+                               [v.type.dtype for v in node.inputs],
+                               [v.type.dtype for v in node.outputs])
+    except NotImplementedError:  # no C: the node runs perform
+        return support
+    return support + cd.tg_vector_math("\n".join(lines))
 
 
 def _is_static_scalar(var) -> bool:
@@ -107,6 +130,9 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
         lines, results = scalar_body(op.scalar_op, args, in_dtypes, out_dtypes)
         lines += [store(o, r) for o, r in enumerate(results)]
         return "\n".join(lines)
+
+    # the vector math functions the loop calls, if any (tg_scalar.h)
+    calls_math = bool(cd.tg_vector_math(body(lambda k: f"p{k}[i]", lambda o, r: "")))
 
     # -- flat path
     operands = [inputs[k] for k in loaded] + list(outputs)
@@ -165,6 +191,8 @@ def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
                              lambda o, r: f"{typed(f'q{o}', out_dt[f'q{o}'], False)}[j] = {r};"))
             code.append("}")
             code.append("} else {")
+        if calls_math:  # gathered operands: worth it only where the vector math is
+            code.append("#pragma omp simd")
         code.append("for (int64_t j = 0; j < inner; j++) {")
 
         def at(pname, dt, const):
@@ -214,10 +242,14 @@ def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool, ctx: str) -> 
             f"num_threads(n >= {minsize} ? tg_omp_threads({ctx}) : 1)\n{loop}")
 
 
-#: support code of every module with an Elemwise node. The helpers every node calls outside its
-#: loops are cold (``TG_COLD``, runtime.h): out of line and at -O1, so gcc does not optimise
-#: their loops over the dimensions again in every node at -O3 (compile time, no run time).
+#: support code of every module with an Elemwise node (guarded: the support texts of nodes
+#: calling different math functions differ, and a unit may hold several). The helpers every
+#: node calls outside its loops are cold (``TG_COLD``, runtime.h): out of line and at -O1, so
+#: gcc does not optimise their loops over the dimensions again in every node at -O3 (compile
+#: time, no run time).
 ELEMWISE_SUPPORT = r"""
+#ifndef TG_ELEMWISE_SUPPORT
+#define TG_ELEMWISE_SUPPORT
 static TG_COLD int tg_ew_flat(const tg_array *a, int64_t n)
 {
     return tg_is_c_contiguous(a) && tg_size(a) == n;
@@ -234,6 +266,7 @@ static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, int nin,
     return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together; "
                     "only dimensions of static size 1 broadcast", op, shapes);
 }
+#endif
 """
 
 

@@ -239,7 +239,8 @@ class GemvC(BlasC):
             return support_code()
         from tensorgraph.link.c.ops import gemv_pair
 
-        return support_code() + "\n" + gemv_pair.support_code()
+        return (support_code() + "\n" + gemv_pair.support_code() +
+                gemv_pair.math_support(op, node))
 
 
 @register(Gemm)

@@ -21,6 +21,20 @@ def support_code() -> str:
                    for c, s, fma in (("float", "s", "fmaf"), ("double", "d", "fma")))
 
 
+def math_support(op, node) -> str:
+    """The definitions of the math functions ``f`` calls (``dtypes.tg_vector_math``)."""
+    from tensorgraph.link.c.elemwise_code import scalar_body
+
+    dtype = node.outputs[0].type.dtype
+    extra_dtypes = [v.type.dtype for v in node.inputs[8:]]
+    try:
+        lines, _ = scalar_body(op.pair, ["zi"] + [f"e{k}" for k in range(len(extra_dtypes))],
+                               [dtype] + extra_dtypes, [dtype])
+    except NotImplementedError:  # no C: the node runs perform
+        return ""
+    return cd.tg_vector_math("\n".join(lines))
+
+
 def pair_code(op, node, inputs, outputs, sub) -> str:
     """The C of ``Gemv(pair=f)``: blocks of rows, split across threads like a Gemv."""
     from tensorgraph.link.c.elemwise_code import scalar_body

@@ -184,10 +184,11 @@ class SoftmaxC(CImplementation):
         text = (_TEMPLATE.replace("$ROW_BODY", row).replace("$COLS_BODY", cols)
                 .replace("$SHORT_BODY", short))
         compute = cd.compute_type(dtype)
-        return string.Template(text).substitute(
+        code = string.Template(text).substitute(
             name=name, what=kind, ST=cd.storage_type(dtype), CT=compute,
-            EXP="exp" if compute == "double" else "expf",
-            LOG="log" if compute == "double" else "logf")
+            EXP="tg_exp" if compute == "double" else "tg_expf",  # tg_scalar.h: the same exp
+            LOG="tg_log" if compute == "double" else "tg_logf")  # for every element
+        return cd.tg_vector_math(code) + code
 
     def code(self, op, node, name, inputs, outputs, sub):
         (x,), (out,) = inputs, outputs

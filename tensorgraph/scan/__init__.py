@@ -1,4 +1,5 @@
-"""Loops in the graph: ``scan`` and its views ``map``, ``reduce``, ``foldl``, ``foldr``.
+"""Loops in the graph: ``scan`` and its views ``map``, ``reduce``, ``foldl``, ``foldr``,
+``filter``.
 
 ``tensorgraph.scan`` is this module and is callable: ``tensorgraph.scan(fn, sequences=...)``
 is ``tensorgraph.scan.scan(...)``, as ``pytensor.scan`` is a function while
@@ -14,9 +15,9 @@ import types
 from tensorgraph.scan.basic import scan
 from tensorgraph.scan.op import Scan, ScanInfo
 from tensorgraph.scan.utils import until
-from tensorgraph.scan.views import foldl, foldr, map, reduce
+from tensorgraph.scan.views import filter, foldl, foldr, map, reduce
 
-__all__ = ["scan", "map", "reduce", "foldl", "foldr", "until", "Scan", "ScanInfo"]
+__all__ = ["scan", "map", "reduce", "foldl", "foldr", "filter", "until", "Scan", "ScanInfo"]
 
 
 class _CallableModule(types.ModuleType):

@@ -27,6 +27,7 @@ from collections import OrderedDict
 import numpy as np
 
 from tensorgraph.graph.basic import Constant, Variable, ancestors, clone_replace, io_toposort
+from tensorgraph.graph.utils import MissingInputError
 from tensorgraph.scan.op import Scan, ScanInfo
 from tensorgraph.scan.utils import label, plural, until
 
@@ -47,7 +48,7 @@ def _shared_variable_class():
 
 def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None,
          truncate_gradient=-1, go_backwards=False, mode=None, name=None, profile=False,
-         allow_gc=None, strict=False, return_list=False):
+         allow_gc=None, strict=False, return_list=False, return_updates=True):
     """Repeat ``fn`` over sequences and past outputs; return ``(outputs, updates)``.
 
     Parameters
@@ -78,6 +79,10 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         Refuse values the step reads without receiving them (pass them as non_sequences).
     return_list : bool
         Return a list even for a single output.
+    return_updates : bool
+        Return ``(outputs, updates)`` (True, the default) or only ``outputs`` (PyTensor 3's
+        new form: then the step may update shared variables only through their default
+        updates, a ``RandomStream``'s draws; explicit updates raise a ValueError).
 
     Returns
     -------
@@ -123,12 +128,12 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         state_placeholders.append(per_tap)
         state_args.extend(per_tap)
     shared_cls = _shared_variable_class()
-    non_seq_args = [v if isinstance(v, shared_cls) else v.type(v.name) for v in non_seqs]
-    _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders, non_seqs,
-                      non_seq_args)
+    _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders)
 
-    with _test_values_if_available(seq_args + state_args + non_seq_args):
-        returned = fn(*seq_args, *state_args, *non_seq_args)
+    # non-sequences are passed as themselves (as PyTensor does: the step may differentiate
+    # an outer expression with respect to one) and replaced by placeholders afterwards
+    with _test_values_if_available(seq_args + state_args, non_seqs):
+        returned = fn(*seq_args, *state_args, *non_seqs)
     outputs, updates, condition = _parse_returned(returned, title)
 
     if outs_info and len(outs_info) != len(outputs):
@@ -150,7 +155,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     shared_updates = _shared_updates(updates, title)
     stop = [condition] if condition is not None else []
     reached = outputs + [u for _, u in shared_updates] + stop
-    blockers = set(seq_args + state_args + non_seq_args)
+    blockers = set(seq_args + state_args + non_seqs)
     explicit = {var for var, _ in shared_updates}
     defaults = []
     for var in _free_variables(reached, blockers):
@@ -165,14 +170,14 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     inner_outputs = ([outputs[k] for k in fed_back] + [outputs[k] for k in not_fed]
                      + [u for _, u in shared_updates] + stop)
     replace = {var: ph for (var, _), ph in zip(shared_updates, shared_placeholders)}
-    # a shared variable given as a non-sequence was passed as itself: it gets a placeholder
     explicit_non_seq_placeholders, kept_non_seqs = [], []
-    for v, arg in zip(non_seqs, non_seq_args):
-        if arg is v and v in replace:  # updated by the loop: a state, not a non-sequence
+    for v in non_seqs:
+        if v in replace:  # updated by the loop (or given twice): not another non-sequence
             continue
-        if arg is v:
-            arg = replace[v] = v.type(v.name)
-        explicit_non_seq_placeholders.append(arg)
+        ph = replace[v] = v.type(v.name)
+        if hasattr(v.tag, "test_value"):
+            ph.tag.test_value = v.tag.test_value
+        explicit_non_seq_placeholders.append(ph)
         kept_non_seqs.append(v)
     if replace:
         inner_outputs = clone_replace(inner_outputs, replace)
@@ -180,9 +185,10 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     placeholders = (seq_args + state_args + shared_placeholders + explicit_non_seq_placeholders)
     implicit = _implicit_inputs(inner_outputs, placeholders)
     if implicit and strict:
-        raise ValueError(f"{title}: strict=True but the step function reads "
-                         f"{', '.join(str(v) for v in implicit[:5])} without receiving it; pass "
-                         "it in non_sequences")
+        raise MissingInputError(
+            f"{title}: strict=True but the step function reads "
+            f"{', '.join(str(v) for v in implicit[:5])} without receiving it; pass it in "
+            "non_sequences")
     implicit_placeholders = [v.type(v.name) for v in implicit]
     if implicit:
         inner_outputs = clone_replace(inner_outputs, dict(zip(implicit, implicit_placeholders)))
@@ -220,9 +226,15 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         scan_updates[var] = final
     for var, _ in defaults:  # the loop's final state replaces the step's own default update
         var.default_update = scan_updates[var]
-    if return_list or len(user_outputs) != 1:
-        return user_outputs, scan_updates
-    return user_outputs[0], scan_updates
+    result = user_outputs if return_list or len(user_outputs) != 1 else user_outputs[0]
+    if return_updates:
+        return result, scan_updates
+    explicit = [var for var in scan_updates if var not in dict(defaults)]
+    if explicit:
+        raise ValueError(f"{title}: return_updates=False but the step updates "
+                         f"{', '.join(map(str, explicit))}; pass return_updates=True and give "
+                         "the updates to function(), or carry the value with outputs_info")
+    return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -382,7 +394,7 @@ def _parse_returned(returned, title):
             if condition is not None:
                 raise ValueError(f"{title}: the step function returned until(...) twice")
             condition = item.condition
-        elif isinstance(item, dict):
+        elif _looks_like_updates(item):
             if updates is not None:
                 raise ValueError(f"{title}: the step function returned two dicts of updates")
             updates = item
@@ -392,9 +404,10 @@ def _parse_returned(returned, title):
                                  "return (outputs, updates) or (outputs, until(cond))")
             outputs = item
 
-    if isinstance(returned, (until, dict)) or not isinstance(returned, (list, tuple)):
+    if (isinstance(returned, until) or _looks_like_updates(returned)
+            or not isinstance(returned, (list, tuple))):
         take(returned)
-    elif any(isinstance(r, (until, dict)) for r in returned):
+    elif any(isinstance(r, until) or _looks_like_updates(r) for r in returned):
         for item in returned:
             take(item)
     else:
@@ -408,6 +421,16 @@ def _parse_returned(returned, title):
     if any(o is None for o in outputs):
         raise TypeError(f"{title}: the step function returned None among its outputs")
     return outputs, updates or {}, condition
+
+
+def _looks_like_updates(item) -> bool:
+    """A dict, or a non-empty list of (shared variable, new value) pairs."""
+    if isinstance(item, dict):
+        return True
+    shared_cls = _shared_variable_class()
+    return (isinstance(item, (list, tuple)) and bool(item)
+            and all(isinstance(p, (list, tuple)) and len(p) == 2
+                    and isinstance(p[0], shared_cls) for p in item))
 
 
 def _shared_updates(updates, title) -> list:
@@ -464,8 +487,7 @@ def _implicit_inputs(outputs, placeholders) -> list:
 # Test values
 
 
-def _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders, non_seqs,
-                      non_seq_args) -> None:
+def _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders) -> None:
     """Give the placeholders test values from the outer ones (x[t] <- x[0], ...) when test
     values are on and the outer variables have one."""
     from tensorgraph.configdefaults import config
@@ -487,24 +509,28 @@ def _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders, non
             length = -min(taps)
             for tap, ph in zip(taps, per_tap):
                 ph.tag.test_value = value if taps == (-1,) else value[length + tap]
-        for v, arg in zip(non_seqs, non_seq_args):
-            if arg is not v:
-                arg.tag.test_value = v.get_test_value()
     except (TestValueError, IndexError, TypeError, ValueError):
         pass
 
 
 class _test_values_if_available:
-    """Build the step with test values only when every placeholder has one."""
+    """Build the step with test values only when every argument has one."""
 
-    def __init__(self, placeholders):
+    def __init__(self, placeholders, outer):
         self.placeholders = placeholders
+        self.outer = outer
         self.flags = None
 
     def __enter__(self):
         from tensorgraph.configdefaults import config
+        from tensorgraph.graph.utils import TestValueError
 
         missing = any(not hasattr(ph.tag, "test_value") for ph in self.placeholders)
+        for v in self.outer:
+            try:
+                v.get_test_value()
+            except TestValueError:
+                missing = True
         if config.compute_test_value != "off" and missing:
             self.flags = config.change_flags(compute_test_value="off")
             self.flags.__enter__()

@@ -8,7 +8,8 @@ import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
 from tensorgraph.gradient import Lop
-from tensorgraph.scan import Scan, scan
+from tensorgraph.graph.utils import MissingInputError
+from tensorgraph.scan import Scan, filter, map, reduce, scan
 
 
 def _scan_node(f):
@@ -54,7 +55,7 @@ def test_return_list_and_strict():
     w = tt.dscalar("w")
     out, _ = scan(lambda v: v * 2, sequences=x, return_list=True)
     assert isinstance(out, list) and len(out) == 1
-    with pytest.raises(ValueError, match="strict=True but the step function reads w"):
+    with pytest.raises(MissingInputError, match="strict=True but the step function reads w"):
         scan(lambda v: v * w, sequences=x, strict=True)
     scan(lambda v, w: v * w, sequences=x, non_sequences=w, strict=True)
 
@@ -126,3 +127,54 @@ def test_the_node_gives_access_to_the_inner_graph_and_its_compiled_function():
     cells = [[None]]
     loop.store_results(cells)
     np.testing.assert_allclose(cells[0][0], f(np.ones(3)))
+
+
+def test_updates_returned_as_a_list_of_pairs():
+    w = tensorgraph.shared(np.array([1.0, 2.0]), name="w")
+    x = tt.dmatrix("x")
+    out, updates = scan(lambda row: ([(row * w).sum()], [(w, w + 1.0)]), sequences=x)
+    f = tensorgraph.function([x], out, updates=updates)
+    np.testing.assert_allclose(f(np.ones((3, 2))), [3.0, 5.0, 7.0])
+    np.testing.assert_allclose(w.get_value(), [4.0, 5.0])
+
+
+def test_return_updates_false_as_pytensor_3():
+    from tensorgraph.tensor.random.utils import RandomStream
+
+    x = tt.dvector("x")
+    doubled = scan(lambda v: v * 2, sequences=x, return_updates=False)
+    np.testing.assert_allclose(doubled.eval({x: np.arange(3.0)}), [0.0, 2.0, 4.0])
+    assert reduce(lambda v, a: a + v, sequences=x, outputs_info=tt.constant(0.0, "float64"),
+                  return_updates=False).eval({x: np.arange(4.0)}) == 6.0
+    srng = RandomStream(seed=0)  # default updates are kept by the generators themselves
+    draws = scan(lambda: srng.normal(0.0, 1.0, dtype="float64"), n_steps=3,
+                 return_updates=False)
+    f = tensorgraph.function([], draws)
+    assert not np.allclose(f(), f())
+    acc = tensorgraph.shared(0.0, name="acc")
+    with pytest.raises(ValueError, match="return_updates=False but the step updates acc"):
+        scan(lambda: {acc: acc + 1}, n_steps=2, return_updates=False)
+
+
+def test_filter():
+    x = tt.dvector("x")
+    y = tt.dvector("y")
+    positive = filter(lambda v: v > 0, sequences=x)
+    np.testing.assert_allclose(positive.eval({x: np.array([1.0, -2.0, 3.0])}), [1.0, 3.0])
+    a, b = filter(lambda u, v: (u > 0, v > 0), sequences=[x, y])
+    f = tensorgraph.function([x, y], [a, b])
+    got_a, got_b = f(np.array([1.0, -1.0]), np.array([-1.0, 2.0]))
+    np.testing.assert_allclose(got_a, [1.0])
+    np.testing.assert_allclose(got_b, [2.0])
+    backwards = filter(lambda v: v > 0, sequences=x, go_backwards=True)
+    np.testing.assert_allclose(backwards.eval({x: np.array([1.0, -2.0, 3.0])}), [3.0, 1.0])
+
+
+def test_non_sequences_reach_the_step_as_themselves():
+    # the step may differentiate an outer expression with respect to a non-sequence
+    x1 = tt.dscalar("x1")
+    x2 = tensorgraph.shared(np.array([1.0, 2.0, 3.0]), name="x2")
+    k = x2 * x1
+    out, _ = scan(lambda i, v: tensorgraph.grad(k[i], v), sequences=tt.arange(k.shape[0]),
+                  non_sequences=x1)
+    np.testing.assert_allclose(tensorgraph.function([x1], out)(3.0), [1.0, 2.0, 3.0])

@@ -14,12 +14,13 @@ After the last backward step (forward step 0), the carried state gradients are t
 initial values (zero when truncated before step 0); sequence gradients come out step by step
 and are added into a zero tensor at each tap's offset.
 
-Values of shared states (a ``RandomStream``'s generators) are not sequences the backward loop
-can be given. The values computed from them alone (the random draws) are recorded instead: a
-copy of the forward loop also outputs them, step by step, and the backward loop reads them as
-sequences, so the gradient sees the very draws of the forward pass. A gradient that would
-need a shared state otherwise (through a float shared variable updated in the loop) is
-reported as not implemented.
+A shared variable the loop updates keeps only its final value. What the backward loop needs
+of such states is recorded instead, by a copy of the forward loop that also outputs it step
+by step (same initial values, so the same values; ``scan_merge`` then runs the copy inside
+the forward loop): the values computed from a generator alone (the random draws, so the
+gradient sees the very draws of the forward pass), and the values of a float shared variable
+(``updates={acc: acc + x_t}``), whose gradient is carried back like a state's. A gradient
+that would need a generator's state itself is reported as undefined.
 
 Forward mode is one scan computing the outputs and their tangents side by side: the tangents
 of the states are states with the same taps, computed by the inner graph's own ``Rop``.
@@ -93,7 +94,7 @@ def scan_l_op(op: Scan, inputs, outputs, output_grads):
         why = "a while loop with no output per step does not say how many steps it ran"
         return [grad_not_implemented(op, i, v, why) if _is_float(v) else result[i]
                 for i, v in enumerate(inputs)]
-    if not any(g is not None for g in grads[:info.n_steps_outputs]):
+    if not any(g is not None for g in grads):
         return result
     return _Backward(op, inputs, lay, grads, result).build()
 
@@ -108,7 +109,7 @@ class _Backward:
 
     def build(self):
         tt = _tt()
-        from tensorgraph.gradient import NullType, _no_test_values, grad, grad_not_implemented
+        from tensorgraph.gradient import NullType, _no_test_values, grad
 
         op, lay, info = self.op, self.lay, self.info
         inner = _InnerCopy(op, lay, self.grads)
@@ -137,8 +138,6 @@ class _Backward:
             history = tt.concatenate([head, lay.state_values[k]])
             for tap, ph in zip(taps, inner.state_ph[k]):
                 add_sequence(history[tap + length:tap + length + n], ph)
-        for value, ph in zip(inner.recorded_values, inner.recorded_ph):
-            add_sequence(value, ph)
         grad_phs = []
         for i, g in enumerate(self.grads[:info.n_steps_outputs]):
             if g is None:
@@ -171,11 +170,20 @@ class _Backward:
             g = grad_phs[info.n_states + m]
             if g is not None and _is_float(out):
                 adjoints[out] = g
+        for q, out in enumerate(inner.shared_out):  # a float shared state: like a state
+            if not _is_float(out):
+                continue
+            g = self.grads[info.n_steps_outputs + q]
+            ph = out.type(f"d{_name(lay.shared[q])} from later steps")
+            init = g if g is not None else tt.zeros_like(lay.shared[q])
+            carried.append((ph, init, "shared", q))
+            adjoints[out] = ph
         wrt = []
         for j in range(info.n_seqs):
             wrt += [ph for ph in inner.seq_ph[j] if _is_float(ph)]
         for k in range(info.n_states):
             wrt += [ph for ph in inner.state_ph[k] if _is_float(ph)]
+        wrt += [ph for ph in inner.shared_ph if _is_float(ph)]
         non_seq_wrt = [r for r, ph in enumerate(inner.non_seq_ph) if _is_float(ph)]
         wrt += [inner.non_seq_ph[r] for r in non_seq_wrt]
         with _no_test_values():
@@ -198,6 +206,10 @@ class _Backward:
             if kind == "non_seq":
                 g = by_ph.get(inner.non_seq_ph[index])
                 new_states.append(ph if g is None else ph + g)
+                continue
+            if kind == "shared":
+                g = by_ph.get(inner.shared_ph[index])
+                new_states.append(tt.zeros_like(ph) if g is None else g)
                 continue
             k = index
             length = info.state_length(k)
@@ -237,12 +249,18 @@ class _Backward:
         if computed:
             step_outputs = clone_replace(step_outputs, computed)
         used = set(graph_inputs(step_outputs))
+        recorded = [(v, ph) for v, ph in zip(inner.recordable, inner.recorded_ph) if ph in used]
+        if recorded:
+            for value, (_, ph) in zip(_recording_scan(op, lay, [v for v, _ in recorded]),
+                                      recorded):
+                add_sequence(value, ph)
         kept = [(x, ph) for x, ph in zip(seqs, seq_phs) if ph in used]
-        if any(v in used for v in inner.shared_ph):
+        unrecorded = [v for v in inner.shared_ph if v in used and v not in inner.recorded_ph]
+        if unrecorded:
             return self._undefined(
-                "the gradient would need the values of a shared variable the loop updates "
-                f"({', '.join(str(v) for v in inner.shared_ph if v in used)}) at every step; "
-                "make it an output of the step (outputs_info) to differentiate through it")
+                "the gradient would need the state of a generator the loop updates "
+                f"({', '.join(map(str, unrecorded))}) at every step; draw the values outside "
+                "the loop and pass them as a sequence")
         non_seq_used = [(v, ph) for v, ph in zip(lay.non_seqs, inner.non_seq_ph) if ph in used]
         back_info = ScanInfo(seq_taps=[(0,)] * len(kept), state_taps=[(-1,)] * len(carried),
                              n_nit_sot=len(seq_grad_outputs), n_shared=0,
@@ -267,9 +285,12 @@ class _Backward:
             if kind == "non_seq":
                 result[info.outer_non_seq_start + index] = final
                 continue
-            k = index
             if first_is_zero is not None:
                 final = tt.switch(first_is_zero, final, tt.zeros_like(final))
+            if kind == "shared":
+                result[info.outer_shared_start + index] = final
+                continue
+            k = index
             init_var = lay.inits[k]
             if info.is_buffer_init(k):
                 length = info.state_length(k)
@@ -285,18 +306,7 @@ class _Backward:
             seq_grads[j] = tt.inc_subtensor(total[begin:k - lo + n], values[::-1])
         for j, g in seq_grads.items():
             result[1 + j] = g
-        for q, var in enumerate(lay.shared):
-            if _is_float(var) and self._reaches(lay.shared_ph[q]):
-                result[info.outer_shared_start + q] = grad_not_implemented(
-                    op, info.outer_shared_start + q, var,
-                    "the gradient through a shared variable the loop updates")
         return result
-
-    def _reaches(self, placeholder) -> bool:
-        """Whether a differentiated output of the step reads ``placeholder``."""
-        lay = self.lay
-        outs = [out for out, g in zip(lay.state_out + lay.nit_out, self.grads) if g is not None]
-        return placeholder in ancestors(outs)
 
     def _undefined(self, why: str):
         """Every float input connected to a differentiated output gets an undefined
@@ -336,12 +346,15 @@ class _InnerCopy:
         self.non_seq_ph = new[info.inner_non_seq_start:]
         self.state_out = outputs[:info.n_states]
         self.nit_out = outputs[info.n_states:info.n_steps_outputs]
+        self.shared_out = outputs[info.n_steps_outputs:info.n_steps_outputs + info.n_shared]
         names = list(op.labels.get("states", ())) + list(op.labels.get("nit_sot", ()))
         names += [""] * info.n_steps_outputs
         #: how the backward loop names output i of the step
         self.labels = [names[i] or f"output{i}" for i in range(info.n_steps_outputs)]
-        self.recorded_ph = [replace[v] for v in record]
-        self.recorded_values = _recording_scan(op, lay, record) if record else []
+        #: values the backward loop may read as recorded sequences: the draws above, and
+        #: float shared states (their placeholders)
+        self.recordable = record + [v for v in lay.shared_ph if _is_float(v)]
+        self.recorded_ph = [replace[v] for v in self.recordable]
 
 
 def _recorded_variables(op, lay: _Layout, grads) -> list:
@@ -351,10 +364,11 @@ def _recorded_variables(op, lay: _Layout, grads) -> list:
     shared = set(lay.shared_ph)
     if not shared:
         return []
-    needed = set(ancestors([out for out, g in zip(lay.state_out + lay.nit_out, grads)
-                            if g is not None]))
+    outs = list(lay.state_out) + list(lay.nit_out) + list(lay.shared_out)
+    needed = set(ancestors([out for out, g in zip(outs, grads) if g is not None]))
     differentiable = {ph for group in lay.seq_ph + lay.state_ph for ph in group if _is_float(ph)}
     differentiable |= {ph for ph in lay.non_seq_ph if _is_float(ph)}
+    differentiable |= {ph for ph in lay.shared_ph if _is_float(ph)}
     varying = set(differentiable)
     record = []
     for node in fg.toposort():

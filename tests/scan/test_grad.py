@@ -7,7 +7,7 @@ import pytest
 
 import tensorgraph
 import tensorgraph.tensor as tt
-from tensorgraph.gradient import NullTypeGradError, Rop, verify_grad
+from tensorgraph.gradient import Rop, verify_grad
 from tensorgraph.scan import scan, until
 from tensorgraph.tensor.random.utils import RandomStream
 
@@ -149,22 +149,35 @@ def test_gradient_through_random_draws_sees_the_forward_draws(grad_mode):
         assert g == pytest.approx(p.sum() / 2.0)
 
 
-def test_gradient_through_an_updated_float_shared_variable_is_not_implemented():
-    acc = tensorgraph.shared(0.0, name="acc")
+def test_gradient_through_a_float_shared_variable_the_loop_updates(grad_mode):
+    # acc is carried by the updates, not by outputs_info: its values are recorded by a copy of
+    # the forward loop and its gradient carried back like a state's
+    acc = tensorgraph.shared(0.5, name="acc")
     x = tt.dvector("x")
-    out, _ = scan(lambda v: (acc * v, {acc: acc + v}), sequences=x)
-    with pytest.raises(NullTypeGradError, match="shared variable the loop updates"):
-        tensorgraph.grad(out.sum(), x)
+    out, updates = scan(lambda v: (acc * v, {acc: acc + v * v}), sequences=x)
+    cost = out.sum() + updates[acc] ** 2
+    f = tensorgraph.function([x], [cost, *tensorgraph.grad(cost, [x, acc])], mode=grad_mode)
+
+    def numpy_cost(xv, a):
+        total = 0.0
+        for v in xv:
+            total, a = total + a * v, a + v * v
+        return total + a ** 2
+
+    xv, eps = np.array([1.0, 2.0, -1.0]), 1e-6
+    value, gx, gacc = f(xv)
+    assert value == pytest.approx(numpy_cost(xv, 0.5))
+    numeric_x = [(numpy_cost(xv + eps * e, 0.5) - numpy_cost(xv - eps * e, 0.5)) / (2 * eps)
+                 for e in np.eye(3)]
+    np.testing.assert_allclose(gx, numeric_x, rtol=1e-6)
+    assert gacc == pytest.approx((numpy_cost(xv, 0.5 + eps) - numpy_cost(xv, 0.5 - eps))
+                                 / (2 * eps), rel=1e-6)
 
 
-def test_a_float_shared_variable_updated_in_the_loop_has_no_gradient_but_the_rest_has():
-    acc = tensorgraph.shared(0.0, name="acc")
-    x = tt.dvector("x")
-    out, _ = scan(lambda v: (acc + v * v, {acc: acc + 1.0}), sequences=x)
-    gx = tensorgraph.function([x], tensorgraph.grad(out.sum(), x))(np.array([1.0, 2.0]))
-    np.testing.assert_allclose(gx, [2.0, 4.0])
-    with pytest.raises(NullTypeGradError, match="through a shared variable the loop updates"):
-        tensorgraph.grad(out.sum(), acc)
+def test_gradient_of_a_shared_variable_s_final_value():
+    s = tensorgraph.shared(np.float64(1.0))
+    _, updates = scan(lambda: ([], {s: s * 1.5 + 1.0}), n_steps=4)
+    assert tensorgraph.function([], tensorgraph.grad(updates[s], s))() == pytest.approx(1.5 ** 4)
 
 
 def test_integer_states_get_no_gradient():

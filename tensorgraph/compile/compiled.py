@@ -62,6 +62,11 @@ class Function:
         borrowed = [o.borrow for o in maker.outputs] + [False] * len(self._update_cells)
         self._copy_output = _outputs_to_copy(vm.fgraph, borrowed,
                                              keeps_intermediates=not getattr(vm, "allow_gc", False))
+        if getattr(vm, "readonly_outputs", False):
+            # a VM handing out read-only buffers (JAX's): the user gets writable copies, as in
+            # every mode, unless borrowed; update values go to the shared variables as they are
+            self._copy_output = sorted(set(self._copy_output)
+                                       | {k for k in range(n_out) if not borrowed[k]})
         # computed outputs whose cells are emptied after each call, so no op reuses a buffer
         # the caller (or a shared variable) now owns; borrowed outputs keep theirs
         self._cleared_outputs = [k for k, var in enumerate(fg_outputs)

@@ -10,7 +10,13 @@ register themselves instead of being special-cased here:
 * ``'Mode'``: ``config.linker`` and ``config.optimizer``.
 * ``'DebugMode'``, ``'NanGuardMode'``, ``'MonitorMode'``: the debugging modes of
   ``tensorgraph.compile.debugmode`` / ``nanguardmode`` / ``monitormode`` with their defaults
-  (their modules are imported on first use).
+  (their modules are imported on first use); ``'DEBUG_MODE'``, Theano's old name, gives
+  ``'DebugMode'`` with a DeprecationWarning.
+* ``'JAX'``, ``'NUMBA'``: the 'fast_run' rewrites without the C-only and BLAS ones (and, for
+  JAX, without fusion and inplace, which XLA does itself), the whole graph compiled into one
+  function of that back end (linkers 'jax' and 'numba', ``tensorgraph/link/jax``, ``numba``;
+  docs/backends.md). The back end's library is an optional extra; without it the mode's
+  error names the ``pip install tensorgraph[...]`` to run.
 
 ``config.mode`` (default 'Mode') is the mode of ``function(mode=None)``. The default
 ``config.linker`` ('cvm') falls back to the Python VM while no C backend is registered;
@@ -212,6 +218,48 @@ def _debugging_mode(module: str, cls: str):
 register_mode("DebugMode", _debugging_mode("debugmode", "DebugMode"))
 register_mode("NanGuardMode", _debugging_mode("nanguardmode", "NanGuardMode"))
 register_mode("MonitorMode", _debugging_mode("monitormode", "MonitorMode"))
+
+
+def _deprecated_debug_mode():
+    """'DEBUG_MODE' is Theano's old name of 'DebugMode'."""
+    import sys
+    import warnings
+
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("tensorgraph"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn("mode 'DEBUG_MODE' is deprecated: use 'DebugMode' (the same mode)",
+                  DeprecationWarning, stacklevel=level)
+    return _debugging_mode("debugmode", "DebugMode")()
+
+
+register_mode("DEBUG_MODE", _deprecated_debug_mode)
+
+#: the whole-graph back ends: (linker, the library it needs, the extra that installs it,
+#: the rewrite tags left out). They do what the C-only and BLAS rewrites do themselves;
+#: XLA also fuses and reuses buffers, so JAX leaves out fusion and inplace too.
+BACKEND_MODES = {
+    "JAX": ("jax", "jax", "jax", ("c_only", "blas", "fusion", "inplace")),
+    "NUMBA": ("numba", "numba", "numba", ("c_only", "blas")),
+}
+
+
+def _backend_mode(name: str):
+    linker, module, extra, excluded = BACKEND_MODES[name]
+
+    def factory():
+        from tensorgraph.link.backend import available
+
+        if not available(module):
+            raise ImportError(f"mode {name} needs {module}, which is not installed here; "
+                              f"install it with: pip install tensorgraph[{extra}]")
+        return Mode(linker, "fast_run").excluding(*excluded)
+
+    return factory
+
+
+for _name in BACKEND_MODES:
+    register_mode(_name, _backend_mode(_name))
 
 #: the named modes as instances, for ``function(..., mode=FAST_COMPILE)``
 FAST_COMPILE = get_mode("FAST_COMPILE")

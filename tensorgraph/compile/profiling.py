@@ -39,6 +39,11 @@ The interface for that:
   imported from the cache directory).
 
 The profiler reads these arrays; it never writes them.
+
+A whole-graph back end (modes JAX and NUMBA, ``vm.backend`` set) runs the graph as one
+compiled function: there are no per-node times to measure. Its profile has the call and VM
+(whole graph) times, the back end's own compile times, and says that the node tables are
+empty for that reason.
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class _FunctionRecord:
         self.link_seconds = link_seconds
         self.cache_stats = getattr(vm, "cache_stats", None)
         self.native = bool(getattr(vm, "supports_node_times", False))
+        # a whole-graph back end (JAX, Numba): one compiled function, no per-node thunks
+        self.backend = getattr(vm, "backend", None)
         self.calls = 0
         self.call_seconds = 0.0
         self.vm_seconds = 0.0
@@ -451,6 +458,12 @@ class ProfileStats:
                  f"({sum(r.rewrite_steps for r in self.records)} rewrite steps)",
                  f"    Linking: {self.link_time:.6f}s"]
         stats = [r.cache_stats for r in self.records if r.cache_stats]
+        backends = [r for r in self.records if r.backend]
+        for r in backends:
+            seconds = r.vm.seconds
+            lines.append(f"    {r.backend} ({r.name}): writing and tracing the program "
+                         f"{seconds.get('generate', 0.0):.6f}s, compiling it "
+                         f"{seconds.get('compile', 0.0):.6f}s")
         if stats:
             hits = sum(s.get("hits", 0) for s in stats)
             misses = sum(s.get("misses", 0) for s in stats)
@@ -461,12 +474,17 @@ class ProfileStats:
                 where = f" ({disk} loaded from disk, {memory} already in memory)"
             lines.append(f"    C module cache: {hits} hit{'s' if hits != 1 else ''}{where}, "
                          f"{misses} miss{'es' if misses != 1 else ''} (compiled)")
-        else:
+        elif len(backends) < len(self.records):
             lines.append("    C module cache: hits and misses not reported by the linker ("
                          + ", ".join(dict.fromkeys(r.mode.linker_name for r in self.records))
                          + ")")
         if any(r.native for r in self.records):
             lines.append("  Node times measured by the linker's own loop")
+        if backends:
+            names = ", ".join(dict.fromkeys(r.backend for r in backends))
+            lines.append(f"  Per-node times do not exist for {names}: the whole graph runs as "
+                         "one compiled function, so the time in the VM is the time of the whole "
+                         "graph and the tables below list no node of it")
         return "\n".join(lines)
 
     @staticmethod

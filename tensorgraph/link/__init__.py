@@ -7,8 +7,10 @@ VM-like callable (see ``tensorgraph.link.vm.VM`` for the attributes modes and to
 with ``register_linker`` instead of editing the modes:
 
 * here: 'py' and 'vm' (Python loop, gc per ``config.allow_gc``), 'vm_nogc' (never gc);
-* the C backend registers 'c', 'c|py', 'c|py_nogc', 'cvm', 'cvm_nogc'. Its module is listed in
-  ``_LAZY_LINKER_MODULES`` so that asking for one of these names imports it on demand.
+* the C backend registers 'c', 'c|py', 'c|py_nogc', 'cvm', 'cvm_nogc'; the whole-graph back
+  ends 'jax' and 'numba' (``link/jax``, ``link/numba``; they import their library only when
+  a graph is linked). Their modules are listed in ``_LAZY_LINKER_MODULES`` so that asking for
+  one of these names imports it on demand.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ _LINKERS: dict = {}
 # linker name -> module that registers it when imported (backends loaded on first use)
 _LAZY_LINKER_MODULES: dict[str, str] = {
     name: "tensorgraph.link.c.linkers" for name in ("c", "c|py", "c|py_nogc", "cvm", "cvm_nogc")}
+_LAZY_LINKER_MODULES.update({"jax": "tensorgraph.link.jax.linker",
+                             "numba": "tensorgraph.link.numba.linker"})
 
 
 def register_linker(name: str, factory) -> None:

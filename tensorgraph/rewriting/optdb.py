@@ -13,6 +13,10 @@ Phases, in order (position in parentheses):
 * ``inplace`` (7): ops write into buffers nobody else reads (one walk, checked by a destroy
   handler).
 
+Tags the modes of the whole-graph back ends use: 'blas' (the phase, and the fused Gemv pair)
+and 'c_only' (rewrites making ops that exist in C only) are left out by the JAX and NUMBA
+modes, 'fusion' and 'inplace' by JAX too (``tensorgraph.compile.mode.BACKEND_MODES``).
+
 The tensor rewrites (``tensorgraph.tensor.rewriting``) register themselves into these phases with
 the helpers below; modes load them on first compile.
 """

@@ -10,7 +10,8 @@ now read the pair's ``z``); merging and dead-code removal drop what nobody reads
 
 It applies only where every elementwise node on the way takes vectors (``X``'s rows, or
 broadcast scalars) and nothing else on the way depends on ``z`` (a reduction of ``z`` would
-need all of it before the first row of ``d``). Tagged 'fusion': excluding fusion turns it off.
+need all of it before the first row of ``d``). Tagged 'fusion' (excluding fusion turns it
+off), 'blas' and 'c_only' (the pair exists in C only: the JAX and NUMBA modes leave it out).
 """
 
 from __future__ import annotations
@@ -119,4 +120,4 @@ class _NotApplicable(Exception):
 
 gemv_pair_db = WalkerDB(order="out_to_in")
 optdb.register("gemv_pair_fusion", gemv_pair_db, position=5.5)
-gemv_pair_db.register("local_gemv_pair", local_gemv_pair, "fast_run", "fusion")
+gemv_pair_db.register("local_gemv_pair", local_gemv_pair, "fast_run", "fusion", "blas", "c_only")

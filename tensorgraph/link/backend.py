@@ -1,0 +1,417 @@
+"""What the whole-graph back ends share (JAX in ``link/jax``, Numba in ``link/numba``).
+
+Such a back end turns the whole rewritten FunctionGraph into *one* function of its own (one
+``jax.jit``, one ``numba.njit`` over generated source) instead of one thunk per node. The parts
+that do not depend on the back end live here:
+
+* ``OpTable``: the op class -> implementation table each back end keeps in its own package,
+  the convention of ``tensorgraph.link.c.ops`` (``@register(OpClass)``, lookup along the
+  class hierarchy, the built-in implementations imported on the first lookup);
+* ``UnsupportedOpsError``: the one compile-time error listing every op of a graph the back
+  end cannot run (never a silent fallback to Python, never a wrong answer);
+* ``require``: the back end's library, or an ImportError naming the extra to install;
+* ``branch_owners``: the nodes only one side of an ``ifelse`` needs, which the back ends
+  compute inside that side (so the branch not taken does not run, as in the Python VM);
+* ``RandomPlan``: how ``numpy.random.Generator`` states enter and leave the compiled function;
+* ``WholeGraphVM`` and ``WholeGraphLinker``: what ``Function`` calls. The VM has the
+  attributes ``Function`` and the tools read (``input_storage``, ``output_storage``,
+  ``storage_map``, ``fgraph``) but no per-node thunks (``nodes`` and ``thunks`` are empty):
+  nothing runs node by node, so per-node hooks, per-node profile times and stepping do not
+  exist for these back ends.
+
+A back end subclasses ``WholeGraphLinker`` with ``build(fgraph) -> Program``; a ``Program``
+computes the fgraph's outputs from its inputs (``run``), is shared by every VM linked from the
+same graph (spare VMs of concurrent calls, see ``compile/compiled.py``) and so must be safe to
+call from several threads at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+import weakref
+
+import numpy as np
+
+__all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
+           "RandomPlan", "copy_generator", "Program", "WholeGraphVM", "WholeGraphLinker"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The op table of a back end
+
+
+class OpTable:
+    """Op class -> implementation, for one back end (see the module docstring).
+
+    ``register(OpClass)`` decorates the implementation (a function or a class, the back end
+    says which); ``lookup(op)`` finds the one of the nearest registered class in ``op``'s MRO
+    (None: the op has none). ``builtin`` names the modules of ``package`` that register
+    tensorgraph's own ops; they are imported on the first lookup.
+    """
+
+    def __init__(self, backend: str, package: str, builtin: tuple = ()):
+        self.backend = backend
+        self.package = package
+        self.builtin = tuple(builtin)
+        self._table: dict = {}
+        self._loaded = False
+        self._lock = threading.Lock()
+
+    def register(self, op_class: type):
+        if not isinstance(op_class, type):
+            raise TypeError(f"register() takes an op class, got {op_class!r}")
+
+        def decorate(impl):
+            self._table[op_class] = impl
+            return impl
+
+        return decorate
+
+    def lookup(self, op):
+        if not self._loaded:
+            self._load_builtin()
+        for klass in type(op).__mro__:
+            impl = self._table.get(klass)
+            if impl is not None:
+                return impl
+        return None
+
+    def registered(self) -> list[type]:
+        """The op classes with an implementation (the built-in ones included)."""
+        if not self._loaded:
+            self._load_builtin()
+        return list(self._table)
+
+    def _load_builtin(self) -> None:
+        with self._lock:
+            if self._loaded:
+                return
+            for name in self.builtin:
+                importlib.import_module(f"{self.package}.{name}")
+            self._loaded = True
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors
+
+#: op classes a back end does not support *yet*, by class name (tensorgraph.scan is built
+#: beside the back ends; its support comes in a later phase), with what to say
+NOT_YET = {"Scan": "scan loops are not supported by the {backend} back end yet"}
+
+
+class UnsupportedOpsError(NotImplementedError):
+    """The graph has ops the back end cannot run: raised when compiling, listing all of them.
+
+    Attributes: ``backend`` (e.g. 'JAX') and ``problems``: one ``(node, reason)`` per node.
+    """
+
+    def __init__(self, backend: str, problems, fgraph=None):
+        self.backend = backend
+        self.problems = list(problems)
+        super().__init__(self._message(fgraph))
+
+    def _message(self, fgraph) -> str:
+        from tensorgraph.graph.ids import graph_ids
+        from tensorgraph.graph.utils import format_user_line
+
+        ids = graph_ids(fgraph) if fgraph is not None else None
+        grouped: dict = {}
+        for node, reason in self.problems:
+            grouped.setdefault((str(node.op), reason), []).append(node)
+        n_ops = len(grouped)
+        lines = [f"the {self.backend} back end cannot compile this graph: "
+                 f"{n_ops} op{'s' if n_ops != 1 else ''} "
+                 f"{'have' if n_ops != 1 else 'has'} no {self.backend} implementation"]
+        for (op, reason), nodes in grouped.items():
+            where = ", ".join(f"[id {ids[n]}]" for n in nodes[:4]) if ids is not None else ""
+            if len(nodes) > 4:
+                where += f" and {len(nodes) - 4} more"
+            line = format_user_line(nodes[0])
+            lines.append(f"  - {op} {where}: {reason}" + (f" (created at {line})" if line else ""))
+        lines.append(f"Compile it with mode='FAST_RUN' (C), or give the op a {self.backend} "
+                     f"implementation: tensorgraph.link.{self.backend.lower()}.register(OpClass) "
+                     "(docs/backends.md).")
+        return "\n".join(lines)
+
+
+def unsupported_reason(op, backend: str) -> str:
+    """Why ``op`` has no implementation: the 'not yet' note of its class, or the plain fact."""
+    for klass in type(op).__mro__:
+        note = NOT_YET.get(klass.__name__)
+        if note:
+            return note.format(backend=backend)
+    return f"no {backend} implementation is registered for {type(op).__name__}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Optional libraries
+
+
+def available(module: str) -> bool:
+    """Whether ``module`` can be imported (without importing it)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def require(module: str, extra: str, mode: str):
+    """Import ``module``, or an ImportError saying which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"mode {mode} needs {module}, which is not installed here ({exc}); "
+                          f"install it with: pip install tensorgraph[{extra}]") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# ifelse: which nodes each side owns
+
+
+def branch_owners(fgraph, nodes=None) -> dict:
+    """``{node: (ifelse_node, side)}`` for the nodes only one side (0: then, 1: else) of an
+    ``IfElse`` needs, the innermost such side when ifelse nodes nest. A node outside every
+    branch is not in the dict. ``nodes``: the toposort (computed if not given)."""
+    from tensorgraph.ifelse import IfElse
+
+    nodes = nodes if nodes is not None else fgraph.toposort()
+    ifelses = [n for n in nodes if isinstance(n.op, IfElse)]
+    if not ifelses:
+        return {}
+    owners: dict = {}
+    everything = _needed(fgraph, None, None)
+    for ifnode in reversed(ifelses):  # outermost first: inner branches overwrite
+        n = ifnode.op.n_outs
+        for side in (0, 1):
+            taken = ifnode.inputs[1 + side * n:1 + (side + 1) * n]
+            if_other = _needed(fgraph, ifnode, side)
+            below = _needed_from(taken)
+            for node in below:
+                if node in everything and node not in if_other:
+                    owners[node] = (ifnode, side)
+    return owners
+
+
+def _needed_from(variables) -> set:
+    seen, stack = set(), [v.owner for v in variables if v.owner is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(i.owner for i in node.inputs if i.owner is not None)
+    return seen
+
+
+def _needed(fgraph, skipped_ifelse, side) -> set:
+    """Nodes needed for the outputs when ``skipped_ifelse`` does *not* take ``side``."""
+    seen, stack = set(), [v.owner for v in fgraph.outputs if v.owner is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        inputs = node.inputs
+        if node is skipped_ifelse:
+            n = node.op.n_outs
+            other = 1 - side
+            inputs = [node.inputs[0]] + node.inputs[1 + other * n:1 + (other + 1) * n]
+        stack.extend(i.owner for i in inputs if i.owner is not None)
+    return seen
+
+
+# ----------------------------------------------------------------------------------------------
+# Random generators
+
+
+def copy_generator(gen: np.random.Generator) -> np.random.Generator:
+    """A new Generator in ``gen``'s state (``copy.deepcopy`` costs three times as much)."""
+    bit = gen.bit_generator
+    new = type(bit)(0)
+    new.state = bit.state
+    return np.random.Generator(new)
+
+
+class RandomPlan:
+    """How the random generators of a graph flow: which fgraph inputs hold generators, which
+    random nodes read each of them (directly or along a chain of draws, each reading the
+    advanced generator of the one before), and which fgraph output is the advanced state of
+    which chain.
+
+    Attributes
+    ----------
+    inputs : list of int, the positions of the generator inputs
+    chains : list of (input position, [random nodes]) one per random node reading an fgraph
+        input directly, followed by the nodes reading its advanced state, in order
+    outputs : {output position: chain index}, the generator outputs (a shared generator's
+        update), each the state at the end of its chain; ``None`` for an output that is the
+        input generator itself
+    problems : [(node, reason)], generator flows the plan cannot express
+    """
+
+    def __init__(self, fgraph):
+        from tensorgraph.tensor.random.op import RandomVariable
+        from tensorgraph.tensor.random.type import RandomGeneratorType
+
+        self.inputs = [k for k, v in enumerate(fgraph.inputs)
+                       if isinstance(v.type, RandomGeneratorType)]
+        self.chains: list = []
+        self.outputs: dict = {}
+        self.problems: list = []
+        chain_of: dict = {}  # generator variable -> chain index whose state it is
+        clients = _clients(fgraph)
+        for pos in self.inputs:
+            var = fgraph.inputs[pos]
+            for node in clients.get(var, []):
+                if not isinstance(node.op, RandomVariable) or node.inputs[0] is not var:
+                    continue
+                chain = (pos, [node])
+                self.chains.append(chain)
+                self._follow(node, len(self.chains) - 1, chain, chain_of, clients)
+        position = {v: k for k, v in enumerate(fgraph.inputs)}
+        for k, out in enumerate(fgraph.outputs):
+            if not isinstance(out.type, RandomGeneratorType):
+                continue
+            if out in chain_of:
+                self.outputs[k] = chain_of[out]
+            elif out in position:
+                self.outputs[k] = None
+            elif out.owner is not None:
+                self.problems.append((out.owner, "its generator output does not come from "
+                                                 "the random draws of an input generator"))
+        for node in fgraph.apply_nodes:
+            if isinstance(node.op, RandomVariable) and node.inputs[0] not in chain_of and \
+                    node.inputs[0] not in position:
+                self.problems.append((node, "it draws from a generator that is neither an "
+                                            "input nor the state left by one earlier draw"))
+
+    def _follow(self, node, index, chain, chain_of, clients):
+        from tensorgraph.tensor.random.op import RandomVariable
+
+        state = node.outputs[0]
+        chain_of[state] = index
+        readers = [n for n in clients.get(state, []) if isinstance(n.op, RandomVariable)]
+        if len(readers) > 1:
+            for extra in readers[1:]:
+                self.problems.append((extra, "two draws read the same intermediate "
+                                             "generator state"))
+        if readers:
+            chain[1].append(readers[0])
+            self._follow(readers[0], index, chain, chain_of, clients)
+
+    @property
+    def empty(self) -> bool:
+        return not self.inputs
+
+
+def _clients(fgraph) -> dict:
+    clients: dict = {}
+    for node in fgraph.toposort():
+        for var in node.inputs:
+            clients.setdefault(var, []).append(node)
+    return clients
+
+
+# ----------------------------------------------------------------------------------------------
+# Programs, VMs and linkers
+
+
+class Program:
+    """One compiled function of a back end for one FunctionGraph (see the module docstring).
+
+    Subclasses set ``backend`` ('JAX'), ``description`` ('one jax.jit'), ``seconds``
+    (``{"generate": s, "compile": s}``: writing the back end's program, compiling it) and
+    define ``run(values) -> list`` (one value per fgraph output) and ``source()`` (the back
+    end's own code, as text, for the compile report).
+    """
+
+    backend = ""
+    description = ""
+    readonly_outputs = False
+
+    def __init__(self):
+        self.seconds = {"generate": 0.0, "compile": 0.0}
+        self.compiled_from = None  # "compiled", "disk" (the back end's cache) or None
+
+    def run(self, values: list) -> list:
+        raise NotImplementedError
+
+    def source(self) -> str:
+        raise NotImplementedError
+
+
+class WholeGraphVM:
+    """What ``Function`` calls for a whole-graph back end: reads the input cells, runs the
+    program, fills the output cells (see the module docstring for what it lacks)."""
+
+    lazy = False
+    allow_gc = True  # nothing is kept between calls: every output is a new array
+    supports_node_times = False
+
+    @property
+    def readonly_outputs(self) -> bool:
+        """Whether the outputs are read-only buffers (``Function`` copies the user's)."""
+        return self.program.readonly_outputs
+
+    def __init__(self, program, fgraph, input_storage=None, storage_map=None):
+        self.program = program
+        self.fgraph = fgraph
+        self.backend = program.backend
+        storage_map = dict(storage_map or {})
+        if input_storage is None:
+            input_storage = [[None] for _ in fgraph.inputs]
+        if len(input_storage) != len(fgraph.inputs):
+            raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
+                             "input cells")
+        for var, cell in zip(fgraph.inputs, input_storage):
+            storage_map[var] = cell
+        for var in fgraph.outputs:
+            storage_map.setdefault(var, [None])
+        self.storage_map = storage_map
+        self.input_storage = list(input_storage)
+        self.output_storage = [storage_map[v] for v in fgraph.outputs]
+        self.nodes: list = []
+        self.thunks: list = []
+        self.pre_hook = None
+        self.post_hook = None
+
+    @property
+    def seconds(self) -> dict:
+        return self.program.seconds
+
+    def source(self) -> str:
+        """The back end's own code for this graph (jaxpr / StableHLO, generated Python)."""
+        return self.program.source()
+
+    def __call__(self):
+        __tracebackhide__ = True  # noqa: F841 - IPython shows the user's frame first
+        values = self.program.run([cell[0] for cell in self.input_storage])
+        for cell, value in zip(self.output_storage, values):
+            cell[0] = value
+
+    def __repr__(self):
+        return (f"<{self.backend} VM: {len(self.fgraph.apply_nodes)} nodes as "
+                f"{self.program.description}>")
+
+
+class WholeGraphLinker:
+    """Links a FunctionGraph into a ``WholeGraphVM``: ``build(fgraph)`` once per graph (the
+    program is kept for the spare VMs of concurrent calls, which link the same graph again)."""
+
+    name = ""
+
+    def __init__(self):
+        self._programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def make_vm(self, fgraph, input_storage=None, storage_map=None) -> WholeGraphVM:
+        with self._lock:
+            program = self._programs.get(fgraph)
+            if program is None:
+                program = self._programs[fgraph] = self.build(fgraph)
+        return WholeGraphVM(program, fgraph, input_storage, storage_map)
+
+    def build(self, fgraph) -> Program:
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"

@@ -1,0 +1,180 @@
+"""JAX for indexing: ``Subtensor``, ``AdvancedSubtensor1``, ``AdvancedSubtensor`` (read) and
+``IncSubtensor``, ``AdvancedIncSubtensor1``, ``AdvancedIncSubtensor`` (set and add: ``.at[]``),
+``TakeAlongLastAxis`` and ``PutAlongLastAxis``.
+
+JAX itself clamps an index that is out of range (reading) or drops the write (``.at[]``); here
+every index computed at run time is checked (``runtime_check``), so an index out of range is an
+``IndexError`` naming the node, as in every other mode. Slice bounds and boolean masks fix the
+result's shape, so they must be known when tracing (computed from shapes or constants).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.link.jax import register, runtime_check
+from tensorgraph.link.jax.shape import StaticShapeError, static_ints
+from tensorgraph.tensor.special import PutAlongLastAxis, TakeAlongLastAxis
+from tensorgraph.tensor.subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor,
+    AdvancedSubtensor1,
+    IncSubtensor,
+    Subtensor,
+    _check_fits,
+)
+
+
+def _traced(value) -> bool:
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
+def _checked_position(value, size: int, axis: int, what):
+    """An integer index (or index array) into an axis of ``size``: checked now when known,
+    else at run time."""
+    import jax.numpy as jnp
+
+    if _traced(value):
+        runtime_check((value < -size) | (value >= size), IndexError,
+                      f"{what}: an index is out of bounds for axis {axis} with size {size}")
+        return value
+    array = np.asarray(value)
+    bad = (array < -size) | (array >= size)
+    if np.any(bad):
+        raise IndexError(f"{what}: index {array[bad].flat[0]} is out of bounds for axis {axis} "
+                         f"with size {size}")
+    return int(array) if array.ndim == 0 else jnp.asarray(array)
+
+
+def numpy_index(op, idx_list, values, shape):
+    """The index tuple JAX takes (ints, slices, index arrays), checked, and a stand-in tuple
+    of numpy values with the same result shape (for shape arithmetic)."""
+    values = iter(values)
+    index, standin, d = [], [], 0
+    for entry in idx_list:
+        if entry == "int":
+            value = next(values)
+            index.append(_checked_position(value, shape[d], d, op))
+            standin.append(0)
+            d += 1
+        elif entry == "array":
+            value = next(values)
+            dtype = value.dtype if _traced(value) else np.asarray(value).dtype
+            if dtype == bool:
+                if _traced(value):
+                    raise StaticShapeError(f"{op}: JAX needs a boolean mask when it traces the "
+                                           "graph (the number of selected elements is a size), "
+                                           "but this one is computed from the inputs' values")
+                mask = np.asarray(value)
+                dims = shape[d:d + mask.ndim]
+                if mask.shape != tuple(dims):
+                    raise IndexError(f"{op}: boolean index did not match the indexed array: "
+                                     f"mask of shape {mask.shape}, axes of sizes {tuple(dims)}")
+                index.append(mask)
+                standin.append(mask)
+                d += mask.ndim
+            else:
+                index.append(_checked_position(value, shape[d], d, op))
+                standin.append(np.zeros(np.shape(value), dtype=np.intp))
+                d += 1
+        else:
+            parts = [None if p is None else static_ints(next(values), "a slice bound")[0]
+                     for p in entry[1:]]
+            index.append(slice(*parts))
+            standin.append(slice(*parts))
+            d += 1
+    return tuple(index), tuple(standin)
+
+
+def indexed_shape(shape, standin) -> tuple:
+    """The shape of ``x[index]`` for an ``x`` of ``shape`` (no data is touched)."""
+    return np.broadcast_to(np.zeros((), dtype=np.int8), shape)[standin].shape
+
+
+@register(Subtensor)
+@register(AdvancedSubtensor)
+def jax_subtensor(op, node):
+    def subtensor(x, *index):
+        idx, _ = numpy_index(op, op.idx_list, index, np.shape(x))
+        return x[idx]
+
+    return subtensor
+
+
+@register(IncSubtensor)
+@register(AdvancedIncSubtensor)
+def jax_inc_subtensor(op, node):
+    import jax.numpy as jnp
+
+    def inc_subtensor(x, y, *index):
+        idx, standin = numpy_index(op, op.idx_list, index, np.shape(x))
+        _check_fits(op, y, indexed_shape(np.shape(x), standin))
+        target = jnp.asarray(x).at[idx]
+        return target.set(y) if op.set_instead_of_inc else target.add(y)
+
+    return inc_subtensor
+
+
+@register(AdvancedSubtensor1)
+def jax_advanced_subtensor1(op, node):
+    def take(x, ilist):
+        return x[_checked_position(ilist, np.shape(x)[0], 0, op)]
+
+    return take
+
+
+@register(AdvancedIncSubtensor1)
+def jax_advanced_inc_subtensor1(op, node):
+    import jax.numpy as jnp
+
+    def inc(x, y, ilist):
+        ilist = _checked_position(ilist, np.shape(x)[0], 0, op)
+        _check_fits(op, y, (np.shape(ilist)[0],) + tuple(np.shape(x)[1:]))
+        target = jnp.asarray(x).at[ilist]
+        return target.set(y) if op.set_instead_of_inc else target.add(y)
+
+    return inc
+
+
+def _check_labels(op, x_shape, labels):
+    if tuple(x_shape[:-1]) != tuple(np.shape(labels)):
+        raise ValueError(f"{op}: labels of shape {tuple(np.shape(labels))} do not match the "
+                         f"leading dimensions of values of shape {tuple(x_shape)}")
+    n = x_shape[-1]
+    if _traced(labels):
+        runtime_check((labels < 0) | (labels >= n), IndexError,
+                      f"{op}: a label is out of range for {n} classes (labels must be in "
+                      f"0..{n - 1})")
+    else:
+        _checked_position(labels, n, len(x_shape) - 1, op)
+
+
+@register(TakeAlongLastAxis)
+def jax_take_along(op, node):
+    import jax.numpy as jnp
+
+    def take_along(x, labels):
+        _check_labels(op, np.shape(x), labels)
+        picked = jnp.take_along_axis(x, jnp.asarray(labels)[..., None].astype(np.int64), axis=-1)
+        return picked[..., 0]
+
+    return take_along
+
+
+@register(PutAlongLastAxis)
+def jax_put_along(op, node):
+    import jax.numpy as jnp
+
+    dtype = node.outputs[0].dtype
+
+    def put_along(values, labels, like):
+        shape = np.shape(like)
+        _check_labels(op, shape, labels)
+        hit = jnp.asarray(labels)[..., None] == jnp.arange(shape[-1])
+        return jnp.where(hit, jnp.asarray(values, dtype=dtype)[..., None],
+                         jnp.zeros((), dtype=dtype))
+
+    return put_along

@@ -1,0 +1,481 @@
+"""The 'jax' linker: a FunctionGraph as one ``jax.jit``, compiled once per input shapes.
+
+Linking looks up every node's implementation (``tensorgraph.link.jax``) and raises one
+``UnsupportedOpsError`` listing every op without one. The program is a Python function that
+evaluates the nodes in order on JAX values; ``jax.jit`` traces it once per signature (the
+shapes and dtypes of the inputs) and XLA compiles the trace. When every input's shape is known
+when linking (static types), that happens while linking; otherwise at the first call with
+each new signature (``program.seconds`` adds up both: tracing under ``"generate"``, XLA under
+``"compile"``).
+
+Sizes computed from input values: JAX fixes array sizes when it traces. When a size turns out
+to depend on the value of an input (``zeros(n)``, a draw of ``size=(n, 3)``), the program passes
+the integer scalar inputs as static arguments from then on: each new value of them traces and
+compiles again (once; later calls with that value reuse it). A graph without such inputs gets
+a ``StaticShapeError`` naming the node.
+
+64-bit types: the program traces, compiles and runs inside ``jax.enable_x64(True)`` (a
+thread-local setting), so float64 and int64 graphs stay 64-bit without changing JAX's
+defaults for the rest of the process.
+
+Values crossing the boundary: inputs go in as numpy arrays; outputs come back as read-only
+numpy views of JAX's buffers (no copy; ``Function`` copies the user's outputs into writable
+arrays, update values go to the shared variables as they are). Random generators: each call
+draws a seed from a copy of each input generator (so the call never changes it), the graph
+draws with JAX keys made from those seeds, and a generator output (a shared generator's
+update) is that advanced copy.
+
+Persistent cache: unless the process already set ``jax_compilation_cache_dir``, XLA's
+executables are cached under ``<compiledir>/jax`` (every compile, however quick), so a new
+process finds them there.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from time import perf_counter
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.jax.shape import StaticShapeError
+from tensorgraph.link.backend import (
+    Program,
+    RandomPlan,
+    UnsupportedOpsError,
+    WholeGraphLinker,
+    branch_owners,
+    copy_generator,
+    require,
+    unsupported_reason,
+)
+
+__all__ = ["JaxLinker", "JaxProgram", "current_checks"]
+
+_trace_state = threading.local()
+
+
+class _Checks:
+    """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
+    ``code`` is 0, or the number of the first failing check in the trace's registry."""
+
+    def __init__(self, registry: list, node):
+        self.registry = registry
+        self.node = node
+        self.code = None
+
+    def add(self, bad, error, message):
+        import jax
+        import jax.numpy as jnp
+
+        if not isinstance(bad, jax.core.Tracer):
+            if bool(np.any(bad)):
+                raise error(message)
+            return
+        self.registry.append((self.node, error, message))
+        number = jnp.int32(len(self.registry))
+        bad = jnp.any(bad)
+        code = jnp.int32(0) if self.code is None else self.code
+        self.code = jnp.where((code == 0) & bad, number, code)
+
+    def merge(self, code):
+        import jax.numpy as jnp
+
+        self.code = code if self.code is None else jnp.where(self.code == 0, code, self.code)
+
+    def result(self):
+        import jax.numpy as jnp
+
+        return jnp.int32(0) if self.code is None else self.code
+
+
+def current_checks() -> _Checks:
+    stack = getattr(_trace_state, "scopes", None)
+    if not stack:
+        raise RuntimeError("runtime_check is only valid while a JAX node is traced")
+    return stack[-1]
+
+
+def _concrete(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float, complex))
+
+
+_cache_ready: list = []
+
+
+def _use_cache_dir(jax) -> None:
+    """XLA's persistent cache under ``<compiledir>/jax`` (see the module docstring)."""
+    if _cache_ready:
+        return
+    _cache_ready.append(True)
+    if jax.config.jax_compilation_cache_dir:
+        return  # the user's own cache: leave it
+    from tensorgraph.configdefaults import config
+    from tensorgraph.link.c import cachedir
+
+    path = os.path.join(config.compiledir, "jax")
+    cachedir.prepare(path)
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+
+
+class _Compiled:
+    """One signature's XLA executable and the run-time checks its trace registered."""
+
+    __slots__ = ("executable", "registry", "lowered", "signature")
+
+    def __init__(self, executable, registry, lowered, signature):
+        self.executable = executable
+        self.registry = registry
+        self.lowered = lowered
+        self.signature = signature
+
+
+class GraphFunction:
+    """A FunctionGraph evaluated on JAX values while tracing: the program's graph, or the inner
+    graph of an op (``IndexLoop``). Building it looks up every node's implementation and adds
+    ``(node, reason)`` to ``problems`` for each node JAX cannot run."""
+
+    def __init__(self, fgraph, problems: list):
+        from tensorgraph.ifelse import IfElse
+        from tensorgraph.link.jax import implementation
+
+        self.fgraph = fgraph
+        self.nodes = fgraph.toposort()
+        self.position = {node: i for i, node in enumerate(self.nodes)}
+        self.functions = {}
+        for node in self.nodes:
+            if isinstance(node.op, IfElse):
+                continue
+            impl = implementation(node.op)
+            if impl is None:
+                problems.append((node, unsupported_reason(node.op, "JAX")))
+                continue
+            try:
+                self.functions[node] = impl(node.op, node)
+            except NotImplementedError as exc:
+                problems.append((node, str(exc) or unsupported_reason(node.op, "JAX")))
+        owners = branch_owners(fgraph, self.nodes)
+        self.top = [n for n in self.nodes if n not in owners]
+        self.blocks: dict = {}
+        for node in self.nodes:
+            if node in owners:
+                self.blocks.setdefault(owners[node], []).append(node)
+
+    def __call__(self, *inputs) -> list:
+        """The outputs of the graph for ``inputs`` (inside a trace: an inner graph)."""
+        env = dict(zip(self.fgraph.inputs, inputs))
+        self.evaluate(self.top, env)
+        return [v.data if isinstance(v, Constant) else env[v] for v in self.fgraph.outputs]
+
+    def evaluate(self, nodes, env):
+        """Compute ``nodes`` (in order) into ``env``, {variable: value}."""
+        from tensorgraph.ifelse import IfElse
+
+        scope = _trace_state.scopes[-1]
+        for node in nodes:
+            # an ifelse reads its condition only: each side computes its own values
+            read = node.inputs[:1] if isinstance(node.op, IfElse) else node.inputs
+            values = [v.data if isinstance(v, Constant) else env[v] for v in read]
+            scope.node = node
+            try:
+                if isinstance(node.op, IfElse):
+                    outputs = self._ifelse(node, values, env)
+                elif all(_concrete(v) for v in values):
+                    outputs = _perform(node, values)
+                else:
+                    outputs = self.functions[node](*values)
+                    if len(node.outputs) == 1:
+                        outputs = (outputs,)
+            except Exception as exc:  # noqa: BLE001 - every failure names its node
+                if getattr(exc, "node", None) is not None:
+                    raise
+                from tensorgraph.graph.errors import reraise_with_node
+
+                reraise_with_node(exc, node, None, self.position[node], fgraph=self.fgraph)
+            env.update(zip(node.outputs, outputs))
+
+    def _ifelse(self, node, values, env):
+        """Only the side taken computes its own nodes: ``lax.cond`` over the two sides (or the
+        side itself when the condition is known while tracing)."""
+        import jax
+        import jax.numpy as jnp
+
+        n = node.op.n_outs
+        condition = values[0]
+
+        def side(k, scoped):
+            def branch():
+                child = dict(env)
+                with checks_scope(node) if scoped else _no_scope() as scope:
+                    self.evaluate(self.blocks.get((node, k), []), child)
+                chosen = node.inputs[1 + k * n:1 + (k + 1) * n]
+                results = tuple(jnp.asarray(
+                    v.data if isinstance(v, Constant) else child[v], dtype=out.type.dtype)
+                    for v, out in zip(chosen, node.outputs))
+                return (results, scope.result()) if scoped else results
+            return branch
+
+        if _concrete(condition):
+            return side(0 if np.asarray(condition) else 1, False)()
+        try:
+            results, code = jax.lax.cond(jnp.asarray(condition) != 0, side(0, True),
+                                         side(1, True))
+        except TypeError as exc:
+            raise ValueError(f"JAX computes both sides of an ifelse with the same shapes and "
+                             f"dtypes; here they differ ({exc})") from None
+        current_checks().merge(code)
+        return results
+
+
+class checks_scope:
+    """``with checks_scope(node) as scope``: the run-time checks registered inside go to a
+    scope of their own (a function JAX traces on its own: a side of ``lax.cond``, a loop
+    body), whose ``scope.result()`` the traced function returns."""
+
+    def __init__(self, node):
+        self.scope = _Checks(_trace_state.registry, node)
+
+    def __enter__(self):
+        _trace_state.scopes.append(self.scope)
+        return self.scope
+
+    def __exit__(self, *exc):
+        _trace_state.scopes.pop()
+        return False
+
+
+class _no_scope:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+class JaxProgram(Program):
+    """The graph as one jitted function (see the module docstring)."""
+
+    backend = "JAX"
+    description = "one jax.jit"
+    readonly_outputs = True
+
+    def __init__(self, fgraph):
+        super().__init__()
+        started = perf_counter()
+        jax = require("jax", "jax", "JAX")
+        from tensorgraph.tensor.random.type import RandomGeneratorType
+
+        _use_cache_dir(jax)
+        self.jax = jax
+        self.fgraph = fgraph
+        self.plan = RandomPlan(fgraph)
+        problems = list(self.plan.problems)
+        self.graph = GraphFunction(fgraph, problems)
+        if problems:
+            raise UnsupportedOpsError("JAX", problems, fgraph)
+        self.position = self.graph.position
+        rng_inputs = set(self.plan.inputs)
+        self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
+        self.computed = []  # the variables the jitted function returns, each once
+        self.output_plan = []
+        for k, var in enumerate(fgraph.outputs):
+            if isinstance(var.type, RandomGeneratorType):
+                chain = self.plan.outputs.get(k)
+                self.output_plan.append(("rng", self.plan.chains[chain][0]) if chain is not None
+                                        else ("input", fgraph.inputs.index(var)))
+            elif isinstance(var, Constant):
+                self.output_plan.append(("constant", var.data))
+            elif var.owner is None:
+                self.output_plan.append(("input", fgraph.inputs.index(var)))
+            else:
+                if var not in self.computed:
+                    self.computed.append(var)
+                self.output_plan.append(("computed", self.computed.index(var)))
+        self.static: tuple = ()  # positions in array_positions passed as Python ints
+        self._jitted = jax.jit(self._trace)
+        self._compiled: dict = {}
+        self._lock = threading.Lock()
+        self._last = None
+        self.seconds["generate"] = perf_counter() - started
+        self._compile_when_shapes_are_known()
+
+    # -- tracing ------------------------------------------------------------------------------
+
+    def _trace(self, *args):
+        import jax
+
+        env = {}
+        n = len(self.array_positions)
+        inputs = self.fgraph.inputs
+        for pos, value in zip(self.array_positions, args[:n]):
+            env[inputs[pos]] = value
+        for pos, seed in zip(self.plan.inputs, args[n:]):
+            env[inputs[pos]] = jax.random.key(seed)
+        _trace_state.scopes = []
+        with checks_scope(None) as scope:
+            self.graph.evaluate(self.graph.top, env)
+        return tuple(env[v] for v in self.computed), scope.result()
+
+    # -- compiling ----------------------------------------------------------------------------
+
+    def _signature(self, args):
+        return tuple((a.shape, a.dtype.str) if hasattr(a, "shape") else a for a in args)
+
+    def _make_scalars_static(self) -> bool:
+        """After a size turned out to depend on input values: pass the integer scalar inputs
+        as Python ints (JAX's static arguments; a new value compiles again). False when
+        there are none, or they already are."""
+        if self.static:
+            return False
+        candidates = tuple(j for j, pos in enumerate(self.array_positions)
+                           if getattr(self.fgraph.inputs[pos].type, "ndim", None) == 0
+                           and np.dtype(self.fgraph.inputs[pos].type.dtype).kind in "iu")
+        if not candidates:
+            return False
+        with self._lock:
+            self.static = candidates
+            self._jitted = self.jax.jit(self._trace, static_argnums=candidates)
+            self._compiled = {}
+        return True
+
+    def _compile(self, args) -> _Compiled:
+        """Trace and compile for the shapes and dtypes of ``args`` (arrays or
+        ``jax.ShapeDtypeStruct``), once per signature."""
+        import jax
+
+        key = self._signature(args)
+        with self._lock:
+            found = self._compiled.get(key)
+            if found is not None:
+                return found
+            registry: list = []
+            _trace_state.registry = registry
+            started = perf_counter()
+            with jax.enable_x64(True):
+                lowered = self._jitted.lower(*args)
+                traced = perf_counter()
+                executable = lowered.compile()
+            self.seconds["generate"] += traced - started
+            self.seconds["compile"] += perf_counter() - traced
+            self.compiled_from = "compiled"
+            found = self._compiled[key] = _Compiled(executable, registry, lowered, key)
+            self._last = found
+            return found
+
+    def _compile_when_shapes_are_known(self):
+        import jax
+
+        avals = []
+        for pos in self.array_positions:
+            var = self.fgraph.inputs[pos]
+            shape = getattr(var.type, "shape", None)
+            if shape is None or None in shape:
+                return
+            avals.append(jax.ShapeDtypeStruct(shape, np.dtype(var.type.dtype)))
+        avals += [jax.ShapeDtypeStruct((), np.int64) for _ in self.plan.inputs]
+        try:
+            self._compile(avals)
+        except StaticShapeError:
+            self._make_scalars_static()  # sizes need input values: compile at the first call
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def run(self, values: list) -> list:
+        __tracebackhide__ = True  # noqa: F841
+        args = [values[k] for k in self.array_positions]
+        for j in self.static:
+            args[j] = int(args[j])
+        copies = {}
+        for pos in self.plan.inputs:
+            copy = copies[pos] = copy_generator(values[pos])
+            args.append(np.asarray(copy.integers(1 << 62), dtype=np.int64))
+        compiled = self._compiled.get(self._signature(args))
+        if compiled is None:
+            try:
+                compiled = self._compile(args)
+            except StaticShapeError:
+                if self._make_scalars_static():
+                    return self.run(values)
+                raise
+        if self.static:  # the executable takes the other arguments only
+            args = [a for j, a in enumerate(args) if j not in self.static]
+        with self.jax.enable_x64(True):
+            outputs, code = compiled.executable(*args)
+        code = int(code)
+        if code:
+            self._fail(compiled.registry[code - 1])
+        results = []
+        for kind, what in self.output_plan:
+            if kind == "computed":
+                results.append(np.asarray(outputs[what]))
+            elif kind == "input":
+                results.append(values[what])
+            elif kind == "rng":
+                results.append(copies[what])
+            else:
+                results.append(what)
+        return results
+
+    def _fail(self, check):
+        __tracebackhide__ = True  # noqa: F841
+        from tensorgraph.graph.errors import reraise_with_node
+
+        node, error, message = check
+        reraise_with_node(error(message), node, None, self.position.get(node),
+                          fgraph=self.fgraph)
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def source(self) -> str:
+        """The jaxpr and the StableHLO of the last compiled signature (JAX compiles per input
+        shapes: before the first call of a graph whose shapes are not static, there is none)."""
+        import jax
+
+        last = self._last
+        if last is None:
+            return ("# JAX traces and compiles this graph at its first call, for the shapes of\n"
+                    "# that call's inputs (the input types leave some sizes open); call the\n"
+                    "# function once to see the program.")
+        avals = [jax.ShapeDtypeStruct(a[0], np.dtype(a[1])) if isinstance(a, tuple) else a
+                 for a in last.signature]
+        registry_before = getattr(_trace_state, "registry", None)
+        _trace_state.registry = []
+        try:
+            with jax.enable_x64(True):
+                jaxpr = jax.make_jaxpr(self._trace, static_argnums=self.static)(*avals)
+        finally:
+            _trace_state.registry = registry_before
+        shapes = ", ".join(f"{a.dtype}{list(a.shape)}" if hasattr(a, "shape") else str(a)
+                           for a in avals) or "no arguments"
+        return (f"# jaxpr for inputs {shapes}\n{jaxpr}\n\n# StableHLO (what XLA compiles)\n"
+                f"{last.lowered.as_text()}")
+
+
+def _perform(node, values):
+    """A node whose inputs are all known while tracing (constants, shapes): computed with its
+    numpy ``perform``, so the result stays a known value."""
+    storage = [[None] for _ in node.outputs]
+    node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
+                           for v in values], storage)
+    return [cell[0] for cell in storage]
+
+
+class JaxLinker(WholeGraphLinker):
+    """Registered as the linker 'jax' (mode 'JAX')."""
+
+    name = "jax"
+
+    def build(self, fgraph) -> JaxProgram:
+        return JaxProgram(fgraph)
+
+
+def _register():
+    from tensorgraph import link
+
+    link.register_linker("jax", JaxLinker)
+
+
+_register()

@@ -1,0 +1,467 @@
+"""What the tests of the whole-graph back ends (tests/link/jax, tests/link/numba) share: the
+broad expression sets, run in the back end's mode and in FAST_RUN, compared within the
+dtype's tolerance (same dtype, same shape, nan and inf in the same places).
+
+Many expressions go into one function with many outputs: a back end compiles the whole graph
+at once (Numba takes seconds per function), so a test compiles a few functions, not one per
+expression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+
+#: the tolerance of each float dtype: different libm / XLA implementations of the
+#: transcendental functions differ by a few ulps, and sums are reassociated
+TOL = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-9}
+
+
+def assert_same(got, expected, label=""):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, f"{label}: dtype {got.dtype} != {expected.dtype}"
+    assert got.shape == expected.shape, f"{label}: shape {got.shape} != {expected.shape}"
+    if got.dtype.kind in "fc":
+        tol = TOL.get(got.dtype.name, 1e-9)
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, equal_nan=True,
+                                   err_msg=label)
+    else:
+        np.testing.assert_array_equal(got, expected, err_msg=label)
+
+
+def compare(mode, inputs, outputs: dict, values, reference="FAST_RUN", **kwargs):
+    """Compile ``outputs`` ({label: variable}) in ``mode`` and in ``reference``, call both on
+    ``values``, compare every output; returns the function compiled in ``mode``."""
+    labels = list(outputs)
+    f = tg.function(inputs, list(outputs.values()), mode=mode, **kwargs)
+    ref = tg.function(inputs, list(outputs.values()), mode=reference, **kwargs)
+    with np.errstate(all="ignore"):
+        expected = ref(*values)
+        got = f(*values)
+    for label, g, e in zip(labels, got, expected):
+        assert_same(g, e, label)
+    return f
+
+
+# ----------------------------------------------------------------------------------------------
+# Expression sets
+
+UNARY_FLOAT = {
+    "exp": tt.exp, "exp2": tt.exp2, "expm1": tt.expm1, "log": tt.log, "log2": tt.log2,
+    "log10": tt.log10, "log1p": tt.log1p, "sqrt": tt.sqrt, "sin": tt.sin, "cos": tt.cos,
+    "tan": tt.tan, "arcsin": tt.arcsin, "arccos": tt.arccos, "arctan": tt.arctan,
+    "sinh": tt.sinh, "cosh": tt.cosh, "tanh": tt.tanh, "arcsinh": tt.arcsinh,
+    "arccosh": tt.arccosh, "arctanh": tt.arctanh, "sigmoid": tt.sigmoid,
+    "softplus": tt.softplus, "log1mexp": tt.log1mexp, "erf": tt.erf, "erfc": tt.erfc,
+    "gamma": tt.gamma, "gammaln": tt.gammaln, "reciprocal": tt.reciprocal, "neg": tt.neg,
+    "abs": tt.abs, "sign": tt.sign, "sqr": tt.sqr, "floor": tt.floor, "ceil": tt.ceil,
+    "trunc": tt.trunc, "round": tt.round, "round_away": tt.round_half_away_from_zero,
+    "isnan": tt.isnan, "isinf": tt.isinf, "isfinite": tt.isfinite,
+    "relu": tt.special.relu if hasattr(tt, "special") else None,
+    "clip": lambda a: tt.clip(a, -0.5, 2.0), "switch": lambda a: tt.switch(a > 0, a, -a * 2),
+    "pow2.5": lambda a: abs(a) ** 2.5, "a**3": lambda a: a ** 3, "1/(1+exp(-a))":
+        lambda a: 1 / (1 + tt.exp(-a)), "log(1-sigmoid)": lambda a: tt.log(1 - tt.sigmoid(a)),
+}
+UNARY_FLOAT = {k: v for k, v in UNARY_FLOAT.items() if v is not None}
+
+BINARY = {
+    "add": tt.add, "sub": tt.sub, "mul": tt.mul, "true_div": tt.true_div,
+    "maximum": tt.maximum, "minimum": tt.minimum, "lt": tt.lt, "le": tt.le, "gt": tt.gt,
+    "ge": tt.ge, "eq": tt.eq, "neq": tt.neq, "arctan2": tt.arctan2, "pow": tt.pow,
+    "int_div": tt.int_div, "mod": tt.mod, "a*b+a/2": lambda a, b: a * b + a / 2,
+    "switch(a>b,a,b)": lambda a, b: tt.switch(a > b, a, b),
+}
+
+BINARY_INT = {
+    "add": tt.add, "sub": tt.sub, "mul": tt.mul, "int_div": tt.int_div, "mod": tt.mod,
+    "maximum": tt.maximum, "minimum": tt.minimum, "lt": tt.lt, "eq": tt.eq, "and": tt.and_,
+    "or": tt.or_, "xor": tt.xor, "true_div": tt.true_div,
+}
+
+SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 3.7, -7.25, 1e-7, 40.0, -40.0, 100.0,
+           np.inf, -np.inf, np.nan]
+
+
+def special_values(dtype, n):
+    values = np.array((SPECIAL * (n // len(SPECIAL) + 1))[:n])
+    with np.errstate(all="ignore"):
+        return values.astype(dtype)
+
+
+def random_shape(rng, ndim, low=1, high=5):
+    return tuple(int(s) for s in rng.integers(low, high + 1, size=ndim))
+
+
+def check_unary_float(mode, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    a = tt.vector("a", dtype=dtype)
+    values = np.concatenate([special_values(dtype, 17),
+                             rng.normal(size=23).astype(dtype) * 3]).astype(dtype)
+    return compare(mode, [a], {name: fn(a) for name, fn in UNARY_FLOAT.items()}, [values])
+
+
+def check_binary_float(mode, dtype, seed=0):
+    """Every binary op over broadcast operands (a column against a row, a matrix against a
+    row) of random shapes."""
+    rng = np.random.default_rng(seed)
+    m, n = random_shape(rng, 2, 2, 6)
+    a, b = tt.matrix("a", dtype=dtype), tt.row("b", dtype=dtype)
+    c = tt.col("c", dtype=dtype)
+    outputs = {}
+    for name, fn in BINARY.items():
+        outputs[name] = fn(a, b)
+        outputs[name + " col.row"] = fn(c, b)
+    values = [(rng.normal(size=(m, n)) * 3).astype(dtype),
+              (rng.normal(size=(1, n)) * 3).astype(dtype),
+              (rng.normal(size=(m, 1)) * 3).astype(dtype)]
+    values[0][0, :] = special_values(dtype, n)
+    return compare(mode, [a, b, c], outputs, values)
+
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint32"]
+
+
+def check_integer_ops(mode, seed=0):
+    """Integer and bool arithmetic in every dtype pair (wrap-around, floor division and modulo
+    by zero as numpy), comparisons, bitwise logic, casts."""
+    rng = np.random.default_rng(seed)
+    inputs, values, outputs = [], [], {}
+    for k, dtype in enumerate(INT_DTYPES + ["bool"]):
+        v = tt.vector(f"v{k}", dtype=dtype)
+        inputs.append(v)
+        if dtype == "bool":
+            values.append(rng.integers(0, 2, size=12).astype(bool))
+        else:
+            info = np.iinfo(dtype)
+            pool = [0, 1, 2, 3, 7, 100, info.max, info.min, info.max - 1]
+            pool += [-1, -2, -7, -100] if info.min < 0 else []
+            values.append(np.asarray(rng.choice(pool, size=12)).astype(dtype))
+    for i, a in enumerate(inputs):
+        for j, b in enumerate(inputs):
+            if (i + j) % 3 and i != j:
+                continue
+            for name, fn in BINARY_INT.items():
+                try:
+                    outputs[f"{name}({a.dtype},{b.dtype})"] = fn(a, b)
+                except TypeError:
+                    continue
+        outputs[f"neg({a.dtype})"] = -a if a.dtype != "bool" else tt.invert(a)
+        outputs[f"abs({a.dtype})"] = abs(a)
+        outputs[f"cast float32({a.dtype})"] = tt.cast(a, "float32")
+        outputs[f"exp({a.dtype})"] = tt.exp(a)
+        outputs[f"sum({a.dtype})"] = a.sum()
+    return compare(mode, inputs, outputs, values)
+
+
+def check_casts(mode):
+    x = tt.vector("x", dtype="float64")
+    values = [np.array([0.0, 1.5, -2.5, 100.7, -100.2, 3.0])]
+    outputs = {d: tt.cast(x, d) for d in ["float32", "int64", "int32", "int8", "uint8",
+                                          "bool", "float16"]}
+    outputs["cast back"] = tt.cast(tt.cast(x, "float32"), "float64")
+    return compare(mode, [x], outputs, values)
+
+
+def check_reductions(mode, dtype, seed=0):
+    """Every reduction along every axis (and all of them), with and without keepdims, on a
+    random 3-d shape; arg extrema, mean/var/std, logsumexp, the softmax family."""
+    import itertools
+
+    from tensorgraph.tensor.special import log_softmax, logsumexp, softmax
+
+    rng = np.random.default_rng(seed)
+    shape = random_shape(rng, 3, 1, 4)
+    x = tt.tensor(dtype, shape=(None, None, None), name="x")
+    outputs = {}
+    axes = [None, 0, 1, 2, (0, 2), (1, 2), (0, 1)]
+    for axis, keep in itertools.product(axes, (False, True)):
+        tag = f"axis={axis} keepdims={keep}"
+        for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any"):
+            kwargs = {"keepdims": keep}
+            outputs[f"{name} {tag}"] = getattr(tt, name)(x, axis=axis, **kwargs)
+        outputs[f"argmax {tag}"] = tt.argmax(x, axis=axis, keepdims=keep)
+        outputs[f"argmin {tag}"] = tt.argmin(x, axis=axis, keepdims=keep)
+        outputs[f"logsumexp {tag}"] = logsumexp(x, axis=axis, keepdims=keep)
+    for axis in (None, 0, 1, 2, -1):
+        outputs[f"softmax {axis}"] = softmax(x, axis=axis)
+        outputs[f"log_softmax {axis}"] = log_softmax(x, axis=axis)
+    value = rng.normal(size=shape).astype(dtype)
+    return compare(mode, [x], outputs, [value])
+
+
+def check_products(mode, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    m, k, n, b = (int(v) for v in rng.integers(1, 6, size=4))
+    A, B = tt.matrix("A", dtype=dtype), tt.matrix("B", dtype=dtype)
+    v, w = tt.vector("v", dtype=dtype), tt.vector("w", dtype=dtype)
+    S, T = tt.tensor3("S", dtype=dtype), tt.tensor3("T", dtype=dtype)
+    outputs = {"A.B": tt.dot(A, B), "A.w": tt.dot(A, w), "v.A": tt.dot(v, A),
+               "w.w": tt.dot(w, w), "2*A.B+A.B": 2 * tt.dot(A, B) + tt.dot(A, B),
+               "y+A.w": v[0] + tt.dot(A, w), "A.T.v": tt.dot(A.T, v),
+               "matmul": tt.matmul(S, T), "tensordot": tt.tensordot(S, T, axes=[[2], [1]]),
+               "outer": tt.outer(v, w), "A@B": A @ B}
+    values = [rng.normal(size=(m, k)).astype(dtype), rng.normal(size=(k, n)).astype(dtype),
+              rng.normal(size=m).astype(dtype), rng.normal(size=k).astype(dtype),
+              rng.normal(size=(b, m, k)).astype(dtype), rng.normal(size=(b, k, n)).astype(dtype)]
+    return compare(mode, [A, B, v, w, S, T], outputs, values)
+
+
+def check_shape_ops(mode, seed=0):
+    rng = np.random.default_rng(seed)
+    m, n = random_shape(rng, 2, 2, 5)
+    x = tt.matrix("x")
+    v = tt.vector("v")
+    outputs = {
+        "reshape": x.reshape((n, m)), "reshape -1": x.reshape((-1,)),
+        "flatten": x.flatten(), "T": x.T, "dimshuffle": x.dimshuffle(1, "x", 0),
+        "shape": x.shape, "shape[0]": x.shape[0], "join0": tt.concatenate([x, x * 2], axis=0),
+        "join1": tt.concatenate([x, x[:, :1]], axis=1), "stack": tt.stack([v, v * 3]),
+        "stack scalars": tt.stack([x.sum(), v.sum()]), "split0": tt.split(v, [1, n - 1])[1],
+        "zeros": tt.zeros((x.shape[0], 3)), "ones_like": tt.ones_like(x), "full": tt.full(
+            (2, x.shape[1]), 3.5), "alloc": tt.alloc(v, 3, v.shape[0]),
+        "arange": tt.arange(x.shape[1] * 2), "arange float": tt.arange(0.5, 3.2, 0.7),
+        "eye": tt.eye(x.shape[0], x.shape[1], 1), "specify": tt.specify_shape(x, (m, n)) * 2,
+        "second": tt.second(x, 3.0), "vstack": tt.vstack([v, v]), "hstack": tt.hstack([v, v]),
+        "zeros_like int": tt.zeros_like(x, dtype="int32"), "tri": tt.tri(3, 4, 0),
+    }
+    values = [rng.normal(size=(m, n)), rng.normal(size=n)]
+    return compare(mode, [x, v], outputs, values)
+
+
+def check_indexing(mode, seed=0):
+    """Basic and advanced indexing, read and set/increment (repeated indices accumulate),
+    negative indices and steps, index arrays of several dimensions, a constant mask."""
+    rng = np.random.default_rng(seed)
+    m, n = random_shape(rng, 2, 3, 6)
+    x = tt.matrix("x")
+    t3 = tt.tensor3("t3")
+    i, j = tt.lvector("i"), tt.lvector("j")
+    k = tt.lscalar("k")
+    I2 = tt.lmatrix("I2")
+    mask = np.arange(m * n).reshape(m, n) % 3 == 0
+    outputs = {
+        "x[1:]": x[1:], "x[::-1]": x[::-1], "x[:, ::2]": x[:, ::2], "x[-1]": x[-1],
+        "x[k]": x[k], "x[1, -2]": x[1, -2], "x[k, 1:]": x[k, 1:], "x[None, :, None]": x[None, :, None],
+        "x[i]": x[i], "x[i, j]": x[i, j], "x[:, j]": x[:, j], "x[i, 1:]": x[i, 1:],
+        "x[I2]": x[I2], "x[mask]": x[mask], "x[i, None]": x[i, None],
+        "t3[i, :, j]": t3[i, :, j], "t3[:, i, j]": t3[:, i, j], "t3[1, i]": t3[1, i],
+        "set x[1:3]": tt.set_subtensor(x[1:3], 5.0), "inc x[::2, 1]": tt.inc_subtensor(
+            x[::2, 1], 2.0), "set x[k]": tt.set_subtensor(x[k], x[0]),
+        "inc x[i]": tt.inc_subtensor(x[i], 1.0), "set x[i]": tt.set_subtensor(x[i], -x[0]),
+        "inc x[i, j]": tt.inc_subtensor(x[i, j], 10.0), "inc x[:, j]": tt.inc_subtensor(
+            x[:, j], 1.0), "set x[mask]": tt.set_subtensor(x[mask], 0.0),
+        "inc t3[i, :, j]": tt.inc_subtensor(t3[i, :, j], 1.0),
+        "grad of take": tg.grad((x[i] ** 2).sum(), x),
+    }
+    values = [rng.normal(size=(m, n)), rng.normal(size=(4, m, n)),
+              np.array([0, 2, -1, 2]), np.array([1, 1, 0, n - 1]), np.asarray(1),
+              np.array([[0, 1], [2, 0]])]
+    return compare(mode, [x, t3, i, j, k, I2], outputs, values)
+
+
+def check_ifelse(mode):
+    """Only the side taken runs: the other side would raise (an index out of range)."""
+    from tensorgraph.ifelse import ifelse
+
+    x, c = tt.vector("x"), tt.scalar("c")
+    i = tt.lscalar("i")
+    taken = ifelse(c > 0, x[i] * 2, x.sum())
+    nested = ifelse(c > 0, ifelse(c > 5, x.max(), x.min()), tt.cast(x.shape[0], "float64"))
+    pair = ifelse(c < 0, [x * 2, x.sum()], [x - 1, x.max()])
+    f = tg.function([x, c, i], [taken, nested] + pair, mode=mode)
+    ref = tg.function([x, c, i], [taken, nested] + pair, mode="FAST_RUN")
+    data = np.arange(4.0)
+    for cv, iv in ((1.0, 2), (-1.0, 99), (7.0, 0)):
+        for g, e in zip(f(data, cv, iv), ref(data, cv, iv)):
+            assert_same(g, e, f"c={cv}")
+    return f
+
+
+def check_random_streams(mode):
+    """Draws of every distribution: shapes, dtypes, ranges and rough moments; the state
+    advances on every call (new numbers), a reseeded stream repeats itself, no_default_updates
+    keeps the numbers, and float32 draws stay float32."""
+    from tensorgraph.configdefaults import config
+    from tensorgraph.tensor.random.utils import RandomStream
+
+    n = tt.lscalar("n")
+    with config.change_flags(floatX="float32"):
+        srng = RandomStream(seed=11)
+        draws = {
+            "uniform": srng.uniform(-1, 3, size=(2000,)),
+            "normal": srng.normal(2.0, 0.5, size=(n, 500)),
+            "standard_normal": srng.standard_normal(size=(1000,)),
+            "integers": srng.integers(3, 9, size=(1000,)),
+            "binomial": srng.binomial(10, 0.3, size=(1000,)),
+            "bernoulli": srng.bernoulli(0.25, size=(1000,)),
+            "poisson": srng.poisson(4.0, size=(1000,)),
+            "exponential": srng.exponential(2.0, size=(1000,)),
+            "gamma": srng.gamma(3.0, 2.0, size=(1000,)),
+            "beta": srng.beta(2.0, 5.0, size=(1000,)),
+            "choice": srng.choice(5, size=(1000,)),
+            "permutation": srng.permutation(10),
+            "normal(vector loc)": srng.normal(tt.arange(3.0).astype("float32"), 0.1),
+        }
+    f = tg.function([n], list(draws.values()), mode=mode)
+    first, second = f(2), f(2)
+    got = dict(zip(draws, first))
+    expected_dtype = {"integers": "int64", "binomial": "int64", "bernoulli": "int64",
+                      "poisson": "int64", "choice": "int64", "permutation": "int64"}
+    for name, value in got.items():
+        assert value.dtype == expected_dtype.get(name, "float32"), (name, value.dtype)
+    assert got["normal"].shape == (2, 500) and got["normal(vector loc)"].shape == (3,)
+    assert -1 <= got["uniform"].min() and got["uniform"].max() < 3
+    assert abs(got["uniform"].mean() - 1) < 0.15
+    assert abs(got["normal"].mean() - 2) < 0.1 and abs(got["normal"].std() - 0.5) < 0.1
+    assert set(np.unique(got["integers"])) <= set(range(3, 9))
+    assert abs(got["binomial"].mean() - 3) < 0.3 and abs(got["bernoulli"].mean() - 0.25) < 0.06
+    assert abs(got["poisson"].mean() - 4) < 0.4 and abs(got["exponential"].mean() - 2) < 0.3
+    assert abs(got["gamma"].mean() - 6) < 0.6 and abs(got["beta"].mean() - 2 / 7) < 0.05
+    assert sorted(got["permutation"]) == list(range(10))
+    assert set(np.unique(got["choice"])) <= set(range(5))
+    assert np.abs(got["normal(vector loc)"] - [0, 1, 2]).max() < 0.6
+    for name, a, b in zip(draws, first, second):
+        assert not np.array_equal(a, b), f"{name}: the state did not advance"
+    srng.seed(11)
+    again = f(2)
+    for name, a, b in zip(draws, first, again):
+        np.testing.assert_array_equal(a, b, err_msg=f"{name}: reseeding does not repeat")
+    frozen = tg.function([n], list(draws.values())[:2], mode=mode, no_default_updates=True)
+    a, b = frozen(3), frozen(3)
+    np.testing.assert_array_equal(a[1], b[1])
+    return f
+
+
+def check_shared_updates_givens_borrow(mode):
+    """Updates as in FAST_RUN (read at the start, written at the end), givens, borrowed and
+    non-borrowed outputs (writable arrays the function never touches again), defaults."""
+    from tensorgraph.compile.io import In, Out
+
+    w = tg.shared(np.arange(6.0).reshape(2, 3), name="w")
+    count = tg.shared(np.asarray(0, dtype="int64"), name="count")
+    x = tt.vector("x")
+    data = tg.shared(np.linspace(0, 1, 12).reshape(4, 3), name="data")
+    k = tt.lscalar("k")
+    y = tt.dot(w, x)
+    f = tg.function([x, In(k, value=1)], [Out(y, borrow=True), w * 1.0, count],
+                    updates=[(w, w + 1), (count, count + k)], mode=mode)
+    ref_w = np.arange(6.0).reshape(2, 3)
+    for call in range(3):
+        got_y, got_w, got_count = f(np.ones(3), k=2 if call == 2 else 1)
+        np.testing.assert_allclose(got_y, ref_w @ np.ones(3))
+        np.testing.assert_allclose(got_w, ref_w)
+        got_w[0, 0] = -100  # a returned array belongs to the caller
+        ref_w = ref_w + 1
+    np.testing.assert_allclose(w.get_value(), ref_w)
+    assert count.get_value() == 4
+    g = tg.function([k], x.sum(), givens={x: data[k]}, mode=mode)
+    np.testing.assert_allclose(g(2), np.linspace(0, 1, 12).reshape(4, 3)[2].sum())
+    same = tg.function([x], x, mode=mode)
+    value = np.ones(3)
+    out = same(value)
+    out[0] = 5.0
+    assert value[0] == 1.0  # an output that is an input is a copy
+    return f
+
+
+def check_profile(mode):
+    x = tt.vector("x")
+    f = tg.function([x], tt.exp(x).sum(), mode=mode, profile=True)
+    for _ in range(3):
+        f(np.ones(5))
+    stats = f.profile
+    assert stats.call_count == 3 and stats.call_time > 0 and stats.vm_call_time > 0
+    text = stats.summary_text()
+    assert "per-node times do not exist" in text.lower(), text
+    assert stats.as_records() == []
+    return text
+
+
+def check_logistic_regression(mode, steps=30):
+    """The seed exercise (Theano's logistic regression, 400 x 784, float32, test values on)
+    trains to the accuracy FAST_RUN reaches, with float32 everywhere."""
+    from tensorgraph.configdefaults import config
+
+    results = {}
+    for run_mode in ("FAST_RUN", mode):
+        with config.change_flags(floatX="float32", compute_test_value="raise"):
+            rng = np.random.RandomState(42)
+            N, feats = 400, 784
+            D = (rng.randn(N, feats).astype("float32"),
+                 rng.randint(size=N, low=0, high=2).astype("float32"))
+            x, y = tt.matrix("x"), tt.vector("y")
+            w = tg.shared(rng.randn(feats).astype("float32"), name="w")
+            b = tg.shared(np.asarray(0., dtype="float32"), name="b")
+            x.tag.test_value, y.tag.test_value = D
+            p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+            prediction = p_1 > 0.5
+            xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+            cost = xent.mean() + 0.01 * (w ** 2).sum()
+            gw, gb = tg.grad(cost, [w, b])
+            train = tg.function([x, y], [prediction, xent], name="train", mode=run_mode,
+                                updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
+            predict = tg.function([x], prediction, name="predict", mode=run_mode)
+        for _ in range(steps):
+            _, err = train(*D)
+        assert err.dtype == "float32" and w.get_value().dtype == "float32"
+        assert all(o.type.dtype != "float64" for n in train.maker.fgraph.apply_nodes
+                   for o in n.outputs if hasattr(o.type, "dtype"))
+        results[run_mode] = (float((predict(D[0]) == D[1]).mean()), w.get_value())
+    accuracy, weights = results[mode]
+    assert accuracy == results["FAST_RUN"][0], results
+    np.testing.assert_allclose(weights, results["FAST_RUN"][1], rtol=1e-3, atol=1e-3)
+    return accuracy
+
+
+def check_unsupported_ops_listed(mode, backend):
+    """Every op without an implementation, in one error, at compile time, with the back end's
+    name; nothing runs."""
+    import pytest
+
+    from tensorgraph.graph import Apply, Op
+    from tensorgraph.link.backend import UnsupportedOpsError
+
+    class NoBackend(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            x = tt.as_tensor_variable(x)
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0] * 2
+
+    class Other(NoBackend):
+        __props__ = ("k",)
+
+        def __init__(self, k=1):
+            self.k = k
+
+    x = tt.vector("x")
+    out = NoBackend()(x) + Other()(tt.exp(x)) + NoBackend()(x * 3)
+    with pytest.raises(UnsupportedOpsError) as info:
+        tg.function([x], out, mode=mode)
+    message = str(info.value)
+    assert backend in message and "NoBackend" in message and "Other" in message
+    assert "2 ops have no" in message and "FAST_RUN" in message
+    assert len(info.value.problems) == 3
+    return message
+
+
+def check_tutorial_programs(mode, module):
+    """Every program of tests/test_tutorial_programs.py (the classic tutorial, what the
+    notebooks teach) with ``mode`` as the default mode."""
+    import inspect
+
+    from tensorgraph.configdefaults import config
+
+    ran = []
+    for name, test in inspect.getmembers(module, inspect.isfunction):
+        if not name.startswith("test_") or inspect.signature(test).parameters:
+            continue
+        with config.change_flags(mode=mode):
+            test()
+        ran.append(name)
+    return ran

@@ -1,0 +1,189 @@
+"""Mode JAX: the whole graph as one jax.jit, against FAST_RUN on broad expression sets
+(tests/backend_checks.py), and what a mode must do besides computing: shared variables,
+updates, givens, profiles, random streams, the seed exercise, the tutorial programs, one
+error for every op JAX cannot run, the rewrites it leaves out, its cache on disk."""
+
+import numpy as np
+import pytest
+
+import backend_checks as checks
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.compile.mode import get_mode
+
+pytest.importorskip("jax")
+
+MODE = "JAX"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unary_float_ops_match_fast_run(dtype):
+    checks.check_unary_float(MODE, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binary_ops_over_broadcast_operands_match_fast_run(dtype, seed):
+    checks.check_binary_float(MODE, dtype, seed)
+
+
+def test_integer_and_bool_arithmetic_wraps_and_divides_as_numpy():
+    checks.check_integer_ops(MODE)
+
+
+def test_casts():
+    checks.check_casts(MODE)
+
+
+@pytest.mark.parametrize("dtype,seed", [("float32", 0), ("float64", 1), ("float64", 2)])
+def test_reductions_along_every_axis_and_the_softmax_family(dtype, seed):
+    checks.check_reductions(MODE, dtype, seed)
+
+
+@pytest.mark.parametrize("dtype,seed", [("float32", 0), ("float64", 3)])
+def test_products(dtype, seed):
+    checks.check_products(MODE, dtype, seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shape_ops(seed):
+    checks.check_shape_ops(MODE, seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_indexing_read_set_and_increment(seed):
+    checks.check_indexing(MODE, seed)
+
+
+def test_an_index_out_of_range_is_an_index_error_naming_the_node():
+    x, i = tt.vector("x"), tt.lvector("i")
+    f = tg.function([x, i], x[i] * 2, mode=MODE)
+    np.testing.assert_allclose(f(np.arange(3.0), np.array([2, -3])), [4.0, 0.0])
+    with pytest.raises(IndexError, match="out of bounds") as info:
+        f(np.arange(3.0), np.array([0, 3]))
+    assert "x[i] * 2" in str(info.value)  # the user's line
+
+
+def test_ifelse_runs_only_the_side_taken():
+    checks.check_ifelse(MODE)
+
+
+def test_random_streams():
+    checks.check_random_streams(MODE)
+
+
+def test_shared_variables_updates_givens_and_borrow():
+    checks.check_shared_updates_givens_borrow(MODE)
+
+
+def test_profile_times_whole_calls_and_says_there_are_no_node_times():
+    text = checks.check_profile(MODE)
+    assert "JAX" in text
+
+
+def test_seed_logistic_regression_trains_as_fast_run_in_float32():
+    checks.check_logistic_regression(MODE)
+
+
+def test_every_unsupported_op_in_one_error_at_compile_time():
+    checks.check_unsupported_ops_listed(MODE, "JAX")
+
+
+def test_tutorial_programs_compile_and_run():
+    import test_tutorial_programs
+
+    ran = checks.check_tutorial_programs(MODE, test_tutorial_programs)
+    assert len(ran) >= 10
+
+
+def test_sizes_from_input_values_compile_per_value():
+    n = tt.lscalar("n")
+    x = tt.vector("x")
+    f = tg.function([n, x], [tt.zeros((n, 2)), x * 2], mode=MODE)
+    assert f(3, np.ones(2))[0].shape == (3, 2)
+    assert f(5, np.ones(2))[0].shape == (5, 2)
+    assert f.vm.program.static == (0,)
+
+
+def test_a_size_from_a_float_value_is_a_clear_error():
+    from tensorgraph.link.jax.shape import StaticShapeError
+
+    x = tt.vector("x")
+    f = tg.function([x], tt.zeros((tt.cast(x.sum(), "int64"),)), mode=MODE)
+    with pytest.raises(StaticShapeError, match="JAX needs the size of an alloc"):
+        f(np.ones(3))
+
+
+def test_the_mode_leaves_out_c_only_blas_fusion_and_inplace_rewrites():
+    x, w = tt.matrix("x"), tt.vector("w")
+    y = tt.exp(tt.dot(x, w)) * 2 + 1
+    f = tg.function([x, w], y, mode=MODE)
+    steps = f.maker.fgraph.rewrite_history
+    from tensorgraph.rewriting.optdb import optdb
+
+    left_out = {"blas", "c_only", "fusion", "inplace"}
+    for step in steps:
+        if step.name in optdb:
+            assert not (optdb.tags_of(step.name) & left_out), step.name
+    ops = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
+    assert "Gemv" not in ops and "Dot" in ops
+    assert all(not getattr(n.op, "destroy_map", None) for n in f.maker.fgraph.apply_nodes)
+    mode = get_mode(MODE)
+    assert set(mode.rewrite_excluding) == left_out
+    fast = tg.function([x, w], y, mode="FAST_RUN")
+    assert "Gemv" in {type(n.op).__name__ for n in fast.maker.fgraph.apply_nodes}
+
+
+def test_float32_graphs_stay_float32():
+    from tensorgraph.configdefaults import config
+
+    with config.change_flags(floatX="float32"):
+        x = tt.matrix("x", dtype="float32")
+        y = tt.special.softmax(tt.dot(x, x.T) * 0.5, axis=1).sum(axis=0)
+        f = tg.function([x], y, mode=MODE)
+    assert f(np.ones((3, 2), "float32")).dtype == "float32"
+    assert all(o.type.dtype == "float32" for n in f.maker.fgraph.apply_nodes
+               for o in n.outputs if o.type.dtype.startswith("float"))
+
+
+def test_the_program_text_is_the_jaxpr_and_stablehlo():
+    x = tt.vector("x")
+    f = tg.function([x], tt.tanh(x) * 2, mode=MODE)
+    assert "function once to see the program" in f.vm.source()
+    assert f.vm.seconds["compile"] == 0  # the size of x is open: compiled at the first call
+    f(np.ones(3))
+    text = f.vm.source()
+    assert "tanh" in text and "stablehlo" in text and "float64[3]" in text
+    assert f.vm.seconds["compile"] > 0
+    v = tt.TensorType("float64", (4,))("v")
+    g = tg.function([v], tt.exp(v).sum(), mode=MODE)
+    assert g.vm.seconds["compile"] > 0  # static shapes: compiled while linking
+    assert "exp" in g.vm.source()
+
+
+def test_the_persistent_cache_lives_under_the_compiledir(run_python, tmp_path):
+    code = (
+        "import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt, os, time\n"
+        "x = tt.vector('x')\n"
+        "t = time.perf_counter()\n"
+        "f = tg.function([x], tt.tanh(x) * 3 + tt.exp(x).sum(), mode='JAX')\n"
+        "f(np.ones(4))\n"
+        "import jax\n"
+        "path = jax.config.jax_compilation_cache_dir\n"
+        "print(path.startswith(tg.config.compiledir), len(os.listdir(path)) > 0)\n")
+    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={tmp_path / 'cache'}"}
+    first = run_python("-c", code, env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["True", "True"]
+
+
+def test_a_missing_jax_names_the_extra(run_python):
+    code = ("import sys; sys.modules['jax'] = None\n"
+            "import tensorgraph as tg, tensorgraph.tensor as tt\n"
+            "x = tt.vector('x')\n"
+            "try:\n"
+            "    tg.function([x], x * 2, mode='JAX')\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    proc = run_python("-c", code)
+    assert "pip install tensorgraph[jax]" in proc.stdout, proc.stdout + proc.stderr

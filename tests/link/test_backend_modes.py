@@ -1,0 +1,121 @@
+"""The whole-graph back ends' shared parts: the mode names, 'DEBUG_MODE', the op tables, the
+ifelse partition, and the rule that only tensorgraph/link/jax imports jax and only
+tensorgraph/link/numba imports numba."""
+
+import pathlib
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph import config
+from tensorgraph.compile.debugmode import DebugMode
+from tensorgraph.compile.mode import get_mode
+from tensorgraph.link.backend import OpTable, branch_owners
+
+PACKAGE = pathlib.Path(tg.__file__).parent
+
+
+def test_debug_mode_is_debugmode_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="'DEBUG_MODE' is deprecated: use 'DebugMode'"):
+        mode = get_mode("DEBUG_MODE")
+    assert isinstance(mode, DebugMode)
+    x = tt.vector("x")
+    with pytest.warns(DeprecationWarning) as caught:
+        f = tg.function([x], x * 2, mode="DEBUG_MODE")
+    assert caught[0].filename == __file__  # the warning points at the user's line
+    assert isinstance(f.maker.mode, DebugMode)
+    np.testing.assert_allclose(f(np.ones(2)), [2.0, 2.0])
+
+
+def test_the_mode_flag_takes_the_new_names():
+    for name in ("JAX", "NUMBA", "DEBUG_MODE"):
+        config.mode = name
+    config.mode = "FAST_RUN"
+    config.linker = "jax"
+    config.linker = "numba"
+
+
+def test_op_tables_look_up_along_the_class_hierarchy():
+    table = OpTable("Test", "tensorgraph.link")
+
+    class Base:
+        pass
+
+    class Child(Base):
+        pass
+
+    class Other:
+        pass
+
+    @table.register(Base)
+    def base_impl(op, node):
+        return "base"
+
+    assert table.lookup(Child()) is base_impl and table.lookup(Other()) is None
+
+    @table.register(Child)
+    def child_impl(op, node):
+        return "child"
+
+    assert table.lookup(Child()) is child_impl and table.lookup(Base()) is base_impl
+    with pytest.raises(TypeError, match="takes an op class"):
+        table.register(Child())
+
+
+def test_ifelse_sides_own_the_nodes_only_they_need():
+    from tensorgraph.graph.fg import FunctionGraph
+    from tensorgraph.ifelse import ifelse
+
+    x, c = tt.vector("x"), tt.scalar("c")
+    shared_part = tt.exp(x)
+    then_only = tt.log(shared_part).sum()
+    else_only = tt.tanh(x).max()
+    inner = ifelse(c > 1, tt.cos(x).sum(), x.min())
+    out = ifelse(c > 0, [then_only + inner], [else_only])
+    fgraph = FunctionGraph([x, c], out + [shared_part.sum()], clone=False)
+    owners = branch_owners(fgraph)
+    by_op = {str(n.op): side for n, (_, side) in owners.items()}
+    ops_of = {n: str(n.op) for n in fgraph.apply_nodes}
+    exp_node = next(n for n, o in ops_of.items() if o == "Elemwise{exp}")
+    assert exp_node not in owners  # also needed outside the ifelse
+    assert by_op["Elemwise{log}"] == 0 and by_op["Elemwise{tanh}"] == 1
+    cos_node = next(n for n, o in ops_of.items() if o == "Elemwise{cos}")
+    inner_if = inner.owner
+    outer_if = out[0].owner
+    assert owners[cos_node] == (inner_if, 0)  # the innermost side
+    assert owners[inner_if] == (outer_if, 0)
+
+
+def test_only_the_back_end_packages_import_their_library():
+    pattern = re.compile(r"^\s*(from|import)\s+(jax|numba|torch)\b", re.M)
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        for match in pattern.finditer(path.read_text(encoding="utf-8")):
+            library = match.group(2)
+            if parts[:2] != ("link", library):
+                offenders.append(f"{'/'.join(parts)} imports {library}")
+    assert offenders == []
+
+
+def test_compiling_in_fast_run_imports_neither_jax_nor_numba(run_python):
+    code = ("import sys, numpy as np, tensorgraph as tg, tensorgraph.tensor as tt\n"
+            "x = tt.vector('x')\n"
+            "tg.function([x], tt.exp(x).sum(), mode='FAST_RUN')(np.ones(3))\n"
+            "tg.compile.mode.get_mode('JAX')\n"
+            "print(sorted(m for m in ('jax', 'numba') if m in sys.modules))\n")
+    proc = run_python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_unknown_modes_still_list_the_names():
+    with pytest.raises(ValueError, match="unknown mode 'PYTORCH'.*JAX.*NUMBA"):
+        get_mode("PYTORCH")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        get_mode("JAX")

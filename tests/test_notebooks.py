@@ -98,7 +98,8 @@ def check_welcome_outputs(nb):
     assert "<code>floatX</code>" in outputs["%tg_config"][0]["data"]["text/html"]
     # the failed, all-or-none assignment left floatX at float32
     shown = outputs["%tg_config floatX=float16 mode=FAST_RUNN"]
-    assert "UsageError: tensorgraph config: invalid value 'FAST_RUNN'" in shown[0]["text"]
+    assert "UsageError: %tg_config: tensorgraph config: invalid value 'FAST_RUNN'" in \
+        shown[0]["text"]
     assert "value: 'float32'" in outputs["%tg_config floatX"][0]["data"]["text/plain"]
     with_cell = next(s for s in outputs if s.startswith("with "))
     assert "inside: float32" in outputs[with_cell][0]["text"]

@@ -132,6 +132,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
 
     # non-sequences are passed as themselves (as PyTensor does: the step may differentiate
     # an outer expression with respect to one) and replaced by placeholders afterwards
+    created_before = _variable_count()
     with _test_values_if_available(seq_args + state_args, non_seqs):
         returned = fn(*seq_args, *state_args, *non_seqs)
     outputs, updates, condition = _parse_returned(returned, title)
@@ -151,7 +152,9 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         if entry is not None:
             _check_state(title, k, entry[0], entry[1], out)
 
-    # shared variables the loop updates: explicit updates, then default updates it reaches
+    # shared variables the loop updates: explicit updates, then the default updates of the
+    # shared variables the step created (a RandomStream's generators of draws made in the
+    # step; a draw made outside is a value of the loop's inputs, the same at every step)
     shared_updates = _shared_updates(updates, title)
     stop = [condition] if condition is not None else []
     reached = outputs + [u for _, u in shared_updates] + stop
@@ -160,7 +163,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
     defaults = []
     for var in _free_variables(reached, blockers):
         if (isinstance(var, shared_cls) and var not in explicit
-                and var.default_update is not None):
+                and var.default_update is not None and _created_after(var, created_before)):
             defaults.append((var, var.filter_update(var.default_update)))
     shared_updates += defaults
     shared_placeholders = [var.type(var.name) for var, _ in shared_updates]
@@ -421,6 +424,17 @@ def _parse_returned(returned, title):
     if any(o is None for o in outputs):
         raise TypeError(f"{title}: the step function returned None among its outputs")
     return outputs, updates or {}, condition
+
+
+def _variable_count() -> int:
+    """A number every variable created from now on exceeds in ``_created_after``."""
+    from tensorgraph.graph.basic import _variable_ids
+
+    return next(_variable_ids)
+
+
+def _created_after(var, count: int) -> bool:
+    return int(var.auto_name.rpartition("_")[2]) > count
 
 
 def _looks_like_updates(item) -> bool:

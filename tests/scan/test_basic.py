@@ -184,3 +184,16 @@ def test_nested_scan(mode):
     f = tensorgraph.function([m], out, mode=mode)
     a = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(f(a), np.cumsum(a, axis=1))
+
+
+def test_a_draw_made_outside_the_step_is_the_same_at_every_step(mode):
+    srng = RandomStream(seed=5)
+    noise = srng.normal(0.0, 1.0, size=(2,), dtype="float64")  # drawn once per call
+    total, _ = scan(lambda h: h + noise, outputs_info=tt.zeros((2,), dtype="float64"),
+                    n_steps=3)
+    f = tensorgraph.function([], [total, noise], mode=mode)
+    values, drawn = f()
+    np.testing.assert_allclose(values, [drawn, 2 * drawn, 3 * drawn])
+    again, drawn_again = f()
+    assert not np.allclose(drawn, drawn_again)  # its generator still advances once per call
+    np.testing.assert_allclose(again[-1], 3 * drawn_again)

@@ -96,7 +96,23 @@ def scan_l_op(op: Scan, inputs, outputs, output_grads):
                 for i, v in enumerate(inputs)]
     if not any(g is not None for g in grads):
         return result
-    return _Backward(op, inputs, lay, grads, result).build()
+    return _integers_get_zeros(op, inputs, grads, _Backward(op, inputs, lay, grads, result).build())
+
+
+def _integers_get_zeros(op, inputs, grads, result):
+    """Integer inputs an output with a gradient depends on get zeros (as for any op: they
+    cannot move infinitesimally), not 'disconnected'."""
+    tt = _tt()
+    from tensorgraph.gradient import DisconnectedType
+    from tensorgraph.scan.shapes import outer_dependencies
+
+    deps = outer_dependencies(op)
+    connected = {i for o, g in enumerate(grads) if g is not None for i in deps[o]}
+    for i in connected:
+        if (_is_tensor(inputs[i]) and not _is_float(inputs[i])
+                and isinstance(result[i].type, DisconnectedType)):
+            result[i] = tt.zeros_like(inputs[i], dtype="float64")
+    return result
 
 
 class _Backward:

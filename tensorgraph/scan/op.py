@@ -390,7 +390,8 @@ class Scan(Op):
         if pos < info.outer_state_start:
             return self.outer_label("sequences", pos - 1)
         if pos < info.outer_shared_start:
-            return "the initial value of " + self.outer_label("states", pos - info.outer_state_start)
+            state = pos - info.outer_state_start
+            return "the initial value of " + self.outer_label("states", state)
         if pos < info.outer_non_seq_start:
             return self.outer_label("shared", pos - info.outer_shared_start)
         return self.outer_label("non_sequences", pos - info.outer_non_seq_start)

@@ -160,9 +160,10 @@ def test_go_backwards(mode):
 def test_map_reduce_foldl_foldr(mode):
     x = tt.dvector("x")
     squares, _ = map(lambda v: v ** 2, sequences=x)
-    total, _ = reduce(lambda v, acc: acc + v, sequences=x, outputs_info=tt.constant(0.0, dtype="float64"))
-    left, _ = foldl(lambda v, acc: acc * 2 + v, sequences=x, outputs_info=tt.constant(0.0, dtype="float64"))
-    right, _ = foldr(lambda v, acc: acc * 2 + v, sequences=x, outputs_info=tt.constant(0.0, dtype="float64"))
+    zero = tt.constant(0.0, dtype="float64")
+    total, _ = reduce(lambda v, acc: acc + v, sequences=x, outputs_info=zero)
+    left, _ = foldl(lambda v, acc: acc * 2 + v, sequences=x, outputs_info=zero)
+    right, _ = foldr(lambda v, acc: acc * 2 + v, sequences=x, outputs_info=zero)
     f = tensorgraph.function([x], [squares, total, left, right], mode=mode)
     v = np.array([1.0, 0.0, 1.0, 1.0])
     s, t, lft, rgt = f(v)

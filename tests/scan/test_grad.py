@@ -232,3 +232,18 @@ def test_second_derivative_of_a_linear_loop():
         return tensorgraph.grad(out.sum(), init).sum()
 
     verify_grad(sum_of_grad, [np.random.default_rng(0).random(3)])
+
+
+def test_integer_initial_values_get_zero_gradients():
+    a0 = tt.lvector("a0")
+    b0 = tt.dvector("b0")
+    (a, b), _ = scan(lambda a2, a1, b2, b1: (a1 + a2, b1 * b2 + tt.cast(a1, "float64")),
+                     outputs_info=[dict(initial=a0, taps=[-2, -1]),
+                                   dict(initial=b0, taps=[-2, -1])], n_steps=2)
+    ga, gb = tensorgraph.grad(b[-1], [a0, b0])
+    f = tensorgraph.function([a0, b0], [ga, gb])
+    got_a, got_b = f(np.array([1, 2]), np.array([0.5, 2.0]))
+    np.testing.assert_array_equal(got_a, [0.0, 0.0])
+    # b[0] = b0[1] b0[0] + 2 and b[1] = b[0] b0[1] + 3, so
+    # d b[1] / d b0 = [b0[1]^2, 2 b0[0] b0[1] + 2]
+    np.testing.assert_allclose(got_b, [4.0, 2 * 0.5 * 2.0 + 2.0])

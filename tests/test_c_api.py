@@ -3,6 +3,7 @@ every C linker, node by node too), reports its errors with the node, and the opt
 (support code, headers, libraries, NotImplementedError fallback) do what the page says."""
 
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.compile.mode import Mode
 from tensorgraph.graph import Apply, Op
+from tensorgraph.link.c.op import COp
 
 DOC = Path(__file__).parent.parent / "docs" / "c_backend.md"
 
@@ -46,7 +48,7 @@ def test_documented_user_op_error_names_the_node(doc_namespace):
     assert "in node ScaledCubeC{2.0}" in message and "float64 (0,)" in message
 
 
-class Twice(Op):
+class Twice(COp):
     """2 * x with support code shared by every node, a header and a library, and C only for
     float64 (other dtypes fall back to perform)."""
 
@@ -98,3 +100,18 @@ def test_support_code_is_emitted_once_and_other_dtypes_fall_back():
     np.testing.assert_array_equal(b, 2.0)
     with pytest.raises(ValueError, match="Twice: contiguous only"):
         f(np.ones((3, 4))[:, ::2], np.ones(2, "float32"))
+
+
+def test_a_plain_op_defining_c_code_is_told_its_c_is_not_used():
+    """An op's C comes from tensorgraph.link.c.ops (a COp registers its methods there); a
+    plain Op's c_code would silently never run, so making such a class warns."""
+    with pytest.warns(UserWarning, match="PlainWithC defines c_code but is a plain Op"):
+        class PlainWithC(Op):
+            def c_code(self, node, name, inputs, outputs, sub):
+                return ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        class WithC(COp):
+            def c_code(self, node, name, inputs, outputs, sub):
+                return ""

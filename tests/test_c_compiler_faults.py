@@ -64,10 +64,10 @@ def test_a_working_compiler_is_not_probed_and_code_errors_still_raise(run_python
     """A CompileError in generated code with a good compiler is raised, not hidden by Python."""
     code = textwrap.dedent("""
         import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt
-        from tensorgraph.graph.op import Op
         from tensorgraph.graph.basic import Apply
         from tensorgraph.link.c import compiler
-        class Broken(Op):
+        from tensorgraph.link.c.op import COp
+        class Broken(COp):
             __props__ = ()
             def make_node(self, x):
                 return Apply(self, [x], [x.type()])

@@ -271,7 +271,7 @@ def test_openmp_split_gives_the_same_results():
 
 def test_loops_calling_math_functions_split_sooner():
     """A loop's split threshold is openmp_elemwise_minsize over its weight (8 per math call)."""
-    from tensorgraph.link.c.elemwise_code import MATH_FUNCTION_WEIGHT, loop_weight
+    from tensorgraph.link.c.ops.elemwise import MATH_FUNCTION_WEIGHT, loop_weight
 
     x, b = tt.matrix("x", dtype="float32"), tt.row("b", dtype="float32")
     fused = tensorgraph.function([x, b], tt.tanh(x + b), mode=C_FUSED)
@@ -360,3 +360,29 @@ def test_random_fused_graphs_match_perform(graph, seed):
     # one-ulp change that a comparison inside a switch can turn into a different branch);
     # what this test checks is that each fused C loop computes what its perform computes.
     compare(inputs, out, values, mode=C_FUSED, reference=PY_FUSED)
+
+
+def test_elemwise_dimshuffle_and_scalar_ops_get_their_c_from_the_table():
+    """The ops say what they compute; their C (the loops, each scalar op's expression) is
+    registered in tensorgraph.link.c.ops, and the tensor and scalar modules import nothing of
+    tensorgraph.link."""
+    import inspect
+
+    import tensorgraph.scalar.composite as sc
+    import tensorgraph.tensor.elemwise as te
+    from op_checks import assert_c_from_table
+    from tensorgraph.link.c.ops.elemwise import DimShuffleC, ElemwiseC
+    from tensorgraph.link.c.ops.scalar import scalar_expr
+    from tensorgraph.tensor.elemwise import DimShuffle
+
+    assert_c_from_table([(Elemwise(sb.add), ElemwiseC), (DimShuffle(1, (0, "x")), DimShuffleC)],
+                        te, sb, sm, sc)
+    scalar_classes = [k for m in (sb, sm, sc) for k in vars(m).values()
+                      if inspect.isclass(k) and issubclass(k, sb.ScalarOp)]
+    assert len(scalar_classes) > 60
+    for klass in scalar_classes:
+        assert not [n for n in vars(klass) if n.startswith("c_")], klass
+    assert scalar_expr(sm.exp, ["x"], ("float32",), "float32") == "tg_expf(x)"
+    assert scalar_expr(sb.add, ["a", "b"], ("int8", "int8"), "int8") == "((int8_t)((a) + (b)))"
+    with pytest.raises(NotImplementedError, match="erfinv has no C"):
+        scalar_expr(sm.erfinv, ["x"], ("float64",), "float64")

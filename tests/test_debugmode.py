@@ -24,6 +24,7 @@ from tensorgraph.compile.debugmode import (
 )
 from tensorgraph.configdefaults import config
 from tensorgraph.graph import Apply, Op
+from tensorgraph.link.c.op import COp
 from tensorgraph.link.vm import PyVMLinker
 from tensorgraph.rewriting.history import RewriteHistory
 
@@ -401,7 +402,7 @@ def test_lazy_ifelse_is_checked_without_computing_the_branch_not_taken():
         f(3.0, 2.0, np.array([0.0, 1.0]))
 
 
-class TwiceWithWrongC(Op):
+class TwiceWithWrongC(COp):
     """perform doubles; the C code triples (the bug DebugMode must find)."""
 
     __props__ = ()
@@ -437,7 +438,7 @@ def test_real_c_code_disagreeing_with_perform_is_reported():
 # The C thunks are held to destroy_map / view_map too; BadOptimization past the float range
 
 
-class CubeWritingItsInput(Op):
+class CubeWritingItsInput(COp):
     """The ScaledCubeC of docs/c_backend.md whose C also writes into its input x (undeclared):
     perform is right, so only checking the C thunk finds it."""
 

@@ -66,6 +66,18 @@ class Op:
     destroy_map: dict = {}
     view_map: dict = {}
     default_output: int | None = None
+    #: True where ``c_code`` methods are the op's C (``tensorgraph.link.c.op.COp``)
+    _c_from_methods = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "c_code" in cls.__dict__ and not cls._c_from_methods:
+            # an op's C comes from tensorgraph.link.c.ops' table, never from a plain Op's
+            # methods: say so at once instead of silently running perform (code ported from
+            # Theano, whose Op had c_code)
+            warnings.warn(f"{cls.__qualname__} defines c_code but is a plain Op, so its C is "
+                          "never used (perform runs): subclass tensorgraph.link.c.op.COp, or "
+                          "register a CImplementation for it (docs/extending.md)", stacklevel=2)
 
     # -- identity --------------------------------------------------------------------------
 

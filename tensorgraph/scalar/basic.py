@@ -3,8 +3,9 @@
 A ``ScalarOp`` describes one elementwise computation once: its numpy implementation (``nfunc``,
 applied to whole arrays by ``Elemwise.perform``), the dtype of its outputs given those of its
 inputs (``output_dtypes``), and its gradient (``L_op``, written with tensor functions on the
-Elemwise node's tensors). Later the C backend adds a C expression per op, and fusion composes
-scalar ops into one loop.
+Elemwise node's tensors). How an element computes in C lives with the C backend
+(``tensorgraph.link.c.ops.scalar``: a table from scalar op class to its C expression), and
+fusion composes scalar ops into one loop.
 
 Dtype promotion (documented for users in ``tensorgraph.tensor``):
 
@@ -32,7 +33,6 @@ from tensorgraph.graph.type import Type
 __all__ = [
     "ScalarType", "ScalarOp", "as_scalar", "upcast", "same_out", "upcast_out",
     "upcast_out_nobool", "upgrade_to_float", "upgrade_to_float_no_complex", "bool_out",
-    "c_arith",
     "DISCRETE", "COMPLEX", "Add", "Mul", "Sub", "TrueDiv", "Neg", "Identity", "Cast",
     "add", "mul", "sub", "true_div", "neg", "identity",
 ]
@@ -214,40 +214,11 @@ class ScalarOp(Op):
         ``None`` for an input the output does not depend on differentiably."""
         raise NotImplementedError(f"the scalar op {self.name} has no gradient")
 
-    def c_expr(self, args: list[str], in_dtypes: tuple[str, ...], out_dtype: str) -> str:
-        """A C expression computing the op on one element, for the C backend.
-
-        ``args`` are C expressions of the input values, each in the compute type of its dtype
-        (``tensorgraph.link.c.dtypes``: float16 computes as float, bool as 0/1 ``uint8_t``);
-        the result must be a value of ``out_dtype`` in its compute type, equal to ``impl``'s
-        (numpy's) within float tolerance, nan and inf included. Raise ``NotImplementedError``
-        when there is no C for these dtypes: the node then runs ``impl`` through ``perform``.
-        Ops changing their C bump ``c_version``.
-        """
-        raise NotImplementedError(f"the scalar op {self.name} has no C implementation")
-
-    #: part of the cache key of the C code using this op; bump it when ``c_expr`` changes
-    c_version = 1
-
 
 def _tt():
     from tensorgraph.tensor import math
 
     return math
-
-
-def _c():
-    """The C dtype helpers (imported when C is generated, not with the scalar ops)."""
-    from tensorgraph.link.c import dtypes
-
-    return dtypes
-
-
-def c_arith(op: str, args, in_dtypes, out_dtype: str) -> str:
-    """``a op b op c`` computed in ``out_dtype``, as numpy's ufunc on that dtype does."""
-    c = _c()
-    values = c.args_as(args, in_dtypes, out_dtype)
-    return c.result(f" {op} ".join(f"({v})" for v in values), out_dtype)
 
 
 class Add(ScalarOp):
@@ -258,9 +229,6 @@ class Add(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [output_grads[0]] * len(inputs)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("+", args, in_dtypes, out_dtype)
 
 
 class Mul(ScalarOp):
@@ -277,9 +245,6 @@ class Mul(ScalarOp):
             grads.append(_tt().mul(gz, *others) if others else gz)
         return grads
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("*", args, in_dtypes, out_dtype)
-
 
 class Sub(ScalarOp):
     nin = 2
@@ -290,9 +255,6 @@ class Sub(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (gz,) = output_grads
         return [gz, _tt().neg(gz)]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("-", args, in_dtypes, out_dtype)
 
 
 class TrueDiv(ScalarOp):
@@ -307,9 +269,6 @@ class TrueDiv(ScalarOp):
         m = _tt()
         return [m.true_div(gz, y), m.neg(m.true_div(m.mul(gz, x), m.mul(y, y)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("/", args, in_dtypes, out_dtype)
-
 
 class Neg(ScalarOp):
     nin = 1
@@ -319,10 +278,6 @@ class Neg(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().neg(output_grads[0])]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.result(f"-({c.cast(args[0], in_dtypes[0], out_dtype)})", out_dtype)
 
 
 class Identity(ScalarOp):
@@ -334,9 +289,6 @@ class Identity(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [output_grads[0]]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c().cast(args[0], in_dtypes[0], out_dtype)
 
 
 class Cast(ScalarOp):
@@ -360,9 +312,6 @@ class Cast(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().cast(output_grads[0], inputs[0].type.dtype)]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c().cast(args[0], in_dtypes[0], out_dtype)
 
 
 add = Add()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.scalar.basic import (
-    COMPLEX, ScalarOp, _c, bool_out, c_arith, same_out, upcast, upcast_out, upcast_out_nobool,
+    COMPLEX, ScalarOp, bool_out, same_out, upcast, upcast_out, upcast_out_nobool,
     upgrade_to_float,
 )
 
@@ -105,26 +105,6 @@ def _second_out(a, b):
     return (b,)
 
 
-def _c_helper(name, args, in_dtypes, out_dtype):
-    """A ``tg_scalar.h`` helper applied to the arguments converted to ``out_dtype``."""
-    c = _c()
-    return c.result(c.helper(name, out_dtype, *c.args_as(args, in_dtypes, out_dtype)), out_dtype)
-
-
-def _c_compare(symbol, args, in_dtypes):
-    """A comparison made in the dtype numpy compares in (int64 with uint64: float64)."""
-    c = _c()
-    common = np.result_type(*in_dtypes).name
-    a, b = c.args_as(args, in_dtypes, common)
-    return f"(({a}) {symbol} ({b}))"
-
-
-def _bitwise_c_dtype(dtype):
-    if _c().is_float(dtype):  # int64 with uint64 upcasts to float64: numpy refuses that too
-        raise NotImplementedError(f"no bitwise operation on {dtype}")
-    return dtype
-
-
 class _ZeroGrad:
     """Mixin: the op is piecewise constant, every input gets a zero gradient."""
 
@@ -145,9 +125,6 @@ class IntDiv(_ZeroGrad, ScalarOp):
     output_rule = staticmethod(upcast_out_nobool)
     symbol = "//"
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('floordiv', args, in_dtypes, out_dtype)
-
 
 class Mod(ScalarOp):
     """``a % b`` with numpy's sign rule: the result has the sign of ``b``."""
@@ -163,9 +140,6 @@ class Mod(ScalarOp):
         (gz,) = output_grads
         m = _tt()
         return [gz, m.neg(m.mul(gz, m.int_div(x, y)))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('mod', args, in_dtypes, out_dtype)
 
 
 class Pow(ScalarOp):
@@ -190,13 +164,6 @@ class Pow(ScalarOp):
         gy = m.mul(gz, z, m.log(safe_x))
         return [gx, gy]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):  # integer powers raise on negative exponents: numpy
-            raise NotImplementedError("integer pow has no C implementation")
-        return c.round_to(c.math_call("pow", out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Abs(ScalarOp):
     """``|a|`` (the modulus for complex input, which gives a real dtype)."""
@@ -211,15 +178,6 @@ class Abs(ScalarOp):
         m = _tt()
         return [m.mul(output_grads[0], m.sign(x))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        (x,) = args
-        if c.is_float(out_dtype):
-            return c.math_call("fabs", out_dtype, x)
-        if c.is_unsigned(out_dtype):
-            return x
-        return c.result(f"({x}) < 0 ? -({x}) : ({x})", out_dtype)
-
 
 class Sign(_ZeroGrad, ScalarOp):
     """-1, 0 or 1 (nan for nan). bool input counts as int8."""
@@ -227,13 +185,6 @@ class Sign(_ZeroGrad, ScalarOp):
     nin = 1
     nfunc = staticmethod(np.sign)
     output_rule = staticmethod(upcast_out_nobool)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        x = c.cast(args[0], in_dtypes[0], out_dtype)
-        if c.is_float(out_dtype):
-            return c.helper("sign", out_dtype, x)
-        return c.result(f"(({x}) > 0) - (({x}) < 0)", out_dtype)
 
 
 class Sqr(ScalarOp):
@@ -247,9 +198,6 @@ class Sqr(ScalarOp):
         (x,) = inputs
         m = _tt()
         return [m.mul(output_grads[0], _const(2, _grad_dtype(x)), x)]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("*", [args[0], args[0]], in_dtypes * 2, out_dtype)
 
 
 class Maximum(ScalarOp):
@@ -268,9 +216,6 @@ class Maximum(ScalarOp):
         first = m.ge(x, y)
         return [m.switch(first, gz, _zeros(gz)), m.switch(first, _zeros(gz), gz)]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('max', args, in_dtypes, out_dtype)
-
 
 class Minimum(ScalarOp):
     """Elementwise smaller of two; gradient as for ``Maximum``."""
@@ -286,9 +231,6 @@ class Minimum(ScalarOp):
         m = _tt()
         first = m.le(x, y)
         return [m.switch(first, gz, _zeros(gz)), m.switch(first, _zeros(gz), gz)]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('min', args, in_dtypes, out_dtype)
 
 
 class Clip(ScalarOp):
@@ -309,11 +251,6 @@ class Clip(ScalarOp):
         inside = m.and_(m.ge(x, lo), m.le(x, hi))
         return [m.switch(inside, gz, zero), m.switch(m.lt(x, lo), gz, zero),
                 m.switch(m.gt(x, hi), gz, zero)]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        x, lo, hi = c.args_as(args, in_dtypes, out_dtype)
-        return c.helper("min", out_dtype, c.helper("max", out_dtype, x, lo), hi)
 
 
 class Switch(ScalarOp):
@@ -336,11 +273,6 @@ class Switch(ScalarOp):
         zero = _zeros(gz)
         return [_zeros(cond), m.switch(cond, gz, zero), m.switch(cond, zero, gz)]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        a, b = c.args_as(args[1:], in_dtypes[1:], out_dtype)
-        return f"(({args[0]}) ? ({a}) : ({b}))"
-
 
 class Second(ScalarOp):
     """``second(a, b)``: ``b`` broadcast to the shape of ``a`` and ``b`` (``fill``).
@@ -358,9 +290,6 @@ class Second(ScalarOp):
         a, b = inputs
         return [_zeros(a), output_grads[0]]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c().cast(args[1], in_dtypes[1], out_dtype)
-
 
 # ----------------------------------------------------------------------------------------------
 # Comparisons and logic (bool outputs, zero gradients)
@@ -375,32 +304,20 @@ class LT(_Comparison):
     nfunc = staticmethod(np.less)
     symbol = "<"
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('<', args, in_dtypes)
-
 
 class LE(_Comparison):
     nfunc = staticmethod(np.less_equal)
     symbol = "<="
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('<=', args, in_dtypes)
 
 
 class GT(_Comparison):
     nfunc = staticmethod(np.greater)
     symbol = ">"
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('>', args, in_dtypes)
-
 
 class GE(_Comparison):
     nfunc = staticmethod(np.greater_equal)
     symbol = ">="
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('>=', args, in_dtypes)
 
 
 class EQ(_Comparison):
@@ -408,17 +325,11 @@ class EQ(_Comparison):
     symbol = "=="
     commutative = True
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('==', args, in_dtypes)
-
 
 class NEQ(_Comparison):
     nfunc = staticmethod(np.not_equal)
     symbol = "!="
     commutative = True
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_compare('!=', args, in_dtypes)
 
 
 class IsNan(_ZeroGrad, ScalarOp):
@@ -426,26 +337,17 @@ class IsNan(_ZeroGrad, ScalarOp):
     nfunc = staticmethod(np.isnan)
     output_rule = staticmethod(bool_out)
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return f"(({args[0]}) != ({args[0]}))" if _c().is_float(in_dtypes[0]) else "0"
-
 
 class IsInf(_ZeroGrad, ScalarOp):
     nin = 1
     nfunc = staticmethod(np.isinf)
     output_rule = staticmethod(bool_out)
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return f"(__builtin_isinf({args[0]}) != 0)" if _c().is_float(in_dtypes[0]) else "0"
-
 
 class IsFinite(_ZeroGrad, ScalarOp):
     nin = 1
     nfunc = staticmethod(np.isfinite)
     output_rule = staticmethod(bool_out)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return f"(__builtin_isfinite({args[0]}) != 0)" if _c().is_float(in_dtypes[0]) else "1"
 
 
 class AND(_ZeroGrad, ScalarOp):
@@ -458,9 +360,6 @@ class AND(_ZeroGrad, ScalarOp):
     commutative = associative = True
     symbol = "&"
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("&", args, in_dtypes, _bitwise_c_dtype(out_dtype))
-
 
 class OR(_ZeroGrad, ScalarOp):
     """``a | b``: logical or for bools, bitwise or for integers."""
@@ -471,9 +370,6 @@ class OR(_ZeroGrad, ScalarOp):
     output_rule = staticmethod(bitwise_out)
     commutative = associative = True
     symbol = "|"
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("|", args, in_dtypes, _bitwise_c_dtype(out_dtype))
 
 
 class XOR(_ZeroGrad, ScalarOp):
@@ -486,9 +382,6 @@ class XOR(_ZeroGrad, ScalarOp):
     commutative = associative = True
     symbol = "^"
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return c_arith("^", args, in_dtypes, _bitwise_c_dtype(out_dtype))
-
 
 class Invert(_ZeroGrad, ScalarOp):
     """``~a``: logical not for bools, bitwise not for integers."""
@@ -497,11 +390,6 @@ class Invert(_ZeroGrad, ScalarOp):
     nfunc = staticmethod(np.invert)
     output_rule = staticmethod(bitwise_out)
     symbol = "~"
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        x = c.cast(args[0], in_dtypes[0], out_dtype)
-        return f"(!({x}))" if out_dtype == "bool" else c.result(f"~({x})", out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -513,23 +401,11 @@ class Floor(_ZeroGrad, ScalarOp):
     nfunc = staticmethod(np.floor)
     output_rule = staticmethod(real_same_out)
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):
-            return args[0]
-        return c.round_to(c.math_call('floor', out_dtype, args[0]), out_dtype)
-
 
 class Ceil(_ZeroGrad, ScalarOp):
     nin = 1
     nfunc = staticmethod(np.ceil)
     output_rule = staticmethod(real_same_out)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):
-            return args[0]
-        return c.round_to(c.math_call('ceil', out_dtype, args[0]), out_dtype)
 
 
 class Trunc(_ZeroGrad, ScalarOp):
@@ -539,12 +415,6 @@ class Trunc(_ZeroGrad, ScalarOp):
     nfunc = staticmethod(np.trunc)
     output_rule = staticmethod(real_same_out)
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):
-            return args[0]
-        return c.round_to(c.math_call('trunc', out_dtype, args[0]), out_dtype)
-
 
 class RoundHalfToEven(_ZeroGrad, ScalarOp):
     """Rounding to the nearest integer, ties to even (numpy's ``round``: 0.5 -> 0, 1.5 -> 2)."""
@@ -553,12 +423,6 @@ class RoundHalfToEven(_ZeroGrad, ScalarOp):
     nin = 1
     nfunc = staticmethod(np.round)
     output_rule = staticmethod(real_same_out)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):
-            return args[0]
-        return c.round_to(c.math_call('nearbyint', out_dtype, args[0]), out_dtype)
 
 
 class RoundHalfAwayFromZero(_ZeroGrad, ScalarOp):
@@ -575,12 +439,6 @@ class RoundHalfAwayFromZero(_ZeroGrad, ScalarOp):
         whole = np.trunc(x)
         # x - trunc(x) is exact in floating point, so ties are detected exactly
         return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole)
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        if not c.is_float(out_dtype):
-            return args[0]
-        return c.round_to(c.math_call('round', out_dtype, args[0]), out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -615,22 +473,12 @@ class Reciprocal(FloatOp):
         m = _tt()
         return [m.neg(m.mul(output_grads[0], z, z))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        (x,) = c.args_as(args, in_dtypes, out_dtype)
-        return c.result(f"{c.literal(1, out_dtype)} / ({x})", out_dtype)
-
 
 class Exp(FloatOp):
     nfunc = staticmethod(np.exp)
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().mul(output_grads[0], outputs[0])]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('exp', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Exp2(FloatOp):
@@ -639,11 +487,6 @@ class Exp2(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
         return [_tt().mul(output_grads[0], z, _const(np.log(2.0), z.dtype))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('exp2', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Expm1(FloatOp):
@@ -656,22 +499,12 @@ class Expm1(FloatOp):
         m = _tt()
         return [m.mul(output_grads[0], m.add(z, _const(1, z.dtype)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('expm1', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Log(FloatOp):
     nfunc = staticmethod(np.log)
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().true_div(output_grads[0], inputs[0])]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('log', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Log2(FloatOp):
@@ -682,11 +515,6 @@ class Log2(FloatOp):
         scale = _const(np.log(2.0), outputs[0].dtype)
         return [m.true_div(output_grads[0], m.mul(inputs[0], scale))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('log2', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Log10(FloatOp):
     nfunc = staticmethod(np.log10)
@@ -695,11 +523,6 @@ class Log10(FloatOp):
         m = _tt()
         scale = _const(np.log(10.0), outputs[0].dtype)
         return [m.true_div(output_grads[0], m.mul(inputs[0], scale))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('log10', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Log1p(FloatOp):
@@ -711,11 +534,6 @@ class Log1p(FloatOp):
         m = _tt()
         return [m.true_div(output_grads[0], m.add(inputs[0], _const(1, outputs[0].dtype)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('log1p', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Sqrt(FloatOp):
     nfunc = staticmethod(np.sqrt)
@@ -725,11 +543,6 @@ class Sqrt(FloatOp):
         m = _tt()
         return [m.true_div(output_grads[0], m.mul(z, _const(2, z.dtype)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('sqrt', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Sin(FloatOp):
     nfunc = staticmethod(np.sin)
@@ -737,11 +550,6 @@ class Sin(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         m = _tt()
         return [m.mul(output_grads[0], m.cos(inputs[0]))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('sin', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Cos(FloatOp):
@@ -751,11 +559,6 @@ class Cos(FloatOp):
         m = _tt()
         return [m.neg(m.mul(output_grads[0], m.sin(inputs[0])))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('cos', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Tan(FloatOp):
     nfunc = staticmethod(np.tan)
@@ -764,11 +567,6 @@ class Tan(FloatOp):
         (z,) = outputs
         m = _tt()
         return [m.mul(output_grads[0], m.add(_const(1, z.dtype), m.sqr(z)))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('tan', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 def _one_minus_sqr(x, dtype):
@@ -783,11 +581,6 @@ class ArcSin(FloatOp):
         m = _tt()
         return [m.true_div(output_grads[0], m.sqrt(_one_minus_sqr(inputs[0], outputs[0].dtype)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('asin', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class ArcCos(FloatOp):
     nfunc = staticmethod(np.arccos)
@@ -797,11 +590,6 @@ class ArcCos(FloatOp):
         root = m.sqrt(_one_minus_sqr(inputs[0], outputs[0].dtype))
         return [m.neg(m.true_div(output_grads[0], root))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('acos', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class ArcTan(FloatOp):
     nfunc = staticmethod(np.arctan)
@@ -810,11 +598,6 @@ class ArcTan(FloatOp):
         m = _tt()
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.add(one, m.sqr(inputs[0])))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('atan', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class ArcTan2(FloatOp):
@@ -830,22 +613,12 @@ class ArcTan2(FloatOp):
         r2 = m.add(m.sqr(x), m.sqr(y))
         return [m.true_div(m.mul(gz, x), r2), m.neg(m.true_div(m.mul(gz, y), r2))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('atan2', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Sinh(FloatOp):
     nfunc = staticmethod(np.sinh)
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().mul(output_grads[0], _tt().cosh(inputs[0]))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('sinh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Cosh(FloatOp):
@@ -854,11 +627,6 @@ class Cosh(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().mul(output_grads[0], _tt().sinh(inputs[0]))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('cosh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Tanh(FloatOp):
     nfunc = staticmethod(np.tanh)
@@ -866,11 +634,6 @@ class Tanh(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
         return [_tt().mul(output_grads[0], _one_minus_sqr(z, z.dtype))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('tanh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class ArcSinh(FloatOp):
@@ -881,11 +644,6 @@ class ArcSinh(FloatOp):
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.sqrt(m.add(m.sqr(inputs[0]), one)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('asinh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class ArcCosh(FloatOp):
     nfunc = staticmethod(np.arccosh)
@@ -895,11 +653,6 @@ class ArcCosh(FloatOp):
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.sqrt(m.sub(m.sqr(inputs[0]), one)))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('acosh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class ArcTanh(FloatOp):
     nfunc = staticmethod(np.arctanh)
@@ -907,11 +660,6 @@ class ArcTanh(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         m = _tt()
         return [m.true_div(output_grads[0], _one_minus_sqr(inputs[0], outputs[0].dtype))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('atanh', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Sigmoid(FloatOp):
@@ -926,9 +674,6 @@ class Sigmoid(FloatOp):
         m = _tt()
         return [m.mul(output_grads[0], z, m.sub(_const(1, z.dtype), z))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('sigmoid', args, in_dtypes, out_dtype)
-
 
 class Softplus(FloatOp):
     """``log(1 + exp(a))``, computed as ``log1p(exp(-|a|)) + max(a, 0)`` (no overflow, and
@@ -939,9 +684,6 @@ class Softplus(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().mul(output_grads[0], _tt().sigmoid(inputs[0]))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('softplus', args, in_dtypes, out_dtype)
 
 
 class Log1mexp(FloatOp):
@@ -969,9 +711,6 @@ class Log1mexp(FloatOp):
         edge = m.switch(m.eq(x, _const(0, dtype)), _const(-np.inf, dtype), _const(np.nan, dtype))
         return [m.mul(output_grads[0], m.switch(m.lt(x, _const(0, dtype)), inside, edge))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        return _c_helper('log1mexp', args, in_dtypes, out_dtype)
-
 
 def _special(name):
     """A function of ``scipy.special``, imported when first needed (scipy is slow to import)."""
@@ -993,11 +732,6 @@ class Erf(FloatOp):
         scale = _const(_TWO_OVER_SQRT_PI, outputs[0].dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.neg(m.sqr(x))))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('erf', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class Erfc(FloatOp):
     """``1 - erf(a)``, accurate where erf is close to 1."""
@@ -1010,11 +744,6 @@ class Erfc(FloatOp):
         m = _tt()
         scale = _const(-_TWO_OVER_SQRT_PI, outputs[0].dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.neg(m.sqr(x))))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('erfc', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
 
 
 class Erfinv(FloatOp):
@@ -1051,11 +780,6 @@ class Gamma(FloatOp):
         m = _tt()
         return [m.mul(output_grads[0], outputs[0], m.psi(inputs[0]))]
 
-    def c_expr(self, args, in_dtypes, out_dtype):
-        c = _c()
-        return c.round_to(c.math_call('tgamma', out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
-                          out_dtype)
-
 
 class GammaLn(FloatOp):
     """``log|gamma(a)|``."""
@@ -1067,14 +791,6 @@ class GammaLn(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().mul(output_grads[0], _tt().psi(inputs[0]))]
-
-    def c_expr(self, args, in_dtypes, out_dtype):
-        # scipy gives gammaln(-inf) = -inf where C's lgamma gives +inf
-        c = _c()
-        (x,) = c.args_as(args, in_dtypes, out_dtype)
-        inf = c.literal(np.inf, out_dtype)
-        return c.round_to(f"(({x}) == -{inf} ? -{inf} : {c.math_call('lgamma', out_dtype, x)})",
-                          out_dtype)
 
 
 class Psi(FloatOp):

@@ -72,14 +72,6 @@ class DimShuffle(Op):
         (ishape,) = input_shapes
         return [tuple(1 if d == "x" else ishape[d] for d in self.new_order)]
 
-    def c_code(self, node, name, inputs, outputs, sub):
-        from tensorgraph.link.c.elemwise_code import dimshuffle_c_code
-
-        return dimshuffle_c_code(self, node, name, inputs, outputs, sub)
-
-    def c_code_cache_version(self):
-        return (1,)
-
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
         (gz,) = output_grads
@@ -176,21 +168,6 @@ class Elemwise(Op):
                 # output would alias an input the node does not declare as viewed
                 value = value.copy()
             cell[0] = value
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        """One loop per node (see ``tensorgraph.link.c.elemwise_code``); raises
-        ``NotImplementedError`` when a dtype or the scalar op has no C."""
-        from tensorgraph.link.c.elemwise_code import elemwise_c_code
-
-        return elemwise_c_code(self, node, name, inputs, outputs, sub)
-
-    def c_support_code(self, node=None):
-        from tensorgraph.link.c.elemwise_code import elemwise_support_code
-
-        return elemwise_support_code(self, node)
-
-    def c_code_cache_version(self):
-        return (2, getattr(self.scalar_op, "c_version", 1))
 
     def infer_shape(self, fgraph, node, input_shapes):
         out = []

@@ -77,12 +77,7 @@ def c_implementation(op):
     """The op's C implementation (``tensorgraph.link.c.ops``), or None."""
     from tensorgraph.link.c.ops import implementation
 
-    impl = implementation(op)
-    if impl is None and hasattr(op, "c_code"):  # ops not moved to link/c/ops yet
-        from tensorgraph.link.c.op import _OpMethods
-
-        impl = _OpMethods()
-    return impl
+    return implementation(op)
 
 
 def node_c_code(node, name: str, inputs, outputs, sub) -> str | None:

@@ -6,8 +6,8 @@ rounded back to half precision after every scalar op, as numpy does. ``bool`` is
 computed as ``uint8_t`` holding 0 or 1. Complex dtypes have no C here (nodes using them run
 ``perform``).
 
-Scalar ops build their C expressions with these helpers (``cast``, ``math_call``,
-``literal``); see ``ScalarOp.c_expr``.
+The C expressions of the scalar ops are built with these helpers (``cast``, ``math_call``,
+``literal``); see ``tensorgraph.link.c.ops.scalar``.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ __all__ = ["COp"]
 class COp(Op):
     """An ``Op`` whose C is given by its own ``c_code`` methods (see the module docstring)."""
 
+    _c_from_methods = True
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "c_code" in cls.__dict__:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.ops import read_c
 from tensorgraph.link.c.ops.blas import blas_letter, c_type
+from tensorgraph.link.c.ops.scalar import scalar_body
 
 #: rows of X per block: 8 rows of 784 float32 are 25 KB, in L1 with room to spare
 ROWS = 8
@@ -23,8 +24,6 @@ def support_code() -> str:
 
 def math_support(op, node) -> str:
     """The definitions of the math functions ``f`` calls (``dtypes.tg_vector_math``)."""
-    from tensorgraph.link.c.elemwise_code import scalar_body
-
     dtype = node.outputs[0].type.dtype
     extra_dtypes = [v.type.dtype for v in node.inputs[8:]]
     try:
@@ -37,8 +36,6 @@ def math_support(op, node) -> str:
 
 def pair_code(op, node, inputs, outputs, sub) -> str:
     """The C of ``Gemv(pair=f)``: blocks of rows, split across threads like a Gemv."""
-    from tensorgraph.link.c.elemwise_code import scalar_body
-
     dtype = node.outputs[0].type.dtype
     ct, s = c_type(dtype), blas_letter(dtype)
     y1, alpha1, X, w, beta1, y2, alpha2, beta2, *extra = inputs

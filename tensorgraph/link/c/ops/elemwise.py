@@ -1,7 +1,8 @@
-"""C for ``Elemwise`` and ``DimShuffle`` nodes (the ops call these from their ``c_code``).
+"""The C of ``Elemwise`` and ``DimShuffle``.
 
-An Elemwise node becomes one loop whose body is its scalar op's C expression (a ``Composite``
-becomes a sequence of local values, one per inner node). The loop has three shapes:
+An Elemwise node becomes one loop whose body is its scalar op's C expression (``scalar.py``; a
+``Composite`` becomes a sequence of local values, one per inner node). The loop has three
+shapes:
 
 * flat: every operand is C-contiguous with the output's shape, or is a *static scalar* (static
   size 1 in every dimension, read once before the loop). One ``for`` over all elements with
@@ -25,64 +26,63 @@ broadcast; other sizes must agree at run time, else the node fails with the shap
 
 from __future__ import annotations
 
-from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment, c_string
+from tensorgraph.link.c.openmp import THREADS_SUPPORT
+from tensorgraph.link.c.ops import CImplementation, register
+from tensorgraph.link.c.ops.scalar import scalar_body
+from tensorgraph.scalar.composite import Composite
+from tensorgraph.scalar.math import FloatOp
+from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
 
-def scalar_body(scalar_op, args: list[str], in_dtypes, out_dtypes, prefix: str = "t"):
-    """(C statements, output value names) computing ``scalar_op`` on the values ``args``.
+@register(Elemwise)
+class ElemwiseC(CImplementation):
+    """One loop per node (see the module docstring); declines (``NotImplementedError``) a
+    node whose dtypes or scalar op have no C."""
 
-    Raises ``NotImplementedError`` if some inner op has no C expression for its dtypes.
-    """
-    from tensorgraph.scalar.composite import Composite
+    def code(self, op, node, name, inputs, outputs, sub):
+        return _loops(op, node, inputs, outputs, sub)
 
-    for d in list(in_dtypes) + list(out_dtypes):
-        if not cd.has_c(d):
-            raise NotImplementedError(f"dtype {d} has no C implementation")
-    if not isinstance(scalar_op, Composite):
-        (out_dtype,) = out_dtypes
-        expr = scalar_op.c_expr(list(args), tuple(in_dtypes), out_dtype)
-        return [f"const {cd.compute_type(out_dtype)} {prefix}0 = {expr};"], [f"{prefix}0"]
-    values = dict(zip(scalar_op.inputs, args))
-    lines = []
-    for j, node in enumerate(scalar_op.nodes):
-        node_args, node_dtypes = [], []
-        for v in node.inputs:
-            node_args.append(cd.literal(v.data, v.type.dtype) if isinstance(v, Constant)
-                             else values[v])
-            node_dtypes.append(v.type.dtype)
-        outs = [o.type.dtype for o in node.outputs]
-        body, names = scalar_body(node.op, node_args, node_dtypes, outs, f"{prefix}{j}_")
-        lines += body
-        values.update(zip(node.outputs, names))
-    results = [cd.literal(v.data, v.type.dtype) if isinstance(v, Constant) else values[v]
-               for v in scalar_op.outputs]
-    return lines, results
+    def support_code(self, op, node):
+        """The threads shim, the helpers every node calls, and the definitions of the math
+        functions its scalar op calls (``tg_vector_math``)."""
+        support = THREADS_SUPPORT + ELEMWISE_SUPPORT
+        try:
+            lines, _ = scalar_body(op.scalar_op, [f"a{k}" for k in range(len(node.inputs))],
+                                   [v.type.dtype for v in node.inputs],
+                                   [v.type.dtype for v in node.outputs])
+        except NotImplementedError:  # no C: the node runs perform
+            return support
+        return support + cd.tg_vector_math("\n".join(lines))
 
 
-def elemwise_support_code(op, node) -> str:
-    """The support code of an Elemwise node: the threads shim, the helpers every node calls,
-    and the definitions of the math functions its scalar op calls (``tg_vector_math``)."""
-    from tensorgraph.link.c.openmp import THREADS_SUPPORT
+@register(DimShuffle)
+class DimShuffleC(CImplementation):
+    """A DimShuffle is a view: same buffer, permuted shape and strides, 'x' dims of size 1."""
 
-    support = THREADS_SUPPORT + ELEMWISE_SUPPORT
-    if node is None:
-        return support
-    try:
-        lines, _ = scalar_body(op.scalar_op, [f"a{k}" for k in range(len(node.inputs))],
-                               [v.type.dtype for v in node.inputs],
-                               [v.type.dtype for v in node.outputs])
-    except NotImplementedError:  # no C: the node runs perform
-        return support
-    return support + cd.tg_vector_math("\n".join(lines))
+    def code(self, op, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        lines = [f"/* {c_comment(str(op))} */", "{",
+                 f"int64_t sh[{max(op.input_ndim, 1)}], st[{max(op.input_ndim, 1)}];",
+                 f"for (int d = 0; d < {op.input_ndim}; d++) {{ sh[d] = {x}->shape[d]; "
+                 f"st[d] = {x}->strides[d]; }}",
+                 f"tg_view({z}, {x});",
+                 f"{z}->ndim = {len(op.new_order)};"]
+        for j, d in enumerate(op.new_order):
+            if d == "x":
+                lines.append(f"{z}->shape[{j}] = 1; {z}->strides[{j}] = 0;")
+            else:
+                lines.append(f"{z}->shape[{j}] = sh[{d}]; {z}->strides[{j}] = st[{d}];")
+        lines.append("}")
+        return "\n".join(lines)
 
 
 def _is_static_scalar(var) -> bool:
     return all(s == 1 for s in var.type.shape)
 
 
-def elemwise_c_code(op, node, name, inputs, outputs, sub) -> str:
+def _loops(op, node, inputs, outputs, sub) -> str:
     """The C fragment of an Elemwise node (see the module docstring)."""
     in_vars, out_vars = node.inputs, node.outputs
     in_dtypes = [v.type.dtype for v in in_vars]
@@ -221,9 +221,6 @@ MATH_FUNCTION_WEIGHT = 8
 def loop_weight(scalar_op) -> int:
     """The work of one element of ``scalar_op``'s loop, in cheap operations: a loop of weight
     ``w`` splits across threads from ``openmp_elemwise_minsize / w`` elements."""
-    from tensorgraph.scalar.composite import Composite
-    from tensorgraph.scalar.math import FloatOp
-
     if isinstance(scalar_op, Composite):
         return max(1, sum(loop_weight(node.op) for node in scalar_op.nodes))
     return MATH_FUNCTION_WEIGHT if isinstance(scalar_op, FloatOp) else 1
@@ -268,21 +265,3 @@ static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, int nin,
 }
 #endif
 """
-
-
-def dimshuffle_c_code(op, node, name, inputs, outputs, sub) -> str:
-    """A DimShuffle is a view: same buffer, permuted shape and strides, 'x' dims of size 1."""
-    (x,), (z,) = inputs, outputs
-    lines = [f"/* {c_comment(str(op))} */", "{",
-             f"int64_t sh[{max(op.input_ndim, 1)}], st[{max(op.input_ndim, 1)}];",
-             f"for (int d = 0; d < {op.input_ndim}; d++) {{ sh[d] = {x}->shape[d]; "
-             f"st[d] = {x}->strides[d]; }}",
-             f"tg_view({z}, {x});",
-             f"{z}->ndim = {len(op.new_order)};"]
-    for j, d in enumerate(op.new_order):
-        if d == "x":
-            lines.append(f"{z}->shape[{j}] = 1; {z}->strides[{j}] = 0;")
-        else:
-            lines.append(f"{z}->shape[{j}] = sh[{d}]; {z}->strides[{j}] = st[{d}];")
-    lines.append("}")
-    return "\n".join(lines)

@@ -28,6 +28,8 @@ of the states are states with the same taps, computed by the inner graph's own `
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorgraph.graph.basic import ancestors, clone_replace, graph_inputs
 from tensorgraph.scan.op import Scan, ScanInfo
 
@@ -82,9 +84,11 @@ def scan_l_op(op: Scan, inputs, outputs, output_grads):
     info = op.info
     lay = _Layout(op, inputs, outputs)
     result = [disconnected_type() for _ in inputs]
-    grads = [None if (g is None or isinstance(g.type, NullType) or not _is_tensor(g)
-                      or not _is_float(out)) else g
-             for g, out in zip(output_grads, outputs)]
+    requested = [g is not None and _is_tensor(g) and not isinstance(g.type, NullType)
+                 for g in output_grads]
+    # zeros (what grad passes for outputs the cost does not read) need no backward work
+    grads = [g if ok and _is_float(out) and not _is_zeros(g) else None
+             for g, ok, out in zip(output_grads, requested, outputs)]
     if info.keep is not None:
         why = ("the loop keeps only its last steps (a memory rewrite made it); take the "
                "gradient of the graph before compiling")
@@ -94,12 +98,31 @@ def scan_l_op(op: Scan, inputs, outputs, output_grads):
         why = "a while loop with no output per step does not say how many steps it ran"
         return [grad_not_implemented(op, i, v, why) if _is_float(v) else result[i]
                 for i, v in enumerate(inputs)]
-    if not any(g is not None for g in grads):
-        return result
-    return _integers_get_zeros(op, inputs, grads, _Backward(op, inputs, lay, grads, result).build())
+    if any(g is not None for g in grads):
+        result = _Backward(op, inputs, lay, grads, result).build()
+    return _integers_get_zeros(op, inputs, requested, result)
 
 
-def _integers_get_zeros(op, inputs, grads, result):
+def _is_zeros(g) -> bool:
+    """Whether ``g`` is an allocation of zeros (``zeros_like``), as grad makes for outputs
+    the cost does not read."""
+    from tensorgraph.graph.basic import Constant
+    from tensorgraph.scalar.basic import Cast
+    from tensorgraph.tensor.creation import Alloc
+    from tensorgraph.tensor.elemwise import DimShuffle
+
+    node = g.owner
+    if node is None or not isinstance(node.op, Alloc):
+        return False
+    value = node.inputs[0]
+    while value.owner is not None and (  # casts and broadcasts of the value
+            isinstance(value.owner.op, DimShuffle)
+            or isinstance(getattr(value.owner.op, "scalar_op", None), Cast)):
+        value = value.owner.inputs[0]
+    return isinstance(value, Constant) and not np.any(np.asarray(value.data))
+
+
+def _integers_get_zeros(op, inputs, requested, result):
     """Integer inputs an output with a gradient depends on get zeros (as for any op: they
     cannot move infinitesimally), not 'disconnected'."""
     tt = _tt()
@@ -107,7 +130,7 @@ def _integers_get_zeros(op, inputs, grads, result):
     from tensorgraph.scan.shapes import outer_dependencies
 
     deps = outer_dependencies(op)
-    connected = {i for o, g in enumerate(grads) if g is not None for i in deps[o]}
+    connected = {i for o, wanted in enumerate(requested) if wanted for i in deps[o]}
     for i in connected:
         if (_is_tensor(inputs[i]) and not _is_float(inputs[i])
                 and isinstance(result[i].type, DisconnectedType)):

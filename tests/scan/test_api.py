@@ -144,7 +144,7 @@ def test_return_updates_false_as_pytensor_3():
     x = tt.dvector("x")
     doubled = scan(lambda v: v * 2, sequences=x, return_updates=False)
     np.testing.assert_allclose(doubled.eval({x: np.arange(3.0)}), [0.0, 2.0, 4.0])
-    assert reduce(lambda v, a: a + v, sequences=x, outputs_info=tt.constant(0.0, "float64"),
+    assert reduce(lambda v, a: a + v, sequences=x, outputs_info=tt.constant(0.0, dtype="float64"),
                   return_updates=False).eval({x: np.arange(4.0)}) == 6.0
     srng = RandomStream(seed=0)  # default updates are kept by the generators themselves
     draws = scan(lambda: srng.normal(0.0, 1.0, dtype="float64"), n_steps=3,

@@ -8,7 +8,7 @@ import pytest
 import tensorgraph
 import tensorgraph.tensor as tt
 from tensorgraph.gradient import Rop, verify_grad
-from tensorgraph.scan import scan, until
+from tensorgraph.scan import Scan, scan, until
 from tensorgraph.tensor.random.utils import RandomStream
 
 GRAD_MODES = ["FAST_RUN", "FAST_COMPILE"]
@@ -247,3 +247,21 @@ def test_integer_initial_values_get_zero_gradients():
     # b[0] = b0[1] b0[0] + 2 and b[1] = b[0] b0[1] + 3, so
     # d b[1] / d b0 = [b0[1]^2, 2 b0[0] b0[1] + 2]
     np.testing.assert_allclose(got_b, [4.0, 2 * 0.5 * 2.0 + 2.0])
+
+
+def test_outputs_the_cost_does_not_read_add_no_backward_work():
+    x = tt.dvector("x")
+    (kept, unused), _ = scan(lambda v, h: (h + v, tt.exp(h) * v),
+                             sequences=x, outputs_info=[tt.constant(0.0, dtype="float64"), None])
+    g = tensorgraph.grad(kept.sum(), x)
+    (back,) = [n for n in ancestors_nodes(g) if isinstance(n.op, Scan)
+               and n.op.name == "grad of scan"]
+    # one sequence: the gradient of the output read; none for the other (zeros)
+    assert back.op.info.n_seqs == 1
+    np.testing.assert_allclose(tensorgraph.function([x], g)(np.ones(3)), [3.0, 2.0, 1.0])
+
+
+def ancestors_nodes(var):
+    from tensorgraph.graph.basic import io_toposort, graph_inputs
+
+    return io_toposort(graph_inputs([var]), [var])

@@ -149,22 +149,26 @@ def outer_dependencies(op) -> list[set]:
                       for q in range(info.n_shared)})
     inner_of = {("state", k): k for k in range(info.n_states)}
     inner_of.update({("shared", q): info.n_steps_outputs + q for q in range(info.n_shared)})
-    deps = {key: {pos} for key, pos in recurrent.items()}
-    changed = True
-    while changed:  # a state depends on what its step reads, through the other states
-        changed = False
-        for key in recurrent:
-            for source in direct[inner_of[key]]:
-                extra = deps[source] if source[0] != "outer" else {source[1]}
-                if not extra <= deps[key]:
-                    deps[key] |= extra
-                    changed = True
 
     def resolve(sources):
+        """The outer inputs behind inner inputs: reading a state's past value brings in its
+        initial value and what its steps depend on."""
         found = set()
         for source in sources:
-            found |= deps[source] if source[0] != "outer" else {source[1]}
+            found |= {source[1]} if source[0] == "outer" else {recurrent[source]} | deps[source]
         return found
+
+    # what each recurrence's steps depend on (a shared variable's final value is its initial
+    # one after zero steps); grown until nothing changes
+    deps = {key: ({pos} if key[0] == "shared" else set()) for key, pos in recurrent.items()}
+    changed = True
+    while changed:
+        changed = False
+        for key in recurrent:
+            extra = resolve(direct[inner_of[key]])
+            if not extra <= deps[key]:
+                deps[key] |= extra
+                changed = True
 
     result = [deps[("state", k)] for k in range(info.n_states)]
     result += [resolve(direct[info.n_states + m]) for m in range(info.n_nit_sot)]

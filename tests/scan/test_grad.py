@@ -265,3 +265,17 @@ def ancestors_nodes(var):
     from tensorgraph.graph.basic import io_toposort, graph_inputs
 
     return io_toposort(graph_inputs([var]), [var])
+
+
+def test_an_initial_value_the_steps_never_read_is_disconnected():
+    from tensorgraph.gradient import DisconnectedInputError
+
+    x0, y0, z0 = tt.dvector("x0"), tt.dvector("y0"), tt.dvector("z0")
+    (x, y, z), _ = scan(lambda x, y, z: (x ** 2, y, x + 1), outputs_info=[x0, y0, z0],
+                        n_steps=10)
+    cost = (x + y + z).sum()
+    tensorgraph.grad(cost, [x0, y0])
+    pattern = x.owner.op.connection_pattern(x.owner)
+    assert [row[2] for row in pattern] == [False, True, False, False]  # z reads x0 only
+    with pytest.raises(DisconnectedInputError):
+        tensorgraph.grad(cost, z0)

@@ -159,7 +159,7 @@ def test_a_worker_killed_in_the_middle_of_a_map_loses_nothing(client, tmp_path):
     m = tt.matrix("m")
     f = tg.function([m], _DiesOnce(str(tmp_path / "died"))(m) + 1, mode="FAST_COMPILE")
     x = da.random.default_rng(7).random((400, 3), chunks=(50, 3))
-    got = client.compute(tgd.map_blocks(f, x), sync=True, retries=2)
+    got = client.compute(tgd.map_blocks(f, x), retries=2).result(timeout=180)
     np.testing.assert_allclose(got, x.compute() * 2 + 1)
     assert (tmp_path / "died").exists()  # a worker did die on the way
     client.wait_for_workers(2, timeout=60)
@@ -181,7 +181,7 @@ def test_workers_with_an_empty_cache_at_once_compile_each_module_once(tmp_path):
         shipped = c.scatter(step.gradient, broadcast=True, hash=False)
         workers = list(c.scheduler_info()["workers"])
         reports = c.gather([c.submit(_report, shipped, workers=[addr], pure=False)
-                            for addr in workers])
+                            for addr in workers], asynchronous=False)
     kinds = sorted(found for _, found in reports)
     assert [kind for kind, _ in reports] == ["CVM", "CVM"]
     assert kinds == ["compiled", "disk"], kinds  # one compiled it, the other waited and loaded

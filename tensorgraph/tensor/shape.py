@@ -23,6 +23,7 @@ from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
 __all__ = [
     "Shape", "Shape_i", "Reshape", "SpecifyShape", "shape", "shape_i", "reshape", "flatten",
     "squeeze", "expand_dims", "specify_shape", "shape_padleft", "shape_padright", "transpose",
+    "get_vector_length", "shape_tuple", "specify_broadcastable",
 ]
 
 _INT64 = "int64"
@@ -228,6 +229,32 @@ def shape_i(x, i: int) -> Variable:
     return Shape_i(i)(x)
 
 
+def shape_tuple(x) -> tuple:
+    """The shape of ``x`` as a tuple of 0-d int64 variables (constants where sizes are static)."""
+    x = as_tensor_variable(x)
+    return tuple(shape_i(x, d) for d in range(x.ndim))
+
+
+def get_vector_length(v) -> int:
+    """The length of the 1-d tensor ``v`` when it is known while the graph is built (a static
+    size, ``x.shape``, a vector made of scalars, a constant); else a ValueError."""
+    v = as_tensor_variable(v)
+    if v.ndim != 1:
+        raise TypeError(f"get_vector_length: {v} is {v.ndim}-d, not a vector")
+    if v.type.shape[0] is not None:
+        return v.type.shape[0]
+    owner = v.owner
+    if owner is not None:
+        from tensorgraph.tensor.join import MakeVector
+
+        if isinstance(owner.op, MakeVector):
+            return len(owner.inputs)
+        if isinstance(owner.op, Shape):
+            return owner.inputs[0].ndim
+    raise ValueError(f"get_vector_length: the length of {v} ({v.type}) is not known before it "
+                     "is computed; give it with specify_shape(v, (n,))")
+
+
 # ----------------------------------------------------------------------------------------------
 # SpecifyShape
 
@@ -320,6 +347,16 @@ def specify_shape(x, shape) -> Variable:
     if not checked:
         return x
     return SpecifyShape(checked)(x, *sizes)
+
+
+def specify_broadcastable(x, *axes) -> Variable:
+    """``x`` with the dimensions ``axes`` asserted (at run time) to have size 1, so that they
+    broadcast in elementwise operations."""
+    x = as_tensor_variable(x)
+    if not axes:
+        return x
+    wanted = {normalize_axis(a, x.ndim, "specify_broadcastable") for a in axes}
+    return specify_shape(x, [1 if d in wanted else None for d in range(x.ndim)])
 
 
 # ----------------------------------------------------------------------------------------------

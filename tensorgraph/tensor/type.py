@@ -7,6 +7,7 @@ which keeps gradients exact (a gradient is summed back exactly over the broadcas
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -24,6 +25,18 @@ FLOAT_DTYPES = ("float16", "float32", "float64")
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 DISCRETE_DTYPES = ("bool",) + INT_DTYPES
 COMPLEX_DTYPES = ("complex64", "complex128")
+
+# The dtype groups under the names PyTensor gives them (lists, as code that concatenates or
+# parametrizes over them expects): signed and unsigned integers, discrete (bool + integers),
+# floats, complex, continuous (floats + complex), and all of them.
+int_dtypes = ["int8", "int16", "int32", "int64"]
+uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]
+integer_dtypes = int_dtypes + uint_dtypes
+discrete_dtypes = ["bool"] + integer_dtypes
+float_dtypes = list(FLOAT_DTYPES)
+complex_dtypes = list(COMPLEX_DTYPES)
+continuous_dtypes = float_dtypes + complex_dtypes
+all_dtypes = discrete_dtypes + continuous_dtypes
 
 
 def normalize_dtype(dtype) -> str:
@@ -132,7 +145,32 @@ class TensorType(Type):
             _warn_float64(name)
         return self.variable_type(self, None, None, name)
 
-    __call__ = make_variable
+    def __call__(self, name: str | None = None, *, dtype=None, shape=None):
+        """A variable of this type named ``name``.
+
+        The typed constructors (``tt.dmatrix``, ``tt.lscalar``...) are TensorType instances, so
+        that ``x.type == tt.lscalar`` holds as in PyTensor; the keywords the generic
+        constructors take are accepted too: ``dtype=`` (it must be this type's) and
+        ``shape=`` (static sizes for this type's unknown ones: ``tt.dmatrix('m', shape=(2,
+        None))``).
+        """
+        if dtype is not None and normalize_dtype(dtype) != self.dtype:
+            raise TypeError(f"{self} makes {self.dtype} tensors; got dtype={dtype}")
+        if shape is None:
+            return self.make_variable(name)
+        return self.clone(shape=self._refined(shape)).make_variable(name)
+
+    def _refined(self, shape) -> tuple:
+        """This type's static shape with the ``None`` sizes given by ``shape``."""
+        shape = tuple(shape)
+        if len(shape) != self.ndim:
+            raise TypeError(f"{self} has {self.ndim} dimension{'s' if self.ndim != 1 else ''}; "
+                            f"got shape={shape}")
+        for i, (fixed, given) in enumerate(zip(self.shape, shape)):
+            if fixed is not None and given is not None and given != fixed:
+                raise TypeError(f"{self}: dimension {i} has size {fixed}; got shape={shape}")
+        return tuple(fixed if fixed is not None else given
+                     for fixed, given in zip(self.shape, shape))
 
     # -- values -----------------------------------------------------------------------------
 
@@ -244,7 +282,11 @@ def _warn_float64(name):
     message = (f"creating a float64 variable{f' {name!r}' if name else ''} "
                "(config.warn_float64 is on; set floatX=float32 or give dtype='float32')")
     if action == "warn":
-        warnings.warn(message, stacklevel=4)
+        # point at the first frame outside this module (the user's constructor call)
+        level, frame = 1, sys._getframe()
+        while frame is not None and frame.f_code.co_filename == __file__:
+            frame, level = frame.f_back, level + 1
+        warnings.warn(message, stacklevel=level)
     elif action == "raise":
         raise TypeError(message)
     elif action == "pdb":
@@ -263,60 +305,72 @@ def _resolve_dtype(dtype):
 
 def tensor(dtype_or_name=None, shape=None, name: str | None = None, *, dtype=None,
            broadcastable=None):
-    """A symbolic tensor: ``tensor('float32', shape=(None, 3), name='x')``.
+    """A symbolic tensor: ``tensor(name, dtype=..., shape=...)`` as in PyTensor
+    (``tensor('x', dtype='int64', shape=(None, 3))``), or ``tensor('float32', shape=(None, 3),
+    name='x')`` with the dtype first.
 
-    ``tensor('x', shape=(2,))`` (the name first) is accepted too, as in PyTensor: a first
-    positional string that is not a dtype is the name.  ``dtype=`` given by keyword is always a
-    dtype, and an unknown one raises a TypeError listing the valid dtypes.
+    A first positional string that is a dtype is the dtype (given with ``dtype=`` too, it is
+    refused as ambiguous); any other first string is the name. ``dtype=`` defaults to
+    ``config.floatX``; an unknown one raises a TypeError listing the valid dtypes.
     """
     if dtype is not None and dtype_or_name is not None:
-        raise TypeError(f"tensor() got a dtype twice: {dtype_or_name!r} and dtype={dtype!r}")
+        if (name is not None or not isinstance(dtype_or_name, str)
+                or _is_dtype(dtype_or_name)):
+            raise TypeError(f"tensor() got a dtype twice: {dtype_or_name!r} and dtype={dtype!r}")
+        dtype_or_name, name = None, dtype_or_name
     if dtype is None:
         dtype = dtype_or_name
         if isinstance(dtype, str) and name is None and not _is_dtype(dtype):
             dtype, name = None, dtype
     if shape is None and broadcastable is None:
-        raise TypeError("tensor() needs shape=..., e.g. tensor('float32', shape=(None, None))")
+        raise TypeError("tensor() needs shape=..., e.g. tensor('x', dtype='float32', "
+                        "shape=(None, None))")
     return TensorType(_resolve_dtype(dtype), shape, broadcastable=broadcastable)(name)
 
 
 def _is_dtype(text: str) -> bool:
+    """Whether ``text`` names a dtype tensors may have. Codes of one or two characters
+    (numpy reads ``'b'`` as int8, ``'f8'`` as float64) are names, as in PyTensor."""
     if text == "floatX" or text in ALL_DTYPES:
         return True
+    if len(text) <= 2:
+        return False
     try:
-        np.dtype(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return np.dtype(text).name in ALL_DTYPES
     except TypeError:
         return False
-    return True
 
 
-def _make_constructor(ndim_shape, kind, fixed_dtype=None):
+def _make_constructor(ndim_shape, kind):
     def constructor(name: str | None = None, *, dtype=None, shape=None):
-        if fixed_dtype is not None and dtype is not None and normalize_dtype(dtype) != fixed_dtype:
-            raise TypeError(f"{constructor.__name__} makes {fixed_dtype} tensors; got dtype={dtype}")
-        static = ndim_shape if shape is None else tuple(shape)
-        if len(static) != len(ndim_shape):
-            raise TypeError(f"{constructor.__name__} makes {len(ndim_shape)}-d tensors; got "
-                            f"shape={shape}")
-        for i, (fixed, given) in enumerate(zip(ndim_shape, static)):
-            if fixed == 1 and given != 1:
-                raise TypeError(f"{constructor.__name__}: dimension {i} has size 1; got {given}")
-        return TensorType(fixed_dtype or _resolve_dtype(dtype), static)(name)
+        return TensorType(_resolve_dtype(dtype), ndim_shape)(name, shape=shape)
 
-    constructor.__doc__ = (f"A symbolic {kind} of dtype "
-                           f"{fixed_dtype or 'config.floatX (or dtype=...)'}: name first, "
-                           "then ``dtype=``/``shape=`` keywords.")
+    constructor.__doc__ = (f"A symbolic {kind} of dtype config.floatX (or dtype=...): name "
+                           "first, then ``dtype=``/``shape=`` keywords.")
     return constructor
 
 
 def _make_plural(single):
     def plural(*names, dtype=None):
-        """Several variables at once: ``x, y = dmatrices('x', 'y')`` (or a count: ``matrices(2)``)."""
-        if len(names) == 1 and isinstance(names[0], int):
-            names = (None,) * names[0]
-        elif len(names) == 1 and isinstance(names[0], str) and ("," in names[0] or " " in names[0]):
-            names = tuple(n for n in names[0].replace(",", " ").split())
+        """Several variables at once, as in Theano and PyTensor: ``x, y = dmatrices('x', 'y')``,
+        ``x, y = dscalars('xy')`` (a single string without separators: one variable per
+        character; a one-character string gives that one variable, not a list),
+        ``dscalars('x, y')`` (separated names) or a count: ``matrices(2)``."""
         kwargs = {} if dtype is None else {"dtype": dtype}
+        if len(names) == 1 and isinstance(names[0], int):
+            return [single(None, **kwargs) for _ in range(names[0])]
+        if len(names) == 1 and isinstance(names[0], str):
+            text = names[0]
+            if "," in text or " " in text:
+                names = tuple(text.replace(",", " ").split())
+            elif len(text) == 1:
+                return single(text, **kwargs)
+            else:
+                names = tuple(text)
+        elif len(names) == 1 and isinstance(names[0], (list, tuple)):
+            names = tuple(names[0])
         return [single(n, **kwargs) for n in names]
 
     return plural
@@ -339,8 +393,8 @@ for _kind, _shape in _KINDS.items():
     CONSTRUCTORS[_PLURAL[_kind]] = _make_plural(CONSTRUCTORS[_kind])
     CONSTRUCTORS[_PLURAL[_kind]].__name__ = _PLURAL[_kind]
     for _prefix, _dtype in DTYPE_PREFIXES.items():
-        _single = _make_constructor(_shape, _kind, _dtype)
-        _single.__name__ = _prefix + _kind
+        # a type, not a function: ``x.type == tt.lscalar`` (and it is called like one)
+        _single = TensorType(_dtype, _shape)
         CONSTRUCTORS[_prefix + _kind] = _single
         _many = _make_plural(_single)
         _many.__name__ = _prefix + _PLURAL[_kind]

@@ -86,8 +86,22 @@ class TensorOperators:
                         "`is None` checks rather than `if x`")
 
     def __iter__(self):
-        raise TypeError(f"cannot iterate over the symbolic variable {self}; index it instead "
-                        "(x[i]) or use a fixed-size loop over range(n)")
+        """``a, b = x.shape`` and ``for row in x`` where the first dimension's size is known
+        when the graph is built (static, or the length of ``x.shape``): one ``x[i]`` each."""
+        length = None
+        if self.ndim >= 1:
+            length = self.type.shape[0]
+            if length is None and self.ndim == 1:
+                try:
+                    length = _shape().get_vector_length(self)
+                except ValueError:
+                    length = None
+        if length is None:
+            raise TypeError(f"cannot iterate over the symbolic variable {self}: the size of its "
+                            "first dimension is not known before it is computed; index it "
+                            "instead (x[i]), use specify_shape, or a fixed-size loop over "
+                            "range(n)")
+        return (self[i] for i in range(length))
 
     def __len__(self):
         raise TypeError(f"len() of the symbolic variable {self} is unknown; use x.shape[0]")

@@ -1,0 +1,109 @@
+"""The constructors as Theano and PyTensor code types them: typed constructors that are types,
+plural constructors taking one name per character, ``tensor(name, dtype=, shape=)``, shapes
+unpacked into scalars, and the dtype groups."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorgraph.tensor as tt
+from tensorgraph import config
+from tensorgraph.tensor import type as ttype
+
+from op_checks import fn
+
+
+def test_typed_constructors_are_types_and_callable():
+    x = tt.lscalar("x")
+    assert x.type == tt.lscalar and x.name == "x"
+    assert tt.dmatrix().type == tt.dmatrix == tt.TensorType("float64", (None, None))
+    assert tt.frow("r").type == tt.TensorType("float32", (1, None))
+    assert tt.ivector().type != tt.lvector
+    # the keywords of the generic constructors are taken too
+    m = tt.dmatrix("m", shape=(2, None))
+    assert m.type == tt.TensorType("float64", (2, None))
+    assert tt.dmatrix("m", dtype="float64").type == tt.dmatrix
+    with pytest.raises(TypeError, match="makes float64 tensors; got dtype=int32"):
+        tt.dmatrix("m", dtype="int32")
+    with pytest.raises(TypeError, match="has 2 dimensions"):
+        tt.dmatrix("m", shape=(2,))
+    with pytest.raises(TypeError, match="dimension 0 has size 1"):
+        tt.drow("r", shape=(3, None))
+
+
+def test_plural_constructors_split_a_string_into_one_name_per_character():
+    x, y = tt.dscalars("xy")
+    assert (x.name, y.name) == ("x", "y") and x.type == tt.dscalar
+    single = tt.dscalars("x")          # one character: the variable itself, as in PyTensor
+    assert single.name == "x" and single.type == tt.dscalar
+    a, b = tt.dmatrices("a", "b")
+    assert (a.name, b.name) == ("a", "b")
+    first, second = tt.dvectors("first, second")
+    assert (first.name, second.name) == ("first", "second")
+    p, q = tt.ivectors(["p", "q"])
+    assert (p.name, q.name) == ("p", "q") and p.type == tt.ivector
+    assert len(tt.matrices(3)) == 3
+    u, v = tt.vectors("uv", dtype="int16")
+    assert u.dtype == v.dtype == "int16"
+
+
+def test_tensor_takes_pytensors_signature():
+    a = tt.tensor("a", shape=(), dtype="int64")
+    assert a.name == "a" and a.type == tt.lscalar
+    b = tt.tensor("b", dtype="float32", shape=(None, 3))
+    assert b.type == tt.TensorType("float32", (None, 3))
+    with pytest.raises(TypeError, match="got a dtype twice"):
+        tt.tensor("float32", shape=(None,), dtype="float64")
+
+
+def test_float64_warning_points_at_the_users_line():
+    with config.change_flags(warn_float64="warn"), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        tt.dmatrix("q")
+        tt.matrix("z", dtype="float64")
+        tt.dscalars("ab")
+    assert len(w) == 4
+    assert {rec.filename for rec in w} == {__file__}
+
+
+def test_shape_of_known_length_unpacks():
+    x = tt.matrix("x", dtype="float64")
+    rows, cols = x.shape
+    f = fn([x], [rows, cols])
+    assert [int(v) for v in f(np.zeros((2, 5)))] == [2, 5]
+    first, second, third = tt.as_tensor_variable(np.arange(3))
+    assert int(third.eval()) == 2
+    with pytest.raises(TypeError, match="not known before it is computed"):
+        iter(tt.vector("v"))
+    with pytest.raises(TypeError, match="not known before it is computed"):
+        iter(tt.matrix("m"))
+
+
+def test_get_vector_length_shape_tuple_specify_broadcastable():
+    x = tt.tensor3("x", dtype="float64")
+    assert tt.get_vector_length(x.shape) == 3
+    assert tt.get_vector_length(tt.as_tensor_variable([x.shape[0], 2])) == 2
+    with pytest.raises(ValueError, match="not known"):
+        tt.get_vector_length(tt.lvector("v"))
+    with pytest.raises(TypeError, match="not a vector"):
+        tt.get_vector_length(x)
+    sizes = tt.shape_tuple(x)
+    assert len(sizes) == 3
+    assert [int(v) for v in fn([x], list(sizes))(np.zeros((2, 3, 4)))] == [2, 3, 4]
+    b = tt.specify_broadcastable(x, 0, -1)
+    assert b.type.shape == (1, None, 1)
+    assert fn([x], b)(np.zeros((1, 3, 1))).shape == (1, 3, 1)
+    with pytest.raises(AssertionError):
+        fn([x], b)(np.zeros((2, 3, 1)))
+
+
+def test_dtype_groups():
+    assert ttype.int_dtypes == ["int8", "int16", "int32", "int64"]
+    assert ttype.uint_dtypes == ["uint8", "uint16", "uint32", "uint64"]
+    assert ttype.integer_dtypes == ttype.int_dtypes + ttype.uint_dtypes
+    assert ttype.discrete_dtypes == ["bool"] + ttype.integer_dtypes
+    assert ttype.float_dtypes == ["float16", "float32", "float64"]
+    assert ttype.complex_dtypes == ["complex64", "complex128"]
+    assert ttype.continuous_dtypes == ttype.float_dtypes + ttype.complex_dtypes
+    assert sorted(ttype.all_dtypes) == sorted(ttype.ALL_DTYPES)

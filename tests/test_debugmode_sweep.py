@@ -10,8 +10,8 @@ its value and, for float outputs, the gradient of a sum of squares of it.
 
 A test compiles one expression for one input type (dynamic shapes: every shape of its
 ndim goes through the same function) and names the expression and shape that failed.
-``SWEEP_SIZE`` counts the checks. The static-shape half is marked ``slow`` (it compiles a
-function per shape) and runs with ``-m slow``.
+``SWEEP_SIZE`` counts the checks. The static-shape part (a function per shape) and a float32
+pass are marked ``slow`` and run with ``-m slow``.
 """
 
 from __future__ import annotations
@@ -179,8 +179,11 @@ def _cases(static: bool):
 
 DYNAMIC, STATIC = _cases(static=False), _cases(static=True)
 #: checks made (an expression on an input shape: its value and, for floats, its gradient)
-SWEEP_SIZE = {"dynamic": sum(len(c.values[2]) for c in DYNAMIC),
-              "static (slow)": sum(len(c.values[2]) for c in STATIC)}
+SWEEP_SIZE = {"dynamic float64": sum(len(c.values[2]) for c in DYNAMIC),
+              "static float64 (slow)": sum(len(c.values[2]) for c in STATIC),
+              "dynamic float32 (slow)": sum(len(c.values[2]) for c in DYNAMIC)}
+#: how close DebugMode's results must be to FAST_COMPILE's (other rewrites, fused C loops)
+AGREEMENT = {"float64": dict(rtol=1e-9, atol=1e-12), "float32": dict(rtol=2e-4, atol=1e-5)}
 
 
 def _mode():
@@ -190,8 +193,8 @@ def _mode():
                      check_preallocated_output="c_contiguous:f_contiguous:strided")
 
 
-def _check(name, type_shape, shapes, fn):
-    x = tt.tensor("float64", shape=type_shape, name="x")
+def _check(name, type_shape, shapes, fn, dtype="float64"):
+    x = tt.tensor(dtype, shape=type_shape, name="x")
     out = fn(x)
     outputs = [out]
     if out.dtype.startswith("float"):
@@ -200,7 +203,7 @@ def _check(name, type_shape, shapes, fn):
     reference = tg.function([x], outputs, mode="FAST_COMPILE")
     for shape in shapes:
         rng = np.random.default_rng(zlib.crc32(f"{name}{shape}".encode()))
-        value = rng.standard_normal(shape)
+        value = rng.standard_normal(shape).astype(dtype)
         with np.errstate(all="ignore"):
             try:
                 got = checked(value)
@@ -209,8 +212,14 @@ def _check(name, type_shape, shapes, fn):
                                      f"{type(exc).__name__}: {exc}") from exc
             expected = reference(value)
         for g, e in zip(got, expected):
-            np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12,
+            np.testing.assert_allclose(g, e, **AGREEMENT[dtype],
                                        err_msg=f"{name} on an input of shape {shape}")
+
+
+def _skip_unless_slow_selected(request):
+    markexpr = request.config.getoption("markexpr") or ""
+    if "slow" not in markexpr or "not slow" in markexpr:
+        pytest.skip("slow: run with -m slow")
 
 
 @pytest.mark.parametrize("name, type_shape, shapes, fn", DYNAMIC)
@@ -223,7 +232,13 @@ def test_debugmode_sweep(name, type_shape, shapes, fn):
 def test_debugmode_sweep_static_shapes(request, name, type_shape, shapes, fn):
     """The same expressions on inputs whose length-1 axes are static (a function per shape:
     three times the compiling). Runs when slow tests are selected (``-m slow``)."""
-    if "slow" not in (request.config.getoption("markexpr") or "") or \
-            "not slow" in request.config.getoption("markexpr"):
-        pytest.skip("slow: run with -m slow")
+    _skip_unless_slow_selected(request)
     _check(name, type_shape, shapes, fn)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, type_shape, shapes, fn", DYNAMIC)
+def test_debugmode_sweep_float32(request, name, type_shape, shapes, fn):
+    """The dynamic-shape sweep in float32 (DebugMode's float32 tolerances, other C)."""
+    _skip_unless_slow_selected(request)
+    _check(name, type_shape, shapes, fn, "float32")

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
+
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor import scalar_special as _special
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.type import normalize_dtype
 
@@ -32,6 +35,10 @@ __all__ = [
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
     "sigmoid", "expit", "softplus", "log1pexp", "log1mexp",
     "erf", "erfc", "erfinv", "erfcinv", "gamma", "gammaln", "psi", "tri_gamma",
+    "power", "true_divide", "digamma", "erfcx", "polygamma", "xlogy", "xlog1py", "logaddexp",
+    "deg2rad", "rad2deg", "ceil_intdiv", "isposinf", "isneginf", "isclose", "nan_to_num",
+    "smallest", "largest", "real", "imag", "conj", "conjugate", "angle", "complex",
+    "complex_from_polar",
 ]
 
 _add = Elemwise(ps.add)
@@ -247,3 +254,184 @@ gammaln = _elemwise_function(psm.gammaln, "gammaln", "a", "log |gamma(a)|.")
 psi = _elemwise_function(psm.psi, "psi", "a", "the digamma function (derivative of gammaln).")
 tri_gamma = _elemwise_function(psm.tri_gamma, "tri_gamma", "a",
                                "the trigamma function (derivative of psi; no gradient of its own).")
+
+
+# -- PyTensor's and numpy's other names ---------------------------------------------------------
+
+power = pow
+true_divide = true_div
+digamma = psi
+
+
+def _float_constant(value, like):
+    """``value`` as a constant of the float dtype ``like`` computes in (floatX for integers)."""
+    from tensorgraph.configdefaults import config
+    from tensorgraph.tensor.basic import constant
+
+    dtype = like.dtype if like.dtype in ("float16", "float32", "float64") else config.floatX
+    return constant(value, dtype=dtype)
+
+
+def deg2rad(x):
+    """Degrees to radians (integers compute in floatX)."""
+    x = as_tensor_variable(x)
+    return mul(x, _float_constant(np.pi / 180, x))
+
+
+def rad2deg(x):
+    """Radians to degrees (integers compute in floatX)."""
+    x = as_tensor_variable(x)
+    return mul(x, _float_constant(180 / np.pi, x))
+
+
+def ceil_intdiv(a, b):
+    """``ceil(a / b)`` for integers, exactly (``a // b``, plus one where ``b`` does not divide
+    ``a``)."""
+    q = int_div(a, b)
+    return add(q, cast(neq(mod(a, b), 0), q.dtype))
+
+
+def isposinf(x):
+    """True where ``x`` is +inf."""
+    x = as_tensor_variable(x)
+    return and_(isinf(x), gt(x, 0))
+
+
+def isneginf(x):
+    """True where ``x`` is -inf."""
+    x = as_tensor_variable(x)
+    return and_(isinf(x), lt(x, 0))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True where ``|a - b| <= atol + rtol * |b|``, as ``np.isclose``: infinities are close
+    only to themselves, nan to nothing unless ``equal_nan``."""
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    diff = abs(sub(a, b))
+    close = le(diff, add(_float_constant(atol, diff), mul(_float_constant(rtol, diff), abs(b))))
+    if a.dtype in ps.DISCRETE and b.dtype in ps.DISCRETE:
+        return close
+    # an infinity is close to the same infinity only (inf - inf is nan)
+    both_inf = and_(isinf(a), isinf(b))
+    result = switch(or_(isinf(a), isinf(b)), and_(both_inf, eq(a, b)), close)
+    if equal_nan:
+        result = or_(result, and_(isnan(a), isnan(b)))
+    return result
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """``x`` with nan replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by
+    default the largest and the most negative finite value of ``x``'s dtype), as
+    ``np.nan_to_num``. Integers are returned unchanged."""
+    from tensorgraph.tensor.basic import constant
+
+    x = as_tensor_variable(x)
+    if x.dtype in ps.DISCRETE:
+        return x
+    info = np.finfo(x.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    out = switch(isnan(x), constant(nan, dtype=x.dtype), x)
+    out = switch(isposinf(x), constant(big, dtype=x.dtype), out)
+    return switch(isneginf(x), constant(small, dtype=x.dtype), out)
+
+
+def logaddexp(*xs):
+    """``log(exp(x1) + exp(x2) + ...)``, computed without overflow (pairwise:
+    ``max + log1p(exp(-|x1 - x2|))``; two equal infinities give that infinity)."""
+    if len(xs) < 2:
+        raise TypeError(f"logaddexp takes at least 2 arguments, got {len(xs)}")
+    result = as_tensor_variable(xs[0])
+    for x in xs[1:]:
+        x = as_tensor_variable(x)
+        top = maximum(result, x)
+        spread = log1p(exp(neg(abs(sub(result, x)))))
+        # equal values (infinities included, where the difference is nan) add log(2)
+        result = switch(eq(result, x), add(top, _float_constant(np.log(2), spread)),
+                        add(top, spread))
+    return result
+
+
+def smallest(*args):
+    """The elementwise minimum of any number of tensors."""
+    if not args:
+        raise TypeError("smallest() takes at least one argument")
+    result = as_tensor_variable(args[0])
+    for a in args[1:]:
+        result = minimum(result, a)
+    return result
+
+
+def largest(*args):
+    """The elementwise maximum of any number of tensors."""
+    if not args:
+        raise TypeError("largest() takes at least one argument")
+    result = as_tensor_variable(args[0])
+    for a in args[1:]:
+        result = maximum(result, a)
+    return result
+
+
+# -- special functions -------------------------------------------------------------------------
+
+erfcx = _elemwise_function(_special.erfcx, "erfcx", "a",
+                           "exp(a**2) * erfc(a), without overflow for large a (no C: scipy).")
+polygamma = _elemwise_function(
+    _special.polygamma, "polygamma", "n, x",
+    "the n-th derivative of psi at x (n an integer >= 0; no C: scipy).")
+
+
+xlogy = _elemwise_function(
+    _special.xlogy, "xlogy", "x, y",
+    "x * log(y), 0 where x is 0 (even where y is 0), as scipy.special.xlogy; the gradient is "
+    "log(y) and x / y everywhere.")
+xlog1py = _elemwise_function(
+    _special.xlog1py, "xlog1py", "x, y",
+    "x * log1p(y), 0 where x is 0 (even where y is -1), as scipy.special.xlog1py; the gradient "
+    "is log1p(y) and x / (1 + y) everywhere.")
+
+
+# -- complex numbers ---------------------------------------------------------------------------
+
+_real = Elemwise(_special.real)
+_imag = Elemwise(_special.imag)
+_conj = Elemwise(_special.conj)
+_complex = Elemwise(_special.complex_)
+angle = _elemwise_function(_special.angle, "angle", "z",
+                           "the argument of z in (-pi, pi]; 0 or pi for real z.")
+
+
+def real(z):
+    """The real part of ``z`` (``z`` itself when it is real)."""
+    z = as_tensor_variable(z)
+    return _real(z) if z.dtype in ps.COMPLEX else z
+
+
+def imag(z):
+    """The imaginary part of ``z`` (zeros of ``z``'s shape and dtype when it is real)."""
+    z = as_tensor_variable(z)
+    if z.dtype in ps.COMPLEX:
+        return _imag(z)
+    from tensorgraph.tensor.basic import constant
+
+    return second(z, constant(np.zeros((), dtype=z.dtype)))
+
+
+def conj(z):
+    """The complex conjugate of ``z`` (``z`` itself when it is real)."""
+    z = as_tensor_variable(z)
+    return _conj(z) if z.dtype in ps.COMPLEX else z
+
+
+conjugate = conj
+
+
+def complex(real_part, imag_part):
+    """``real_part + 1j * imag_part`` from two real tensors (complex64 from float32 parts)."""
+    return _complex(real_part, imag_part)
+
+
+def complex_from_polar(modulus, phase):
+    """The complex number of modulus ``modulus`` and argument ``phase`` (radians)."""
+    modulus, phase = as_tensor_variable(modulus), as_tensor_variable(phase)
+    return complex(mul(modulus, cos(phase)), mul(modulus, sin(phase)))

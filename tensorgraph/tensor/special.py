@@ -1,6 +1,7 @@
 """Functions of neural-network code: ``softmax``, ``log_softmax``, ``logsumexp`` (as
 ``tt.special.*``), and ``relu``, ``categorical_crossentropy``, ``binary_crossentropy`` (also in
-``tt``).
+``tt``); and the special functions composed of gamma functions and logarithms (``logit``,
+``beta``, ``betaln``, ``poch``, ``factorial``; ``xlogy`` and ``xlog1py`` of ``tt``).
 
 ``Softmax`` and ``LogSoftmax`` are ops with numerically stable numpy implementations (the
 maximum is subtracted first, so large inputs do not overflow) and closed-form gradients written
@@ -23,6 +24,7 @@ from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
+from tensorgraph.tensor.math import xlog1py, xlogy  # noqa: F401  (PyTensor has them here too)
 from tensorgraph.tensor.reduction import logsumexp, sum as tsum, zeros_gradient
 from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
@@ -30,7 +32,7 @@ from tensorgraph.tensor.type import TensorType
 __all__ = [
     "Softmax", "LogSoftmax", "TakeAlongLastAxis", "PutAlongLastAxis",
     "softmax", "log_softmax", "logsumexp", "relu", "categorical_crossentropy",
-    "binary_crossentropy",
+    "binary_crossentropy", "logit", "beta", "betaln", "poch", "factorial", "xlogy", "xlog1py",
 ]
 
 
@@ -48,6 +50,9 @@ class _SoftmaxBase(Op):
     __props__ = ("axis",)
 
     def __init__(self, axis):
+        if axis is not None and (isinstance(axis, (bool, np.bool_))
+                                 or not isinstance(axis, (int, np.integer))):
+            raise TypeError(f"{type(self).__name__}: axis must be an int or None, got {axis!r}")
         self.axis = None if axis is None else int(axis)
 
     def __str__(self):
@@ -298,3 +303,43 @@ def binary_crossentropy(output, target):
     one = constant(1, dtype=target.dtype if target.dtype not in ps.DISCRETE else "int8")
     return tm.neg(tm.add(tm.mul(target, tm.log(output)),
                          tm.mul(tm.sub(one, target), tm.log1p(tm.neg(output)))))
+
+
+# ----------------------------------------------------------------------------------------------
+# Special functions composed of gamma functions and logarithms
+
+
+def logit(x):
+    """``log(x / (1 - x))``, the inverse of ``sigmoid`` on (0, 1)."""
+    from tensorgraph.tensor import math as tm
+
+    x = as_tensor_variable(x)
+    return tm.log(tm.true_div(x, tm.sub(1, x)))
+
+
+def beta(a, b):
+    """The beta function ``gamma(a) * gamma(b) / gamma(a + b)``."""
+    from tensorgraph.tensor import math as tm
+
+    return tm.true_div(tm.mul(tm.gamma(a), tm.gamma(b)), tm.gamma(tm.add(a, b)))
+
+
+def betaln(a, b):
+    """``log(|beta(a, b)|)`` from ``gammaln``, without the overflow of ``beta`` itself."""
+    from tensorgraph.tensor import math as tm
+
+    return tm.sub(tm.add(tm.gammaln(a), tm.gammaln(b)), tm.gammaln(tm.add(a, b)))
+
+
+def poch(z, m):
+    """The rising factorial (Pochhammer symbol) ``gamma(z + m) / gamma(z)``."""
+    from tensorgraph.tensor import math as tm
+
+    return tm.true_div(tm.gamma(tm.add(z, m)), tm.gamma(z))
+
+
+def factorial(n):
+    """``n!`` as ``gamma(n + 1)`` (a float; defined for non-integer ``n`` too)."""
+    from tensorgraph.tensor import math as tm
+
+    return tm.gamma(tm.add(n, 1))

@@ -263,6 +263,10 @@ class ModeParam(ConfigParam):
         if isinstance(value, str):
             if value.strip() in self.choices:
                 return value.strip()
+            # PyTensor's mode names are case-insensitive ('fast_run', 'cvm'): keep our spelling
+            spelled = [c for c in self.choices if c.upper() == value.strip().upper()]
+            if spelled:
+                return spelled[0]
             raise ValueError("")
         from tensorgraph.compile.mode import Mode
 

@@ -9,6 +9,7 @@ from tensorgraph.compile.mode import (
     FAST_COMPILE,
     FAST_RUN,
     Mode,
+    get_default_mode,
     get_mode,
     register_mode,
     set_rewriter,
@@ -20,7 +21,7 @@ from tensorgraph.compile.sharedvalue import SharedVariable, shared, shared_const
 
 __all__ = [
     "Function", "function", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
-    "FAST_RUN", "Mode", "get_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
+    "FAST_RUN", "Mode", "get_mode", "get_default_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
     "shared_constructor", "MonitorMode", "NanGuardMode", "ProfileStats",
     "DebugMode", "DebugModeError",
 ]

@@ -85,8 +85,9 @@ class BadThunkOutput(DebugModeError):
 class BadOptimization(DebugModeError):
     """A rewrite replaced a variable with one computing a different value.
 
-    Attributes: ``step`` (the ``RewriteStep``), ``old``, ``new`` (variables), ``old_value``,
-    ``new_value``, ``largest_difference``.
+    Attributes: ``step`` (the ``RewriteStep``), ``reason`` (the rewrite's name, PyTensor's
+    attribute), ``old``, ``new`` (variables), ``old_value``, ``new_value``,
+    ``largest_difference``.
     """
 
     def __init__(self, message, step=None, old=None, new=None, old_value=None, new_value=None,
@@ -96,6 +97,10 @@ class BadOptimization(DebugModeError):
         self.old, self.new = old, new
         self.old_value, self.new_value = old_value, new_value
         self.largest_difference = largest_difference
+
+    @property
+    def reason(self):
+        return getattr(self.step, "name", None)
 
 
 class BadDestroyMap(DebugModeError):
@@ -197,6 +202,37 @@ def compare(a, b, dtype=None):
                     f"{a[index]!r} vs {b[index]!r} ({int((~close).sum())} of {a.size} "
                     f"elements differ beyond rtol={rtol}, atol={atol})",
             "diff": float(diff[index]), "index": index, "a": a, "b": b}
+
+
+def str_diagnostic(expected, value, rtol, atol) -> str:
+    """A few lines describing how ``value`` differs from ``expected``: shapes and dtypes,
+    then (for numbers of the same shape) the largest absolute and relative differences,
+    where they are, and how many elements are outside ``rtol`` / ``atol``. For messages of
+    failed comparisons."""
+    exp, val = np.asarray(expected), np.asarray(value)
+    lines = [f"expected: shape {exp.shape}, dtype {exp.dtype}; "
+             f"got: shape {val.shape}, dtype {val.dtype}"]
+    if exp.shape != val.shape or exp.dtype.kind not in "biufc" or val.dtype.kind not in "biufc":
+        lines.append(f"expected {_short(expected)}, got {_short(value)}")
+        return "\n".join(lines)
+    if exp.size == 0:
+        return lines[0]
+    wide = np.complex128 if "c" in (exp.dtype.kind, val.dtype.kind) else np.float64
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        e, v = exp.astype(wide), val.astype(wide)
+        abs_err = np.abs(e - v)
+        rel_err = abs_err / np.maximum(np.abs(e), np.abs(v))
+    bad = ~np.isclose(v, e, rtol=rtol, atol=atol, equal_nan=True)
+    finite = np.where(np.isnan(abs_err), -1.0, abs_err)
+    worst = np.unravel_index(int(np.argmax(finite)), exp.shape) if exp.shape else ()
+    lines.append(f"largest absolute difference {float(abs_err[worst]):.6g} at index "
+                 f"{tuple(int(i) for i in worst)}: expected {exp[worst]!r}, got {val[worst]!r}")
+    rel = np.where(np.isnan(rel_err), -1.0, rel_err)
+    lines.append(f"largest relative difference {float(np.max(rel)):.6g}")
+    lines.append(f"{int(bad.sum())} of {exp.size} elements differ beyond rtol={rtol}, "
+                 f"atol={atol}; nan: expected {int(np.isnan(e).sum())}, got "
+                 f"{int(np.isnan(v).sum())}")
+    return "\n".join(lines)
 
 
 def _short(value) -> str:

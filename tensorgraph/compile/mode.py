@@ -18,6 +18,11 @@ register themselves instead of being special-cased here:
   docs/backends.md). The back end's library is an optional extra; without it the mode's
   error names the ``pip install tensorgraph[...]`` to run.
 
+PyTensor's spellings work too: names are case-insensitive (``'fast_run'``, ``'cvm'``),
+``'CVM'`` is FAST_RUN's rewrites and linker, ``'C'`` the same rewrites with the 'c' linker,
+``get_default_mode()`` is ``get_mode(None)``; 'PYTORCH' and 'MLX' say they are not available
+(``PLANNED_MODES``).
+
 ``config.mode`` (default 'Mode') is the mode of ``function(mode=None)``. The default
 ``config.linker`` ('cvm') falls back to the Python VM while no C backend is registered;
 a linker named explicitly (``Mode(linker='c')`` or a ``config.linker`` you set) must exist.
@@ -56,12 +61,16 @@ class Mode:
     linker : str or linker object or None
         A registered linker name ('py', 'vm', 'vm_nogc', 'cvm', ...) or an object with
         ``make_vm``. ``None``: ``config.linker``.
-    optimizer : str or None
+    optimizer : str, RewriteDatabaseQuery, graph rewriter or None
         A rewrite preset name ('fast_run', 'fast_compile', 'o1', ..., 'None'); ``'default'``
-        means ``config.optimizer``; ``None`` means no rewrites (as in PyTensor).
+        means ``config.optimizer``; ``None`` means no rewrites (as in PyTensor). A
+        ``RewriteDatabaseQuery`` is run on ``db``; a graph rewriter (``db.query('+tag')``)
+        is run as it is.
+    db : RewriteDatabase or None
+        The database a preset or query selects from (default ``optdb``).
     """
 
-    def __init__(self, linker=None, optimizer="default", *, fallback: bool = False):
+    def __init__(self, linker=None, optimizer="default", db=None, *, fallback: bool = False):
         from tensorgraph.configdefaults import config
 
         if linker is None:
@@ -72,8 +81,19 @@ class Mode:
         if optimizer == "None":
             optimizer = None
         if optimizer is not None and not isinstance(optimizer, str):
-            raise TypeError(f"Mode(optimizer=...) takes a preset name or None, got "
-                            f"{type(optimizer).__name__}")
+            from tensorgraph.rewriting import GraphRewriter, RewriteDatabaseQuery
+
+            if not isinstance(optimizer, (RewriteDatabaseQuery, GraphRewriter)):
+                raise TypeError(f"Mode(optimizer=...) takes a preset name, a "
+                                f"RewriteDatabaseQuery, a graph rewriter or None, got "
+                                f"{type(optimizer).__name__}")
+        if db is not None:
+            from tensorgraph.rewriting import RewriteDatabase
+
+            if not isinstance(db, RewriteDatabase):
+                raise TypeError(f"Mode(db=...) takes a RewriteDatabase, got "
+                                f"{type(db).__name__}")
+        self.db = db
         self.provided_linker = linker
         self._fallback = fallback
         if isinstance(linker, str) and not fallback:
@@ -125,13 +145,46 @@ class Mode:
         """A new Mode that keeps only the rewrites having all of these tags."""
         return self._with_tags("rewrite_requiring", tags)
 
+    @property
+    def optdb(self):
+        """The rewrite database this mode's preset or query selects from."""
+        if self.db is not None:
+            return self.db
+        from tensorgraph.rewriting.optdb import optdb
+
+        return optdb
+
+    def register(self, *rewrites) -> Mode:
+        """A new Mode that also runs these ``(graph rewriter, position)`` pairs among the
+        phases of its rewrite database (positions as in ``optdb``: 1 canonicalize, 1.5
+        stabilize, 2 specialize, ..., 7 inplace)."""
+        from tensorgraph.rewriting.presets import query_for_mode
+
+        if not isinstance(self.optimizer, str) and self.optimizer is not None and not \
+                hasattr(self.optimizer, "selects"):
+            raise TypeError("Mode.register: this mode runs a rewriter object given as its "
+                            "optimizer; give it a preset or a RewriteDatabaseQuery instead")
+        query = query_for_mode(self).register(*rewrites)
+        new = self.clone()
+        new.optimizer = query
+        new.rewrite_including = new.rewrite_excluding = new.rewrite_requiring = ()
+        return new
+
     def _with_tags(self, attr, tags) -> Mode:
+        if not isinstance(self.optimizer, str) and self.optimizer is not None and not \
+                hasattr(self.optimizer, "selects"):
+            raise TypeError(f"{attr.split('_')[1]}: this mode runs the rewriter object "
+                            f"{self.optimizer} as it is, so tags do not apply; give "
+                            "Mode(optimizer=...) a preset or a RewriteDatabaseQuery")
         for t in tags:
             if not isinstance(t, str) or not t:
                 raise TypeError(f"{attr.split('_')[1]}: tags are non-empty strings, got {t!r}")
         from tensorgraph.rewriting.presets import check_tags
 
-        check_tags(tags)
+        if self.db is not None:
+            self.db.check_tags(tags)
+        else:
+            check_tags(tags)
         new = self.clone()
         setattr(new, attr, getattr(self, attr) + tuple(t for t in tags if t not in
                                                        getattr(self, attr)))
@@ -145,7 +198,7 @@ class Mode:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         if "linker" in kwargs:
-            Mode.__init__(new, kwargs.pop("linker"), new.optimizer)
+            Mode.__init__(new, kwargs.pop("linker"), new.optimizer, new.db)
         if "optimizer" in kwargs:
             new.optimizer = kwargs.pop("optimizer")
         if kwargs:
@@ -198,12 +251,36 @@ def get_mode(mode=None) -> Mode:
                         f"{type(mode).__name__}")
     if mode in _MODES:
         return _MODES[mode]()
+    spelled = [name for name in _MODES if name.upper() == mode.upper()]
+    if spelled:          # PyTensor's names are case-insensitive: 'fast_run', 'cvm', 'debugmode'
+        return _MODES[spelled[0]]()
+    if mode.upper() in PLANNED_MODES:
+        raise NotImplementedError(f"mode {mode!r} is not yet available in tensorgraph: "
+                                  f"{PLANNED_MODES[mode.upper()]}")
     raise ValueError(f"unknown mode {mode!r}; available modes: {', '.join(sorted(_MODES))}")
+
+
+def get_default_mode() -> Mode:
+    """The mode ``function(mode=None)`` uses: ``config.mode`` with the
+    ``config.optimizer_including/excluding/requiring`` tags (PyTensor's name for
+    ``get_mode(None)``)."""
+    return get_mode(None)
 
 
 register_mode("Mode", Mode)
 register_mode("FAST_COMPILE", lambda: Mode("py", "fast_compile"))
 register_mode("FAST_RUN", lambda: Mode("cvm", "fast_run", fallback=True))
+# PyTensor's names of the C modes: all rewrites with the whole-graph C VM ('CVM', FAST_RUN's
+# own) or the whole-graph C program without garbage collection ('C')
+register_mode("CVM", lambda: Mode("cvm", "fast_run", fallback=True))
+register_mode("C", lambda: Mode("c", "fast_run", fallback=True))
+
+#: modes PyTensor has and tensorgraph does not have yet: get_mode says so instead of
+#: "unknown mode" (a back end registering one of these names takes precedence)
+PLANNED_MODES = {
+    "PYTORCH": "there is no PyTorch back end yet; 'FAST_RUN' (C) or 'JAX' compile the whole graph",
+    "MLX": "there is no MLX back end; 'FAST_RUN' (C) or 'JAX' compile the whole graph",
+}
 
 
 def _debugging_mode(module: str, cls: str):

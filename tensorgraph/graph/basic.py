@@ -290,6 +290,87 @@ def io_toposort(inputs, outputs, orderings=None):
     return order
 
 
+def apply_ancestors(variables, blockers=None):
+    """The Apply nodes computing ``variables`` and everything they depend on (each once),
+    stopping at ``blockers``."""
+    seen, blockers = set(), set(blockers or ())
+    for var in ancestors(variables, blockers):
+        node = var.owner
+        if node is not None and node not in seen and var not in blockers:
+            seen.add(node)
+            yield node
+
+
+def equal_computations(xs, ys, in_xs=None, in_ys=None, strict_dtype=True) -> bool:
+    """Whether each ``xs[k]`` computes the same thing as ``ys[k]``: the same ops (by op
+    equality) applied in the same way to equal constants and to the same free variables.
+
+    ``in_xs[i]`` and ``in_ys[i]`` are taken as equal to each other (and to nothing else), which
+    compares graphs built on different inputs. ``strict_dtype=False`` lets variables of
+    different dtypes match when everything else does.
+    """
+    xs, ys = list(xs), list(ys)
+    in_xs, in_ys = list(in_xs or ()), list(in_ys or ())
+    if len(xs) != len(ys):
+        raise ValueError(f"equal_computations: {len(xs)} xs but {len(ys)} ys")
+    if len(in_xs) != len(in_ys):
+        raise ValueError(f"equal_computations: {len(in_xs)} in_xs but {len(in_ys)} in_ys")
+    given = {id(x): y for x, y in zip(in_xs, in_ys)}
+    given_y = {id(y) for y in in_ys}
+    keep = []      # the compared variables stay alive while their ids are memo keys
+    memo: dict[tuple[int, int], bool] = {}
+
+    def same_type(x, y):
+        tx, ty = getattr(x, "type", None), getattr(y, "type", None)
+        if strict_dtype or not hasattr(tx, "dtype") or not hasattr(ty, "dtype"):
+            return tx == ty
+        return getattr(tx, "shape", None) == getattr(ty, "shape", None)
+
+    def shallow(x, y):
+        """True / False when decided without looking at inputs, None otherwise."""
+        if id(x) in given:
+            return given[id(x)] is y and same_type(x, y)
+        if id(y) in given_y:
+            return False
+        if x is y and not given:
+            return True
+        if not same_type(x, y):
+            return False
+        if isinstance(x, Constant) or isinstance(y, Constant):
+            return (isinstance(x, Constant) and isinstance(y, Constant)
+                    and x.signature() == y.signature())
+        if x.owner is None or y.owner is None:
+            return x is y
+        nx, ny = x.owner, y.owner
+        if (x.index != y.index or len(nx.inputs) != len(ny.inputs)
+                or len(nx.outputs) != len(ny.outputs) or nx.op != ny.op):
+            return False
+        return None
+
+    for x0, y0 in zip(xs, ys):
+        stack = [(x0, y0)]
+        while stack:
+            x, y = stack[-1]
+            key = (id(x), id(y))
+            if key in memo:
+                stack.pop()
+                continue
+            verdict = shallow(x, y)
+            if verdict is None:
+                pairs = list(zip(x.owner.inputs, y.owner.inputs))
+                pending = [(a, b) for a, b in pairs if (id(a), id(b)) not in memo]
+                if pending:
+                    stack.extend(reversed(pending))
+                    continue
+                verdict = all(memo[(id(a), id(b))] for a, b in pairs)
+            memo[key] = verdict
+            keep.append((x, y))
+            stack.pop()
+        if not memo[(id(x0), id(y0))]:
+            return False
+    return True
+
+
 def applys_between(inputs, outputs):
     """The Apply nodes on paths from ``inputs`` to ``outputs``, in topological order."""
     return io_toposort(inputs, outputs)

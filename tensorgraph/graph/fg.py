@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from tensorgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, io_toposort
+from tensorgraph.graph.basic import (
+    Apply,
+    Constant,
+    Variable,
+    clone_get_equiv,
+    graph_inputs,
+    io_toposort,
+)
 from tensorgraph.graph.utils import InconsistencyError, MissingInputError
 
 
@@ -56,15 +63,26 @@ class FunctionGraph:
     Parameters
     ----------
     inputs, outputs : list of Variable
+        ``inputs=None`` takes the free variables the outputs depend on (constants aside), as
+        ``FunctionGraph(outputs=[y])`` does in PyTensor.
     features : list of Feature, attached at creation
     clone : bool
         Work on a copy of the graph (the default), so that rewrites never edit the user's graph.
+    copy_inputs : bool
+        With ``clone``, copy the input variables too (the default); ``False`` copies only the
+        nodes, so the graph reads the caller's input variables.
     """
 
-    def __init__(self, inputs, outputs, features=(), clone: bool = True):
-        inputs, outputs = list(inputs), list(outputs)
+    def __init__(self, inputs=None, outputs=None, features=(), clone: bool = True,
+                 copy_inputs: bool = True):
+        if outputs is None:
+            raise TypeError("FunctionGraph needs its outputs (a list of variables)")
+        outputs = list(outputs)
+        if inputs is None:
+            inputs = [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
+        inputs = list(inputs)
         if clone:
-            equiv = clone_get_equiv(inputs, outputs)
+            equiv = clone_get_equiv(inputs, outputs, copy_inputs=copy_inputs)
             inputs = [equiv[v] for v in inputs]
             outputs = [equiv[v] for v in outputs]
         for i, v in enumerate(inputs):
@@ -98,6 +116,20 @@ class FunctionGraph:
         self.outputs.append(var)
         self.import_var(var, reason)
         self.clients[var].append(("output", len(self.outputs) - 1))
+
+    def remove_output(self, index: int, reason=None) -> None:
+        """Drop output ``index`` (later outputs move up one place); nodes only it needed are
+        pruned."""
+        if not -len(self.outputs) <= index < len(self.outputs):
+            raise IndexError(f"remove_output: the graph has {len(self.outputs)} outputs, no "
+                             f"output {index}")
+        index %= len(self.outputs)
+        var = self.outputs.pop(index)
+        for j in range(index, len(self.outputs)):
+            clients = self.clients[self.outputs[j]]
+            clients[clients.index(("output", j + 1))] = ("output", j)
+        self._remove_client(var, ("output", index), reason)
+        self.version += 1
 
     def _setup_var(self, var: Variable) -> None:
         if var not in self.clients:

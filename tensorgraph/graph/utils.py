@@ -226,6 +226,11 @@ class MissingInputError(Exception):
     """A graph needs a variable that is neither an input nor computable from the inputs."""
 
 
+class MethodNotDefined(NotImplementedError):
+    """An Op or Type does not define a method for this case (its gradient, its C for a
+    dtype). A NotImplementedError, so code catching either catches it."""
+
+
 class InconsistencyError(Exception):
     """A change to a FunctionGraph would break one of its invariants (raised by validators)."""
 

@@ -2,7 +2,8 @@
 
 See ``basic`` (node/graph rewriters, walkers, equilibrium), ``pattern`` (algebraic rules as
 tuples), ``db`` (database and tag queries), ``optdb`` (the phases every Mode uses), ``presets``
-(named presets and the Mode hook) and ``history`` (the recorded steps).
+(named presets and the Mode hook), ``history`` (the recorded steps) and ``utils``
+(``rewrite_graph``: rewriting an expression without compiling it).
 """
 
 from tensorgraph.rewriting.basic import (
@@ -37,6 +38,7 @@ from tensorgraph.rewriting.optdb import (
 )
 from tensorgraph.rewriting.pattern import PatternNodeRewriter
 from tensorgraph.rewriting.presets import PRESETS, query_for_mode, rewrite_for_mode
+from tensorgraph.rewriting.utils import is_same_graph, rewrite_graph
 
 __all__ = [
     "EquilibriumGraphRewriter", "GraphRewriter", "NodeRewriter", "RewriteLimitError",
@@ -45,5 +47,5 @@ __all__ = [
     "RewriteDatabaseQuery", "SequenceDB", "WalkerDB", "RewriteHistory", "RewriteStep",
     "structurally_equal", "MergeRewriter", "optdb", "register_blas", "register_canonicalize",
     "register_inplace", "register_specialize", "register_stabilize", "PatternNodeRewriter",
-    "PRESETS", "query_for_mode", "rewrite_for_mode",
+    "PRESETS", "query_for_mode", "rewrite_for_mode", "rewrite_graph", "is_same_graph",
 ]

@@ -9,13 +9,14 @@ Tags belong to rewrites. A rewrite's effective tags are its own tags, its name, 
 the phases containing it, so ``excluding("stabilize")`` drops the whole stabilize phase and
 ``excluding("local_stable_log")`` drops one rewrite. A query selects the rewrites that have at least
 one ``include`` tag, all the ``require`` tags and no ``exclude`` tag; phases left empty are
-skipped.
+skipped. ``position_cutoff`` leaves out the phases at or after a position.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 
 from tensorgraph.rewriting.basic import (
     EquilibriumGraphRewriter,
@@ -29,42 +30,108 @@ from tensorgraph.rewriting.basic import (
 __all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB"]
 
 
-@dataclass(frozen=True)
+def _tag_set(value, what: str) -> frozenset:
+    if value is None:
+        return frozenset()
+    if isinstance(value, str):
+        raise TypeError(f"RewriteDatabaseQuery({what}=...) takes a collection of tags, "
+                        f"not the string {value!r}")
+    # PyTensor code writes include=[None] for "no tag": None selects nothing, so drop it
+    return frozenset(t for t in value if t is not None)
+
+
 class RewriteDatabaseQuery:
-    """Which rewrites to take from a database: see the module docstring. Hashable, so queried
-    rewriters can be cached."""
+    """Which rewrites to take from a database: see the module docstring.
 
-    include: frozenset = field(default_factory=frozenset)
-    require: frozenset = field(default_factory=frozenset)
-    exclude: frozenset = field(default_factory=frozenset)
+    ``position_cutoff`` keeps only the phases (entries of a ``SequenceDB``) at a position
+    below it: with ``optdb``'s positions, 1.51 stops after ``stabilize``, 2.01 after
+    ``specialize``, as in PyTensor. ``subquery`` maps a sub-database's name to the query used
+    inside it; ``extra_rewrites`` are ``(graph rewriter, position)`` pairs run among the
+    phases of the database queried (``register`` adds them). The attributes may be changed
+    after creation (PyTensor code sets ``query.position_cutoff``); ``key()`` is the
+    hashable snapshot caches use.
+    """
 
-    def __post_init__(self):
-        for name in ("include", "require", "exclude"):
-            value = getattr(self, name)
-            if isinstance(value, str):
-                raise TypeError(f"RewriteDatabaseQuery({name}=...) takes a collection of tags, "
-                                f"not the string {value!r}")
-            object.__setattr__(self, name, frozenset(value))
+    def __init__(self, include=None, require=None, exclude=None, subquery=None,
+                 position_cutoff=math.inf, extra_rewrites=None):
+        self.include = _tag_set(include, "include")
+        self.require = _tag_set(require, "require")
+        self.exclude = _tag_set(exclude, "exclude")
+        self.subquery = dict(subquery or {})
+        self.position_cutoff = position_cutoff
+        self.extra_rewrites = list(extra_rewrites or ())
+
+    def _with(self, **changes) -> RewriteDatabaseQuery:
+        args = dict(include=self.include, require=self.require, exclude=self.exclude,
+                    subquery=self.subquery, position_cutoff=self.position_cutoff,
+                    extra_rewrites=self.extra_rewrites)
+        args.update(changes)
+        return RewriteDatabaseQuery(**args)
 
     def including(self, *tags) -> RewriteDatabaseQuery:
         """Add ``tags`` to include (and take them out of exclude: asking for a tag wins)."""
-        return RewriteDatabaseQuery(self.include | set(tags), self.require,
-                                    self.exclude - set(tags))
+        return self._with(include=self.include | set(tags), exclude=self.exclude - set(tags))
 
     def excluding(self, *tags) -> RewriteDatabaseQuery:
-        return RewriteDatabaseQuery(self.include, self.require, self.exclude | set(tags))
+        return self._with(exclude=self.exclude | set(tags))
 
     def requiring(self, *tags) -> RewriteDatabaseQuery:
-        return RewriteDatabaseQuery(self.include, self.require | set(tags), self.exclude)
+        return self._with(require=self.require | set(tags))
+
+    def register(self, *rewrites) -> RewriteDatabaseQuery:
+        """A query that also runs these ``(graph rewriter, position)`` pairs."""
+        for pair in rewrites:
+            if not (isinstance(pair, tuple) and len(pair) == 2
+                    and isinstance(pair[0], GraphRewriter)
+                    and isinstance(pair[1], (int, float))):
+                raise TypeError("RewriteDatabaseQuery.register takes (graph rewriter, "
+                                f"position) pairs, got {pair!r}")
+        return self._with(extra_rewrites=self.extra_rewrites + list(rewrites))
 
     def selects(self, tags) -> bool:
         return (not self.include.isdisjoint(tags) and self.require <= tags
                 and self.exclude.isdisjoint(tags))
 
+    def key(self) -> tuple:
+        """A hashable snapshot of the query as it is now."""
+        return (self.include, self.require, self.exclude, float(self.position_cutoff),
+                tuple(sorted((name, q.key()) for name, q in self.subquery.items())),
+                tuple((id(rw), float(pos)) for rw, pos in self.extra_rewrites))
+
+    def __eq__(self, other):
+        return isinstance(other, RewriteDatabaseQuery) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
     def __str__(self):
         parts = [f"{k}={sorted(getattr(self, k))}" for k in ("include", "require", "exclude")
                  if getattr(self, k)]
+        if self.position_cutoff != math.inf:
+            parts.append(f"position_cutoff={self.position_cutoff}")
+        if self.subquery:
+            parts.append(f"subquery={{{', '.join(sorted(self.subquery))}}}")
+        if self.extra_rewrites:
+            parts.append(f"extra_rewrites={[str(rw) for rw, _ in self.extra_rewrites]}")
         return f"RewriteDatabaseQuery({', '.join(parts)})"
+
+    __repr__ = __str__
+
+    @classmethod
+    def from_tags(cls, *tags: str, **kwargs) -> RewriteDatabaseQuery:
+        """The query PyTensor's ``db.query('+a', '-b', '&c')`` strings describe: ``+tag`` (or
+        a bare tag) includes, ``-tag`` excludes, ``&tag`` requires; keyword arguments are
+        those of the constructor."""
+        include, exclude, require = set(kwargs.pop("include", None) or ()), set(), set()
+        exclude |= set(kwargs.pop("exclude", None) or ())
+        require |= set(kwargs.pop("require", None) or ())
+        for tag in tags:
+            if not isinstance(tag, str) or not tag.lstrip("+-&"):
+                raise TypeError(f"query: tags are non-empty strings ('+tag', '-tag', '&tag'), "
+                                f"got {tag!r}")
+            kind, name = (tag[0], tag[1:]) if tag[0] in "+-&" else ("+", tag)
+            {"+": include, "-": exclude, "&": require}[kind].add(name)
+        return cls(include, require, exclude, **kwargs)
 
 
 @dataclass
@@ -220,29 +287,56 @@ class RewriteDatabase:
                 lines.append(f"{pad}{e.position:g} {e.name} [{tags}]  {e.rewriter.location}")
         return "\n".join(line for line in lines if line)
 
-    def selected(self, query: RewriteDatabaseQuery, context=frozenset()) -> list:
-        """The rewriters (sub-databases turned into graph rewriters) ``query`` picks, in order."""
+    def selected(self, query: RewriteDatabaseQuery, context=frozenset(), top=False) -> list:
+        """The rewriters (sub-databases turned into graph rewriters) ``query`` picks, in order.
+        ``top``: this is the database queried (a SequenceDB's ``extra_rewrites`` join it)."""
+        entries = [(e.position, e.order, e) for e in self._sorted()]
+        if top and isinstance(self, SequenceDB):
+            entries += [(float(pos), len(self._entries) + k, rw)
+                        for k, (rw, pos) in enumerate(query.extra_rewrites)]
+            entries.sort(key=lambda item: item[:2])
         picked = []
-        for e in self._sorted():
+        for position, _, e in entries:
+            if isinstance(self, SequenceDB) and position >= query.position_cutoff:
+                continue
+            if not isinstance(e, _Entry):      # an extra rewrite
+                picked.append(e)
+                continue
             tags = context | e.tags | {e.name}
             if isinstance(e.rewriter, RewriteDatabase):
-                sub = e.rewriter.query(query, tags)
+                sub = e.rewriter._query(query.subquery.get(e.name, query), tags)
                 if sub is not None:
                     picked.append(sub)
             elif query.selects(tags):
                 picked.append(e.rewriter)
         return picked
 
-    def query(self, query: RewriteDatabaseQuery, context=frozenset()) -> GraphRewriter | None:
-        """A graph rewriter running what ``query`` selects, or ``None`` if it selects nothing."""
+    def query(self, *tags, **kwargs) -> GraphRewriter | None:
+        """A graph rewriter running what the query selects, or ``None`` if it selects nothing.
+
+        The query is a ``RewriteDatabaseQuery``, or PyTensor's short forms: tag strings
+        (``db.query('+fast_run', '-inplace', '&unsafe')``) and the constructor's keyword
+        arguments (``db.query(include=['fast_run'], position_cutoff=2.01)``).
+        """
+        if kwargs.get("position_cutoff", 0) is None:    # PyTensor's "no cutoff"
+            kwargs["position_cutoff"] = math.inf
+        if len(tags) == 1 and isinstance(tags[0], RewriteDatabaseQuery):
+            query = tags[0]
+            if kwargs:
+                query = query._with(**kwargs)
+        else:
+            query = RewriteDatabaseQuery.from_tags(*tags, **kwargs)
+        return self._query(query, frozenset(), top=True)
+
+    def _query(self, query, context=frozenset(), top=False):
         raise NotImplementedError
 
 
 class SequenceDB(RewriteDatabase):
     """Phases run one after the other in order of position."""
 
-    def query(self, query, context=frozenset()):
-        picked = self.selected(query, context)
+    def _query(self, query, context=frozenset(), top=False):
+        picked = self.selected(query, context, top)
         for rw in picked:
             if not isinstance(rw, GraphRewriter):
                 raise TypeError(f"{self.name}: {rw} is a node rewriter; a SequenceDB holds graph "
@@ -260,8 +354,8 @@ class EquilibriumDB(RewriteDatabase):
         super().__init__(name)
         self.max_use_ratio = max_use_ratio
 
-    def query(self, query, context=frozenset()):
-        picked = self.selected(query, context)
+    def _query(self, query, context=frozenset(), top=False):
+        picked = self.selected(query, context, top)
         if not picked:
             return None
         return EquilibriumGraphRewriter(picked, self.max_use_ratio, name=self.name)
@@ -274,8 +368,8 @@ class WalkerDB(RewriteDatabase):
         super().__init__(name)
         self.order = order
 
-    def query(self, query, context=frozenset()):
-        picked = self.selected(query, context)
+    def _query(self, query, context=frozenset(), top=False):
+        picked = self.selected(query, context, top)
         if not picked:
             return None
         for rw in picked:

@@ -5,13 +5,16 @@ Phases, in order (position in parentheses):
 * ``merge1`` (0): merge equal constants and common subexpressions;
 * ``canonicalize`` (1): simplify to a canonical form (constant folding, useless ops, sorted
   add/mul chains, shape rewrites) until nothing changes;
-* ``stabilize`` (2): numerically safer forms (log1p, softplus, logsumexp, ...);
-* ``specialize`` (3): cheaper forms (sqr for pow(x, 2), neg for mul by -1, ...);
+* ``stabilize`` (1.5): numerically safer forms (log1p, softplus, logsumexp, ...);
+* ``specialize`` (2): cheaper forms (sqr for pow(x, 2), neg for mul by -1, ...);
 * ``blas`` (4): dot products to ``Gemv``/``Gemm``/``Dot22`` with scalings folded in;
 * ``fusion`` (5): chains of elementwise ops fused into one node (registered by the tensor rewrites);
 * ``merge2`` (6): merge again what the phases made equal;
 * ``inplace`` (7): ops write into buffers nobody else reads (one walk, checked by a destroy
   handler).
+
+The first four positions are PyTensor's, so a query's ``position_cutoff`` written for PyTensor
+(1.51: through stabilize, 2.01: through specialize) stops at the same phase here.
 
 Tags the modes of the whole-graph back ends use: 'blas' (the phase, and the fused Gemv pair)
 and 'c_only' (rewrites making ops that exist in C only) are left out by the JAX and NUMBA
@@ -33,8 +36,8 @@ optdb = SequenceDB("optdb")
 optdb.register("merge1", MergeRewriter("merge1"), "fast_run", "fast_compile", "merge",
                position=0)
 optdb.register("canonicalize", EquilibriumDB(), position=1)
-optdb.register("stabilize", EquilibriumDB(), position=2)
-optdb.register("specialize", EquilibriumDB(), position=3)
+optdb.register("stabilize", EquilibriumDB(), position=1.5)
+optdb.register("specialize", EquilibriumDB(), position=2)
 optdb.register("blas", EquilibriumDB(), position=4)
 optdb.register("merge2", MergeRewriter("merge2"), "fast_run", "merge", position=6)
 optdb.register("inplace", WalkerDB(), position=7)

@@ -20,6 +20,9 @@ subgraph below a ``Shape_i`` and may build an expression per dimension. Canonica
 the stabilize rewrites are local and needed for stable results (fast_compile keeps them);
 fusion is what o2 adds, so it is not 'slow_compile' either.
 
+``Mode(optimizer=...)`` may also be a ``RewriteDatabaseQuery`` (queried on ``optdb`` as it is)
+or a graph rewriter (run as it is, e.g. ``EquilibriumDB.query('+tag')``), as in PyTensor.
+
 A mode adds its own tags on top (``Mode.including/excluding/requiring``); the default mode also
 takes ``config.optimizer_including/excluding/requiring``. ``including`` a tag the preset
 excludes brings it back (``Mode('py', 'fast_run').including('unsafe')`` does what it says).
@@ -33,6 +36,7 @@ from __future__ import annotations
 import importlib
 import time
 
+from tensorgraph.rewriting.basic import GraphRewriter
 from tensorgraph.rewriting.db import RewriteDatabaseQuery as Q
 from tensorgraph.rewriting.history import RewriteHistory
 
@@ -75,12 +79,16 @@ def check_tags(tags) -> None:
 
 
 def query_for_mode(mode) -> Q:
-    """The database query of a Mode: its preset plus its including/excluding/requiring tags."""
-    preset = mode.optimizer if mode.optimizer is not None else "None"
-    if preset not in PRESETS:
-        raise ValueError(f"unknown rewrite preset {preset!r}; known presets: "
-                         f"{', '.join(sorted(PRESETS))}")
-    query = PRESETS[preset]
+    """The database query of a Mode: its preset (or its own ``RewriteDatabaseQuery``) plus
+    its including/excluding/requiring tags."""
+    if isinstance(mode.optimizer, Q):
+        query = mode.optimizer
+    else:
+        preset = mode.optimizer if mode.optimizer is not None else "None"
+        if preset not in PRESETS:
+            raise ValueError(f"unknown rewrite preset {preset!r}; known presets: "
+                             f"{', '.join(sorted(PRESETS))}")
+        query = PRESETS[preset]
     query = query.including(*getattr(mode, "rewrite_including", ()))
     query = query.excluding(*getattr(mode, "rewrite_excluding", ()))
     return query.requiring(*getattr(mode, "rewrite_requiring", ()))
@@ -89,12 +97,15 @@ def query_for_mode(mode) -> Q:
 _cache: dict = {}
 
 
-def rewriter_for_query(query: Q):
-    """The graph rewriter ``optdb`` gives for ``query`` (cached; ``None`` if it selects nothing)."""
+def rewriter_for_query(query: Q, db=None):
+    """The graph rewriter ``db`` gives for ``query`` (``None`` if it selects nothing); for
+    ``optdb`` (the default) cached."""
     from tensorgraph.rewriting.optdb import optdb
 
     _load_rewrites()
-    key = (query, optdb.version)
+    if db is not None and db is not optdb:
+        return db.query(query)
+    key = (query.key(), optdb.version)  # a snapshot: queries may change after creation
     if key not in _cache:
         _cache[key] = optdb.query(query)
     return _cache[key]
@@ -108,7 +119,10 @@ def rewrite_for_mode(fgraph, mode) -> None:
         fgraph.attach_feature(history)
     from tensorgraph.configdefaults import config
 
-    rewriter = rewriter_for_query(query_for_mode(mode))
+    if isinstance(mode.optimizer, GraphRewriter):      # Mode(optimizer=<a rewriter>)
+        rewriter = mode.optimizer
+    else:
+        rewriter = rewriter_for_query(query_for_mode(mode), getattr(mode, "db", None))
     started = time.perf_counter()
     if rewriter is not None:
         # nodes made by rewrites get test values as config.compute_test_value_opt says

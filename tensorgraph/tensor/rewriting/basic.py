@@ -77,10 +77,15 @@ def local_useless_elemwise(fgraph, node):
     return [keep] if keep is not None else None
 
 
-@register_canonicalize("useless")
+@register_canonicalize("useless", "local_dimshuffle_lift")
 @node_rewriter([DimShuffle])
 def local_dimshuffle(fgraph, node):
-    """Drop identity dimshuffles and compose a dimshuffle of a dimshuffle into one."""
+    """Drop identity dimshuffles and compose a dimshuffle of a dimshuffle into one.
+
+    PyTensor calls it ``local_dimshuffle_lift``: that name is the same object and a tag of
+    it, so ``mode.excluding("local_dimshuffle_lift")`` works too. PyTensor's version also
+    moves a dimshuffle below an elementwise op; this one does not (fusion reads dimshuffled
+    inputs without a node in between)."""
     op = node.op
     (x,) = node.inputs
     if op.new_order == tuple(range(op.input_ndim)):
@@ -97,6 +102,10 @@ def local_dimshuffle(fgraph, node):
             return None
         return [fits(node.outputs[0], DimShuffle(source.ndim, composed)(source))]
     return None
+
+
+#: PyTensor's name of ``local_dimshuffle``
+local_dimshuffle_lift = local_dimshuffle
 
 
 @register_canonicalize("useless")

@@ -1,0 +1,257 @@
+"""Names PyTensor and Theano code types, kept so that it ports by changing the imports:
+mode names, rewrite queries and rewrite_graph, graph comparison helpers, platform constants.
+Each test states the behaviour PyTensor's documentation gives the name."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.compile.mode import Mode, get_default_mode, get_mode
+from tensorgraph.graph import FunctionGraph, equal_computations
+from tensorgraph.rewriting import EquilibriumDB, RewriteDatabaseQuery, node_rewriter
+from tensorgraph.rewriting.optdb import optdb
+
+
+def _ops(f):
+    return [type(getattr(n.op, "scalar_op", n.op)).__name__ for n in f.maker.fgraph.toposort()]
+
+
+# -- mode names ---------------------------------------------------------------------------
+
+
+def test_mode_names_are_case_insensitive_and_include_pytensors_c_modes():
+    assert get_mode("fast_run") == get_mode("FAST_RUN")
+    assert get_mode("fast_compile") == get_mode("FAST_COMPILE")
+    cvm = get_mode("CVM")
+    assert cvm.optimizer == "fast_run" and cvm.provided_linker == "cvm"
+    assert get_mode("cvm") == cvm
+    c = get_mode("C")
+    assert c.optimizer == "fast_run" and c.provided_linker == "c"
+    assert type(get_mode("debugmode")).__name__ == "DebugMode"
+    x = tt.dvector("x")
+    for name in ("CVM", "C", "fast_run"):
+        f = tg.function([x], 2 * x, mode=name)
+        np.testing.assert_array_equal(f([1.0, 2.0]), [2.0, 4.0])
+
+
+def test_get_default_mode_is_config_mode_with_the_flag_tags():
+    with tg.config.change_flags(mode="FAST_COMPILE", optimizer_excluding="fusion"):
+        mode = get_default_mode()
+        assert mode.optimizer == "fast_compile" and mode.rewrite_excluding == ("fusion",)
+    assert get_default_mode() == get_mode(None)
+    from tensorgraph.compile import get_default_mode as exported
+
+    assert exported is get_default_mode
+
+
+def test_config_mode_takes_pytensors_spellings():
+    with tg.config.change_flags(mode="fast_compile"):
+        assert tg.config.mode == "FAST_COMPILE"
+        assert get_default_mode().optimizer == "fast_compile"
+    with pytest.raises(Exception, match="mode"):
+        with tg.config.change_flags(mode="fastest_run"):
+            pass
+
+
+def test_modes_tensorgraph_does_not_have_say_so():
+    with pytest.raises(NotImplementedError, match="PYTORCH.*not yet available"):
+        get_mode("PYTORCH")
+    with pytest.raises(ValueError, match="unknown mode 'FASTER'"):
+        get_mode("FASTER")
+
+
+# -- rewrite queries ------------------------------------------------------------------------
+
+
+def test_mode_takes_a_rewrite_database_query():
+    x = tt.dvector("x")
+    y = tt.log(1 + tt.exp(x))
+    f = tg.function([x], y, mode=Mode("py", RewriteDatabaseQuery(include=["fast_run"])))
+    assert _ops(f) == ["Softplus"]
+    # include=[None] (a PyTensor idiom) selects no rewrite at all
+    g = tg.function([x], y, mode=Mode("py", RewriteDatabaseQuery(include=[None])))
+    assert _ops(g) == ["DimShuffle", "Exp", "Add", "Log"]  # the constant's broadcast stays
+    np.testing.assert_allclose(f([0.5]), g([0.5]))
+    assert "RewriteDatabaseQuery" in repr(Mode("py", RewriteDatabaseQuery(include=[None])))
+    with pytest.raises(TypeError, match="RewriteDatabaseQuery"):
+        Mode("py", optimizer=3)
+
+
+def test_a_query_changed_after_creation_is_used_as_it_is_now():
+    x = tt.dvector("x")
+    y = tt.log(1 + tt.exp(x))
+    query = RewriteDatabaseQuery(include=["fast_run"])
+    mode = Mode("py", query)
+    query.position_cutoff = 1.01  # merge and canonicalize only: no stabilize (1.5)
+    assert _ops(tg.function([x], y, mode=mode)) == ["Exp", "Add", "Log"]
+    query.position_cutoff = 1.51  # PyTensor's cutoff "through stabilize" means the same here
+    assert _ops(tg.function([x], y, mode=mode)) == ["Softplus"]
+    assert query.position_cutoff == 1.51 and "position_cutoff=1.51" in str(query)
+    assert optdb.query(include=["fast_run"], position_cutoff=None) is not None
+
+
+def test_database_queries_in_pytensors_string_form():
+    @node_rewriter([tt.elemwise.Elemwise])
+    def exp_to_neg(fgraph, node):
+        if type(node.op.scalar_op).__name__ == "Exp":
+            return [-node.inputs[0]]
+        return None
+
+    db = EquilibriumDB()
+    db.register("exp_to_neg", exp_to_neg, "mine")
+    assert db.query("+mine") is not None
+    assert db.query("+mine", "-exp_to_neg") is None
+    assert db.query(include=["mine"]) is not None
+    x = tt.dvector("x")
+    f = tg.function([x], tt.exp(x), mode=Mode("py", optimizer=db.query("+mine")))
+    np.testing.assert_array_equal(f([1.0, 2.0]), [-1.0, -2.0])
+    with pytest.raises(TypeError, match="tags do not apply"):
+        Mode("py", optimizer=db.query("+mine")).excluding("fusion")
+
+
+def test_mode_register_adds_a_graph_rewriter_among_the_phases():
+    from tensorgraph.rewriting import graph_rewriter
+
+    seen = []
+
+    @graph_rewriter
+    def count_nodes(fgraph):
+        seen.append(len(fgraph.apply_nodes))
+
+    x = tt.dvector("x")
+    mode = Mode("py", "fast_run").register((count_nodes, 1.2))
+    assert isinstance(mode.optimizer, RewriteDatabaseQuery)
+    tg.function([x], tt.log(1 + tt.exp(x)), mode=mode)
+    assert seen == [3]  # after canonicalize, before stabilize made one softplus of the three
+    assert mode.optdb is optdb
+
+
+def test_queries_compare_by_content_and_refuse_a_string():
+    a = RewriteDatabaseQuery(include=["fast_run"], exclude=["inplace"])
+    assert a == RewriteDatabaseQuery(["fast_run"], exclude=["inplace"])
+    assert a.including("x").include == {"fast_run", "x"}
+    assert a.excluding("fast_run").position_cutoff == math.inf
+    with pytest.raises(TypeError, match="collection of tags"):
+        RewriteDatabaseQuery("fast_run")
+    assert RewriteDatabaseQuery(include=None).include == frozenset()
+
+
+def test_local_dimshuffle_lift_is_local_dimshuffle():
+    from tensorgraph.tensor.rewriting import basic
+
+    assert basic.local_dimshuffle_lift is basic.local_dimshuffle
+    x = tt.dmatrix("x")
+    y = x.T.T + 1
+    kept = tg.function([x], y, mode=Mode("py", "fast_run").excluding("local_dimshuffle_lift"))
+    assert _ops(kept).count("DimShuffle") == 2
+    assert "DimShuffle" not in _ops(tg.function([x], y, mode=Mode("py", "fast_run")))
+
+
+# -- rewrite_graph, is_same_graph, equal_computations ----------------------------------------
+
+
+def test_rewrite_graph_canonicalizes_by_default_and_takes_query_arguments():
+    from tensorgraph.graph import rewrite_graph
+
+    x = tt.dvector("x")
+    y = tt.log(1 + tt.exp(x)) * 1
+    canon = rewrite_graph(y, clone=True)
+    assert type(canon.owner.op.scalar_op).__name__ == "Log"      # * 1 is gone, no softplus
+    stable = rewrite_graph(y, include=("canonicalize", "stabilize"), clone=True)
+    assert type(stable.owner.op.scalar_op).__name__ == "Softplus"
+    none = rewrite_graph(y, include=("canonicalize", "stabilize"), exclude=("stabilize",),
+                         clone=True)
+    assert equal_computations([none], [canon])
+    a, b = rewrite_graph([x * 1, x + 0], clone=True)
+    assert a is x and b is x
+    fg = FunctionGraph(outputs=[y])
+    assert rewrite_graph(fg) is fg and len(fg.apply_nodes) == 3
+    with pytest.raises(TypeError, match="expected variables"):
+        rewrite_graph([x, 3])
+
+
+def test_rewrite_graph_edits_the_given_graph_unless_cloned():
+    from tensorgraph.rewriting import rewrite_graph
+
+    x = tt.dvector("x")
+    inner = x * 1
+    y = tt.exp(inner)
+    rewrite_graph(y, clone=True)
+    assert y.owner.inputs[0] is inner
+    out = rewrite_graph(y)
+    assert out is y and y.owner.inputs[0] is x
+
+
+def test_is_same_graph_with_givens():
+    from tensorgraph.rewriting.utils import is_same_graph
+
+    x, y = tt.dvector("x"), tt.dvector("y")
+    assert is_same_graph(x + 1, x + 1)
+    assert not is_same_graph(x + 1, y + 1)
+    assert is_same_graph(x + 1, y + 1, givens={x: y})
+    assert not is_same_graph(x + 1, 1 + x)
+
+
+def test_equal_computations():
+    x, y = tt.dvector("x"), tt.dvector("y")
+    a = tt.exp(x) + 1
+    assert equal_computations([a], [tt.exp(x) + 1])
+    assert not equal_computations([a], [tt.exp(y) + 1])
+    assert equal_computations([a], [tt.exp(y) + 1], in_xs=[x], in_ys=[y])
+    assert not equal_computations([a], [tt.exp(x) + 2])
+    assert not equal_computations([a], [a], in_xs=[x], in_ys=[y])
+    assert not equal_computations([x], [tt.fvector("x")])
+    with pytest.raises(ValueError, match="xs"):
+        equal_computations([a], [])
+    deep_x, deep_y = x, x
+    for _ in range(5000):  # no recursion limit
+        deep_x, deep_y = deep_x + 1, deep_y + 1
+    assert equal_computations([deep_x], [deep_y])
+
+
+def test_function_graph_from_outputs_and_remove_output():
+    x, y = tt.dvector("x"), tt.dvector("y")
+    a, b, c = tt.exp(x), tt.log(y), x + y
+    fg = FunctionGraph(outputs=[a, b, c], clone=False)
+    assert set(fg.inputs) == {x, y}
+    fg.remove_output(1)
+    assert fg.outputs == [a, c]
+    assert b.owner not in fg.apply_nodes
+    fg.check_integrity()
+    fg.remove_output(-1)
+    assert fg.outputs == [a] and c.owner not in fg.apply_nodes
+    fg.check_integrity()
+    with pytest.raises(IndexError, match="1 outputs"):
+        fg.remove_output(3)
+    kept_inputs = FunctionGraph(outputs=[a], copy_inputs=False)
+    assert kept_inputs.inputs == [x] and kept_inputs.outputs[0] is not a
+
+
+# -- helpers PyTensor code imports ------------------------------------------------------------
+
+
+def test_platform_constants():
+    from tensorgraph.utils import LOCAL_BITWIDTH, PYTHON_INT_BITWIDTH
+
+    assert LOCAL_BITWIDTH == np.dtype(np.intp).itemsize * 8
+    assert PYTHON_INT_BITWIDTH == np.array([1]).dtype.itemsize * 8
+    assert tg.shared(1).type.dtype == f"int{PYTHON_INT_BITWIDTH}"
+
+
+def test_method_not_defined_is_a_not_implemented_error():
+    from tensorgraph.graph.utils import MethodNotDefined
+
+    with pytest.raises(NotImplementedError):
+        raise MethodNotDefined("no C for complex64")
+
+
+def test_str_diagnostic_describes_the_largest_difference():
+    from tensorgraph.compile.debugmode import str_diagnostic
+
+    text = str_diagnostic(np.arange(4.0), np.arange(4.0) + [0, 0, 1e-3, 0], 1e-5, 1e-8)
+    assert "largest absolute difference 0.001 at index (2,)" in text
+    assert "1 of 4 elements differ" in text
+    assert "shape (2,)" in str_diagnostic([1, 2], [1, 2, 3], 1e-5, 1e-8)

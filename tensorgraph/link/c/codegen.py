@@ -187,15 +187,17 @@ class CGraph:
         return self._desc
 
     def _fill_description(self):
-        ffi = _description_ffi()
-        desc = ffi.new("tg_graph_desc *")
+        from tensorgraph.link.c.graph_desc import ELEMENT, GraphDesc
+
+        desc = GraphDesc()
         keep = [desc]
 
-        def field(name, ctype, values):
-            values = list(values)
-            array = ffi.new(f"{ctype}[]", values or [0])  # never a NULL pointer
+        def field(name, values):
+            element = ELEMENT[name]
+            values = [int(v) for v in values] or [0]  # never a NULL pointer
+            array = (element * len(values))(*values)
             keep.append(array)
-            setattr(desc, name, array)
+            setattr(desc, name, ctypes.cast(array, ctypes.POINTER(element)))
 
         vars_by_slot = sorted(self.slot, key=self.slot.__getitem__)
         fg, whole = self.fgraph, self.whole_graph
@@ -204,34 +206,34 @@ class CGraph:
         desc.nconst, desc.whole = len(self.constants), int(whole)
         desc.ngin = len(fg.inputs) if whole else 0
         desc.ngout = len(fg.outputs) if whole else 0
-        field("var_typenum", "int", (cd.typenum(v.type.dtype) for v in vars_by_slot))
-        field("var_ndim", "int", (v.type.ndim for v in vars_by_slot))
-        field("var_const", "unsigned char", (isinstance(v, Constant) for v in vars_by_slot))
-        field("var_graph_io", "unsigned char", (v in io for v in vars_by_slot))
+        field("var_typenum", (cd.typenum(v.type.dtype) for v in vars_by_slot))
+        field("var_ndim", (v.type.ndim for v in vars_by_slot))
+        field("var_const", (isinstance(v, Constant) for v in vars_by_slot))
+        field("var_graph_io", (v in io for v in vars_by_slot))
         static = []
         for v in vars_by_slot:
             shape = [-1 if s is None else s for s in v.type.shape]
             static += shape + [-1] * (cd.MAXDIM - len(shape))
-        field("var_static", "int64_t", static)
+        field("var_static", static)
         for kind in ("in", "out"):
             offsets, idx = [0], []
             for node in self.c_nodes:
                 idx += [self.slot[v] for v in (node.inputs if kind == "in" else node.outputs)]
                 offsets.append(len(idx))
-            field(f"node_{kind}_off", "int", offsets)
-            field(f"node_{kind}_idx", "int", idx)
-        field("const_slot", "int", (self.slot[c] for c in self.constants))
-        field("graph_in", "int", (self.slot[v] for v in fg.inputs) if whole else ())
-        field("graph_out", "int", (self.slot[v] for v in fg.outputs) if whole else ())
+            field(f"node_{kind}_off", offsets)
+            field(f"node_{kind}_idx", idx)
+        field("const_slot", (self.slot[c] for c in self.constants))
+        field("graph_in", (self.slot[v] for v in fg.inputs) if whole else ())
+        field("graph_out", (self.slot[v] for v in fg.outputs) if whole else ())
         offsets, idx = [0], []
         for frees in (self._free_schedule() if whole else []):
             idx += frees
             offsets.append(len(idx))
-        field("free_off", "int", offsets)
-        field("free_idx", "int", idx)
-        field("node_fn", "void *", (ffi.cast("void *", a) for a in self.addresses[:-1]))
-        desc.straight = ffi.cast("void *", self.addresses[-1])
-        return int(ffi.cast("uintptr_t", desc)), keep
+        field("free_off", offsets)
+        field("free_idx", idx)
+        field("node_fn", self.addresses[:-1])
+        desc.straight = self.addresses[-1] or None
+        return ctypes.addressof(desc), keep
 
     def _free_schedule(self) -> list[list[int]]:
         """Per node, the slots of intermediates nobody reads after it."""
@@ -425,7 +427,7 @@ def glue_module(cached_only: bool = False):
 
 
 def _type_glue(library) -> None:
-    """Declare the glue's C signatures to ctypes, and check that the compiler and cffi lay
+    """Declare the glue's C signatures to ctypes, and check that the compiler and ctypes lay
     ``tg_graph_desc`` out alike."""
     library.tg_make_workspace.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object,
                                           ctypes.py_object, ctypes.c_int, ctypes.c_int]
@@ -434,26 +436,13 @@ def _type_glue(library) -> None:
     library.tg_graph_desc_size.restype = ctypes.c_size_t
     library.tg_pool_stats.argtypes = [ctypes.c_void_p]
     library.tg_pool_stats.restype = None
-    compiled, parsed = library.tg_graph_desc_size(), _description_ffi().sizeof("tg_graph_desc")
+    from tensorgraph.link.c.graph_desc import GraphDesc
+
+    compiled, parsed = library.tg_graph_desc_size(), ctypes.sizeof(GraphDesc)
     if compiled != parsed:
         raise RuntimeError(f"tg_graph_desc is {compiled} bytes in the glue library but {parsed} "
-                           "in cffi's layout of graph_desc.h: the two must agree")
+                           "in ctypes' layout of graph_desc.h: the two must agree")
     library._tg_typed = True
-
-
-def _description_ffi():
-    """A cffi FFI (no compiler: ABI mode) that knows ``tg_graph_desc`` from graph_desc.h."""
-    ffi = _FFI.get("desc")
-    if ffi is None:
-        import cffi
-
-        ffi = cffi.FFI()
-        ffi.cdef(_read("graph_desc.h"))
-        ffi = _FFI.setdefault("desc", ffi)
-    return ffi
-
-
-_FFI: dict = {}
 
 
 def pool_stats() -> dict:

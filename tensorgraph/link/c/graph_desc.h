@@ -1,11 +1,11 @@
-/* tg_graph_desc: a compiled graph as the glue module runs it.
+/* tg_graph_desc: a compiled graph as the glue library runs it.
  *
- * One declaration read by two parsers: the glue (glue.h) includes this file, and codegen.py
- * hands the same text to cffi, which lays the struct out by the same C rules and lets Python
- * fill it field by field (a misspelled field is an AttributeError, a mismatch in layout is
- * found by comparing with tg_graph_desc_layout() when the glue loads). So no list of tables has
- * to be kept in the same order on both sides. Plain C only here: no #include, no #if (cffi
- * reads this text).
+ * One declaration read by two parsers: the glue (glue.h) includes this file, and
+ * graph_desc.py reads the same text into a ctypes.Structure, laid out by the same C rules, so
+ * Python fills it field by field (a misspelled field is an AttributeError; the struct's size
+ * is compared with tg_graph_desc_size() when the glue loads). So no list of tables has to be
+ * kept in the same order on both sides. Plain C only here, one field per line, of type int,
+ * unsigned char, int64_t or void, plain or pointer (graph_desc.py reads nothing else).
  *
  * Slots are the graph's variables (0 .. nvars-1). Node k reads the slots
  * node_in_idx[node_in_off[k] .. node_in_off[k + 1]) and writes node_out_idx[...] alike; its

@@ -185,8 +185,11 @@ def test_mean_keeps_float32_and_gives_float64_for_integers():
     assert tt.mean(xi).dtype == "float64"
     assert run([xi], tt.mean(xi), np.array([1, 2], dtype="int32")) == 1.5
     assert tt.mean(xf, dtype="float64").dtype == "float64"
-    with pytest.raises(TypeError, match="integer dtype"):
-        tt.mean(xf, dtype="int32")
+    # an integer dtype is the sum's (PyTensor's meaning): the mean of the int32 sum, in float64
+    as_ints = tt.mean(xf, dtype="int32")
+    assert as_ints.dtype == "float64"
+    assert run([xf], as_ints, np.array([[1.5, 2.5]], dtype="float32")) == 2.0   # int32(4.0) / 2
+    assert tt.mean(xi, dtype="bool").dtype == "float64"
 
 
 def test_mean_divides_by_the_runtime_length_or_the_static_one():

@@ -6,7 +6,10 @@ Every module below defines ``__all__``; its public functions are re-exported her
 
 from tensorgraph.tensor.type import *  # noqa: F401,F403  constructors: scalar, fmatrix, dvectors...
 from tensorgraph.tensor.type import CONSTRUCTORS, TensorType, tensor
-from tensorgraph.tensor.basic import as_tensor, as_tensor_variable, constant
+from tensorgraph.tensor.basic import (  # noqa: F401
+    NotScalarConstantError, as_tensor, as_tensor_variable, constant, get_scalar_constant_value,
+    get_underlying_scalar_constant_value,
+)
 from tensorgraph.tensor.variable import TensorConstant, TensorVariable
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.math import *  # noqa: F401,F403
@@ -20,3 +23,10 @@ from tensorgraph.tensor.shape import *  # noqa: F401,F403
 from tensorgraph.tensor.creation import *  # noqa: F401,F403
 from tensorgraph.tensor.join import *  # noqa: F401,F403
 from tensorgraph.tensor.subtensor import *  # noqa: F401,F403
+from tensorgraph.tensor.extra_ops import *  # noqa: F401,F403
+from tensorgraph.tensor.sort import argsort, sort  # noqa: F401
+from tensorgraph.tensor.nonzero import flatnonzero, nonzero, nonzero_values  # noqa: F401
+from tensorgraph.tensor.diagonal import *  # noqa: F401,F403
+from tensorgraph.tensor.rearrange import *  # noqa: F401,F403
+from tensorgraph.tensor import extra_ops  # noqa: E402,F401  (tt.extra_ops.cumsum, ...)
+from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402,F401  (as in PyTensor)

@@ -103,3 +103,83 @@ def _flatten(seq):
 
 
 as_tensor = as_tensor_variable
+
+
+class NotScalarConstantError(ValueError):
+    """Raised by ``get_scalar_constant_value`` for a variable whose value is not known (as one
+    number) while the graph is built."""
+
+
+def get_scalar_constant_value(v, elemwise: bool = True, only_process_constants: bool = False,
+                              max_recur: int = 10, raise_not_constant: bool = True):
+    """The value of ``v`` as a 0-d numpy array when it is known while the graph is built: a
+    number, a constant whose entries are all equal, or what casts, dimshuffles, ``x.shape[i]``
+    of a static size and (with ``elemwise``) elementwise ops of known values give. Otherwise a
+    ``NotScalarConstantError`` (or ``v`` itself when ``raise_not_constant`` is False)."""
+    try:
+        return _scalar_constant(v, elemwise, only_process_constants, max_recur)
+    except NotScalarConstantError:
+        if raise_not_constant:
+            raise
+        return v
+
+
+get_underlying_scalar_constant_value = get_scalar_constant_value
+
+
+def _scalar_constant(v, elemwise, only_constants, depth):
+    from tensorgraph.graph.basic import Constant
+
+    if isinstance(v, (numbers.Number, np.number, np.bool_)) and not isinstance(v, Variable):
+        return np.asarray(v)
+    if isinstance(v, np.ndarray):
+        return _single_value(v, v)
+    if not isinstance(v, Variable):
+        raise NotScalarConstantError(f"{v!r} is not a number or a variable")
+    if isinstance(v, Constant):
+        return _single_value(np.asarray(v.data), v)
+    if only_constants or depth <= 0 or v.owner is None:
+        raise NotScalarConstantError(f"{v} is not a constant")
+    op, inputs = v.owner.op, v.owner.inputs
+    from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+    from tensorgraph.tensor.shape import Shape_i, SpecifyShape
+
+    if isinstance(op, Shape_i):
+        size = inputs[0].type.shape[op.i]
+        if size is not None:
+            return np.asarray(size, dtype="int64")
+    elif _is_entry_of_vector(v.owner):
+        vec, index = inputs[0], int(_scalar_constant(inputs[1], elemwise, only_constants,
+                                                     depth - 1))
+        if isinstance(vec, Constant):
+            return np.asarray(np.asarray(vec.data)[index])
+        source = vec.owner
+        if source is not None and type(source.op).__name__ == "Shape":
+            size = source.inputs[0].type.shape[index]
+            if size is not None:
+                return np.asarray(size, dtype="int64")
+        elif source is not None and type(source.op).__name__ == "MakeVector":
+            return _scalar_constant(source.inputs[index], elemwise, only_constants, depth - 1)
+    elif isinstance(op, (DimShuffle, SpecifyShape)):
+        return _scalar_constant(inputs[0], elemwise, only_constants, depth - 1)
+    elif isinstance(op, Elemwise) and len(v.owner.outputs) == 1:
+        from tensorgraph.scalar.basic import Cast, Identity
+
+        if elemwise or isinstance(op.scalar_op, (Cast, Identity)):
+            values = [_scalar_constant(i, elemwise, only_constants, depth - 1) for i in inputs]
+            return np.asarray(op.scalar_op.impl(*values), dtype=v.type.dtype)
+    raise NotScalarConstantError(f"{v} is not known to be constant")
+
+
+def _is_entry_of_vector(node) -> bool:
+    """Whether ``node`` is ``v[i]`` of a vector ``v`` at one integer index."""
+    from tensorgraph.tensor.subtensor import Subtensor
+
+    return (isinstance(node.op, Subtensor) and list(node.op.idx_list) == ["int"]
+            and node.inputs[0].ndim == 1)
+
+
+def _single_value(data, what):
+    if data.size == 0 or (data.size > 1 and not np.all(data == data.flat[0])):
+        raise NotScalarConstantError(f"{what} does not hold a single value")
+    return np.asarray(data.flat[0])

@@ -34,7 +34,8 @@ from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot"]
+__all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot",
+           "dense_dot", "vecdot", "matvec", "vecmat", "cov"]
 
 
 def dot_mismatch(a_var, b_var, a, b) -> str | None:
@@ -382,10 +383,14 @@ def _pad_batch(x, ndim):
     return DimShuffle(x.ndim, ("x",) * (ndim - x.ndim) + tuple(range(x.ndim)))(x)
 
 
-def matmul(a, b):
+def matmul(a, b, dtype=None):
     """``np.matmul`` (the ``@`` operator): matrix products of the last two axes, broadcast
     over the leading ones; a 1-d operand is a row (first) or column (second) that is dropped
-    from the result."""
+    from the result. ``dtype`` casts the result."""
+    if dtype is not None:
+        from tensorgraph.tensor.math import cast
+
+        return cast(matmul(a, b), dtype)
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: operands must be at least 1-d (use * or tt.dot for a scalar "
@@ -430,3 +435,95 @@ def batched_dot(a, b):
     if b.ndim == 3:
         keep.append(2)
     return out if len(keep) == 3 else DimShuffle(3, keep)(out)
+
+
+dense_dot = dot
+
+
+def _cast_to(x, dtype):
+    if dtype is None:
+        return x
+    from tensorgraph.tensor.math import cast
+
+    return cast(x, dtype)
+
+
+def vecdot(x1, x2, dtype=None):
+    """``np.vecdot``: the dot product of vectors along the last axis, broadcast over the
+    leading ones (``x1`` is conjugated when complex)."""
+    from tensorgraph.tensor.math import conj, mul
+    from tensorgraph.tensor.reduction import sum as tsum
+
+    x1, x2 = as_tensor_variable(x1), as_tensor_variable(x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"vecdot: operands must be at least 1-d, got {x1} ({x1.type}) and "
+                         f"{x2} ({x2.type})")
+    return _cast_to(tsum(mul(conj(x1), x2), axis=-1), dtype)
+
+
+def matvec(x1, x2, dtype=None):
+    """``np.matvec``: matrices (last two axes of ``x1``) times vectors (last axis of ``x2``),
+    broadcast over the leading axes."""
+    x1, x2 = as_tensor_variable(x1), as_tensor_variable(x2)
+    if x1.ndim < 2 or x2.ndim < 1:
+        raise ValueError(f"matvec: needs a matrix and a vector, got {x1} ({x1.type}) and "
+                         f"{x2} ({x2.type})")
+    column = DimShuffle(x2.ndim, tuple(range(x2.ndim)) + ("x",))(x2)
+    out = matmul(x1, column)
+    return _cast_to(DimShuffle(out.ndim, tuple(range(out.ndim - 1)))(out), dtype)
+
+
+def vecmat(x1, x2, dtype=None):
+    """``np.vecmat``: vectors (last axis of ``x1``, conjugated when complex) times matrices
+    (last two axes of ``x2``), broadcast over the leading axes."""
+    from tensorgraph.tensor.math import conj
+
+    x1, x2 = as_tensor_variable(x1), as_tensor_variable(x2)
+    if x1.ndim < 1 or x2.ndim < 2:
+        raise ValueError(f"vecmat: needs a vector and a matrix, got {x1} ({x1.type}) and "
+                         f"{x2} ({x2.type})")
+    x1 = conj(x1)
+    row = DimShuffle(x1.ndim, tuple(range(x1.ndim - 1)) + ("x", x1.ndim - 1))(x1)
+    out = matmul(row, x2)
+    keep = tuple(d for d in range(out.ndim) if d != out.ndim - 2)
+    return _cast_to(DimShuffle(out.ndim, keep)(out), dtype)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """``np.cov``: the covariance matrix of the variables in the rows of ``m`` (columns when
+    ``rowvar`` is False), with ``y``'s variables appended; normalized by ``N - 1``, ``N`` when
+    ``bias``, or ``N - ddof``. (Frequency and analytic weights are not supported.)"""
+    from tensorgraph.tensor import math as tm
+    from tensorgraph.tensor.join import concatenate
+    from tensorgraph.tensor.reduction import mean
+    from tensorgraph.tensor.shape import shape_i
+
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights and aweights are not supported")
+    m = as_tensor_variable(m)
+    if m.ndim > 2:
+        raise ValueError(f"cov: m must be 1-d or 2-d, got {m} ({m.type})")
+    variables = [m]
+    if y is not None:
+        y = as_tensor_variable(y)
+        if y.ndim > 2:
+            raise ValueError(f"cov: y must be 1-d or 2-d, got {y} ({y.type})")
+        variables.append(y)
+    rows = []
+    for v in variables:
+        if v.ndim == 1:
+            v = v.dimshuffle("x", 0)
+        elif not rowvar:
+            v = v.T
+        rows.append(v)
+    x = rows[0] if len(rows) == 1 else concatenate(rows, axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    x = tm.sub(x, mean(x, axis=1, keepdims=True))
+    dtype = x.dtype if x.dtype in ("float16", "float32", "float64", "complex64",
+                                   "complex128") else "float64"
+    count = tm.sub(tm.cast(shape_i(x, 1), dtype), tm.cast(ddof, dtype))
+    c = tm.true_div(matmul(x, tm.conj(x).T), count)
+    if m.ndim == 1 and y is None:
+        return c[0, 0]
+    return c

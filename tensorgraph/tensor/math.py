@@ -38,7 +38,7 @@ __all__ = [
     "power", "true_divide", "digamma", "erfcx", "polygamma", "xlogy", "xlog1py", "logaddexp",
     "deg2rad", "rad2deg", "ceil_intdiv", "isposinf", "isneginf", "isclose", "nan_to_num",
     "smallest", "largest", "real", "imag", "conj", "conjugate", "angle", "complex",
-    "complex_from_polar",
+    "complex_from_polar", "tensor_copy", "identity",
 ]
 
 _add = Elemwise(ps.add)
@@ -255,6 +255,16 @@ psi = _elemwise_function(psm.psi, "psi", "a", "the digamma function (derivative 
 tri_gamma = _elemwise_function(psm.tri_gamma, "tri_gamma", "a",
                                "the trigamma function (derivative of psi; no gradient of its own).")
 
+
+_copy = Elemwise(ps.identity)
+
+
+def tensor_copy(x):
+    """A new variable computing a copy of ``x`` (an identity node; rewrites may remove it)."""
+    return _copy(x)
+
+
+identity = tensor_copy
 
 # -- PyTensor's and numpy's other names ---------------------------------------------------------
 

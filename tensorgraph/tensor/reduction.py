@@ -30,7 +30,7 @@ import builtins
 
 import numpy as np
 
-from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
@@ -43,6 +43,7 @@ __all__ = [
     "CAReduce", "Sum", "Prod", "Max", "Min", "All", "Any", "Argmax", "Argmin",
     "sum", "prod", "max", "min", "all", "any", "argmax", "argmin",
     "mean", "var", "std", "logsumexp", "normalize_axis",
+    "max_and_argmax", "ptp", "median", "allclose", "norm",
 ]
 
 _SUM_OUT_DTYPE = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
@@ -56,6 +57,10 @@ def normalize_axis(axis, ndim: int, what: str = "reduction") -> tuple[int, ...]:
     distinct non-negative axes of an ``ndim``-d tensor; None means every axis."""
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, Constant):   # a constant tensor of axes, as PyTensor code passes
+        axis = axis.data
+    if isinstance(axis, np.ndarray) and axis.dtype.kind in "iu" and axis.ndim <= 1:
+        axis = axis.tolist()
     if isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_)):
         axes = [axis]
     elif isinstance(axis, (list, tuple)):
@@ -456,7 +461,8 @@ def _reduced_length(x, axes, dtype):
 
 def mean(x, axis=None, dtype=None, keepdims=False, acc_dtype=None):
     """Mean over ``axis``: the sum divided by the number of elements cast to the sum's dtype
-    (float32 stays float32; integers give float64, as numpy does)."""
+    (float32 stays float32; integers give float64, as numpy does). An integer or bool
+    ``dtype`` is the dtype of the sum, as in PyTensor; the mean is then float64."""
     from tensorgraph.tensor.math import cast, true_div
 
     x = as_tensor_variable(x)
@@ -470,8 +476,10 @@ def mean(x, axis=None, dtype=None, keepdims=False, acc_dtype=None):
     else:
         sum_dtype = x.dtype
     if sum_dtype in ps.DISCRETE:
-        raise TypeError(f"mean: dtype={sum_dtype} is an integer dtype; a mean needs a float "
-                        "(or complex) dtype")
+        # PyTensor's meaning: the sum is made in that dtype, the mean is its float64 quotient
+        total = cast(sum(x, axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype),
+                     "float64")
+        return true_div(total, _reduced_length(x, axes, "float64"))
     total = sum(x, axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype)
     result = true_div(total, _reduced_length(x, axes, sum_dtype))
     out_dtype = normalize_dtype(dtype) if dtype is not None else (
@@ -479,8 +487,10 @@ def mean(x, axis=None, dtype=None, keepdims=False, acc_dtype=None):
     return cast(result, out_dtype)
 
 
-def var(x, axis=None, ddof=0, keepdims=False):
-    """Variance over ``axis``: mean squared deviation, divided by ``n - ddof``."""
+def var(x, axis=None, ddof=0, keepdims=False, corrected=False):
+    """Variance over ``axis``: mean squared deviation, divided by ``n - ddof``. (``corrected``
+    is accepted for PyTensor code: the deviations are always taken from the mean computed
+    first, which is what it asks for.)"""
     from tensorgraph.tensor.math import sub, true_div, mul
 
     x = as_tensor_variable(x)
@@ -495,7 +505,7 @@ def var(x, axis=None, ddof=0, keepdims=False):
     return true_div(squares, count)
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
+def std(x, axis=None, ddof=0, keepdims=False, corrected=False):
     """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof))``."""
     from tensorgraph.tensor.math import sqrt
 
@@ -518,3 +528,66 @@ def logsumexp(x, axis=None, keepdims=False):
         return result
     kept = [d for d in range(x.ndim) if d not in axes]
     return DimShuffle(x.ndim, kept)(result)
+
+
+def max_and_argmax(x, axis=None, keepdims=False):
+    """``[max(x, axis), argmax(x, axis)]`` (PyTensor's pair; two nodes here, which the
+    rewrites and C compute separately)."""
+    return [max(x, axis=axis, keepdims=keepdims), argmax(x, axis=axis, keepdims=keepdims)]
+
+
+def ptp(x, axis=None, keepdims=False):
+    """Range of values over ``axis`` (``max - min``), as ``np.ptp``."""
+    from tensorgraph.tensor.math import sub
+
+    return sub(max(x, axis=axis, keepdims=keepdims), min(x, axis=axis, keepdims=keepdims))
+
+
+def median(x, axis=None):
+    """Median over ``axis`` (an int, a tuple of ints or None for all), as ``np.median``: the
+    middle of the sorted values, or the mean of the two middle ones for an even count."""
+    from tensorgraph.tensor import math as tm
+    from tensorgraph.tensor.shape import reshape, shape_i
+    from tensorgraph.tensor.sort import sort
+    from tensorgraph.tensor.subtensor import getitem
+
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.ndim, "median")
+    kept = [d for d in range(x.ndim) if d not in axes]
+    if not axes:
+        return tm.cast(x, ps.upgrade_to_float(x.dtype)[0])
+    moved = x if kept + list(axes) == list(range(x.ndim)) else x.transpose(*kept, *axes)
+    flat_shape = [shape_i(x, d) for d in kept] + [-1]
+    values = sort(reshape(moved, flat_shape), axis=-1)
+    n = shape_i(values, values.ndim - 1)
+    low = getitem(values, (Ellipsis, tm.int_div(tm.sub(n, 1), 2)))
+    high = getitem(values, (Ellipsis, tm.int_div(n, 2)))
+    two = constant(2, dtype=ps.upgrade_to_float(x.dtype)[0])
+    return tm.true_div(tm.add(low, high), two)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` is close to ``b`` (``isclose``), a bool scalar."""
+    from tensorgraph.tensor.math import isclose
+
+    return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def norm(x, ord=2, axis=None, keepdims=False):
+    """The ``ord``-norm of the entries of ``x`` over ``axis`` (all entries for None):
+    ``sum(|x| ** ord) ** (1 / ord)``; ``inf`` is ``max(|x|)``, ``-inf`` ``min(|x|)``, 0 the
+    number of non-zero entries."""
+    from tensorgraph.tensor import math as tm
+
+    x = as_tensor_variable(x)
+    if ord == 0:
+        return sum(tm.neq(x, 0), axis=axis, keepdims=keepdims)
+    magnitude = tm.abs(x)
+    if np.isinf(ord):
+        return (max if ord > 0 else min)(magnitude, axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return sum(magnitude, axis=axis, keepdims=keepdims)
+    if ord == 2:
+        return tm.sqrt(sum(tm.sqr(magnitude), axis=axis, keepdims=keepdims))
+    total = sum(tm.pow(magnitude, ord), axis=axis, keepdims=keepdims)
+    return tm.pow(total, 1.0 / ord)

@@ -48,6 +48,9 @@ from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
 __all__ = [
     "Subtensor", "IncSubtensor", "AdvancedSubtensor1", "AdvancedIncSubtensor1",
     "AdvancedSubtensor", "AdvancedIncSubtensor", "getitem", "set_subtensor", "inc_subtensor",
+    "take", "take_along_axis", "flip", "slice_at_axis", "get_canonical_form_slice", "advanced_subtensor1",
+    "advanced_inc_subtensor1", "advanced_set_subtensor1", "advanced_subtensor",
+    "advanced_inc_subtensor", "advanced_set_subtensor",
 ]
 
 _FULL_SLICE = ("slice", None, None, None)
@@ -771,6 +774,8 @@ def _parse_entry(entry, position):
         return ("int", constant(int(entry), dtype="int64"))
     if isinstance(entry, Variable):
         var = as_tensor_variable(entry)
+    elif isinstance(entry, (list, tuple)) and _holds_variables(entry):
+        var = as_tensor_variable(entry)   # x[[i, j]] with symbolic i, j: a stacked vector
     else:
         arr = np.asarray(entry)
         if arr.size == 0 and arr.dtype.kind == "f":
@@ -790,6 +795,11 @@ def _parse_entry(entry, position):
     if var.ndim == 0:
         return ("int", var)
     return ("array", var)
+
+
+def _holds_variables(seq) -> bool:
+    return any(_holds_variables(e) if isinstance(e, (list, tuple)) else isinstance(e, Variable)
+               for e in seq)
 
 
 def _parse_index(x, index):
@@ -852,9 +862,14 @@ def getitem(x, index) -> Variable:
     return AdvancedSubtensor(idx_list)(x, *inputs)
 
 
-def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False) -> Variable:
+def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False,
+                  ignore_duplicates: bool = False) -> Variable:
     """The tensor indexed to get ``x`` (``x`` must be ``t[index]``), with ``y`` added at the
     index (repeated advanced indices accumulate, like ``np.add.at``), or written there.
+
+    ``ignore_duplicates=True`` gives numpy's ``t[index] += y`` instead: a repeated index is
+    updated once, by the last of its values (``set_subtensor(x, x + y)``; gradients assume
+    the indices are unique).
 
     Chains of basic indexing are views in numpy, so ``inc_subtensor(t[1:][0], y)`` gives the
     updated ``t``, not the updated ``t[1:]``.
@@ -864,6 +879,11 @@ def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False)
     if node is None or not isinstance(node.op, (Subtensor, AdvancedSubtensor1, AdvancedSubtensor)):
         raise TypeError(f"{what} expects the result of indexing a tensor, like x[2:5] or "
                         f"x[idx], as its first argument; got {x}")
+    if ignore_duplicates and not set_instead_of_inc:
+        from tensorgraph.tensor.math import add
+
+        return inc_subtensor(x, add(x, _as_value_for(x, y, what)), inplace=inplace,
+                             set_instead_of_inc=True)
     base, *index = node.inputs
     y = _as_value_for(base, y, what)
     if isinstance(node.op, Subtensor):
@@ -889,6 +909,216 @@ def set_subtensor(x, y, inplace: bool = False) -> Variable:
     """The tensor indexed to get ``x`` (``x`` must be ``t[index]``), with ``y`` written at the
     index (numpy's ``t[index] = y`` without changing ``t``)."""
     return inc_subtensor(x, y, inplace=inplace, set_instead_of_inc=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# PyTensor's indexing helpers
+
+
+def advanced_subtensor1(x, ilist) -> Variable:
+    """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``)."""
+    return AdvancedSubtensor1()(x, ilist)
+
+
+def advanced_inc_subtensor1(x, y, ilist) -> Variable:
+    """``x`` with ``y`` added at rows ``ilist`` (repeated rows accumulate)."""
+    x = as_tensor_variable(x)
+    return AdvancedIncSubtensor1()(x, _as_value_for(x, y, "advanced_inc_subtensor1"), ilist)
+
+
+def advanced_set_subtensor1(x, y, ilist) -> Variable:
+    """``x`` with ``y`` written at rows ``ilist``."""
+    x = as_tensor_variable(x)
+    return AdvancedIncSubtensor1(set_instead_of_inc=True)(
+        x, _as_value_for(x, y, "advanced_set_subtensor1"), ilist)
+
+
+def advanced_subtensor(x, *index) -> Variable:
+    """``x[index]`` for an index with integer arrays or boolean masks (``x[i, :, j]`` is
+    ``advanced_subtensor(x, i, slice(None), j)``)."""
+    return getitem(x, tuple(index))
+
+
+def advanced_inc_subtensor(x, y, *index, ignore_duplicates: bool = False) -> Variable:
+    """``x`` with ``y`` added at ``x[index]`` (see ``inc_subtensor``)."""
+    return inc_subtensor(getitem(x, tuple(index)), y, ignore_duplicates=ignore_duplicates)
+
+
+def advanced_set_subtensor(x, y, *index) -> Variable:
+    """``x`` with ``y`` written at ``x[index]``."""
+    return set_subtensor(getitem(x, tuple(index)), y)
+
+
+def take(a, indices, axis=None, mode: str = "raise") -> Variable:
+    """``np.take``: the entries of ``a`` at ``indices`` along ``axis`` (of the flattened ``a``
+    when ``axis`` is None). ``mode`` says what out-of-range indices do: 'raise' (an
+    IndexError when the function runs), 'wrap' (taken modulo the length) or 'clip' (limited
+    to the first and last entries)."""
+    from tensorgraph.tensor import math as tm
+    from tensorgraph.tensor.shape import flatten, normalize_axis
+
+    a = as_tensor_variable(a)
+    if axis is None:
+        return take(flatten(a, 1), indices, 0, mode)
+    axis = normalize_axis(axis, a.ndim, "take")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    indices = as_tensor_variable(indices)
+    if indices.dtype not in INT_DTYPES:
+        raise TypeError(f"take: indices must be integers, got {indices} ({indices.type})")
+    if mode != "raise":
+        length = shape_i(a, axis)
+        if mode == "wrap":
+            indices = tm.mod(indices, length)
+        else:
+            indices = tm.clip(indices, 0, tm.sub(length, 1))
+    return getitem(a, (slice(None),) * axis + (indices,))
+
+
+def take_along_axis(arr, indices, axis=None) -> Variable:
+    """``np.take_along_axis``: ``out[..., j, ...] = arr[..., indices[..., j, ...], ...]`` along
+    ``axis`` (``indices`` has ``arr``'s number of dimensions; they broadcast elsewhere);
+    ``axis=None`` takes from the flattened ``arr`` with a vector of indices."""
+    from tensorgraph.tensor.creation import arange
+    from tensorgraph.tensor.shape import flatten, normalize_axis
+
+    arr, indices = as_tensor_variable(arr), as_tensor_variable(indices)
+    if indices.dtype not in INT_DTYPES:
+        raise TypeError(f"take_along_axis: indices must be integers, got {indices} "
+                        f"({indices.type})")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis: with axis=None the indices must be a vector, "
+                             f"got {indices.ndim}-d {indices}")
+        return getitem(flatten(arr, 1), indices)
+    axis = normalize_axis(axis, arr.ndim, "take_along_axis")
+    if indices.ndim != arr.ndim:
+        raise ValueError(f"take_along_axis: indices ({indices.ndim}-d) must have the number of "
+                         f"dimensions of arr ({arr.ndim}-d)")
+    index = []
+    for d in range(arr.ndim):
+        if d == axis:
+            index.append(indices)
+            continue
+        pattern = ["x"] * arr.ndim
+        pattern[d] = 0
+        index.append(DimShuffle(1, pattern)(arange(shape_i(arr, d))))
+    return getitem(arr, tuple(index))
+
+
+def flip(x, axis=None) -> Variable:
+    """``x`` with the order of its entries reversed along ``axis`` (an int, a sequence of
+    ints, or None for every axis), as ``np.flip``."""
+    from tensorgraph.tensor.reduction import normalize_axis
+
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.ndim, "flip")
+    return getitem(x, tuple(slice(None, None, -1) if d in axes else slice(None)
+                            for d in range(x.ndim)))
+
+
+def slice_at_axis(sl: slice, axis: int) -> tuple:
+    """The index applying ``sl`` to dimension ``axis`` alone: ``x[slice_at_axis(sl, 1)]`` is
+    ``x[:, sl]`` (a negative ``axis`` counts from the end: ``x[..., sl, :]`` for -2)."""
+    if axis >= 0:
+        return (slice(None),) * axis + (sl, Ellipsis)
+    return (Ellipsis, sl) + (slice(None),) * (-axis - 1)
+
+
+def _known_int(value):
+    """``value`` as a Python int when it is known while the graph is built, else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, Constant) and np.ndim(value.data) == 0:
+        data = np.asarray(value.data)
+        return int(data) if data.dtype.kind in "iu" else None
+    return None
+
+
+def get_canonical_form_slice(theslice, length):
+    """A slice or index in canonical form, and the direction to read it in.
+
+    For a slice: ``(slice(start, stop, step), direction)`` with ``0 <= start <= stop <=
+    length`` and ``step > 0``, such that ``a[theslice]`` is ``a[start:stop:step][::direction]``
+    for any ``a`` of that length (``direction`` is 1 or -1). For an integer index: the index
+    made non-negative (``i + length`` where ``i < 0``) and direction 1. Known values give
+    Python ints; symbolic ones give integer scalar variables (``direction`` too when the
+    step's sign is not known)."""
+    from tensorgraph.tensor import math as tm
+
+    if isinstance(theslice, slice):
+        return _canonical_slice(theslice, length)
+    if isinstance(theslice, Variable) and getattr(theslice.type, "ndim", 0) != 0:
+        raise ValueError(f"get_canonical_form_slice: {theslice} is not a supported slice or "
+                         "integer index (a slice, an int or an integer scalar)")
+    if theslice is None or not (isinstance(theslice, (numbers.Integral, Variable))):
+        raise ValueError(f"get_canonical_form_slice: {theslice!r} is not a supported slice or "
+                         "integer index (a slice, an int or an integer scalar)")
+    known = _known_int(theslice)
+    if known is not None and known >= 0:
+        return theslice, 1
+    index = _as_index_scalar(theslice, "get_canonical_form_slice index")
+    if known is not None:
+        return tm.add(index, length), 1
+    return tm.switch(tm.lt(index, 0), tm.add(index, length), index), 1
+
+
+def _canonical_slice(sl, length):
+    parts = (sl.start, sl.stop, sl.step)
+    known = [None if p is None else _known_int(p) for p in parts]
+    n = _known_int(length)
+    if n is not None and all(p is None or k is not None for p, k in zip(parts, known)):
+        r = range(n)[slice(*known)]
+        if r.step > 0:
+            return slice(r.start, max(r.start, r.stop), r.step), 1
+        if len(r) == 0:
+            return slice(0, 0, 1), 1
+        return slice(r[-1], r[0] + 1, -r.step), -1
+    return _symbolic_canonical_slice(parts, length)
+
+
+def _symbolic_canonical_slice(parts, length):
+    from tensorgraph.tensor import math as tm
+
+    def scalar(v):
+        return tm.cast(_as_index_scalar(v, "get_canonical_form_slice"), "int64")
+
+    n = scalar(length)
+    zero, one = constant(0, dtype="int64"), constant(1, dtype="int64")
+    step = one if parts[2] is None else scalar(parts[2])
+    if parts[2] is not None and _known_int(parts[2]) == 0:
+        raise ValueError("get_canonical_form_slice: slice step cannot be zero")
+
+    def normalized(v, low, high):
+        v = scalar(v)
+        v = tm.switch(tm.lt(v, 0), tm.add(v, n), v)
+        return tm.clip(v, low, high)
+
+    # step > 0: the entries start, start + step, ... below stop, all inside [0, n]
+    up_start = zero if parts[0] is None else normalized(parts[0], zero, n)
+    up_stop = n if parts[1] is None else normalized(parts[1], zero, n)
+    up_stop = tm.maximum(up_stop, up_start)
+    # step < 0: start, start + step, ... above stop, in [-1, n - 1] (-1: before the first)
+    last = tm.sub(n, one)
+    down_start = last if parts[0] is None else normalized(parts[0], tm.neg(one), last)
+    down_stop = tm.neg(one) if parts[1] is None else normalized(parts[1], tm.neg(one), last)
+    stride = tm.neg(step)
+    count = tm.maximum(tm.ceil_intdiv(tm.sub(down_start, down_stop), stride), zero)
+    nonempty = tm.gt(count, 0)
+    down_first = tm.switch(nonempty, tm.sub(down_start, tm.mul(tm.sub(count, one), stride)), zero)
+    down_end = tm.switch(nonempty, tm.add(down_start, one), zero)
+
+    known_step = _known_int(parts[2]) if parts[2] is not None else 1
+    if known_step is not None:
+        if known_step > 0:
+            return slice(up_start, up_stop, step), 1
+        return slice(down_first, down_end, stride), -1
+    positive = tm.gt(step, 0)
+    return (slice(tm.switch(positive, up_start, down_first), tm.switch(positive, up_stop, down_end),
+                  tm.switch(positive, step, stride)),
+            tm.switch(positive, one, tm.neg(one)))
 
 
 # ----------------------------------------------------------------------------------------------

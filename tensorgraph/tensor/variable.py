@@ -32,6 +32,34 @@ def _shape():
     return importlib.import_module("tensorgraph.tensor.shape")
 
 
+def _extra():
+    from tensorgraph.tensor import extra_ops
+
+    return extra_ops
+
+
+#: elementwise functions of ``tensorgraph.tensor.math`` that are also methods (``x.sin()``)
+_ELEMWISE_METHODS = (
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "ceil", "cos", "cosh",
+    "deg2rad", "exp", "exp2", "expm1", "floor", "log", "log10", "log1p", "log2", "rad2deg",
+    "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+)
+
+#: numpy ufunc name -> function of ``tensorgraph.tensor.math`` (for ``__array_ufunc__``)
+_UFUNCS = {name: name for name in _ELEMWISE_METHODS + (
+    "add", "sign", "maximum", "minimum", "arctan2", "isnan", "isinf", "isfinite", "square",
+    "reciprocal", "logaddexp", "isposinf", "isneginf", "power", "true_divide",
+    "conj", "conjugate")}
+_UFUNCS.update({
+    "subtract": "sub", "multiply": "mul", "divide": "true_div", "floor_divide": "int_div",
+    "remainder": "mod", "mod": "mod", "negative": "neg", "absolute": "abs", "fabs": "abs",
+    "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+    "logical_and": "and_", "logical_or": "or_",
+    "logical_xor": "xor", "logical_not": "invert", "bitwise_and": "and_",
+    "bitwise_or": "or_", "bitwise_xor": "xor", "invert": "invert", "rint": "round",
+})
+
+
 class TensorOperators:
     """Operators and numpy-like methods shared by tensor variables, constants and shared vars."""
 
@@ -179,10 +207,10 @@ class TensorOperators:
     def mean(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
         return _reduction().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
-    def var(self, axis=None, ddof=0, keepdims=False):
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False):
         return _reduction().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
-    def std(self, axis=None, ddof=0, keepdims=False):
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False):
         return _reduction().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
@@ -211,17 +239,159 @@ class TensorOperators:
     def clip(self, a_min, a_max):
         return _math().clip(self, a_min, a_max)
 
-    def round(self):
-        return _math().round(self)
+    def round(self, mode=None):
+        return _math().round(self) if mode is None else _math().round(self, mode)
 
     def __round__(self):
         return _math().round(self)
 
-    def exp(self): return _math().exp(self)
-    def log(self): return _math().log(self)
-    def sqrt(self): return _math().sqrt(self)
-    def tanh(self): return _math().tanh(self)
     def abs(self): return _math().abs(self)
+
+    def __ceil__(self): return _math().ceil(self)
+    def __floor__(self): return _math().floor(self)
+    def __trunc__(self): return _math().trunc(self)
+    def __divmod__(self, other): return _math().int_div(self, other), _math().mod(self, other)
+    def __rdivmod__(self, other): return _math().int_div(other, self), _math().mod(other, self)
+
+    # -- numpy's methods and attributes --------------------------------------------------------
+    @property
+    def mT(self):
+        """The transpose of the last two dimensions (``np.matrix_transpose``)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs at least 2 dimensions, {self} has {self.ndim}")
+        axes = list(range(self.ndim))
+        axes[-2:] = axes[:-3:-1]
+        return self.transpose(*axes)
+
+    @property
+    def real(self):
+        return _math().real(self)
+
+    @property
+    def imag(self):
+        return _math().imag(self)
+
+    def conj(self):
+        return _math().conj(self)
+
+    conjugate = conj
+
+    def copy(self, name=None):
+        """A copy of this tensor as a new variable (``tensor_copy``), named ``name``."""
+        from tensorgraph.tensor.math import _copy
+
+        out = _copy(self)
+        out.name = name
+        return out
+
+    def take(self, indices, axis=None, mode="raise"):
+        from tensorgraph.tensor.subtensor import take
+
+        return take(self, indices, axis=axis, mode=mode)
+
+    def norm(self, L, axis=None, keepdims=False):
+        """The ``L``-norm of the entries over ``axis`` (``tt.norm``)."""
+        return _reduction().norm(self, L, axis=axis, keepdims=keepdims)
+
+    def ptp(self, axis=None, keepdims=False):
+        return _reduction().ptp(self, axis=axis, keepdims=keepdims)
+
+    def sort(self, axis=-1, kind="quicksort", order=None):
+        from tensorgraph.tensor.sort import sort
+
+        return sort(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis=-1, kind="quicksort", order=None):
+        from tensorgraph.tensor.sort import argsort
+
+        return argsort(self, axis=axis, kind=kind, order=order)
+
+    def nonzero(self, return_matrix=False):
+        from tensorgraph.tensor.nonzero import nonzero
+
+        return nonzero(self, return_matrix=return_matrix)
+
+    def nonzero_values(self):
+        from tensorgraph.tensor.nonzero import nonzero_values
+
+        return nonzero_values(self)
+
+    def cumsum(self, axis=None):
+        return _extra().cumsum(self, axis)
+
+    def cumprod(self, axis=None):
+        return _extra().cumprod(self, axis)
+
+    def repeat(self, repeats, axis=None):
+        return _extra().repeat(self, repeats, axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return _extra().searchsorted(self, v, side=side, sorter=sorter)
+
+    def compress(self, a, axis=None):
+        return _extra().compress(a, self, axis=axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        from tensorgraph.tensor.diagonal import diagonal
+
+        return diagonal(self, offset, axis1, axis2)
+
+    def trace(self):
+        from tensorgraph.tensor.diagonal import trace
+
+        return trace(self)
+
+    def swapaxes(self, axis1, axis2):
+        from tensorgraph.tensor.rearrange import swapaxes
+
+        return swapaxes(self, axis1, axis2)
+
+    def choose(self, choices, mode="raise"):
+        from tensorgraph.tensor.rearrange import choose
+
+        return choose(self, choices, mode=mode)
+
+    def fill(self, value):
+        """A tensor of this one's shape filled with ``value`` (``tt.fill``)."""
+        return _math().fill(self, value)
+
+    def zeros_like(self, dtype=None):
+        from tensorgraph.tensor.creation import zeros_like
+
+        return zeros_like(self, dtype=dtype)
+
+    def ones_like(self, dtype=None):
+        from tensorgraph.tensor.creation import ones_like
+
+        return ones_like(self, dtype=dtype)
+
+    def set(self, y, **kwargs):
+        """``set_subtensor(self, y)``: this indexed tensor's base with ``y`` written here."""
+        from tensorgraph.tensor.subtensor import set_subtensor
+
+        return set_subtensor(self, y, **kwargs)
+
+    def inc(self, y, **kwargs):
+        """``inc_subtensor(self, y)``: this indexed tensor's base with ``y`` added here."""
+        from tensorgraph.tensor.subtensor import inc_subtensor
+
+        return inc_subtensor(self, y, **kwargs)
+
+    # -- numpy functions on variables: np.sin(x), np.add(a, x), ... ----------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy's ufuncs applied to a variable build the tensor graph: ``np.exp(x)`` is
+        ``tt.exp(x)``, ``np.maximum(a, x)`` is ``tt.maximum(a, x)``, ``array * x`` is
+        ``tt.mul(array, x)``. Methods other than a plain call (``np.add.reduce``...), ``out=``
+        and other keywords are refused (a TypeError from numpy)."""
+        if method == "__call__" and ufunc.__name__ in ("equal", "not_equal") and not kwargs:
+            # ``array == x`` calls np.equal: it keeps ``==``'s identity meaning (tt.eq compares
+            # elementwise), as it had before numpy handed it over
+            same = len(inputs) == 2 and inputs[0] is inputs[1]
+            return same if ufunc.__name__ == "equal" else not same
+        function = _UFUNCS.get(ufunc.__name__)
+        if method != "__call__" or function is None or kwargs:
+            return NotImplemented
+        return getattr(_math(), function)(*inputs)
 
 
 class TensorVariable(TensorOperators, Variable):
@@ -234,3 +404,16 @@ class TensorConstant(TensorOperators, Constant):
     @property
     def value(self):
         return self.data
+
+
+def _elemwise_method(name):
+    def method(self):
+        return getattr(_math(), name)(self)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``tt.{name}(x)``."
+    return method
+
+
+for _name in _ELEMWISE_METHODS:
+    setattr(TensorOperators, _name, _elemwise_method(_name))

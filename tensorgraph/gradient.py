@@ -1,5 +1,8 @@
-"""Automatic differentiation: ``grad`` (reverse mode), ``Lop``/``Rop``, ``jacobian``, ``hessian``
-and ``verify_grad`` (finite differences), with Theano / PyTensor names and semantics.
+"""Automatic differentiation: ``grad`` (reverse mode), ``Lop``/``Rop`` (PyTensor 3:
+``pullback``/``pushforward``), ``jacobian``, ``hessian``, ``hessian_vector_product``,
+``subgraph_grad`` and ``verify_grad`` (finite differences), with Theano / PyTensor names and
+semantics; ``zero_grad``, ``disconnected_grad``, ``undefined_grad``, ``grad_clip`` and
+``grad_scale`` wrap a value to change only its gradient (rewriting removes them).
 
 Reverse mode walks the graph from the cost down to the variables asked for, calling each node's
 ``op.L_op(inputs, outputs, output_grads)`` (which defaults to ``op.grad``) and summing the
@@ -17,9 +20,15 @@ Two special types mark gradients that are not ordinary tensors:
 Gradients w.r.t. integer or boolean variables are zero (integers cannot move infinitesimally).
 A gradient has the dtype of its variable, so float32 graphs stay float32.
 
-``jacobian`` loops over the rows of a vector expression with ``IndexLoop``, an Op that evaluates
-an inner graph (the gradient of row ``i``) for every ``i`` in ``range(n)``, ``n`` symbolic, and
-stacks the results; the row-independent part of that graph is computed once, outside the loop.
+``jacobian`` loops over the elements of the (flattened) expression with ``IndexLoop``, an Op
+that evaluates an inner graph (the gradient of row ``i``) for every ``i`` in ``range(n)``, ``n``
+symbolic, and stacks the results; the row-independent part of that graph is computed once,
+outside the loop. ``jacobian(..., vectorize=True)`` instead vectorizes one vector-Jacobian
+product over the rows of the identity (``vectorize_graph``).
+
+``grad`` starts from a constant one tagged ``seed_of`` the cost: ``function()`` counts the
+inputs of the cost as used by a function computing its gradient, as PyTensor does (its seed
+is computed from the cost), and a disconnected ``wrt`` gets ``fill(wrt, 0)``.
 """
 
 from __future__ import annotations
@@ -45,7 +54,11 @@ from tensorgraph.graph.utils import building_gradient
 __all__ = [
     "DisconnectedType", "disconnected_type", "NullType", "grad_undefined", "grad_not_implemented",
     "DisconnectedInputError", "NullTypeGradError", "GradientError", "grad", "Lop", "Rop",
-    "jacobian", "hessian", "verify_grad", "numeric_grad", "IndexLoop",
+    "pullback", "pushforward", "jacobian", "hessian", "hessian_vector_product",
+    "subgraph_grad", "verify_grad", "numeric_grad", "IndexLoop", "ZeroGrad", "DisconnectedGrad",
+    "UndefinedGrad", "GradClip", "GradScale", "zero_grad", "disconnected_grad",
+    "undefined_grad", "grad_clip", "grad_scale", "zero_grad_", "disconnected_grad_",
+    "undefined_grad_",
 ]
 
 
@@ -177,6 +190,28 @@ def _float_dtype(var) -> str:
 
 def _float_zeros_like(var):
     return _tt().zeros_like(var, dtype=_float_dtype(var))
+
+
+def _seed(cost):
+    """The gradient of the cost w.r.t. itself: a fresh constant one, tagged ``seed_of`` the
+    cost. PyTensor's seed is ``fill(cost, 1)``, so a gradient's graph reads every input of
+    the cost; ``function()`` honours the tag the same way (an input the cost reads is used)
+    without computing the cost or differentiating the fill."""
+    from tensorgraph.tensor.type import TensorType
+
+    one = TensorType(_float_dtype(cost), ())().type.make_constant(
+        np.ones((), dtype=_float_dtype(cost)))
+    one.tag.seed_of = cost
+    return one
+
+
+def _filled_zeros(var):
+    """Zeros shaped like ``var`` that read ``var`` (``fill(var, 0)``, PyTensor's form): the
+    gradient returned for a disconnected ``var``, so that a function computing it still
+    counts ``var`` as used."""
+    if _dtype(var) is None:
+        return _float_zeros_like(var)
+    return _tt().second(var, np.zeros((), dtype=_float_dtype(var)))
 
 
 def _as_list(x, what: str) -> tuple[list, bool]:
@@ -400,7 +435,7 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
             raise TypeError(f"grad: cost must be a scalar (0-d), got {cost} of type {cost.type} "
                             f"(ndim {ndim}); reduce it first (cost.sum(), cost.mean()) or use "
                             "jacobian / known_grads")
-        seeds[cost] = tt.constant(np.ones((), dtype=_float_dtype(cost)))
+        seeds[cost] = _seed(cost)
     for var, g in (known_grads or {}).items():
         if not isinstance(var, Variable):
             raise TypeError(f"grad: known_grads keys must be Variables, got {var!r}")
@@ -425,7 +460,7 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
         if g is None or isinstance(g.type, DisconnectedType):
             _handle_disconnected(w, disconnected_inputs)
             if return_disconnected == "zero":
-                g = _float_zeros_like(w)
+                g = _filled_zeros(w)
             elif return_disconnected == "disconnected":
                 g = disconnected_type()
             else:
@@ -482,7 +517,12 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
         if all(p is None for p in points_in):
             continue
         try:
-            outs = node.op.R_op(list(node.inputs), points_in)
+            pushforward = getattr(node.op, "pushforward", None)
+            if pushforward is not None:      # an op written for PyTensor 3
+                outs = pushforward(list(node.inputs), list(node.outputs),
+                                   [disconnected_type() if p is None else p for p in points_in])
+            else:
+                outs = node.op.R_op(list(node.inputs), points_in)
         except NotImplementedError:
             outs = _rop_via_lop(node, points_in)
         for out, t in zip(node.outputs, outs):
@@ -534,6 +574,230 @@ def _rop_via_lop(node, points_in):
     replaced = iter(present)
     by_dummy = {u: (next(replaced) if j is not None else None) for u, j in zip(used, jvps)}
     return [by_dummy[u] if u is not None else None for u in dummies]
+
+
+def pullback(f, wrt, cotangents, consider_constant=None, disconnected_inputs="raise",
+             return_disconnected="zero"):
+    """The vector-Jacobian product (PyTensor 3's name of ``Lop``): ``cotangents`` (shaped
+    like ``f``) times the Jacobian of ``f`` w.r.t. ``wrt``; the result follows ``wrt``."""
+    f_list, _ = _as_list(f, "pullback: f")
+    points, _ = _as_list(cotangents, "pullback: cotangents")
+    if len(points) != len(f_list):
+        raise ValueError(f"pullback: {len(f_list)} expressions but {len(points)} cotangents")
+    known = {fi: (c if isinstance(c, Variable) else _tt().as_tensor_variable(c))
+             for fi, c in zip(f_list, points)}
+    return grad(None, wrt, consider_constant=consider_constant,
+                disconnected_inputs=disconnected_inputs, known_grads=known,
+                return_disconnected=_disconnected_choice(return_disconnected))
+
+
+def pushforward(f, wrt, tangents, disconnected_outputs="raise", return_disconnected="zero",
+                use_op_pushforward=False):
+    """The Jacobian-vector product (PyTensor 3's name of ``Rop``): the derivative of ``f``
+    along ``tangents`` (shaped like ``wrt``); the result follows ``f``. Each op's forward
+    rule is used where it has one, the double pull-back elsewhere (``use_op_pushforward``
+    is accepted for PyTensor's signature; the choice is made per op here)."""
+    return Rop(f, wrt, tangents, disconnected_outputs=disconnected_outputs,
+               return_disconnected=_disconnected_choice(return_disconnected))
+
+
+def _disconnected_choice(value):
+    """PyTensor 3 spells "None" in lower case."""
+    return "None" if value in ("none", None) else value
+
+
+def hessian_vector_product(cost, wrt, p, **grad_kwargs):
+    """The Hessian of the scalar ``cost`` w.r.t. ``wrt`` times ``p`` (``wrt`` and ``p`` a
+    variable each or matching lists), without forming the Hessian: the gradient of
+    ``sum(grad(cost, wrt) * p)``. ``grad_kwargs`` go to both ``grad`` calls."""
+    wrt_list, _ = _as_list(wrt, "hessian_vector_product: wrt")
+    p_list, _ = _as_list(p, "hessian_vector_product: p")
+    if len(p_list) != len(wrt_list):
+        raise ValueError(f"hessian_vector_product: {len(wrt_list)} wrt variables but "
+                         f"{len(p_list)} vectors p")
+    tt = _tt()
+    grads = grad(cost, wrt_list, **grad_kwargs)
+    products = [tt.sum(g * tt.as_tensor_variable(v)) for g, v in zip(grads, p_list)]
+    total = products[0] if len(products) == 1 else tt.add(*products)
+    return _format_as(grad(total, wrt_list, **grad_kwargs), wrt)
+
+
+def subgraph_grad(wrt, end, start=None, cost=None, details=False):
+    """Gradients of one piece of a graph, to chain pieces by hand (Theano's idiom for
+    truncated or piecewise backpropagation).
+
+    The piece is what lies between the variables ``end`` (treated as inputs: gradients stop
+    there) and the cost. Its gradient comes from ``cost`` (a scalar), from ``start`` ({variable:
+    known gradient}, typically the ``end`` gradients of the piece above), or the sum of both.
+    Returns ``(wrt_grads, end_grads)``: the gradients w.r.t. ``wrt`` and w.r.t. ``end``, the
+    latter to pass on as ``start`` (zipped with ``end``) to the piece below. With ``details``,
+    also the two parts ``(start_grads, cost_grads)`` of each (``None`` where absent).
+    """
+    wrt, end = list(wrt), list(end)
+    if cost is None and not start:
+        raise TypeError("subgraph_grad: give a cost, start gradients, or both")
+    params = list(dict.fromkeys(wrt + end))
+    start_grads = cost_grads = None
+    if start:
+        start_grads = grad(None, params, consider_constant=end, known_grads=dict(start),
+                           disconnected_inputs="ignore")
+    if cost is not None:
+        cost_grads = grad(cost, params, consider_constant=end, disconnected_inputs="ignore")
+    if start_grads is None:
+        totals = cost_grads
+    elif cost_grads is None:
+        totals = start_grads
+    else:
+        totals = [a + b for a, b in zip(start_grads, cost_grads)]
+    by_var = dict(zip(params, totals))
+    wrt_grads, end_grads = [by_var[v] for v in wrt], [by_var[v] for v in end]
+    if details:
+        return wrt_grads, end_grads, start_grads, cost_grads
+    return wrt_grads, end_grads
+
+
+# ----------------------------------------------------------------------------------------------
+# Ops that change only the gradient: the value passes through, rewriting removes them
+
+
+class GradientOnlyOp(Op):
+    """Returns its input unchanged (a view); its subclasses say what happens to the gradient
+    on the way back. Rewriting (canonicalize, so every preset but None) removes these nodes,
+    so they cost nothing at run time."""
+
+    __props__ = ()
+    view_map = {0: [0]}
+
+    def make_node(self, x):
+        x = x if isinstance(x, Variable) else _tt().as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return list(input_shapes)
+
+    def R_op(self, inputs, eval_points):
+        return list(eval_points)
+
+    def __str__(self):
+        return type(self).__name__
+
+
+class ZeroGrad(GradientOnlyOp):
+    """The gradient through it is zeros (of the input's shape)."""
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [_float_zeros_like(inputs[0])]
+
+    def R_op(self, inputs, eval_points):
+        return [None if eval_points[0] is None else _tt().zeros_like(eval_points[0])]
+
+
+class DisconnectedGrad(GradientOnlyOp):
+    """No gradient flows through it: the input counts as disconnected (``grad`` raises
+    ``DisconnectedInputError`` for a variable reached only through it)."""
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [disconnected_type()]
+
+    def R_op(self, inputs, eval_points):
+        return [None]
+
+    def connection_pattern(self, node):
+        return [[False]]
+
+
+class UndefinedGrad(GradientOnlyOp):
+    """The gradient through it is undefined: ``grad`` raises ``NullTypeGradError``."""
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [grad_undefined(self, 0, inputs[0], "(undefined_grad was applied to it)")]
+
+    def R_op(self, inputs, eval_points):
+        return [None]
+
+
+class GradClip(GradientOnlyOp):
+    """The gradient through it is clipped to ``[clip_lower_bound, clip_upper_bound]``."""
+
+    __props__ = ("clip_lower_bound", "clip_upper_bound")
+
+    def __init__(self, clip_lower_bound, clip_upper_bound):
+        if not clip_upper_bound >= clip_lower_bound:
+            raise ValueError(f"grad_clip: the upper bound ({clip_upper_bound}) must be at least "
+                             f"the lower bound ({clip_lower_bound})")
+        self.clip_lower_bound = clip_lower_bound
+        self.clip_upper_bound = clip_upper_bound
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [_tt().clip(output_grads[0], self.clip_lower_bound, self.clip_upper_bound)]
+
+    def __str__(self):
+        return f"GradClip{{{self.clip_lower_bound}, {self.clip_upper_bound}}}"
+
+
+class GradScale(GradientOnlyOp):
+    """The gradient through it is multiplied by ``multiplier`` (a number; -1 reverses it)."""
+
+    __props__ = ("multiplier",)
+
+    def __init__(self, multiplier):
+        self.multiplier = multiplier
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [output_grads[0] * self.multiplier]
+
+    def __str__(self):
+        return f"GradScale{{{self.multiplier}}}"
+
+
+zero_grad_ = ZeroGrad()
+disconnected_grad_ = DisconnectedGrad()
+undefined_grad_ = UndefinedGrad()
+
+
+def zero_grad(x):
+    """``x``, whose gradient is taken to be zero (gradients flow back as zeros)."""
+    return zero_grad_(x)
+
+
+def disconnected_grad(x):
+    """``x``, through which no gradient flows (cheaper than ``zero_grad``: the part of the
+    graph below is not differentiated at all; ``stop_gradient`` elsewhere)."""
+    return disconnected_grad_(x)
+
+
+def undefined_grad(x):
+    """``x``, whose gradient is undefined: differentiating through it raises."""
+    return undefined_grad_(x)
+
+
+def grad_clip(x, lower_bound, upper_bound):
+    """``x``, whose gradient is clipped elementwise to ``[lower_bound, upper_bound]`` on the
+    way back."""
+    return GradClip(lower_bound, upper_bound)(x)
+
+
+def grad_scale(x, multiplier):
+    """``x``, whose gradient is multiplied by ``multiplier`` on the way back."""
+    return GradScale(multiplier)(x)
+
+
+def _register_removal():
+    from tensorgraph.rewriting.basic import node_rewriter
+    from tensorgraph.rewriting.optdb import register_canonicalize
+
+    @node_rewriter([GradientOnlyOp])
+    def local_remove_gradient_only_ops(fgraph, node):
+        """zero_grad, disconnected_grad, grad_clip... compute nothing: read their input."""
+        return [node.inputs[0]]
+
+    register_canonicalize(local_remove_gradient_only_ops)
+
+
+_register_removal()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -671,25 +935,47 @@ def _loop_invariants(index, outputs):
     return invariant
 
 
-def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise"):
-    """The Jacobian of a vector ``expression`` w.r.t. ``wrt`` (a variable or a list).
+def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise",
+             vectorize=False):
+    """The Jacobian of ``expression`` w.r.t. ``wrt`` (a variable or a list/tuple).
 
-    For each ``w`` the result has shape ``(expression.shape[0],) + w.shape``; a scalar
-    ``expression`` gives its gradient. The length may be symbolic: the rows are computed by an
-    ``IndexLoop`` at run time.
+    For each ``w`` the result has shape ``expression.shape + w.shape``; a scalar
+    ``expression`` gives its gradient. Sizes may be symbolic. The rows (one per element of
+    ``expression``) are computed by an ``IndexLoop`` at run time, or, with ``vectorize=True``,
+    by one vectorized vector-Jacobian product of the identity (``vectorize_graph``): faster
+    for small expressions, more memory for large ones.
     """
     tt = _tt()
     expression = expression if isinstance(expression, Variable) else tt.as_tensor_variable(expression)
-    if getattr(expression.type, "ndim", None) == 0:
-        return grad(expression, wrt, consider_constant=consider_constant,
-                    disconnected_inputs=disconnected_inputs)
-    if getattr(expression.type, "ndim", None) != 1:
-        raise TypeError(f"jacobian: expression must be a vector (1-d), got {expression} of type "
-                        f"{expression.type}; flatten it first")
+    ndim = getattr(expression.type, "ndim", None)
+    if ndim is None:
+        raise TypeError(f"jacobian: expression must be a tensor, got {expression} of type "
+                        f"{expression.type}")
     wrt_list, _ = _as_list(wrt, "jacobian: wrt")
+    if ndim == 0 or all(d == 1 for d in expression.type.shape):
+        rows = grad(expression.sum() if ndim else expression, wrt_list,
+                    consider_constant=consider_constant, disconnected_inputs=disconnected_inputs)
+        if ndim:
+            rows = [r.reshape((*[1] * ndim, *[w.shape[i] for i in range(w.ndim)]))
+                    for r, w in zip(rows, wrt_list)]
+        return _format_as(rows, wrt)
+    flat = expression if ndim == 1 else expression.flatten()
+    if vectorize:
+        matrices = _jacobian_vectorized(flat, wrt_list, consider_constant, disconnected_inputs)
+    else:
+        matrices = _jacobian_loop(flat, wrt_list, consider_constant, disconnected_inputs)
+    if ndim != 1:
+        matrices = [m.reshape((*[expression.shape[i] for i in range(ndim)],
+                               *[w.shape[i] for i in range(w.ndim)]))
+                    for m, w in zip(matrices, wrt_list)]
+    return _format_as(matrices, wrt)
+
+
+def _jacobian_loop(flat, wrt_list, consider_constant, disconnected_inputs):
+    tt = _tt()
     index = tt.scalar("i", dtype="int64")
     with _no_test_values():
-        rows = grad(expression[index], wrt_list, consider_constant=consider_constant,
+        rows = grad(flat[index], wrt_list, consider_constant=consider_constant,
                     disconnected_inputs=disconnected_inputs)
         outer = []
         for var in list(wrt_list) + _loop_invariants(index, rows):
@@ -699,9 +985,28 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
         inner_rows = clone_replace(rows, dict(zip(outer, placeholders)))
     _fill_test_values(outer)
     loop = IndexLoop(index, placeholders, inner_rows, [outer.index(w) for w in wrt_list])
-    result = loop(expression.shape[0], *outer)
-    result = list(result) if isinstance(result, (list, tuple)) else [result]
-    return _format_as(result, wrt)
+    result = loop(flat.shape[0], *outer)
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def _jacobian_vectorized(flat, wrt_list, consider_constant, disconnected_inputs):
+    """Every row at once: the pull-back of one cotangent row, vectorized over the rows of
+    the identity."""
+    import tensorgraph.tensor.blockwise  # noqa: F401  (the tensor ops' batching rules)
+    from tensorgraph.graph.replace import vectorize_graph
+
+    tt = _tt()
+    row = flat.type("cotangent row")
+    with _no_test_values():
+        rows = grad(None, wrt_list, consider_constant=consider_constant,
+                    disconnected_inputs=disconnected_inputs, known_grads={flat: row})
+    n = flat.shape[0]
+    matrices = vectorize_graph(rows, {row: tt.eye(n, dtype=flat.type.dtype)})
+    # a gradient that does not read the cotangent (zeros of a disconnected input) has no row
+    # dimension to vectorize: give it one
+    return [m if m.ndim == w.ndim + 1 else
+            tt.broadcast_to(m, (n, *[w.shape[i] for i in range(w.ndim)]))
+            for m, w in zip(matrices, wrt_list)]
 
 
 def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):

@@ -387,12 +387,13 @@ def test_jacobian_with_several_wrt_and_a_shared_variable():
     np.testing.assert_allclose(jwv, expected)
 
 
-def test_jacobian_of_a_scalar_is_its_gradient_and_matrices_are_refused():
+def test_jacobian_of_a_scalar_is_its_gradient_and_of_a_matrix_has_both_shapes():
     x = tt.dvector("x")
     g = jacobian(tt.sum(square(x)), x)
     np.testing.assert_allclose(fn([x], g)(np.array([1.0, 3.0])), [2.0, 6.0])
-    with pytest.raises(TypeError, match="vector"):
-        jacobian(square(tt.dmatrix("m")), x)
+    m = tt.dmatrix("m")
+    j = fn([m, x], jacobian(square(m) * x.sum(), x))(np.ones((2, 3)), np.ones(4))
+    np.testing.assert_allclose(j, np.ones((2, 3, 4)))  # (PyTensor 3; it was refused)
 
 
 def test_jacobian_loop_hoists_row_independent_work():

@@ -102,7 +102,7 @@ class FunctionMaker:
         return fgraph
 
     def _check_unused(self, input_vars, computed):
-        used = set(graph_inputs(computed, blockers=input_vars))
+        used = set(graph_inputs(_with_gradient_costs(computed), blockers=input_vars))
         for pos, var in enumerate(input_vars):
             if var in used or self.on_unused_input == "ignore":
                 continue
@@ -156,6 +156,27 @@ class FunctionMaker:
         if self.profile:
             return self.profile.attach(self, vm, self.name, time.perf_counter() - started)
         return Function(self, vm, self.name)
+
+
+def _with_gradient_costs(variables) -> list:
+    """``variables`` and the costs of the gradients among them: ``grad`` tags its seed (the
+    constant one it starts from) ``seed_of`` the cost. In PyTensor the seed is computed from
+    the cost, so an input a cost reads counts as used by a function computing its gradient,
+    even when the gradient itself no longer depends on it; this keeps that rule."""
+    from tensorgraph.graph.basic import ancestors
+
+    result, seen = list(variables), set()
+    frontier = list(variables)
+    while frontier:
+        costs = []
+        for var in ancestors(frontier):
+            cost = getattr(var.tag, "seed_of", None) if isinstance(var, Constant) else None
+            if cost is not None and id(cost) not in seen:
+                seen.add(id(cost))
+                costs.append(cost)
+        result += costs
+        frontier = costs
+    return result
 
 
 def _label(name) -> str:

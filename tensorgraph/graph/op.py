@@ -175,7 +175,13 @@ class Op:
         raise NotImplementedError(f"{self} has no gradient defined")
 
     def L_op(self, inputs, outputs, output_grads):
-        """Like ``grad`` but also receives the node's outputs (to reuse, e.g. exp's output)."""
+        """Like ``grad`` but also receives the node's outputs (to reuse, e.g. exp's output).
+
+        An op written for PyTensor 3 defines ``pullback(inputs, outputs, output_grads)``
+        instead (the same thing under its new name); it is used when present."""
+        pullback = getattr(self, "pullback", None)
+        if pullback is not None:
+            return pullback(inputs, outputs, output_grads)
         return self.grad(inputs, output_grads)
 
     def R_op(self, inputs, eval_points):

@@ -80,7 +80,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "pytensor.compile.maker": ("tensorgraph.compile.maker", "tensorgraph.compile.function"),
     "pytensor.compile.executor": ("tensorgraph.compile.compiled",),
     "pytensor.graph.traversal": ("tensorgraph.graph.basic",),
-    "pytensor.graph.replace": ("tensorgraph.graph.basic",),
+    "pytensor.graph.replace": ("tensorgraph.graph.basic", "tensorgraph.graph.replace"),
     "pytensor.graph.features": ("tensorgraph.graph.fg", "tensorgraph.rewriting.destroyhandler"),
     "pytensor.graph.destroyhandler": ("tensorgraph.rewriting.destroyhandler",),
 }

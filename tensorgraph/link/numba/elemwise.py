@@ -1,0 +1,335 @@
+"""Numba for ``Elemwise`` (and the fused ``Composite`` loops), ``DimShuffle`` and the scalar ops.
+
+An ``Elemwise`` node becomes explicit nested loops over its output, one element at a time
+(Numba compiles them to machine code; a fused chain is one loop). Broadcasting follows the
+graph's static rule: an input dimension of static size 1 is read at index 0, every other
+input dimension must have the output's size (else the node's ValueError). One-element
+constants are written into the loop as literals.
+
+Dtypes: each scalar op computes in its output dtype (the inputs converted first, as in C),
+comparisons in the dtype numpy compares in; conversions from floats to narrow integers go
+through int64 as numpy's do (-2.5 -> uint8 254). float16 has no arithmetic in Numba: a node
+computing in float16 is refused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.numba import register, register_scalar, scalar_implementation
+from tensorgraph.link.numba.codegen import literal
+from tensorgraph.scalar import basic as sb
+from tensorgraph.scalar import math as sm
+from tensorgraph.scalar.composite import Composite
+from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+
+
+def cast(expr: str, src: str, dst: str) -> str:
+    """``expr`` (a scalar of dtype ``src``) as a scalar of ``dtype`` ``dst``."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst.kind == "b":
+        return f"({expr} != 0)"
+    if dst.kind in "iu" and dst.itemsize < 8 and src.kind == "f":
+        return f"np.{dst.name}(np.int64({expr}))"
+    return f"np.{dst.name}({expr})"
+
+
+def check_dtypes(dtypes) -> None:
+    for dtype in dtypes:
+        if np.dtype(dtype).kind == "c" or dtype == "float16":
+            raise NotImplementedError(f"Numba has no {dtype} arithmetic here")
+
+
+class ScalarCode:
+    """Where scalar implementations bind temporaries (inside the loop body)."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def let(self, expr: str) -> str:
+        name = self.code.name("t")
+        self.code.line(f"{name} = {expr}")
+        return name
+
+
+def scalar_expressions(op, args, in_dtypes, out_dtypes, sc) -> list[str]:
+    """The expressions of the outputs of scalar op ``op`` on the scalar expressions ``args``."""
+    impl = scalar_implementation(op)
+    if impl is None:
+        raise NotImplementedError(f"the scalar op {op.name} has no Numba implementation")
+    result = impl(op, list(args), tuple(in_dtypes), tuple(out_dtypes), sc)
+    return [result] if isinstance(result, str) else list(result)
+
+
+def index(name: str, indices) -> str:
+    """``name[i, j]`` (``name[()]`` without indices)."""
+    return f"{name}[{', '.join(indices)}]" if indices else f"{name}[()]"
+
+
+def loops(code, sizes):
+    """Nested ``for`` blocks over ``sizes`` (expressions); yields the index names. Use as
+    ``with loops(code, sizes) as idx:``."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def nested():
+        names, stack = [], contextlib.ExitStack()
+        with stack:
+            for size in sizes:
+                name = code.name("i")
+                stack.enter_context(code.block(f"for {name} in range({size}):"))
+                names.append(name)
+            yield names
+
+    return nested()
+
+
+def broadcast_sizes(code, inputs, variables, ndim) -> list[str]:
+    """The output sizes of broadcasting ``variables`` (static rule, see the module docstring),
+    with the checks that the non-broadcast sizes agree."""
+    sizes = []
+    for d in range(ndim):
+        full = [k for k, var in enumerate(variables) if var.type.shape[d] != 1]
+        if not full:
+            sizes.append("1")
+            continue
+        name = code.name("n")
+        code.line(f"{name} = {inputs[full[0]]}.shape[{d}]")
+        for k in full[1:]:
+            with code.block(f"if {inputs[k]}.shape[{d}] != {name}:"):
+                code.line(code.fail("ValueError", f"inputs cannot be broadcast together: "
+                                    f"dimension {d} of input {k} ({variables[k]}) differs from "
+                                    f"the others (only dimensions of static size 1 broadcast)"))
+        sizes.append(name)
+    return sizes
+
+
+@register(Elemwise)
+def numba_elemwise(op, node, code):
+    in_dtypes = [i.dtype for i in node.inputs]
+    out_dtypes = [o.dtype for o in node.outputs]
+    check_dtypes(in_dtypes + out_dtypes)
+    ndim = node.outputs[0].ndim
+    inline = {k: literal(np.asarray(v.data).reshape(()), v.dtype)
+              for k, v in enumerate(node.inputs)
+              if isinstance(v, Constant) and np.size(v.data) == 1}
+    looped = [k for k in range(len(node.inputs)) if k not in inline]
+    sizes = broadcast_sizes(code, [code.inputs[k] for k in looped],
+                            [node.inputs[k] for k in looped], ndim)
+    destroyed = dict(op.inplace_pattern)
+    shape = "(" + "".join(f"{s}, " for s in sizes) + ")"
+    for o, (name, dtype) in enumerate(zip(code.outputs, out_dtypes)):
+        if o in destroyed:
+            code.line(f"{name} = {code.inputs[destroyed[o]]}")
+        else:
+            code.line(f"{name} = np.empty({shape}, np.{dtype})")
+    with loops(code, sizes) as idx:
+        args = []
+        for k, var in enumerate(node.inputs):
+            if k in inline:
+                args.append(inline[k])
+                continue
+            where = [i if var.type.shape[d] != 1 else "0" for d, i in enumerate(idx)]
+            args.append(code.name("a"))
+            code.line(f"{args[-1]} = {index(code.inputs[k], where)}")
+        exprs = scalar_expressions(op.scalar_op, args, in_dtypes, out_dtypes, ScalarCode(code))
+        for name, expr, dtype, out in zip(code.outputs, exprs, out_dtypes, node.outputs):
+            code.line(f"{index(name, idx)} = {expr}")
+
+
+@register(DimShuffle)
+def numba_dimshuffle(op, node, code):
+    """Dropped size-1 dimensions indexed at 0, the kept ones transposed, new ones added with
+    None: a view, as numpy's."""
+    (x,), (out,) = code.inputs, code.outputs
+    expr = x
+    if op.dropped:
+        expr = f"{expr}[{', '.join('0' if d in op.dropped else ':' for d in range(op.input_ndim))}]"
+    remaining = [d for d in range(op.input_ndim) if d not in op.dropped]
+    order = [remaining.index(d) for d in op.kept]
+    if order == list(range(len(order)))[::-1] and len(order) > 1:
+        expr = f"{expr}.T"  # Numba keeps the layout known (C <-> F): BLAS takes it as is
+    elif order != sorted(order):
+        expr = f"np.transpose({expr}, ({''.join(f'{o}, ' for o in order)}))"
+    if "x" in op.new_order:
+        parts = ", ".join("None" if d == "x" else ":" for d in op.new_order)
+        expr = f"{expr}[{parts}]"
+    if node.outputs[0].ndim == 0 and node.inputs[0].ndim > 0:
+        code.line(f"{out} = np.empty((), np.{node.outputs[0].dtype})")
+        code.line(f"{out}[()] = {expr}")
+    else:
+        code.line(f"{out} = {expr}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Scalar ops: each returns the expression of its output(s)
+
+
+def _numpy_name(op) -> str:
+    name = getattr(op.nfunc, "__name__", None)
+    if not name:
+        raise NotImplementedError(f"the scalar op {op.name} has no Numba implementation")
+    return name
+
+
+def _fold(function, values):
+    expr = values[0]
+    for v in values[1:]:
+        expr = f"{function}({expr}, {v})"
+    return expr
+
+
+@register_scalar(sb.ScalarOp)
+def numba_scalar_op(op, args, in_dtypes, out_dtypes, sc):
+    """Every op with a numpy ufunc: the arguments in the output dtype, the ufunc of the same
+    name (left to right for add and mul of several)."""
+    (out,) = out_dtypes
+    values = [cast(a, d, out) for a, d in zip(args, in_dtypes)]
+    function = f"np.{_numpy_name(op)}"
+    if len(values) <= 2:
+        return f"{function}({', '.join(values)})"
+    return _fold(function, values)
+
+
+@register_scalar(sm._Comparison)
+def numba_comparison(op, args, in_dtypes, out_dtypes, sc):
+    common = np.result_type(*in_dtypes).name
+    a, b = (cast(x, d, common) for x, d in zip(args, in_dtypes))
+    return f"np.{_numpy_name(op)}({a}, {b})"
+
+
+def _as_is(op, args, in_dtypes, out_dtypes, sc):
+    return f"np.{_numpy_name(op)}({args[0]})"
+
+
+for _cls in (sm.IsNan, sm.IsInf, sm.IsFinite):
+    register_scalar(_cls)(_as_is)
+
+
+@register_scalar(sm.Abs)
+def numba_abs(op, args, in_dtypes, out_dtypes, sc):
+    return cast(f"np.abs({args[0]})", in_dtypes[0], out_dtypes[0])
+
+
+@register_scalar(sb.Identity)
+def numba_identity(op, args, in_dtypes, out_dtypes, sc):
+    return cast(args[0], in_dtypes[0], out_dtypes[0])
+
+
+register_scalar(sb.Cast)(numba_identity)
+
+
+@register_scalar(sm.Clip)
+def numba_clip(op, args, in_dtypes, out_dtypes, sc):
+    x, lo, hi = (cast(a, d, out_dtypes[0]) for a, d in zip(args, in_dtypes))
+    return f"np.minimum(np.maximum({x}, {lo}), {hi})"
+
+
+@register_scalar(sm.Switch)
+def numba_switch(op, args, in_dtypes, out_dtypes, sc):
+    condition = cast(args[0], in_dtypes[0], "bool")
+    a, b = (cast(x, d, out_dtypes[0]) for x, d in zip(args[1:], in_dtypes[1:]))
+    return f"({a} if {condition} else {b})"
+
+
+@register_scalar(sm.Second)
+def numba_second(op, args, in_dtypes, out_dtypes, sc):
+    return cast(args[1], in_dtypes[1], out_dtypes[0])
+
+
+def _rounding(op, args, in_dtypes, out_dtypes, sc):
+    if np.dtype(out_dtypes[0]).kind != "f":
+        return cast(args[0], in_dtypes[0], out_dtypes[0])
+    return f"np.{_numpy_name(op)}({cast(args[0], in_dtypes[0], out_dtypes[0])})"
+
+
+for _cls in (sm.Floor, sm.Ceil, sm.Trunc, sm.RoundHalfToEven):
+    register_scalar(_cls)(_rounding)
+
+
+@register_scalar(sm.RoundHalfAwayFromZero)
+def numba_round_away(op, args, in_dtypes, out_dtypes, sc):
+    (out,) = out_dtypes
+    if np.dtype(out).kind != "f":
+        return cast(args[0], in_dtypes[0], out)
+    x = sc.let(cast(args[0], in_dtypes[0], out))
+    whole = sc.let(f"np.trunc({x})")
+    return f"({whole} + np.sign({x}) if np.abs({x} - {whole}) >= 0.5 else {whole})"
+
+
+def _float_args(args, in_dtypes, out_dtypes, sc):
+    return [sc.let(cast(a, d, out_dtypes[0])) for a, d in zip(args, in_dtypes)]
+
+
+@register_scalar(sm.FloatOp)
+def numba_float_op(op, args, in_dtypes, out_dtypes, sc):
+    """A float function of numpy's name (exp, log1p, tanh, arctan2, ...) on the arguments in
+    the output dtype."""
+    values = [cast(a, d, out_dtypes[0]) for a, d in zip(args, in_dtypes)]
+    return f"np.{_numpy_name(op)}({', '.join(values)})"
+
+
+@register_scalar(sm.Sigmoid)
+def numba_sigmoid(op, args, in_dtypes, out_dtypes, sc):
+    (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
+    e = sc.let(f"np.exp(-np.abs({x}))")
+    one = literal(1, out)
+    return f"({one} / ({one} + {e}) if {x} >= 0 else {e} / ({one} + {e}))"
+
+
+@register_scalar(sm.Softplus)
+def numba_softplus(op, args, in_dtypes, out_dtypes, sc):
+    (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
+    return f"np.log1p(np.exp(-np.abs({x}))) + np.maximum({x}, {literal(0, out)})"
+
+
+@register_scalar(sm.Log1mexp)
+def numba_log1mexp(op, args, in_dtypes, out_dtypes, sc):
+    (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
+    return (f"(np.log1p(-np.exp({x})) if {x} < {literal(-np.log(2.0), out)} "
+            f"else np.log(-np.expm1({x})))")
+
+
+def _math(function):
+    def make(op, args, in_dtypes, out_dtypes, sc):
+        (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
+        return f"np.{out}(math.{function}({x}))"
+    return make
+
+
+register_scalar(sm.Erf)(_math("erf"))
+register_scalar(sm.Erfc)(_math("erfc"))
+register_scalar(sm.Gamma)(_math("gamma"))
+
+
+@register_scalar(sm.GammaLn)
+def numba_gammaln(op, args, in_dtypes, out_dtypes, sc):
+    (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
+    return f"(-np.{out}(np.inf) if {x} == -np.inf else np.{out}(math.lgamma({x})))"
+
+
+def _no_numba(op, args, in_dtypes, out_dtypes, sc):
+    raise NotImplementedError(f"the scalar op {op.name} comes from scipy.special, which Numba "
+                              "does not compile")
+
+
+for _cls in (sm.Erfinv, sm.Erfcinv, sm.Psi, sm.TriGamma):
+    register_scalar(_cls)(_no_numba)
+
+
+@register_scalar(Composite)
+def numba_composite(op, args, in_dtypes, out_dtypes, sc):
+    """The inner scalar graph, one temporary per inner node, each in its own dtype."""
+    env = dict(zip(op.inputs, args))
+    for inner in op.nodes:
+        values = [literal(np.asarray(v.data), v.type.dtype) if isinstance(v, Constant)
+                  else env[v] for v in inner.inputs]
+        exprs = scalar_expressions(inner.op, values, [v.type.dtype for v in inner.inputs],
+                                   [o.type.dtype for o in inner.outputs], sc)
+        for out, expr in zip(inner.outputs, exprs):
+            env[out] = sc.let(expr)
+    return [literal(np.asarray(v.data), v.type.dtype) if isinstance(v, Constant) else env[v]
+            for v in op.outputs]

@@ -153,10 +153,17 @@ def test_choice_and_permutation():
     np.testing.assert_array_equal(vw, np.full(10, 2.0))
     assert sorted(vp) == list(range(6))
     assert sorted(map(tuple, vs)) == sorted(map(tuple, m))
-    with pytest.raises(TypeError, match="integer or a vector"):
-        srng.choice(tt.dmatrix("bad"))
-    with pytest.raises(TypeError, match="takes no size"):
-        basic.PermutationRV(0)(3, size=(2,))
+    # an array is sampled along its first axis; a size draws several permutations (numpy's
+    # Generator.choice, PyTensor's permutation)
+    rows = srng.choice(tt.dmatrix("rows"), size=(5,))
+    assert rows.type.ndim == 2
+    picked = fn([rows.owner.inputs[2]], rows)(m)
+    assert all(tuple(r) in set(map(tuple, m)) for r in picked)
+    several = basic.PermutationRV(0)(3, size=(2,))
+    assert several.type.shape == (2, 3)
+    assert [sorted(p) for p in fn([], several)()] == [[0, 1, 2]] * 2
+    with pytest.raises(TypeError, match="a scalar a must be an integer"):
+        srng.choice(tt.dscalar("bad"))
 
 
 def test_perform_does_not_touch_the_input_generator():
@@ -256,3 +263,135 @@ def test_draw_shapes_follow_size_and_broadcasting(size, loc_shape):
     else:
         with pytest.raises(ValueError, match="normal_rv"):
             f(np.zeros(loc_shape))
+
+
+# -- PyTensor's distributions and helpers (issue 21, item 10) ----------------------------------
+
+SCALAR_DRAWS = [  # (name, params, numpy or scipy reference, its arguments)
+    ("lognormal", (0.5, 0.3), "lognormal", (0.5, 0.3)),
+    ("laplace", (1.0, 2.0), "laplace", (1.0, 2.0)),
+    ("logistic", (1.0, 2.0), "logistic", (1.0, 2.0)),
+    ("vonmises", (0.5, 2.0), "vonmises", (0.5, 2.0)),
+    ("wald", (1.0, 3.0), "wald", (1.0, 3.0)),
+    ("weibull", (1.5,), "weibull", (1.5,)),
+    ("triangular", (0.0, 1.0, 3.0), "triangular", (0.0, 1.0, 3.0)),
+    ("geometric", (0.3,), "geometric", (0.3,)),
+    ("hypergeometric", (5, 7, 4), "hypergeometric", (5, 7, 4)),
+]
+SCIPY_DRAWS = [  # (name, params, scipy.stats distribution, its args, its kwargs)
+    ("halfnormal", (1.0, 2.0), "halfnorm", (), {"loc": 1.0, "scale": 2.0}),
+    ("pareto", (3.0, 2.0), "pareto", (3.0,), {"scale": 2.0}),
+    ("gumbel", (1.0, 2.0), "gumbel_r", (), {"loc": 1.0, "scale": 2.0}),
+    ("cauchy", (1.0, 2.0), "cauchy", (), {"loc": 1.0, "scale": 2.0}),
+    ("halfcauchy", (1.0, 2.0), "halfcauchy", (), {"loc": 1.0, "scale": 2.0}),
+    ("truncexpon", (2.0, 1.0, 3.0), "truncexpon", (2.0,), {"loc": 1.0, "scale": 3.0}),
+    ("t", (4.0, 1.0, 2.0), "t", (4.0,), {"loc": 1.0, "scale": 2.0}),
+    ("nbinom", (5, 0.4), "nbinom", (5, 0.4), {}),
+    ("betabinom", (10, 2.0, 3.0), "betabinom", (10, 2.0, 3.0), {}),
+    ("gengamma", (2.0, 3.0, 1.5), "gengamma", (2.0 / 3.0, 3.0), {"scale": 1.5}),
+]
+
+
+def _same_seed_draw(op, params, size=(7,)):
+    rng = tensorgraph.shared(np.random.default_rng(5), borrow=True)
+    return fn([], op(*params, size=size, rng=rng))()
+
+
+@pytest.mark.parametrize("name, params, method, args", SCALAR_DRAWS)
+def test_numpy_distributions_draw_what_numpy_draws(name, params, method, args):
+    got = _same_seed_draw(getattr(basic, name), params)
+    np.testing.assert_allclose(got, getattr(np.random.default_rng(5), method)(*args, size=(7,)))
+
+
+@pytest.mark.parametrize("name, params, dist, args, kwargs", SCIPY_DRAWS)
+def test_scipy_distributions_draw_what_scipy_draws(name, params, dist, args, kwargs):
+    import scipy.stats
+
+    got = _same_seed_draw(getattr(basic, name), params)
+    want = getattr(scipy.stats, dist).rvs(*args, size=(7,), random_state=np.random.default_rng(5),
+                                          **kwargs)
+    np.testing.assert_allclose(got, want)
+
+
+def test_distributions_are_ops_called_like_functions():
+    draw = basic.normal(loc=2.0, scale=0.5, size=(3,))
+    assert draw.type.shape == (3,) and isinstance(draw.owner.op, basic.RandomVariable)
+    assert basic.normal.size_param(draw.owner).type.shape == (1,)
+    assert list(basic.normal.dist_params(draw.owner))[0].data == 2.0
+    # rng_fn takes the size last, by position or name (PyTensor calls it both ways)
+    a = basic.normal.rng_fn(np.random.default_rng(1), 0.0, 1.0, (2,))
+    b = basic.normal.rng_fn(np.random.default_rng(1), 0.0, 1.0, size=(2,))
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="missing its parameter 'mean'"):
+        basic.multivariate_normal()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sd'"):
+        basic.normal(sd=1.0)
+    assert basic.integers(4, size=(50,)).eval().max() < 4
+
+
+def test_gamma_takes_scale_or_rate_and_chisquare():
+    shape_only = basic.gamma(2.0, size=(4000,), rng=tensorgraph.shared(np.random.default_rng(0)))
+    assert abs(shape_only.eval().mean() - 2.0) < 0.15            # scale 1
+    by_rate = basic.gamma(2.0, rate=4.0, size=(4000,))
+    assert abs(by_rate.eval().mean() - 0.5) < 0.05
+    by_scale = basic.gamma(2.0, 4.0, size=(4000,))               # positional: the scale
+    assert abs(by_scale.eval().mean() - 8.0) < 0.6
+    with pytest.raises(ValueError, match="not both"):
+        basic.gamma(2.0, scale=1.0, rate=1.0)
+    assert abs(basic.chisquare(3.0, size=(4000,)).eval().mean() - 3.0) < 0.25
+    assert basic.invgamma(3.0, 2.0, size=(5,)).eval().min() > 0
+    assert basic.rayleigh(1.0, 2.0, size=(5,)).eval().min() >= 1.0
+
+
+def test_vector_distributions_with_batches():
+    mean, cov = np.array([1.0, -1.0]), np.array([[2.0, 0.3], [0.3, 1.0]])
+    draws = basic.multivariate_normal(mean, cov, size=(5000,))
+    assert draws.type.shape == (5000, 2)
+    values = draws.eval()
+    np.testing.assert_allclose(values.mean(0), mean, atol=0.1)
+    np.testing.assert_allclose(np.cov(values.T), cov, atol=0.15)
+    batched = basic.multivariate_normal(np.zeros((3, 2)), cov, method="eigh")
+    assert batched.type.shape == (3, 2) and batched.owner.op.method == "eigh"
+    d = basic.dirichlet(np.ones((4, 3)))
+    assert d.type.shape == (4, 3)
+    np.testing.assert_allclose(d.eval().sum(-1), 1.0)
+    m = basic.multinomial(np.array([10, 20]), np.full((2, 3), 1 / 3))
+    assert m.type.shape == (2, 3)
+    np.testing.assert_array_equal(m.eval().sum(-1), [10, 20])
+    c = basic.categorical(np.array([[0.0, 1.0], [1.0, 0.0]]), size=(6, 2))
+    assert c.type.shape == (6, 2)
+    np.testing.assert_array_equal(c.eval(), np.tile([1, 0], (6, 1)))
+    assert basic.permutation(5, size=(2, 3)).type.shape == (2, 3, 5)
+
+
+def test_random_stream_draws_every_distribution_and_helpers():
+    srng = RandomStream(seed=3)
+    x = srng.laplace(0.0, 1.0, size=(3,))
+    f = fn([], x)
+    assert not np.array_equal(f(), f())
+    assert srng.dirichlet(np.ones(3)).type.shape == (3,)
+    with pytest.raises(AttributeError, match="no distribution 'nothing'"):
+        srng.nothing
+    from tensorgraph.tensor.random import broadcast_params, rng, shared_rng
+
+    m, c = broadcast_params([tt.dvector("m"), tt.dmatrix("c")], [0, 1])
+    got_m, got_c = fn(list(graph_inputs_of(m, c)), [m, c])(np.zeros(3), np.zeros((3, 2)))
+    assert got_m.shape == (3,) and got_c.shape == (3, 2)
+    generator = shared_rng(seed=3)
+    np.testing.assert_array_equal(generator.get_value().random(2),
+                                  np.random.default_rng(3).random(2))
+    assert rng("r").type == basic.normal(rng=generator).owner.inputs[0].type
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        shared_rng(3)
+    assert basic.broadcast_shapes((3, 1), (1, 4)) == (3, 4)
+
+
+def graph_inputs_of(*outputs):
+    from tensorgraph.graph.basic import Constant, graph_inputs
+
+    return [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
+
+
+def test_size_from_a_static_shape():
+    x = tt.TensorType("float64", (50,))("x")
+    assert basic.normal(size=x.shape).type.shape == (50,)

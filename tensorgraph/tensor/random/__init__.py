@@ -10,26 +10,13 @@ reproduce bit for bit); the C linkers run the rest of the graph around them.
 from tensorgraph.tensor.random.type import (  # noqa: F401  (registers shared(generator))
     RandomGeneratorSharedVariable,
     RandomGeneratorType,
+    rng,
+    shared_rng,
 )
 from tensorgraph.tensor.random.op import RandomVariable
-from tensorgraph.tensor.random.basic import (
-    bernoulli,
-    beta,
-    binomial,
-    choice,
-    exponential,
-    gamma,
-    integers,
-    normal,
-    permutation,
-    poisson,
-    standard_normal,
-    uniform,
-)
-from tensorgraph.tensor.random.utils import RandomStream
+from tensorgraph.tensor.random.basic import *  # noqa: F401,F403
+from tensorgraph.tensor.random.basic import __all__ as _distributions
+from tensorgraph.tensor.random.utils import RandomStream, broadcast_params
 
-__all__ = [
-    "RandomGeneratorSharedVariable", "RandomGeneratorType", "RandomVariable", "RandomStream",
-    "bernoulli", "beta", "binomial", "choice", "exponential", "gamma", "integers", "normal",
-    "permutation", "poisson", "standard_normal", "uniform",
-]
+__all__ = ["RandomGeneratorSharedVariable", "RandomGeneratorType", "RandomVariable",
+           "RandomStream", "broadcast_params", "rng", "shared_rng", *_distributions]

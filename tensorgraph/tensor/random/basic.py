@@ -1,12 +1,21 @@
-"""The distributions: one ``RandomVariable`` per ``numpy.random.Generator`` method.
+"""The distributions: one ``RandomVariable`` per distribution, named as in PyTensor (numpy's
+``Generator`` method names; scipy's for the ones PyTensor draws with scipy).
 
-Each function builds a draw from explicit parameters and an ``rng`` variable (a fresh shared
-generator when ``rng`` is None, which then never advances: use ``RandomStream`` to get new
-values on every call). Continuous draws are ``config.floatX`` unless ``dtype`` is given; count
-and index draws are int64.
+Each distribution is an op called like a function: ``normal(loc, scale, size=..., rng=...)``
+(parameters by position or name, with defaults) builds a draw from an ``rng`` variable (a fresh
+shared generator when ``rng`` is None, which then never advances: use ``RandomStream`` to get
+new values on every call). Continuous draws are ``config.floatX`` unless ``dtype`` is given;
+count and index draws are int64. ``op.rng_fn(rng, *params, size=...)`` draws with numpy
+directly (the reference the op's ``perform`` calls).
+
+Parameters broadcast as in numpy; the distributions with vector parameters
+(``multivariate_normal``, ``dirichlet``, ``multinomial``, ``categorical``) take batches of them
+(leading dimensions), drawn batch entry by batch entry where numpy's method takes one set.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -14,8 +23,14 @@ from tensorgraph.tensor.random.op import RandomVariable
 
 __all__ = [
     "uniform", "normal", "standard_normal", "integers", "choice", "permutation", "binomial",
-    "poisson", "exponential", "gamma", "beta", "bernoulli",
-    "RandomVariable", "BernoulliRV", "ChoiceRV", "PermutationRV",
+    "poisson", "exponential", "gamma", "beta", "bernoulli", "lognormal", "laplace",
+    "logistic", "vonmises", "wald", "weibull", "triangular", "geometric", "hypergeometric",
+    "halfnormal", "pareto", "gumbel", "cauchy", "halfcauchy", "truncexpon", "t", "nbinom",
+    "negative_binomial", "betabinom", "gengamma", "invgamma", "rayleigh", "chisquare",
+    "multivariate_normal", "dirichlet", "multinomial", "categorical",
+    "RandomVariable", "ScipyRandomVariable", "BernoulliRV", "ChoiceRV",
+    "ChoiceWithoutReplacement", "PermutationRV", "IntegersRV", "MvNormalRV", "DirichletRV",
+    "MultinomialRV", "CategoricalRV", "InvGammaRV", "broadcast_shapes",
 ]
 
 
@@ -29,36 +44,53 @@ class BernoulliRV(RandomVariable):
     """1 with probability ``p``, else 0 (numpy draws it as ``binomial(1, p)``)."""
 
     def __init__(self, inplace: bool = False):
-        super().__init__("bernoulli", (0,), "int64", inplace=inplace)
+        super().__init__("bernoulli", (0,), "int64", inplace=inplace,
+                         params=(("p", inspect.Parameter.empty),))
 
-    def rng_fn(self, rng, p, *, size):
+    def draw(self, rng, p, *, size):
         return rng.binomial(1, p, size=size)
 
 
 class ChoiceRV(RandomVariable):
-    """Samples of ``a`` (an int n meaning ``range(n)``, or a vector), optionally weighted by
-    ``p``, with or without replacement. The parameters are not batched."""
+    """Samples of ``a`` (an int n meaning ``range(n)``, or an array: entries along its first
+    axis), optionally weighted by ``p``, with or without replacement. The parameters are not
+    batched."""
 
     __props__ = RandomVariable.__props__ + ("replace", "a_ndim", "has_p")
 
     def __init__(self, replace: bool = True, a_ndim: int = 0, has_p: bool = False,
                  inplace: bool = False):
-        super().__init__("choice", (a_ndim,) + ((1,) if has_p else ()), "int64", inplace=inplace)
+        super().__init__("choice", (a_ndim,) + ((1,) if has_p else ()), "int64",
+                         max(0, a_ndim - 1), inplace=inplace)
         self.replace = bool(replace)
         self.a_ndim = a_ndim
         self.has_p = has_p
 
     def output_dtype(self, params, dtype=None) -> str:
-        if dtype is None and self.a_ndim == 1:
+        if dtype is None and self.a_ndim >= 1:
             return params[0].type.dtype
         return super().output_dtype(params, dtype)
 
-    def rng_fn(self, rng, a, *p, size):
+    def _supp_shape(self, params) -> tuple:
+        return tuple(params[0].type.shape[1:])
+
+    def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
+        return tuple(param_shapes[0][1:])
+
+    def draw(self, rng, a, *p, size):
         return rng.choice(a, size=size, replace=self.replace, p=p[0] if p else None)
 
 
+class ChoiceWithoutReplacement(ChoiceRV):
+    """``choice`` without replacement (every entry drawn at most once)."""
+
+    def __init__(self, a_ndim: int = 0, has_p: bool = False, inplace: bool = False):
+        super().__init__(False, a_ndim, has_p, inplace)
+
+
 class PermutationRV(RandomVariable):
-    """A shuffled copy of ``x`` along its first axis, or of ``range(x)`` for an integer ``x``."""
+    """A shuffled copy of ``x`` along its first axis, or of ``range(x)`` for an integer ``x``;
+    a ``size`` draws that many independent permutations (its dimensions first)."""
 
     __props__ = RandomVariable.__props__ + ("x_ndim",)
 
@@ -71,13 +103,6 @@ class PermutationRV(RandomVariable):
             return params[0].type.dtype
         return super().output_dtype(params, dtype)
 
-    def make_node(self, rng, size, *params, dtype=None):
-        node = super().make_node(rng, size, *params, dtype=dtype)
-        if node.inputs[1].type.shape[0]:
-            raise TypeError("permutation takes no size: it permutes one array (draw several "
-                            "permutations by calling it several times)")
-        return node
-
     def _supp_shape(self, params) -> tuple:
         (x,) = params
         if self.x_ndim == 0:
@@ -86,85 +111,304 @@ class PermutationRV(RandomVariable):
             return (int(x.data),) if isinstance(x, Constant) else (None,)
         return tuple(x.type.shape)
 
-    def _supp_shape_symbolic(self, node, input_shapes) -> tuple:
+    def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
         if self.x_ndim == 0:
-            return (_tt().cast(node.inputs[2], "int64"),)
-        return tuple(input_shapes[2])
+            return (_tt().cast(params[0], "int64"),)
+        return tuple(param_shapes[0])
 
-    def rng_fn(self, rng, x, *, size):
-        return rng.permutation(int(x) if np.ndim(x) == 0 else x)
-
-
-uniform_rv = RandomVariable("uniform", (0, 0))
-normal_rv = RandomVariable("normal", (0, 0))
-standard_normal_rv = RandomVariable("standard_normal", ())
-exponential_rv = RandomVariable("exponential", (0,))
-gamma_rv = RandomVariable("gamma", (0, 0))
-beta_rv = RandomVariable("beta", (0, 0))
-integers_rv = RandomVariable("integers", (0, 0), "int64")
-binomial_rv = RandomVariable("binomial", (0, 0), "int64")
-poisson_rv = RandomVariable("poisson", (0,), "int64")
-bernoulli_rv = BernoulliRV()
+    def draw(self, rng, x, *, size):
+        x = int(x) if np.ndim(x) == 0 else x
+        if not size:
+            return rng.permutation(x)
+        first = np.asarray(rng.permutation(x))
+        out = np.empty(tuple(size) + first.shape, dtype=first.dtype)
+        for k, index in enumerate(np.ndindex(*size)):
+            out[index] = first if k == 0 else rng.permutation(x)
+        return out
 
 
-def uniform(low=0.0, high=1.0, size=None, rng=None, dtype=None):
-    """Uniform on ``[low, high)``."""
-    return uniform_rv(low, high, size=size, rng=rng, dtype=dtype)
+_REQUIRED = inspect.Parameter.empty
 
 
-def normal(loc=0.0, scale=1.0, size=None, rng=None, dtype=None):
-    """Gaussian with mean ``loc`` and standard deviation ``scale``."""
-    return normal_rv(loc, scale, size=size, rng=rng, dtype=dtype)
+def _rv(name, ndims, params, dtype="floatX", cls=RandomVariable, **kwargs):
+    return cls(name, ndims, dtype, params=params, **kwargs)
 
 
-def standard_normal(size=None, rng=None, dtype=None):
-    """Gaussian with mean 0 and standard deviation 1."""
-    return standard_normal_rv(size=size, rng=rng, dtype=dtype)
+class ScipyRandomVariable(RandomVariable):
+    """A draw made by ``scipy.stats.<scipy_name>.rvs`` with the node's generator (as PyTensor
+    draws these, so a seed gives the same numbers); ``arguments`` maps the parameters to
+    scipy's positional and keyword arguments."""
+
+    __props__ = RandomVariable.__props__ + ("scipy_name",)
+
+    def __init__(self, name, ndims_params, dtype="floatX", scipy_name=None, arguments=None,
+                 inplace=False, params=None):
+        super().__init__(name, ndims_params, dtype, inplace=inplace, params=params)
+        self.scipy_name = scipy_name or name
+        self.arguments = arguments
+
+    def draw(self, rng, *params, size):
+        import scipy.stats
+
+        args, kwargs = self.arguments(*params) if self.arguments else (params, {})
+        draw = getattr(scipy.stats, self.scipy_name).rvs(*args, size=size, random_state=rng,
+                                                         **kwargs)
+        shape = size if size is not None else np.broadcast_shapes(*map(np.shape, params))
+        return np.array(np.broadcast_to(draw, shape))
 
 
-def exponential(scale=1.0, size=None, rng=None, dtype=None):
-    """Exponential with mean ``scale``."""
-    return exponential_rv(scale, size=size, rng=rng, dtype=dtype)
+class InvGammaRV(RandomVariable):
+    """``1 / gamma(shape, 1 / scale)``: the inverse gamma distribution."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("invgamma", (0, 0), inplace=inplace,
+                         params=(("shape", _REQUIRED), ("scale", _REQUIRED)))
+
+    def draw(self, rng, shape, scale, *, size):
+        return 1 / rng.gamma(shape, 1 / np.asarray(scale), size=size)
 
 
-def gamma(shape, scale=1.0, size=None, rng=None, dtype=None):
-    """Gamma with shape ``shape`` and scale ``scale`` (numpy's parametrization)."""
-    return gamma_rv(shape, scale, size=size, rng=rng, dtype=dtype)
+class RayleighRV(RandomVariable):
+    """numpy's ``rayleigh(scale)`` shifted by ``loc``."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("rayleigh", (0, 0), inplace=inplace,
+                         params=(("loc", 0.0), ("scale", 1.0)))
+
+    def draw(self, rng, loc, scale, *, size):
+        return loc + rng.rayleigh(scale, size=size)
 
 
-def beta(a, b, size=None, rng=None, dtype=None):
-    """Beta with parameters ``a`` and ``b``."""
-    return beta_rv(a, b, size=size, rng=rng, dtype=dtype)
+def _batch_of(params, ndims, size):
+    """The batch shape of a draw: ``size``, or the broadcast batch shapes of the params."""
+    if size is not None:
+        return tuple(size)
+    return np.broadcast_shapes(*[np.shape(p)[:np.ndim(p) - core] for p, core in
+                                 zip(params, ndims)])
 
 
-def integers(low, high=None, size=None, rng=None, dtype=None):
+def _per_batch(rng, params, ndims, size, draw_one, one_shape, dtype):
+    """Draws of a distribution whose numpy method takes one set of parameters: one call of
+    ``draw_one(rng, *core_params)`` per batch entry, in C order, the parameters broadcast
+    over the batch shape; each draw has the shape ``one_shape``."""
+    batch = _batch_of(params, ndims, size)
+    expanded = [np.broadcast_to(p, batch + np.shape(p)[np.ndim(p) - core:])
+                for p, core in zip(params, ndims)]
+    out = np.empty(batch + tuple(one_shape), dtype=dtype)
+    for index in np.ndindex(*batch):
+        out[index] = draw_one(rng, *[p[index] for p in expanded])
+    return out
+
+
+class _CoreRV(RandomVariable):
+    """A distribution with vector (or matrix) parameters and vector draws; ``supp_param`` is
+    the parameter whose last axis gives the draw's length."""
+
+    supp_param = 0
+
+    def _supp_shape(self, params) -> tuple:
+        return params[self.supp_param].type.shape[-1:]
+
+    def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
+        return tuple(param_shapes[self.supp_param][-1:])
+
+    def _plain(self, params) -> bool:
+        """Whether every parameter is exactly core (numpy then draws ``size`` at once)."""
+        return all(np.ndim(p) == core for p, core in zip(params, self.ndims_params))
+
+
+class MvNormalRV(_CoreRV):
+    """Multivariate normal draws ``mean + L z``, ``z`` standard normal and ``L`` a factor of
+    ``cov`` (``L L^T = cov``) made by ``method``: 'cholesky' (an eigen-decomposition when
+    ``cov`` is only semi-definite), 'eigh' or 'svd'."""
+
+    __props__ = _CoreRV.__props__ + ("method",)
+
+    def __init__(self, method: str = "cholesky", inplace: bool = False):
+        if method not in ("cholesky", "eigh", "svd"):
+            raise ValueError(f"multivariate_normal: method must be 'cholesky', 'eigh' or "
+                             f"'svd', got {method!r}")
+        super().__init__("multivariate_normal", (1, 2), ndim_supp=1, inplace=inplace,
+                         params=(("mean", _REQUIRED), ("cov", _REQUIRED)))
+        self.method = method
+
+    def __call__(self, *params, method=None, **kwargs):
+        if method is not None and method != self.method:
+            return MvNormalRV(method)(*params, **kwargs)
+        return super().__call__(*params, **kwargs)
+
+    def _factor(self, cov):
+        if self.method == "cholesky":
+            try:
+                return np.linalg.cholesky(cov)
+            except np.linalg.LinAlgError:
+                pass
+        if self.method == "svd":
+            u, s, _ = np.linalg.svd(cov)
+            return u * np.sqrt(s)[..., None, :]
+        values, vectors = np.linalg.eigh(cov)
+        return vectors * np.sqrt(np.clip(values, 0, None))[..., None, :]
+
+    def draw(self, rng, mean, cov, *, size):
+        mean, cov = np.asarray(mean), np.asarray(cov)
+        batch = _batch_of([mean, cov], self.ndims_params, size)
+        z = rng.standard_normal(batch + mean.shape[-1:])
+        return mean + np.einsum("...ij,...j->...i", self._factor(cov), z)
+
+
+class DirichletRV(_CoreRV):
+    """Dirichlet draws (vectors summing to 1) with concentrations ``alphas``."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("dirichlet", (1,), ndim_supp=1, inplace=inplace,
+                         params=(("alphas", _REQUIRED),))
+
+    def draw(self, rng, alphas, *, size):
+        if self._plain([alphas]):
+            return rng.dirichlet(alphas, size=size)
+        return _per_batch(rng, [alphas], self.ndims_params, size,
+                          lambda r, a: r.dirichlet(a), np.shape(alphas)[-1:], "float64")
+
+
+class MultinomialRV(_CoreRV):
+    """Counts of ``n`` trials over the categories of the probability vector ``p``."""
+
+    supp_param = 1
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("multinomial", (0, 1), "int64", ndim_supp=1, inplace=inplace,
+                         params=(("n", _REQUIRED), ("p", _REQUIRED)))
+
+    def draw(self, rng, n, p, *, size):
+        if self._plain([n, p]):
+            return rng.multinomial(n, p, size=size)
+        return _per_batch(rng, [n, p], self.ndims_params, size,
+                          lambda r, count, probs: r.multinomial(count, probs),
+                          np.shape(p)[-1:], "int64")
+
+
+class CategoricalRV(RandomVariable):
+    """The index of a category drawn with the probabilities of the last axis of ``p`` (one
+    uniform draw per index, placed among the cumulated probabilities)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("categorical", (1,), "int64", inplace=inplace,
+                         params=(("p", _REQUIRED),))
+
+    def draw(self, rng, p, *, size):
+        p = np.asarray(p)
+        batch = p.shape[:-1] if size is None else tuple(size)
+        u = rng.uniform(size=batch)
+        cumulated = np.cumsum(p, axis=-1)
+        index = (u[..., None] >= cumulated).sum(axis=-1)
+        return np.minimum(index, p.shape[-1] - 1)
+
+
+class IntegersRV(RandomVariable):
     """Integers in ``[low, high)``; with one bound, in ``[0, low)`` (as numpy)."""
-    if high is None:
-        low, high = 0, low
-    return integers_rv(low, high, size=size, rng=rng, dtype=dtype)
+
+    def __init__(self, inplace: bool = False):
+        super().__init__("integers", (0, 0), "int64", inplace=inplace,
+                         params=(("low", _REQUIRED), ("high", None)))
+
+    def _bind(self, params, named):
+        low, high = super()._bind(params, named)
+        return (0, low) if high is None else (low, high)
 
 
-def binomial(n, p, size=None, rng=None, dtype=None):
-    """Number of successes in ``n`` trials of probability ``p``."""
-    return binomial_rv(n, p, size=size, rng=rng, dtype=dtype)
+def broadcast_shapes(*shapes):
+    """numpy's ``broadcast_shapes`` of shape tuples (PyTensor code imports it from here)."""
+    return np.broadcast_shapes(*shapes)
 
 
-def poisson(lam=1.0, size=None, rng=None, dtype=None):
-    """Poisson with rate ``lam``."""
-    return poisson_rv(lam, size=size, rng=rng, dtype=dtype)
+def _loc_scale(loc, scale):
+    return (), {"loc": loc, "scale": scale}
 
 
-def bernoulli(p, size=None, rng=None, dtype=None):
-    """1 with probability ``p``, else 0."""
-    return bernoulli_rv(p, size=size, rng=rng, dtype=dtype)
+uniform = _rv("uniform", (0, 0), (("low", 0.0), ("high", 1.0)))
+normal = _rv("normal", (0, 0), (("loc", 0.0), ("scale", 1.0)))
+standard_normal = _rv("standard_normal", (), ())
+exponential = _rv("exponential", (0,), (("scale", 1.0),))
+_gamma = _rv("gamma", (0, 0), (("shape", _REQUIRED), ("scale", 1.0)))
+beta = _rv("beta", (0, 0), (("alpha", _REQUIRED), ("beta", _REQUIRED)))
+integers = IntegersRV()
+binomial = _rv("binomial", (0, 0), (("n", _REQUIRED), ("p", _REQUIRED)), "int64")
+poisson = _rv("poisson", (0,), (("lam", 1.0),), "int64")
+bernoulli = BernoulliRV()
+lognormal = _rv("lognormal", (0, 0), (("mean", 0.0), ("sigma", 1.0)))
+laplace = _rv("laplace", (0, 0), (("loc", 0.0), ("scale", 1.0)))
+logistic = _rv("logistic", (0, 0), (("loc", 0.0), ("scale", 1.0)))
+vonmises = _rv("vonmises", (0, 0), (("mu", _REQUIRED), ("kappa", _REQUIRED)))
+wald = _rv("wald", (0, 0), (("mean", _REQUIRED), ("scale", _REQUIRED)))
+weibull = _rv("weibull", (0,), (("shape", _REQUIRED),))
+triangular = _rv("triangular", (0, 0, 0),
+                 (("left", _REQUIRED), ("mode", _REQUIRED), ("right", _REQUIRED)))
+geometric = _rv("geometric", (0,), (("p", _REQUIRED),), "int64")
+hypergeometric = _rv("hypergeometric", (0, 0, 0),
+                     (("ngood", _REQUIRED), ("nbad", _REQUIRED), ("nsample", _REQUIRED)),
+                     "int64")
+halfnormal = _rv("halfnormal", (0, 0), (("loc", 0.0), ("scale", 1.0)),
+                 cls=ScipyRandomVariable, scipy_name="halfnorm", arguments=_loc_scale)
+pareto = _rv("pareto", (0, 0), (("b", _REQUIRED), ("scale", 1.0)), cls=ScipyRandomVariable,
+             arguments=lambda b, scale: ((b,), {"scale": scale}))
+gumbel = _rv("gumbel", (0, 0), (("loc", 0.0), ("scale", 1.0)), cls=ScipyRandomVariable,
+             scipy_name="gumbel_r", arguments=_loc_scale)
+cauchy = _rv("cauchy", (0, 0), (("loc", 0.0), ("scale", 1.0)), cls=ScipyRandomVariable,
+             arguments=_loc_scale)
+halfcauchy = _rv("halfcauchy", (0, 0), (("loc", 0.0), ("scale", 1.0)),
+                 cls=ScipyRandomVariable, arguments=_loc_scale)
+truncexpon = _rv("truncexpon", (0, 0, 0), (("b", _REQUIRED), ("loc", 0.0), ("scale", 1.0)),
+                 cls=ScipyRandomVariable,
+                 arguments=lambda b, loc, scale: ((b,), {"loc": loc, "scale": scale}))
+t = _rv("t", (0, 0, 0), (("df", _REQUIRED), ("loc", 0.0), ("scale", 1.0)),
+        cls=ScipyRandomVariable,
+        arguments=lambda df, loc, scale: ((df,), {"loc": loc, "scale": scale}))
+nbinom = _rv("negative_binomial", (0, 0), (("n", _REQUIRED), ("p", _REQUIRED)), "int64",
+             cls=ScipyRandomVariable, scipy_name="nbinom")
+negative_binomial = nbinom
+betabinom = _rv("beta_binomial", (0, 0, 0),
+                (("n", _REQUIRED), ("a", _REQUIRED), ("b", _REQUIRED)), "int64",
+                cls=ScipyRandomVariable, scipy_name="betabinom")
+gengamma = _rv("gengamma", (0, 0, 0), (("alpha", 1.0), ("p", 1.0), ("lambd", 1.0)),
+               cls=ScipyRandomVariable,
+               arguments=lambda alpha, p, lambd: ((np.asarray(alpha) / p, p),
+                                                  {"scale": lambd}))
+invgamma = InvGammaRV()
+rayleigh = RayleighRV()
+multivariate_normal = MvNormalRV()
+dirichlet = DirichletRV()
+multinomial = MultinomialRV()
+categorical = CategoricalRV()
+
+# the ops under their earlier names (``op(*params, size=..., rng=...)``)
+uniform_rv, normal_rv, standard_normal_rv = uniform, normal, standard_normal
+exponential_rv, gamma_rv, beta_rv = exponential, _gamma, beta
+integers_rv, binomial_rv, poisson_rv, bernoulli_rv = integers, binomial, poisson, bernoulli
+
+
+def gamma(shape, scale=None, size=None, rng=None, dtype=None, *, rate=None, name=None):
+    """Gamma with shape ``shape`` and ``scale`` (numpy's parametrization, 1.0 by default), or
+    ``rate=`` (= 1 / scale). PyTensor 3 reads a second *positional* argument as the rate and
+    deprecates that in favour of ``scale``; here it is the scale already (write ``rate=``
+    for a rate)."""
+    if rate is not None and scale is not None:
+        raise ValueError("gamma: give scale or rate, not both")
+    if rate is not None:
+        scale = _tt().true_div(1.0, rate)
+    return _gamma(shape, 1.0 if scale is None else scale, size=size, rng=rng, dtype=dtype,
+                  name=name)
+
+
+def chisquare(df, size=None, rng=None, dtype=None):
+    """Chi-square with ``df`` degrees of freedom (a gamma of shape df / 2 and scale 2)."""
+    return _gamma(_tt().true_div(df, 2.0), 2.0, size=size, rng=rng, dtype=dtype)
 
 
 def choice(a, size=None, replace=True, p=None, rng=None, dtype=None):
-    """Samples of ``a`` (an int n: ``range(n)``; or a vector), weighted by ``p`` if given."""
+    """Samples of ``a`` (an int n: ``range(n)``; or an array: entries along its first axis),
+    weighted by ``p`` if given."""
     tt = _tt()
     a = tt.as_tensor_variable(a)
-    if a.type.ndim > 1:
-        raise TypeError(f"choice: a must be an integer or a vector, got {a} of type {a.type}")
     if a.type.ndim == 0 and not a.type.dtype.startswith(("int", "uint")):
         raise TypeError(f"choice: a scalar a must be an integer (the number of choices), got "
                         f"{a.type.dtype}")
@@ -175,10 +419,10 @@ def choice(a, size=None, replace=True, p=None, rng=None, dtype=None):
     return op(*params, size=size, rng=rng, dtype=dtype)
 
 
-def permutation(x, rng=None, dtype=None):
-    """A random permutation of ``range(x)`` for an integer ``x``, else of ``x``'s first axis."""
+def permutation(x, size=None, rng=None, dtype=None):
+    """A random permutation of ``range(x)`` for an integer ``x``, else of ``x``'s first axis;
+    ``size`` gives that many independent permutations."""
     x = _tt().as_tensor_variable(x)
     if x.type.ndim == 0 and not x.type.dtype.startswith(("int", "uint")):
         raise TypeError(f"permutation: a scalar x must be an integer, got {x.type.dtype}")
-    return PermutationRV(x.type.ndim)(x, rng=rng, dtype=dtype)
-
+    return PermutationRV(x.type.ndim)(x, size=size, rng=rng, dtype=dtype)

@@ -71,6 +71,8 @@ def _constant_entries(size: Variable) -> tuple:
     node = size.owner
     if node is not None and type(node.op).__name__ == "MakeVector":
         return tuple(int(i.data) if isinstance(i, Constant) else None for i in node.inputs)
+    if node is not None and type(node.op).__name__ == "Shape":   # size=x.shape
+        return tuple(node.inputs[0].type.shape)
     return (None,) * size.type.shape[0]
 
 
@@ -90,13 +92,17 @@ class RandomVariable(Op):
         Number of dimensions of one draw (0: each draw is a scalar).
     inplace : bool
         Advance the input generator itself instead of a copy (set by rewrites).
+    params : tuple of (name, default) pairs, optional
+        The parameters' names and defaults (``inspect.Parameter.empty`` for a required one),
+        so that the op is called like a function: ``normal(loc=1.0, size=(3,))``. Without
+        them the parameters are positional.
     """
 
     __props__ = ("name", "ndims_params", "dtype", "ndim_supp", "inplace")
     default_output = 1
 
     def __init__(self, name: str, ndims_params=(), dtype: str = "floatX", ndim_supp: int = 0,
-                 inplace: bool = False):
+                 inplace: bool = False, params=None):
         self.name = name
         self.ndims_params = tuple(ndims_params)
         self.dtype = dtype
@@ -104,22 +110,73 @@ class RandomVariable(Op):
         self.inplace = inplace
         if inplace:
             self.destroy_map = {0: [0]}
+        if params is not None and len(params) != len(self.ndims_params):
+            raise ValueError(f"{name}: {len(params)} parameter names for "
+                             f"{len(self.ndims_params)} parameters")
+        self.params = None if params is None else tuple(params)
 
     def __str__(self):
         return f"{self.name}_rv{{inplace}}" if self.inplace else f"{self.name}_rv"
 
     # -- building ------------------------------------------------------------------------
 
-    def __call__(self, *params, size=None, rng=None, dtype=None, name=None):
-        """Build a draw: ``op(*params, size=..., rng=...)`` returns the draw variable."""
+    def __call__(self, *params, size=None, rng=None, dtype=None, name=None, **named):
+        """Build a draw: ``op(*params, size=..., rng=...)`` returns the draw variable
+        (parameters by name too, when the op has ``params``)."""
         import tensorgraph
 
+        params = self._bind(params, named)
         if rng is None:
             rng = tensorgraph.shared(np.random.default_rng())
         draw = super().__call__(rng, size, *params, dtype=dtype)
         if name is not None:
             draw.name = name
         return draw
+
+    def _bind(self, params, named) -> tuple:
+        """The parameters in order, from positional and named arguments and defaults."""
+        import inspect
+
+        if self.params is None:
+            if named:
+                raise TypeError(f"{self.name}() got unexpected keyword arguments "
+                                f"{sorted(named)}")
+            return params
+        names = [n for n, _ in self.params]
+        if len(params) > len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} parameters ({', '.join(names)}),"
+                            f" got {len(params)}")
+        values = dict(zip(names, params))
+        for key, value in named.items():
+            if key not in names:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}; "
+                                f"its parameters are {', '.join(names)}")
+            if key in values:
+                raise TypeError(f"{self.name}() got parameter {key!r} twice")
+            values[key] = value
+        bound = []
+        for key, default in self.params:
+            if key in values:
+                bound.append(values[key])
+            elif default is inspect.Parameter.empty:
+                raise TypeError(f"{self.name}() is missing its parameter {key!r}")
+            else:
+                bound.append(default)
+        return tuple(bound)
+
+    # -- the parts of a node, by PyTensor's names ----------------------------------------------
+
+    def rng_param(self, node):
+        """The generator input of a draw's node."""
+        return node.inputs[0]
+
+    def size_param(self, node):
+        """The size input of a draw's node (an int64 vector; empty for size=None)."""
+        return node.inputs[1]
+
+    def dist_params(self, node):
+        """The distribution parameters of a draw's node."""
+        return node.inputs[2:]
 
     def output_dtype(self, params, dtype=None) -> str:
         from tensorgraph.tensor.type import normalize_dtype
@@ -174,8 +231,22 @@ class RandomVariable(Op):
 
     # -- computing ---------------------------------------------------------------------------
 
-    def rng_fn(self, rng, *params, size):
-        """Draw with ``rng`` (already copied if needed); ``size`` is a tuple or None."""
+    def rng_fn(self, rng, *params, **size):
+        """Draw with ``rng`` (already copied if needed): ``rng_fn(rng, *params, size)``, the
+        size (a tuple or None) last or by keyword, as PyTensor calls it."""
+        if "size" in size:
+            size = size.pop("size")
+        elif len(params) == len(self.ndims_params) + 1:
+            *params, size = params
+        else:
+            raise TypeError(f"{self.name}.rng_fn(rng, *params, size): expected "
+                            f"{len(self.ndims_params)} parameters and the size")
+        if size is not None and not isinstance(size, tuple):
+            size = tuple(np.atleast_1d(size))
+        return self.draw(rng, *params, size=size)
+
+    def draw(self, rng, *params, size):
+        """The draw itself (what subclasses define); ``size`` is a tuple or None."""
         return getattr(rng, self.name)(*params, size=size)
 
     def perform(self, node, inputs, output_storage):
@@ -183,23 +254,31 @@ class RandomVariable(Op):
         if not self.inplace:
             rng = copy.deepcopy(rng)
         size = tuple(int(s) for s in size) if len(size) else None
-        draw = self.rng_fn(rng, *params, size=size)
+        draw = self.draw(rng, *params, size=size)
         output_storage[0][0] = rng
         output_storage[1][0] = np.asarray(draw, dtype=node.outputs[1].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        size = node.inputs[1]
-        params = node.inputs[2:]
+        return [None, self._infer_shape(node.inputs[1], node.inputs[2:], input_shapes[2:])]
+
+    def _infer_shape(self, size, dist_params, param_shapes=None) -> tuple:
+        """The symbolic shape of a draw: ``size`` (or the broadcast batch shape of the
+        parameters when it is empty) followed by the shape of one draw."""
+        tt = _tt()
+        size = normalize_size(size) if not isinstance(size, Variable) else size
+        params = [tt.as_tensor_variable(p) for p in dist_params]
+        if param_shapes is None:
+            param_shapes = [tt.shape_tuple(p) for p in params]
         if size.type.shape[0]:
             batch = [size[k] for k in range(size.type.shape[0])]
         else:
             batch = _broadcast_shapes(
-                [shape[:len(shape) - core] for shape, core in zip(input_shapes[2:],
+                [shape[:len(shape) - core] for shape, core in zip(param_shapes,
                                                                   self.ndims_params)],
                 [p.type.shape[:p.type.ndim - core] for p, core in zip(params, self.ndims_params)])
-        return [None, tuple(batch) + self._supp_shape_symbolic(node, input_shapes)]
+        return tuple(batch) + self._supp_shape_symbolic(params, param_shapes)
 
-    def _supp_shape_symbolic(self, node, input_shapes) -> tuple:
+    def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
         return ()
 
     def connection_pattern(self, node):

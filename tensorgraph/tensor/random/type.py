@@ -16,7 +16,8 @@ import numpy as np
 from tensorgraph.compile.sharedvalue import SharedVariable, shared_constructor
 from tensorgraph.graph.type import Type
 
-__all__ = ["RandomGeneratorType", "RandomGeneratorSharedVariable", "random_generator_type"]
+__all__ = ["RandomGeneratorType", "RandomGeneratorSharedVariable", "random_generator_type",
+           "rng", "shared_rng"]
 
 
 class RandomGeneratorType(Type):
@@ -76,3 +77,21 @@ def random_generator_constructor(value, name=None, strict=False, allow_downcast=
         value = copy.deepcopy(value)
     return RandomGeneratorSharedVariable(random_generator_type, value, strict=strict,
                                          allow_downcast=allow_downcast, name=name)
+
+
+def rng(name=None):
+    """A symbolic generator input (given a ``numpy.random.Generator`` at each call)."""
+    return random_generator_type(name)
+
+
+def shared_rng(value=None, *, seed=None, name=None, borrow=False):
+    """A shared generator: ``value`` (a ``numpy.random.Generator``) or a new one from
+    ``seed`` (an int, a sequence of ints or None for fresh entropy)."""
+    if value is not None and seed is not None:
+        raise ValueError("shared_rng: give a generator or a seed, not both")
+    if value is None:
+        value = np.random.default_rng(seed)
+    elif not isinstance(value, np.random.Generator):
+        raise TypeError(f"shared_rng: expected a numpy.random.Generator, got "
+                        f"{type(value).__name__}; pass seed=... to make one")
+    return random_generator_constructor(value, name=name, borrow=borrow)

@@ -18,7 +18,34 @@ import numpy as np
 
 from tensorgraph.tensor.random import basic
 
-__all__ = ["RandomStream"]
+__all__ = ["RandomStream", "broadcast_params", "params_broadcast_shapes"]
+
+
+def params_broadcast_shapes(param_shapes, ndims_params):
+    """The shapes of parameters broadcast over their batch dimensions: each shape (a tuple of
+    sizes, ints or integer scalars) keeps its ``ndims_params`` core dimensions and gets the
+    common batch dimensions in front."""
+    from tensorgraph.tensor.extra_ops import broadcast_shape
+
+    param_shapes = [tuple(s) for s in param_shapes]
+    batches = [s[:len(s) - core] for s, core in zip(param_shapes, ndims_params)]
+    batch = broadcast_shape(*batches, arrays_are_shapes=True) if batches else ()
+    return [tuple(batch) + s[len(s) - core:] for s, core in zip(param_shapes, ndims_params)]
+
+
+def broadcast_params(params, ndims_params):
+    """The distribution parameters ``params`` broadcast over their batch dimensions (all but
+    the last ``ndims_params[k]`` of each), as a random variable combines them."""
+    import tensorgraph.tensor as tt
+    from tensorgraph.tensor.extra_ops import broadcast_to
+
+    params = [tt.as_tensor_variable(p) for p in params]
+    if len(params) != len(ndims_params):
+        raise ValueError(f"broadcast_params: {len(params)} parameters but "
+                         f"{len(ndims_params)} core dimension counts")
+    shapes = params_broadcast_shapes([tt.shape_tuple(p) for p in params], ndims_params)
+    return [p if tuple(tt.shape_tuple(p)) == shape else broadcast_to(p, shape)
+            for p, shape in zip(params, shapes)]
 
 
 class RandomStream:
@@ -120,10 +147,24 @@ class RandomStream:
         """Exponential with mean ``scale``."""
         return self.gen(basic.exponential, scale, size=size, dtype=dtype)
 
-    def gamma(self, shape, scale=1.0, size=None, dtype=None):
-        """Gamma with shape ``shape`` and scale ``scale``."""
-        return self.gen(basic.gamma, shape, scale, size=size, dtype=dtype)
+    def gamma(self, shape, scale=None, size=None, dtype=None, *, rate=None):
+        """Gamma with shape ``shape`` and scale ``scale`` (or ``rate=``, see ``basic.gamma``)."""
+        return self.gen(basic.gamma, shape, scale, size=size, dtype=dtype, rate=rate)
 
     def beta(self, a, b, size=None, dtype=None):
         """Beta with parameters ``a`` and ``b``."""
         return self.gen(basic.beta, a, b, size=size, dtype=dtype)
+
+    def __getattr__(self, name):
+        """The other distributions of ``tensorgraph.tensor.random.basic`` by name
+        (``srng.laplace(0, 1, size=3)``), drawn as ``gen`` draws them."""
+        dist = getattr(basic, name, None) if not name.startswith("_") else None
+        if name not in basic.__all__ or not callable(dist) or isinstance(dist, type):
+            raise AttributeError(f"RandomStream has no distribution {name!r}")
+
+        def draw(*args, **kwargs):
+            return self.gen(dist, *args, **kwargs)
+
+        draw.__name__ = name
+        draw.__doc__ = getattr(dist, "__doc__", None)
+        return draw

@@ -43,6 +43,11 @@ class CompileRecord:
     ``link`` (everything ``create()`` did: the two before plus loading and the thunks).
     ``modules``: ``"compiled"``, ``"disk"`` (found in the module cache), ``"memory"`` (loaded
     before in this process) or None (no C).
+
+    A whole-graph back end (modes JAX, NUMBA) sets ``backend`` ('JAX', 'Numba'); then
+    ``generate`` is writing (and, for JAX, tracing) its program, ``compile`` the back end's
+    compile, ``modules`` ``"compiled"`` or ``"disk"`` (its own cache), and None for JAX when
+    the input shapes are open: JAX compiles at the first call for each input shapes.
     """
 
     def __init__(self, maker, vm, mode_name: str, rewrite_seconds: float, link_seconds: float):
@@ -60,11 +65,19 @@ class CompileRecord:
         self.rewrite_recorded = history.total_seconds if history is not None else 0.0
         self.link_seconds = link_seconds
         times = getattr(cgraph, "seconds", {}) if cgraph is not None else {}
+        # a whole-graph back end (JAX, Numba): its program's own times and where it came from
+        self.backend = getattr(vm, "backend", None)
+        program = getattr(vm, "program", None) if self.backend else None
+        if program is not None:
+            times = program.seconds
+        self.backend_description = getattr(program, "description", "")
         self.generate_seconds = times.get("generate", 0.0)
         self.compile_seconds = times.get("compile", 0.0)
         self.c_nodes = len(cgraph.c_nodes) if cgraph is not None else 0
         self.py_nodes = len(vm.nodes) - self.c_nodes
         self.modules = getattr(cgraph, "found", None) if self.c_nodes else None
+        if program is not None:
+            self.modules = program.compiled_from
         self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
         self.warnings: list[str] = []
         self.finished = time.time()
@@ -82,6 +95,8 @@ class CompileRecord:
         """One line: name, settings, nodes before -> after, steps, where the time went."""
         before = "?" if self.nodes_before is None else str(self.nodes_before)
         parts = [f"rewriting {self.rewrite_seconds * 1e3:.0f} ms"]
+        if self.backend:
+            return self._backend_summary(before, parts)
         if self.c_nodes:
             parts += [f"generating C {self.generate_seconds * 1e3:.0f} ms",
                       f"compiling C {self.compile_seconds * 1e3:.0f} ms"]
@@ -97,6 +112,18 @@ class CompileRecord:
                 f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "
                 f"{_count(self.steps, 'rewrite step')}; {self.total_seconds * 1e3:.0f} ms: {', '.join(parts)}; "
                 f"{'; '.join(runs)}"
+                + (f"; {_count(len(self.warnings), 'warning')}" if self.warnings else ""))
+
+    def _backend_summary(self, before: str, parts: list) -> str:
+        parts += [f"writing the {self.backend} program {self.generate_seconds * 1e3:.0f} ms",
+                  f"compiling it {self.compile_seconds * 1e3:.0f} ms"]
+        where = {"compiled": "compiled now", "disk": f"found in {self.backend}'s cache",
+                 None: "compiled at the first call for each input shapes"}
+        return (f"{self.name or '(unnamed)'}: mode {self.mode}, optimizer {self.optimizer}, "
+                f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "
+                f"{_count(self.steps, 'rewrite step')}; {self.total_seconds * 1e3:.0f} ms: "
+                f"{', '.join(parts)}; the whole graph as {self.backend_description}, "
+                f"{where.get(self.modules, self.modules)}"
                 + (f"; {_count(len(self.warnings), 'warning')}" if self.warnings else ""))
 
     def __repr__(self) -> str:

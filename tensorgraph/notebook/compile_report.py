@@ -13,11 +13,17 @@
   defined (with its docstring) and the time it took;
 * for the node selected in the graph after rewriting: the step that made it (a button jumps
   there) and its generated C (highlighted) with the compiler flags, or why it runs Python.
+* for a whole-graph back end (modes JAX, NUMBA): the compile time split into rewriting,
+  writing the back end's program and the back end's compile, and the back end's own code
+  below the graph: the jaxpr and StableHLO for JAX (after the first call when the input
+  shapes are open), the generated Python for Numba; a selected node shows its lines of it
+  (Numba) or where it is in the program (JAX).
 
 Everything is also Python: ``report.step`` (the step shown, linked to the slider),
 ``report.mode`` ("after", "before", "steps"), ``report.show_step(i)``, ``report.steps``
 (the history's records), ``report.step_of(node)``, ``report.c_source(node)`` (and
-``whole_unit=True``: with the runtime and headers), ``report.c_module(node)``.
+``whole_unit=True``: with the runtime and headers), ``report.c_module(node)``,
+``report.backend_source()`` and ``report.backend_node_source(node)`` (whole-graph back ends).
 """
 
 from __future__ import annotations
@@ -98,8 +104,9 @@ class CompileReport(StaticFallback, widgets.VBox):
         self._goto = widgets.Button(description="show the step that made it",
                                     layout=widgets.Layout(display="none", width="auto"))
         self._steps_box.layout.display = "none"
+        self._backend_code = widgets.HTML(self._backend_html())
         super().__init__([self._summary, self._modes, self._steps_box, self.view,
-                          self._goto, self._node_info], **kwargs)
+                          self._goto, self._node_info, self._backend_code], **kwargs)
         self.add_class("tg-compile-report")
 
         widgets.link((self, "step"), (self._slider, "value"))
@@ -179,7 +186,52 @@ class CompileReport(StaticFallback, widgets.VBox):
         return {"symbol": fn.symbol, "key": found[0] if found else None,
                 "path": found[1] if found else None}
 
+    @property
+    def backend(self) -> str | None:
+        """The whole-graph back end running the function ('JAX', 'Numba'), or None (C / the
+        Python VM)."""
+        return getattr(self.function.vm, "backend", None)
+
+    def backend_source(self) -> str:
+        """The back end's own code for the whole graph: the jaxpr and StableHLO for JAX (of
+        the last compiled input shapes), the generated Python module for Numba; ValueError
+        for a function running C or Python nodes (see ``c_source``)."""
+        if self.backend is None:
+            raise ValueError("this function runs node by node (C or Python), not as one "
+                             "back-end program: see c_source(node)")
+        return self.function.vm.source()
+
+    def backend_node_source(self, node_or_id) -> str:
+        """A node's part of the back end's code: its lines of the generated Python (Numba,
+        under the comment naming the node), or, for JAX (one traced program), a note that the
+        node is part of the jaxpr shown."""
+        node = self._final_node(node_or_id)
+        node_id = self._ids()[node]
+        lines = self.backend_source().splitlines()
+        marker = f"# [{node_id}] "
+        start = next((i for i, line in enumerate(lines) if line.strip().startswith(marker)),
+                     None)
+        if start is None:
+            return (f"# [{node_id}] {node.op} is traced into the one {self.backend} program "
+                    "below: its operations are in the jaxpr")
+        indent = len(lines[start]) - len(lines[start].lstrip())
+        end = start + 1
+        while end < len(lines):
+            stripped = lines[end].strip()
+            depth = len(lines[end]) - len(lines[end].lstrip())
+            if stripped and (depth < indent or depth == indent and
+                             stripped.startswith(("# [", "return "))):
+                break
+            end += 1
+        return "\n".join(line[indent:] for line in lines[start:end]).rstrip()
+
     # -- inside -----------------------------------------------------------------------------
+
+    def _backend_html(self) -> str:
+        if self.backend is None:
+            return ""
+        return _code_html(self.backend_source(), f"the {self.backend} program",
+                          "python" if self.backend == "Numba" else None, opened=False)
 
     def _node_function(self, node):
         cgraph = getattr(self.function.vm, "cgraph", None)
@@ -314,6 +366,13 @@ class CompileReport(StaticFallback, widgets.VBox):
             parts.append(f"<div>[{html.escape(node_id)}] was made by step {made}: "
                          f"<code>{html.escape(self.steps[made].name)}</code></div>")
             self._goto.layout.display = ""
+        if self.backend is not None:
+            parts.append(_code_html(self.backend_node_source(node),
+                                    f"its part of the {self.backend} program",
+                                    "python" if self.backend == "Numba" else None))
+            self._backend_code.value = self._backend_html()  # JAX: compiled since shown?
+            self._node_info.value = "".join(parts)
+            return
         try:
             parts.append(_c_html(self.c_source(node), self.c_module(node)))
         except ValueError as exc:
@@ -348,13 +407,21 @@ def _summary_html(record, fn) -> str:
         return f"<b>{html.escape(getattr(fn, 'name', '') or 'function')}</b> (no compile record)"
     rows = [("mode", f"{record.mode} (optimizer {record.optimizer}, linker {record.linker})"),
             ("graph", f"{record.nodes_before} nodes before rewriting, {record.nodes_after} "
-                      f"after, in {record.steps} rewrite steps"),
-            ("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "
-                     f"{record.rewrite_seconds * 1e3:.0f} ms, writing C "
-                     f"{record.generate_seconds * 1e3:.0f} ms, compiling "
-                     f"{record.compile_seconds * 1e3:.0f} ms, loading "
-                     f"{record.load_seconds * 1e3:.0f} ms"),
-            ("C", _modules_text(record))]
+                      f"after, in {record.steps} rewrite steps")]
+    backend = getattr(record, "backend", None)
+    if backend:
+        rows += [("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "
+                          f"{record.rewrite_seconds * 1e3:.0f} ms, writing the {backend} program "
+                          f"{record.generate_seconds * 1e3:.0f} ms, compiling it with {backend} "
+                          f"{record.compile_seconds * 1e3:.0f} ms"),
+                 (backend, _backend_text(record, getattr(fn, "maker", None)))]
+    else:
+        rows += [("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "
+                          f"{record.rewrite_seconds * 1e3:.0f} ms, writing C "
+                          f"{record.generate_seconds * 1e3:.0f} ms, compiling "
+                          f"{record.compile_seconds * 1e3:.0f} ms, loading "
+                          f"{record.load_seconds * 1e3:.0f} ms"),
+                 ("C", _modules_text(record))]
     if record.warnings:
         rows.append(("warnings", "<br>".join(html.escape(w) for w in record.warnings)))
     body = "".join(f"<tr><th style='text-align:left;padding-right:8px'>{k}</th>"
@@ -362,6 +429,33 @@ def _summary_html(record, fn) -> str:
                    for k, v in rows)
     return (f"<div class='tg-report-summary'><b>compile report: "
             f"{html.escape(record.name or '(unnamed function)')}</b><table>{body}</table></div>")
+
+
+def _backend_text(record, maker) -> str:
+    where = {"compiled": "compiled now", "disk": f"found in {record.backend}'s cache under "
+             "the compile directory",
+             None: "compiled at the first call, for the shapes of its inputs"}
+    left_out = getattr(getattr(maker, "mode", None), "rewrite_excluding", ())
+    return (f"the whole graph runs as {record.backend_description}, "
+            f"{where.get(record.modules, record.modules)}; rewrites tagged "
+            f"{', '.join(left_out) or '-'} are left out (the back end does that work itself); "
+            "no per-node times or stepping (there are no per-node thunks); its code is below "
+            "the graph")
+
+
+def _code_html(source: str, title: str, language: str | None, opened: bool = True) -> str:
+    """Code, highlighted when its language is known (pygments comes with IPython)."""
+    if language == "python":
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        code = highlight(source, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
+    else:
+        code = f"<pre>{html.escape(source)}</pre>"
+    return (f"<details{' open' if opened else ''} class='tg-backend-source'><summary>"
+            f"{html.escape(title)}</summary><div style='max-height:360px;overflow:auto;"
+            f"font-size:12px'>{code}</div></details>")
 
 
 def _modules_text(record) -> str:

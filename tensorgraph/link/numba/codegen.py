@@ -287,11 +287,14 @@ class GraphSource:
         """``nodes`` in order, in groups of at most ``CHUNK`` consecutive nodes, each group a
         function of its own called from ``graph`` (an ``ifelse`` ends a group: its sides are
         blocks of ``graph``)."""
+        from tensorgraph.graph.ids import graph_ids
+
         group: list = []
         for node in nodes:
             if _is_ifelse(node):
                 self._write_group(group)
                 group = []
+                self.body.line(f"# [{graph_ids(self.fgraph)[node]}] {_one_line(node)}")
                 self._write_ifelse(node, self.position[node])
                 continue
             group.append(node)

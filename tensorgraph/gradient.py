@@ -47,7 +47,7 @@ from tensorgraph.graph.basic import (
 )
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
-from tensorgraph.graph.op import Op
+from tensorgraph.graph.op import HasInnerGraph, Op
 from tensorgraph.graph.type import Type
 from tensorgraph.graph.utils import building_gradient
 
@@ -819,7 +819,7 @@ def _run_graph(fgraph: FunctionGraph, order, values: list) -> list:
     return [out.data if isinstance(out, Constant) else env[out] for out in fgraph.outputs]
 
 
-class IndexLoop(Op):
+class IndexLoop(HasInnerGraph, Op):
     """Evaluate an inner graph for every ``i`` in ``range(n)`` and stack its outputs.
 
     Node inputs are ``(n, *outer)``; the inner graph's inputs are ``(i, *placeholders)`` with

@@ -74,13 +74,15 @@ def _label(var) -> str:
 
 
 class _TreePrinter:
-    def __init__(self, lines, ids, print_type, print_shape, depth):
+    def __init__(self, lines, ids, print_type, print_shape, depth, stop_on_name=False):
         self.lines = lines
         self.ids = ids
         self.print_type = print_type
         self.print_shape = print_shape
         self.depth = depth
+        self.stop_on_name = stop_on_name
         self.done: set = set()
+        self.inner_ops: list = []      # ops with an inner graph met, in order
 
     def line(self, var, prefix: str, suffix: str = "") -> str:
         key = var.owner if var.owner is not None else var
@@ -101,7 +103,11 @@ class _TreePrinter:
         self.lines.append(self.line(var, head, suffix))
         if node is None or (0 <= self.depth <= level + 1):
             return
+        if self.stop_on_name and var.name is not None and level > 0:
+            return
         self.done.add(node)
+        if _inner_fgraph(node.op) is not None and node.op not in self.inner_ops:
+            self.inner_ops.append(node.op)
         for k, inp in enumerate(node.inputs):
             last = k == len(node.inputs) - 1
             branch = "└─ " if last else "├─ "
@@ -133,8 +139,17 @@ def _roots(obj):
                     "node, a FunctionGraph, a compiled function or a list of them")
 
 
+def _inner_fgraph(op):
+    """The inner graph of an op that has one (OpFromGraph, Scan, jacobian's loop), or None."""
+    from tensorgraph.graph.fg import FunctionGraph
+
+    inner = getattr(op, "fgraph", None)
+    return inner if isinstance(inner, FunctionGraph) else None
+
+
 def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = False,
-               depth: int = -1, ids: str = "CHAR"):
+               depth: int = -1, ids: str = "CHAR", id_type: str | None = None,
+               stop_on_name: bool = False, print_inner_graphs: bool = True):
     """Print the graph(s) of ``obj`` as a tree, one line per node.
 
     Parameters
@@ -145,16 +160,32 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     print_shape : show each variable's shape (the test value's when there is one, otherwise
         the static shape with ``?`` for unknown sizes)
     depth : how many levels to show (-1: all)
-    ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids) or '' (none)
+    ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids) or '' (none); ``id_type``
+        is PyTensor's name for it
+    stop_on_name : do not expand below a named variable (other than a root)
+    print_inner_graphs : after the tree, print the inner graph of each op that has one
+        (OpFromGraph, Scan), under "Inner graphs:", its outputs marked ``←``
 
     A node reached a second time is not expanded again: its line ends with ``···``.
     Compiled functions also show their update expressions, marked ``(update of s)``.
     """
+    if id_type is not None:
+        ids = id_type
     lines: list[str] = []
     roots = _roots(obj)
-    printer = _TreePrinter(lines, _Ids(ids, obj), print_type, print_shape, depth)
+    printer = _TreePrinter(lines, _Ids(ids, obj), print_type, print_shape, depth, stop_on_name)
     for var, suffix in roots:
         printer.tree(var, "", " ", 0, suffix)
+    if print_inner_graphs and printer.inner_ops:
+        lines += ["", "Inner graphs:"]
+        for op in printer.inner_ops:     # (an inner graph may hold more inner graphs)
+            inner = _inner_fgraph(op)
+            sub = _TreePrinter(lines, _Ids(ids, inner), print_type, print_shape, depth,
+                               stop_on_name)
+            lines += ["", str(op)]
+            for out in inner.outputs:
+                sub.tree(out, " ← ", "    ", 0)
+            printer.inner_ops += [o for o in sub.inner_ops if o not in printer.inner_ops]
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text

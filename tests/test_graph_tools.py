@@ -266,3 +266,97 @@ def test_tensor_vectorize_with_a_signature():
     np.testing.assert_allclose(tg.function([A], square(A))(av), av ** 2)
     with pytest.raises(TypeError, match="2 inputs"):
         inner(A)
+
+
+# -- OpFromGraph ---------------------------------------------------------------------------
+
+
+def _ofg_inputs():
+    return tt.dmatrix("x"), tt.dmatrix("y"), tt.dmatrix("z")
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode"])
+def test_op_from_graph_computes_its_graph_in_every_mode(mode):
+    from tensorgraph.compile.builders import OpFromGraph
+
+    x, y, z = _ofg_inputs()
+    op = OpFromGraph([x, y, z], [x + y * z])
+    f = tg.function([x, y, z], op(x, y, z) - op(y, z, x), mode=mode)
+    xv, yv, zv = (np.full((2, 2), v) for v in (2.0, 3.0, 4.0))
+    np.testing.assert_allclose(f(xv, yv, zv), np.full((2, 2), 3.0))
+    assert sum(isinstance(n, OpFromGraph) for n in _ops(f)) == 2
+
+
+def test_op_from_graph_gradient_is_its_inner_graphs():
+    from tensorgraph.compile.builders import OpFromGraph
+
+    x, y, z = _ofg_inputs()
+    op = OpFromGraph([x, y, z], [tt.exp(x) * y + z])
+    a, b, c = _ofg_inputs()
+    grads = tg.function([a, b, c], tg.grad(op(a, b, c).sum(), [a, b, c]))
+    av, bv, cv = (rng.standard_normal((2, 3)) for _ in range(3))
+    ga, gb, gc = grads(av, bv, cv)
+    np.testing.assert_allclose(ga, np.exp(av) * bv)
+    np.testing.assert_allclose(gb, np.exp(av))
+    np.testing.assert_allclose(gc, np.ones((2, 3)))
+    verify_grad(lambda p, q: op(p, q, q), [av, bv], rng=rng)
+    v = tt.dmatrix("v")
+    jvp = tg.function([a, b, c, v], tg.gradient.Rop(op(a, b, c), a, v))
+    np.testing.assert_allclose(jvp(av, bv, cv, cv), np.exp(av) * bv * cv)
+
+
+def test_op_from_graph_overrides_shared_variables_and_inlining():
+    from tensorgraph.compile.builders import OpFromGraph
+
+    x, y, _ = _ofg_inputs()
+    xv = np.ones((2, 2))
+    doubled_grad = OpFromGraph([x], [tt.exp(x)], lop_overrides=lambda i, o, g: [g[0] * 2])
+    np.testing.assert_allclose(tg.function([x], tg.grad(doubled_grad(x).sum(), x))(xv), 2 * xv)
+    per_input = OpFromGraph([x, y], [x * y], lop_overrides=[None, lambda i, o, g: i[0]])
+    gx, gy = tg.function([x, y], tg.grad(per_input(x, y).sum(), [x, y]))(xv, 3 * xv)
+    np.testing.assert_allclose(gx, 3 * xv)
+    np.testing.assert_allclose(gy, xv)
+    s = tg.shared(np.array(2.0))
+    scaled = OpFromGraph([x], [x * s])
+    assert scaled(x).owner.inputs[-1] is s
+    np.testing.assert_allclose(tg.function([x], scaled(x))(xv), 2 * xv)
+    assert tg.function([x], tg.grad(scaled(x).sum(), s))(xv) == 4.0
+    with pytest.raises(ValueError, match="strict"):
+        OpFromGraph([x], [x * s], strict=True)
+    with pytest.raises(tg.graph.MissingInputError, match="not among the inputs"):
+        OpFromGraph([x], [x * y])
+    inline = OpFromGraph([x, y], [x + y], inline=True)
+    f = tg.function([x, y], inline(x, y))
+    assert not [op for op in _ops(f) if isinstance(op, OpFromGraph)]
+    with pytest.raises(TypeError, match="input 0 must have type"):
+        inline(tt.dvector("v"), y)
+
+
+def test_op_from_graph_inner_graph_is_printed_and_shown():
+    from tensorgraph.compile.builders import OpFromGraph
+    from tensorgraph.graph.op import HasInnerGraph
+    from tensorgraph.notebook.graph_model import graph_model
+
+    x, y, _ = _ofg_inputs()
+    op = OpFromGraph([x, y], [tt.exp(x) + y], name="Block")
+    assert isinstance(op, HasInnerGraph) and op.inner_inputs == op.fgraph.inputs
+    a = tt.dmatrix("a")
+    out = op(a, op(a, a))
+    text = tg.printing.debugprint(out, file="str")
+    assert "Inner graphs:" in text and " ← Elemwise{add}" in text
+    assert text.count("Block{inline=False}\n") == 1     # the inner graph is printed once
+    assert "Inner graphs" not in tg.printing.debugprint(out, file="str",
+                                                        print_inner_graphs=False)
+    model = graph_model(out)
+    node = next(n for n in model.nodes if "Block" in n.get("op", ""))
+    assert model.detail(node["id"])["inner"][0].startswith("Elemwise{add}")
+
+
+def test_debugprint_id_type_and_stop_on_name():
+    x = tt.dvector("x")
+    y = tt.exp(x)
+    y.name = "ex"
+    z = (y * 2).sum()
+    assert tg.printing.debugprint(z, file="str", id_type="int").splitlines()[0].endswith("[id 0]")
+    text = tg.printing.debugprint(z, file="str", stop_on_name=True)
+    assert "'ex'" in text and "Elemwise{exp}" in text and "x [id" not in text

@@ -193,6 +193,21 @@ class Op:
         return [[True] * len(node.outputs) for _ in node.inputs]
 
 
+class HasInnerGraph:
+    """Mixin of ops that hold an inner graph as ``self.fgraph`` (OpFromGraph, jacobian's
+    IndexLoop): ``inner_inputs`` and ``inner_outputs`` are its inputs and outputs. Printing
+    and the graph view look inside any op with an ``fgraph``; this class is what PyTensor code
+    tests ``isinstance`` against."""
+
+    @property
+    def inner_inputs(self):
+        return self.fgraph.inputs
+
+    @property
+    def inner_outputs(self):
+        return self.fgraph.outputs
+
+
 # ----------------------------------------------------------------------------------------------
 # Test values
 

@@ -25,7 +25,7 @@ from collections import defaultdict
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.ids import graph_ids, roots_of
 from tensorgraph.graph.utils import format_frame
-from tensorgraph.printing import leaf_kind, op_label, type_label
+from tensorgraph.printing import debugprint, leaf_kind, op_label, type_label
 
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
 
@@ -326,6 +326,8 @@ class GraphModel:
         inner = getattr(op, "scalar_op", None)
         if type(inner).__name__ == "Composite":
             detail["inner"] = _inner_graph(inner)
+        elif _op_inner_fgraph(op) is not None:   # OpFromGraph, Scan: the inner graph's tree
+            detail["inner"] = debugprint(_op_inner_fgraph(op), file="str").splitlines()
         tests = _test_values(key.outputs)
         if tests:
             detail["test_values"] = tests
@@ -542,6 +544,14 @@ def _why_python(node) -> str:
     if c_implementation(node.op) is None:
         return f"{type(node.op).__name__} has no C implementation (its numpy perform runs)"
     return "its C code declined these types (e.g. a dtype without C); perform runs"
+
+
+def _op_inner_fgraph(op):
+    """``op.fgraph`` when the op holds an inner graph (OpFromGraph, Scan), else None."""
+    from tensorgraph.graph.fg import FunctionGraph
+
+    inner = getattr(op, "fgraph", None)
+    return inner if isinstance(inner, FunctionGraph) else None
 
 
 def _inner_graph(composite) -> list[str]:

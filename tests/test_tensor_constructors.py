@@ -107,3 +107,37 @@ def test_dtype_groups():
     assert ttype.complex_dtypes == ["complex64", "complex128"]
     assert ttype.continuous_dtypes == ttype.float_dtypes + ttype.complex_dtypes
     assert sorted(ttype.all_dtypes) == sorted(ttype.ALL_DTYPES)
+
+
+def test_as_tensor_variable_as_pytensor_code_uses_it():
+    # an empty list has no dtype of its own: floatX
+    with config.change_flags(floatX="float32"):
+        assert tt.as_tensor_variable([]).dtype == "float32"
+        assert tt.as_tensor_variable(()).dtype == "float32"
+    assert tt.as_tensor_variable([], dtype="int64").dtype == "int64"
+    # a list of constants is one constant
+    folded = tt.as_tensor_variable([tt.constant(1), tt.constant(2), 3])
+    assert isinstance(folded, tt.TensorConstant)
+    np.testing.assert_array_equal(folded.data, [1, 2, 3])
+    # ndim drops leading size-1 dimensions, and nothing else
+    x = tt.TensorType("float64", (1, None))("x")
+    assert tt.as_tensor_variable(x, ndim=1).type.shape == (None,)
+    assert tt.as_tensor_variable(tt.TensorType("float64", (1, 1))(), ndim=0).ndim == 0
+    with pytest.raises(ValueError, match="only leading dimensions of size 1"):
+        tt.as_tensor_variable(x, ndim=0)
+    # an Apply node stands for its default output
+    v = tt.dvector("v")
+    node = (v * 2).owner
+    assert tt.as_tensor_variable(node) is node.outputs[0]
+    draw = tt.random.normal(size=(2,))
+    assert tt.as_tensor_variable(draw.owner) is draw.owner.outputs[1]   # default_output
+    # Python bools stay bool constants (docs/dtypes.md), unlike PyTensor
+    assert tt.as_tensor_variable(True).dtype == "bool"
+
+
+def test_cast_from_complex_to_real_is_refused():
+    z = tt.zvector("z")
+    with pytest.raises(TypeError, match="drop the imaginary part"):
+        tt.cast(z, "float64")
+    assert tt.cast(z, "complex64").dtype == "complex64"
+    assert tt.cast(tt.dvector(), "complex128").dtype == "complex128"

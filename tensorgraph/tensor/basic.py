@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from tensorgraph.graph.basic import Variable
+from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
 _INT_LADDER = ("int8", "int16", "int32", "int64")
@@ -73,13 +73,18 @@ def constant(value, name: str | None = None, ndim: int | None = None, dtype=None
 def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtype=None) -> Variable:
     """``x`` as a tensor variable: tensor variables pass through, values become constants.
 
-    Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``).
+    Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
+    list of constants is one constant). ``ndim`` checks the number of dimensions, dropping
+    leading dimensions of static size 1 to reach it. An ``Apply`` node gives its default
+    output. (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
     """
+    if isinstance(x, Apply):
+        x = _default_output(x)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"expected a tensor, got {x} of type {x.type}")
         if ndim is not None and x.ndim != ndim:
-            raise TypeError(f"expected a {ndim}-d tensor, got {x} with ndim {x.ndim}")
+            x = _with_ndim(x, ndim)
         if dtype is not None and x.dtype != normalize_dtype(dtype):
             from tensorgraph.tensor.math import cast
 
@@ -88,10 +93,58 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     if hasattr(x, "owner") and hasattr(x, "type"):
         raise TypeError(f"cannot convert {x} ({type(x).__name__}) to a tensor variable")
     if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in _flatten(x)):
+        from tensorgraph.graph.basic import Constant
+
+        if all(isinstance(e, Constant) and isinstance(e.type, TensorType)
+               or isinstance(e, numbers.Number) for e in _flatten(x)):
+            values = _constant_values(x)
+            return constant(np.asarray(values), name=name, ndim=ndim, dtype=dtype)
         from tensorgraph.tensor.join import stack
 
         return stack([as_tensor_variable(e) for e in x])
+    if isinstance(x, (list, tuple)) and not _flatten_list(x) and dtype is None:
+        from tensorgraph.configdefaults import config
+
+        dtype = config.floatX   # an empty list has no dtype of its own: floatX, as PyTensor
     return constant(x, name=name, ndim=ndim, dtype=dtype)
+
+
+def _default_output(node):
+    """The output an ``Apply`` node stands for: its only one, or its op's default."""
+    if len(node.outputs) == 1:
+        return node.outputs[0]
+    index = getattr(node.op, "default_output", None)
+    if index is None:
+        raise TypeError(f"as_tensor_variable: {node} has {len(node.outputs)} outputs and its op "
+                        "has no default_output; pick one (node.outputs[k])")
+    if not -len(node.outputs) <= index < len(node.outputs):
+        raise IndexError(f"as_tensor_variable: default_output {index} of {node.op} is not one "
+                         f"of its {len(node.outputs)} outputs")
+    return node.outputs[index]
+
+
+def _with_ndim(x, ndim):
+    """``x`` with leading static size-1 dimensions dropped down to ``ndim`` dimensions."""
+    extra = x.ndim - ndim
+    if extra <= 0 or any(s != 1 for s in x.type.shape[:extra]):
+        raise ValueError(f"as_tensor_variable: expected a {ndim}-d tensor, got {x} "
+                         f"({x.type}, {x.ndim}-d); only leading dimensions of size 1 can be "
+                         "dropped")
+    from tensorgraph.tensor.elemwise import DimShuffle
+
+    return DimShuffle(x.ndim, tuple(range(extra, x.ndim)))(x)
+
+
+def _constant_values(x):
+    from tensorgraph.graph.basic import Constant
+
+    if isinstance(x, (list, tuple)):
+        return [_constant_values(e) for e in x]
+    return x.data if isinstance(x, Constant) else x
+
+
+def _flatten_list(seq) -> list:
+    return list(_flatten(seq))
 
 
 def _flatten(seq):

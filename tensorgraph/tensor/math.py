@@ -93,11 +93,16 @@ def _cast_op(dtype: str) -> Elemwise:
 
 
 def cast(x, dtype):
-    """``x`` converted to ``dtype`` ('floatX' allowed); ``x`` itself if it already has it."""
+    """``x`` converted to ``dtype`` ('floatX' allowed); ``x`` itself if it already has it.
+    Complex to real is refused (which real number: the real part, the modulus...?)."""
     x = as_tensor_variable(x)
     dtype = normalize_dtype(dtype)
     if x.dtype == dtype:
         return x
+    if x.dtype in ps.COMPLEX and dtype not in ps.COMPLEX:
+        raise TypeError(f"cast({x}, {dtype!r}): casting complex to real would drop the "
+                        "imaginary part; say which real number you mean with tt.real, tt.imag, "
+                        "tt.abs or tt.angle")
     return _cast_op(dtype)(x)
 
 

@@ -116,6 +116,12 @@ class Stepper:
     """
 
     def __init__(self, function, *args, **kwargs):
+        backend = getattr(function.vm, "backend", None)
+        if backend is not None:
+            raise TypeError(f"a stepper runs the nodes one by one, but mode "
+                            f"{function.maker.mode.linker_name!r} runs the whole graph as one "
+                            f"{backend} program (it has no per-node thunks); compile the function "
+                            "with mode='FAST_RUN' or 'FAST_COMPILE' to step it")
         self.function = function
         maker = function.maker
         self.ids = graph_ids(function)

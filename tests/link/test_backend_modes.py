@@ -119,3 +119,11 @@ def test_unknown_modes_still_list_the_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         get_mode("JAX")
+
+
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+def test_a_stepper_of_a_whole_graph_function_says_why_it_cannot_step(mode):
+    x = tt.vector("x")
+    f = tg.function([x], tt.exp(x).sum(), mode=mode)
+    with pytest.raises(TypeError, match="runs the whole graph as one .* program"):
+        f.stepper(np.ones(3))

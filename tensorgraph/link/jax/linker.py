@@ -404,9 +404,10 @@ class JaxProgram(Program):
             args = [a for j, a in enumerate(args) if j not in self.static]
         with self.jax.enable_x64(True):
             outputs, code = compiled.executable(*args)
-        code = int(code)
-        if code:
-            self._fail(compiled.registry[code - 1])
+        if compiled.registry:  # reading the code waits for the device: only when it may fail
+            code = int(np.asarray(code))
+            if code:
+                self._fail(compiled.registry[code - 1])
         results = []
         for kind, what in self.output_plan:
             if kind == "computed":

@@ -501,3 +501,24 @@ def test_new_ops_define_gradients_or_zero_ones():
     g = tensorgraph.grad(cost, x)
     v = np.array([0.3, 0.1, 0.2])
     np.testing.assert_allclose(fn([x], g)(v), np.argsort(v))
+
+
+def test_choose_from_one_tensor_of_choices():
+    i, c = tt.lmatrix("i"), tt.dmatrix("c")
+    choices = np.array([np.arange(4) * 1.0, np.arange(4) * 10.0, np.arange(4) * 100.0])
+    iv = np.array([[0, 1, 2, 0], [2, 2, 1, 0]])
+    np.testing.assert_allclose(fn([i, c], tt.choose(i, c))(iv, choices), np.choose(iv, choices))
+
+
+def test_join_takes_the_axis_first_or_as_a_constant():
+    from tensorgraph.tensor.join import Join
+
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    joined = Join()(1, x, y)
+    assert joined.owner.op == Join(1)
+    assert tt.join(tt.constant(-1), x, y).owner.op == Join(1)
+    assert tt.concatenate([x, y], axis=np.int64(0)).owner.op == Join(0)
+    xv, yv = rand(2, 3), rand(2, 2)
+    np.testing.assert_allclose(fn([x, y], joined)(xv, yv), np.concatenate([xv, yv], 1))
+    with pytest.raises(TypeError, match="known when the graph is built"):
+        tt.join(tt.lscalar("a"), x, y)

@@ -110,10 +110,16 @@ class Join(Op):
 
     __props__ = ("axis",)
 
-    def __init__(self, axis: int):
-        self.axis = int(axis)
+    def __init__(self, axis: int | None = None):
+        self.axis = None if axis is None else int(axis)
 
     def make_node(self, *tensors):
+        if self.axis is None:
+            # PyTensor's form, Join()(axis, *tensors): the axis is the first input, known
+            # when the graph is built; the node is that of Join(axis)
+            if not tensors:
+                raise ValueError("Join()(axis, *tensors) needs the axis and the tensors")
+            return Join(_known_axis(tensors[0], "Join"))(*tensors[1:]).owner
         tensors = [as_tensor_variable(t) for t in tensors]
         if not tensors:
             raise ValueError(f"{self} needs at least one tensor")
@@ -165,6 +171,22 @@ class Join(Op):
         return list(pieces)
 
 
+def _known_axis(axis, what: str) -> int:
+    """An axis given as an int, a numpy integer or an integer constant, as an int."""
+    if isinstance(axis, Variable):
+        from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+        try:
+            value = get_scalar_constant_value(axis, only_process_constants=True)
+        except NotScalarConstantError:
+            raise TypeError(f"{what}: the axis must be known when the graph is built (an int or "
+                            f"an integer constant), got the symbolic {axis}") from None
+        if value.dtype.kind not in "iu":
+            raise TypeError(f"{what}: the axis must be an integer, got {axis} ({value.dtype})")
+        return int(value)
+    return axis
+
+
 def concatenate(tensors, axis: int = 0) -> Variable:
     """numpy's ``concatenate``: ``tensors`` joined along an existing ``axis``, dtypes upcast."""
     if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
@@ -177,7 +199,7 @@ def concatenate(tensors, axis: int = 0) -> Variable:
     if ndim == 0:
         raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated; use "
                          "stack() to make a vector of scalars")
-    axis = normalize_axis(axis, ndim, "concatenate axis")
+    axis = normalize_axis(_known_axis(axis, "concatenate"), ndim, "concatenate axis")
     dtype = upcast(*[t.dtype for t in tensors])
     tensors = _cast_all(tensors, dtype)
     if len(tensors) == 1:

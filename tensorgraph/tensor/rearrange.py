@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numbers
 
-from tensorgraph.graph.basic import Variable
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.shape import (
@@ -267,35 +266,36 @@ def _lead(v):
 
 def choose(a, choices, mode: str = "raise"):
     """``np.choose``: ``out[i...] = choices[a[i...]][i...]`` with ``a``, and each choice,
-    broadcast together. ``mode``: 'raise' (out-of-range indices fail when run), 'wrap'
-    (modulo the number of choices) or 'clip'."""
-    from tensorgraph.tensor.extra_ops import broadcast_arrays
+    broadcast together. ``choices`` is a list of tensors or one tensor whose first axis runs
+    over the choices. ``mode``: 'raise' (out-of-range indices fail when run), 'wrap' (modulo
+    the number of choices) or 'clip'."""
+    from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
     from tensorgraph.tensor.join import stack
     from tensorgraph.tensor.subtensor import take_along_axis
 
     tm = _tm()
-    a = as_tensor_variable(a)
-    if isinstance(choices, (list, tuple)):
-        options = [as_tensor_variable(c) for c in choices]
-    else:
-        choices = as_tensor_variable(choices)
-        options = [choices[k] for k in range(_known_length(choices))]
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    n = len(options)
+    a = as_tensor_variable(a)
+    if isinstance(choices, (list, tuple)):
+        stacked = stack([as_tensor_variable(c) for c in choices])
+    else:
+        stacked = as_tensor_variable(choices)
+        if stacked.ndim == 0:
+            raise ValueError(f"choose: choices must be a sequence or an array, got {stacked}")
+    n = shape_i(stacked, 0)
     if mode == "wrap":
         a = tm.mod(a, n)
     elif mode == "clip":
-        a = tm.clip(a, 0, n - 1)
-    a, *options = broadcast_arrays(a, *options)
-    stacked = stack(options)
+        a = tm.clip(a, 0, tm.sub(n, 1))
+    option_shape = [shape_i(stacked, d) for d in range(1, stacked.ndim)]
+    common = list(broadcast_shape([shape_i(a, d) for d in range(a.ndim)], option_shape,
+                                  arrays_are_shapes=True))
+    a = broadcast_to(a, common)
+    missing = len(common) - len(option_shape)   # the choices' new axes go after the first
+    if missing:
+        stacked = DimShuffle(stacked.ndim, (0,) + ("x",) * missing + tuple(
+            range(1, stacked.ndim)))(stacked)
+    stacked = broadcast_to(stacked, [n] + common)
     picked = take_along_axis(stacked, DimShuffle(a.ndim, ("x",) + tuple(range(a.ndim)))(a), 0)
     return picked[0]
-
-
-def _known_length(v: Variable) -> int:
-    length = v.type.shape[0] if v.ndim else None
-    if length is None:
-        raise ValueError(f"choose: the number of choices in {v} ({v.type}) must be known; give "
-                         "a list of tensors")
-    return length

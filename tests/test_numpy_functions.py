@@ -522,3 +522,12 @@ def test_join_takes_the_axis_first_or_as_a_constant():
     np.testing.assert_allclose(fn([x, y], joined)(xv, yv), np.concatenate([xv, yv], 1))
     with pytest.raises(TypeError, match="known when the graph is built"):
         tt.join(tt.lscalar("a"), x, y)
+
+
+def test_advanced_inc_subtensor_takes_pytensors_keywords():
+    m = tt.dmatrix("m")
+    rows = np.array([0, 2])
+    out = fn([m], [tt.advanced_inc_subtensor(m, 1.0, rows, set_instead_of_inc=True),
+                   tt.take(m, rows, 0, mode=None)])(np.zeros((3, 2)))
+    np.testing.assert_allclose(out[0], [[1, 1], [0, 0], [1, 1]])
+    assert out[1].shape == (2, 2)

@@ -939,9 +939,14 @@ def advanced_subtensor(x, *index) -> Variable:
     return getitem(x, tuple(index))
 
 
-def advanced_inc_subtensor(x, y, *index, ignore_duplicates: bool = False) -> Variable:
-    """``x`` with ``y`` added at ``x[index]`` (see ``inc_subtensor``)."""
-    return inc_subtensor(getitem(x, tuple(index)), y, ignore_duplicates=ignore_duplicates)
+def advanced_inc_subtensor(x, y, *index, inplace: bool = False,
+                           set_instead_of_inc: bool = False,
+                           ignore_duplicates: bool = False) -> Variable:
+    """``x`` with ``y`` added at ``x[index]`` (written there with ``set_instead_of_inc``; see
+    ``inc_subtensor``)."""
+    return inc_subtensor(getitem(x, tuple(index)), y, inplace=inplace,
+                         set_instead_of_inc=set_instead_of_inc,
+                         ignore_duplicates=ignore_duplicates)
 
 
 def advanced_set_subtensor(x, y, *index) -> Variable:
@@ -949,7 +954,7 @@ def advanced_set_subtensor(x, y, *index) -> Variable:
     return set_subtensor(getitem(x, tuple(index)), y)
 
 
-def take(a, indices, axis=None, mode: str = "raise") -> Variable:
+def take(a, indices, axis=None, mode: str | None = "raise") -> Variable:
     """``np.take``: the entries of ``a`` at ``indices`` along ``axis`` (of the flattened ``a``
     when ``axis`` is None). ``mode`` says what out-of-range indices do: 'raise' (an
     IndexError when the function runs), 'wrap' (taken modulo the length) or 'clip' (limited
@@ -961,6 +966,7 @@ def take(a, indices, axis=None, mode: str = "raise") -> Variable:
     if axis is None:
         return take(flatten(a, 1), indices, 0, mode)
     axis = normalize_axis(axis, a.ndim, "take")
+    mode = "raise" if mode is None else mode
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     indices = as_tensor_variable(indices)

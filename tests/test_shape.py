@@ -267,3 +267,14 @@ def test_specify_shape_from_convert_variable_and_grad():
 def test_reshape_op_equality():
     assert Reshape(2) == Reshape(2) and Reshape(2) != Reshape(3)
     assert SpecifyShape((0,)) == SpecifyShape([0])
+
+
+def test_specify_shape_op_in_pytensors_form():
+    """SpecifyShape()(x, *shape), one entry per dimension and None for any size."""
+    x = tt.dmatrix("x")
+    out = SpecifyShape()(x, 2, None)
+    assert out.type.shape == (2, None) and out.owner.op == SpecifyShape((0,))
+    np.testing.assert_array_equal(fn([x], out)(np.ones((2, 5))), np.ones((2, 5)))
+    with pytest.raises(AssertionError):
+        fn([x], out)(np.ones((3, 5)))
+    assert SpecifyShape()(x, None, None).type == x.type

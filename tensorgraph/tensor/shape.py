@@ -268,10 +268,16 @@ class SpecifyShape(Op):
     __props__ = ("checked",)
     view_map = {0: [0]}
 
-    def __init__(self, checked):
-        self.checked = tuple(int(d) for d in checked)
+    def __init__(self, checked=None):
+        self.checked = None if checked is None else tuple(int(d) for d in checked)
 
     def make_node(self, x, *sizes):
+        if self.checked is None:
+            # PyTensor's form, SpecifyShape()(x, *shape): one entry per dimension, None for
+            # "any"; the node is that of the dimensions given
+            out = specify_shape(x, list(sizes))
+            return out.owner if out.owner is not None and isinstance(
+                out.owner.op, SpecifyShape) else SpecifyShape(())(x).owner
         x = as_tensor_variable(x)
         if len(sizes) != len(self.checked):
             raise TypeError(f"{self} expects {len(self.checked)} sizes, got {len(sizes)}")

@@ -174,3 +174,14 @@ def test_scalar_special_ops_get_their_c_from_the_table():
     assert "tg_log1pf(" in scalar_expr(ss.xlog1py, ["x", "y"], ("float32",) * 2, "float32")
     with pytest.raises(NotImplementedError, match="no C"):
         scalar_expr(ss.erfcx, ["x"], ("float64",), "float64")
+
+
+def test_convert_to_dtype_ops():
+    from tensorgraph.tensor import math as tm
+
+    x = tt.dvector("x")
+    assert tt.cast(x, "int8").owner.op == tm._convert_to_int8
+    assert tm._convert_to_float32(x).dtype == "float32"
+    np.testing.assert_array_equal(fn([x], tm._convert_to_int16(x))(np.array([1.7, -2.2])),
+                                  [1, -2])
+    assert tm._convert_to_complex128(x).dtype == "complex128"

@@ -92,6 +92,14 @@ def _cast_op(dtype: str) -> Elemwise:
     return Elemwise(ps.Cast(dtype))
 
 
+# PyTensor's conversion ops by name (``_convert_to_int8(x)`` is ``cast(x, 'int8')`` and
+# ``node.op == _convert_to_int8`` tells a cast node): the Elemwise cast op of each dtype
+for _dtype in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float16", "float32", "float64", "complex64", "complex128"):
+    globals()[f"_convert_to_{_dtype}"] = _cast_op(_dtype)
+del _dtype
+
+
 def cast(x, dtype):
     """``x`` converted to ``dtype`` ('floatX' allowed); ``x`` itself if it already has it.
     Complex to real is refused (which real number: the real part, the modulus...?)."""

@@ -19,12 +19,14 @@ import tensorgraph.tensor as tt
 TOL = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-9}
 
 
-def assert_same(got, expected, label=""):
+def assert_same(got, expected, label="", tol_dtypes=()):
+    """Equal dtype and shape, values within the tolerance of the least precise float dtype
+    involved (a float64 result computed from float32 inputs is only float32-accurate)."""
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.dtype == expected.dtype, f"{label}: dtype {got.dtype} != {expected.dtype}"
     assert got.shape == expected.shape, f"{label}: shape {got.shape} != {expected.shape}"
     if got.dtype.kind in "fc":
-        tol = TOL.get(got.dtype.name, 1e-9)
+        tol = max(TOL.get(d, 0) for d in (got.dtype.name, *tol_dtypes)) or 1e-9
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, equal_nan=True,
                                    err_msg=label)
     else:
@@ -40,8 +42,9 @@ def compare(mode, inputs, outputs: dict, values, reference="FAST_RUN", **kwargs)
     with np.errstate(all="ignore"):
         expected = ref(*values)
         got = f(*values)
+    in_dtypes = [np.asarray(v).dtype.name for v in values]
     for label, g, e in zip(labels, got, expected):
-        assert_same(g, e, label)
+        assert_same(g, e, label, in_dtypes)
     return f
 
 
@@ -466,3 +469,72 @@ def check_tutorial_programs(mode, module, skip=()):
             test()
         ran.append(name)
     return ran
+
+
+# ----------------------------------------------------------------------------------------------
+# Random graphs (hypothesis), the style of tests/test_c_elemwise.py
+
+RANDOM_UNARY = [tt.exp, tt.tanh, tt.sigmoid, tt.log1p, lambda v: -v, abs, tt.sqr, tt.sin,
+                lambda v: tt.maximum(v, 0.5), lambda v: v * 2 - 1]
+RANDOM_BINARY = [tt.add, tt.mul, tt.sub, tt.maximum, lambda a, b: tt.switch(a > b, a, b * 0.5)]
+
+
+def random_graph_strategy():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def graphs(draw):
+        dtype = draw(st.sampled_from(["float32", "float64"]))
+        ndim = draw(st.integers(0, 3))
+        full = draw(st.lists(st.integers(1, 5), min_size=ndim, max_size=ndim))
+        specs = []
+        for _ in range(draw(st.integers(1, 3))):
+            static = tuple(1 if draw(st.booleans()) and draw(st.booleans()) else None
+                           for _ in full)
+            specs.append((static, draw(st.sampled_from(["c", "reversed", "strided",
+                                                         "fortran"]))))
+        ops = draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 99),
+                                      st.integers(0, 99), st.integers(0, 99)),
+                            min_size=1, max_size=6))
+        return dtype, full, specs, ops
+
+    return graphs()
+
+
+def _layout(value, layout):
+    if layout == "reversed" and value.ndim:
+        flipped = (slice(None, None, -1),) * value.ndim
+        return np.ascontiguousarray(value[flipped])[flipped]
+    if layout == "strided" and value.ndim:
+        return np.repeat(value, 2, axis=-1)[..., ::2]
+    if layout == "fortran" and value.ndim:
+        return np.asfortranarray(value)
+    return value
+
+
+def check_random_graph(mode, graph, seed):
+    """A random graph of elementwise ops, reductions and slices over inputs of random shapes,
+    broadcast patterns and memory layouts, against the same rewritten graph run by numpy
+    ``perform`` (FAST_RUN's reassociated float sums can flip a comparison in a switch)."""
+    from tensorgraph.compile.mode import get_mode
+
+    dtype, full, specs, ops = graph
+    rng = np.random.default_rng(seed)
+    inputs = [tt.tensor(dtype, shape=static) for static, _ in specs]
+    values = [_layout(rng.normal(size=tuple(1 if s == 1 else n for s, n in zip(static, full)))
+                      .astype(dtype), layout) for (static, layout), _ in zip(specs, inputs)]
+    pool = list(inputs)
+    for kind, i, j, k in ops:
+        a, b = pool[i % len(pool)], pool[j % len(pool)]
+        if kind == 0:
+            pool.append(RANDOM_UNARY[k % len(RANDOM_UNARY)](a))
+        elif kind == 1 and a.ndim == b.ndim:
+            pool.append(RANDOM_BINARY[k % len(RANDOM_BINARY)](a, b))
+        elif kind == 2 and a.ndim:
+            reduce = (tt.sum, tt.max, tt.mean)[k % 3]
+            pool.append(reduce(a, axis=k % a.ndim, keepdims=True))
+        elif kind == 3 and a.ndim and (a.type.shape[0] != 1):
+            pool.append(tt.concatenate([a[1:], a[:1]], axis=0) * 1.5)
+    out = pool[-1] + sum(tt.sum(v) for v in pool[:len(inputs)]) * 0
+    reference = get_mode(mode).clone(linker="py")
+    return compare(mode, inputs, {"random graph": out}, values, reference=reference)

@@ -5,6 +5,8 @@ error for every op JAX cannot run, the rewrites it leaves out, its cache on disk
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import backend_checks as checks
 import tensorgraph as tg
@@ -187,3 +189,9 @@ def test_a_missing_jax_names_the_extra(run_python):
             "    print(e)\n")
     proc = run_python("-c", code)
     assert "pip install tensorgraph[jax]" in proc.stdout, proc.stdout + proc.stderr
+
+
+@settings(max_examples=20, deadline=None)
+@given(graph=checks.random_graph_strategy(), seed=st.integers(0, 2 ** 16))
+def test_random_graphs_match_perform(graph, seed):
+    checks.check_random_graph(MODE, graph, seed)

@@ -9,6 +9,8 @@ few functions, and the cache under the compile directory makes a second run fast
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import backend_checks as checks
 import tensorgraph as tg
@@ -181,3 +183,9 @@ def test_a_missing_numba_names_the_extra(run_python):
             "    print(e)\n")
     proc = run_python("-c", code)
     assert "pip install tensorgraph[numba]" in proc.stdout, proc.stdout + proc.stderr
+
+
+@settings(max_examples=6, deadline=None)  # a Numba compile per example: seconds each
+@given(graph=checks.random_graph_strategy(), seed=st.integers(0, 2 ** 16))
+def test_random_graphs_match_perform(graph, seed):
+    checks.check_random_graph(MODE, graph, seed)

@@ -1105,6 +1105,9 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     when both its absolute and its relative error exceed the tolerances; the worst failure is
     raised as ``GradientError``.
 
+    A size-1 dimension of a point makes the input broadcastable along it (a (1, 5) point
+    broadcasts against a (3, 5) one).
+
     Defaults depend on the least precise dtype among the inputs and the output (``out_type``
     overrides the output's): eps 1e-7 / tol 1e-4 for float64, eps 1e-3 / tol 1e-2 for float32,
     eps 1e-1 / tol 5e-2 for float16 (see ``DEFAULT_EPS`` and ``DEFAULT_TOL``).
@@ -1120,7 +1123,10 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
             raise TypeError(f"verify_grad works with floating-point inputs only; input {k} has "
                             f"dtype {p.dtype}")
     rng = np.random.default_rng(42) if rng is None else rng
-    inputs = [TensorType(p.dtype.name, (None,) * p.ndim)(f"input {k}") for k, p in enumerate(pt)]
+    # a size-1 dimension of a point is a broadcastable dimension of its input (as PyTensor
+    # does): verify_grad(f, [a (3, 5), b (1, 5)]) broadcasts b
+    inputs = [TensorType(p.dtype.name, tuple(1 if n == 1 else None for n in p.shape))(
+        f"input {k}") for k, p in enumerate(pt)]
     output = fun(*inputs)
     if isinstance(output, (list, tuple)):
         raise TypeError("verify_grad: fun must return a single tensor; check each output "

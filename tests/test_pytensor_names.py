@@ -255,3 +255,105 @@ def test_str_diagnostic_describes_the_largest_difference():
     assert "largest absolute difference 0.001 at index (2,)" in text
     assert "1 of 4 elements differ" in text
     assert "shape (2,)" in str_diagnostic([1, 2], [1, 2, 3], 1e-5, 1e-8)
+
+
+# -- function: values, stateful inputs, flags, dumps --------------------------------------------
+
+
+def test_plain_python_values_that_fit_are_accepted():
+    v, s = tt.ivector("v"), tt.fscalar("s")
+    assert tg.function([v], v * 2)([6]).tolist() == [12]
+    assert tg.function([s], s * 2)(3.5) == 7.0
+    b = tt.bvector("b")
+    f = tg.function([b], b + 1)
+    assert f([6]).tolist() == [7]
+    with pytest.raises(TypeError, match="lose precision"):
+        f([312])                       # does not fit int8
+    with tg.config.change_flags(floatX="float64"):
+        with pytest.raises(TypeError, match="lose precision"):
+            tg.function([s], s)(0.1)   # 0.1 is not a float32 number
+    with pytest.raises(TypeError, match="lose precision"):
+        tg.function([v], v)(np.array([6], dtype="int64"))   # arrays keep the dtype rule
+
+
+def test_in_with_update_keeps_state_between_calls():
+    from tensorgraph.compile.sharedvalue import Container
+
+    a = tt.dscalar("a")
+    state = Container(a, storage=[np.array(0.0)])
+    f = tg.function([tg.In(a, value=state, implicit=True, update=a + 1)], a)
+    assert [float(f()) for _ in range(3)] == [0.0, 1.0, 2.0]
+    assert float(state.storage[0]) == 3.0
+    explicit = tg.function([tg.In(a, value=10.0, update=a * 2)], a)
+    assert [float(explicit()) for _ in range(3)] == [10.0, 20.0, 40.0]
+    assert float(explicit(1.0)) == 1.0 and float(explicit()) == 2.0   # a given value, updated
+    shared = tg.shared(1.0)
+    swap = tg.function([tg.In(a, value=Container(a, [np.array(0.0)]), update=shared)], [],
+                       updates={shared: a})
+    for i in range(4):
+        swap()
+        assert shared.get_value() == i % 2
+    with pytest.raises(TypeError, match="has type"):
+        tg.In(a, update=tt.dvector("b"))
+    with pytest.raises(TypeError, match="explicit input"):
+        tg.function([tg.In(shared, update=shared + 1)], [])
+
+
+def test_function_argument_checks():
+    a, b = tt.lscalar("a"), tg.shared(1)
+    with pytest.raises(TypeError, match="as a list"):
+        tg.function({a}, a + b)
+    with pytest.raises(TypeError, match="no_default_updates"):
+        tg.function([a], a + b, no_default_updates=1)
+    with pytest.raises(TypeError, match="pairs"):
+        tg.function([a], a + b, updates=[{b, a}])
+    from tensorgraph.gradient import grad_not_implemented, grad_undefined
+
+    x = tt.dvector("x")
+    with pytest.raises(TypeError, match="undefined gradient"):
+        tg.function([x], grad_not_implemented(tt.exp(x).owner.op, 0, x),
+                    on_unused_input="ignore")
+    with pytest.raises(TypeError, match="undefined gradient"):
+        tg.function([x], grad_undefined(tt.exp(x).owner.op, 0, x), on_unused_input="ignore")
+
+
+def test_rebuild_strict_and_trust_input():
+    x = tt.fvector("x")
+    y = x * 2
+    d = tt.dvector("d")
+    with pytest.raises(TypeError, match="rebuild_strict"):
+        tg.function([d], y, givens={x: d})
+    f = tg.function([d], y, givens={x: d}, rebuild_strict=False)
+    out = f([1.0, 2.0])
+    assert out.dtype == np.float64 and out.tolist() == [2.0, 4.0]
+    g = tg.function([d], d + 1, trust_input=True)
+    assert g.trust_input and g(np.array([1.0])).tolist() == [2.0]
+
+
+def test_function_dprint_and_function_dump(tmp_path):
+    import pickle
+
+    from tensorgraph.compile import function_dump
+
+    x = tt.dvector("x")
+    w = tg.shared(np.array([1.0, 2.0]), name="w")
+    f = tg.function([x], (x * w).sum(), updates={w: w + 1})
+    text = f.dprint(file="str")
+    assert "update of w" in text and text == tg.printing.debugprint(f, file="str")
+    path = tmp_path / "case.pkl"
+    function_dump(str(path), [x], (x * w).sum(), updates={w: w + 1}, mode="FAST_COMPILE")
+    with open(path, "rb") as fh:
+        arguments = pickle.load(fh)
+    again = tg.function(**arguments)
+    assert again([1.0, 1.0]) == 3.0
+    with pytest.raises(TypeError, match="not arguments"):
+        function_dump(str(path), [x], x, speed="max")
+
+
+def test_verify_grad_broadcasts_size_one_dimensions_and_takes_zero_gradients():
+    from tensorgraph.gradient import verify_grad
+
+    rng = np.random.default_rng(3)
+    verify_grad(lambda a, b: a * b, [rng.random((3, 5)), rng.random((1, 5))], rng=rng)
+    for op in (tt.floor, tt.sign):
+        verify_grad(op, [rng.random((3, 4)) + 0.1], rng=rng)

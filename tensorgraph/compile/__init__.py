@@ -2,7 +2,8 @@
 
 from tensorgraph.compile.compiled import Function
 from tensorgraph.compile.debugmode import DebugMode, DebugModeError
-from tensorgraph.compile.function import function
+from tensorgraph.compile.builders import OpFromGraph
+from tensorgraph.compile.function import function, function_dump
 from tensorgraph.compile.io import In, Out
 from tensorgraph.compile.maker import FunctionMaker, UnusedInputError
 from tensorgraph.compile.mode import (
@@ -20,7 +21,7 @@ from tensorgraph.compile.profiling import ProfileStats
 from tensorgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 __all__ = [
-    "Function", "function", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
+    "Function", "function", "function_dump", "OpFromGraph", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
     "FAST_RUN", "Mode", "get_mode", "get_default_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
     "shared_constructor", "MonitorMode", "NanGuardMode", "ProfileStats",
     "DebugMode", "DebugModeError",

@@ -284,6 +284,12 @@ class Function:
 
     # -- introspection --------------------------------------------------------------------
 
+    def dprint(self, **kwargs):
+        """``debugprint`` of this function's compiled graph (same keyword arguments)."""
+        from tensorgraph.printing import debugprint
+
+        return debugprint(self, **kwargs)
+
     def get_shared(self) -> list:
         """The shared variables this function reads or updates."""
         return list(self.maker.shared_inputs)

@@ -69,7 +69,7 @@ class BadThunkOutput(DebugModeError):
     """Two implementations of a node (or one with a preallocated output) disagree.
 
     Attributes: ``node``, ``output_index``, ``kinds`` (e.g. ('py', 'c')), ``values`` (the two
-    outputs), ``largest_difference``.
+    outputs), ``largest_difference``; ``r``, the output variable (PyTensor's name).
     """
 
     def __init__(self, message, node=None, output_index=None, kinds=(), values=(),
@@ -80,6 +80,12 @@ class BadThunkOutput(DebugModeError):
         self.kinds = kinds
         self.values = values
         self.largest_difference = largest_difference
+
+    @property
+    def r(self):
+        if self.node is None or self.output_index is None:
+            return None
+        return self.node.outputs[self.output_index]
 
 
 class BadOptimization(DebugModeError):
@@ -325,14 +331,22 @@ class DebugMode(HookMode):
         strides
     check_optimizations : verify every rewrite step on each call's inputs
     c_linker : the linker whose 'c' thunks are compared with perform (default 'c|py_nogc')
+
+    PyTensor's names are accepted too: ``check_py_code``, ``check_c_code`` and
+    ``stability_patience`` (for ``check_py``, ``check_c``, ``patience``).
     """
 
     def __init__(self, optimizer="default", check_py=None, check_c=None, check_isfinite=None,
                  patience=None, check_preallocated_output=None,
                  check_preallocated_output_ndim=None, warn_input_not_reused=None,
                  require_matching_strides=None, check_optimizations=True,
-                 c_linker="c|py_nogc"):
+                 c_linker="c|py_nogc", *, check_py_code=None, check_c_code=None,
+                 stability_patience=None):
         from tensorgraph.configdefaults import config
+
+        check_py = check_py_code if check_py is None else check_py
+        check_c = check_c_code if check_c is None else check_c
+        patience = stability_patience if patience is None else patience
 
         def pick(value, flag):
             return getattr(config, f"DebugMode__{flag}") if value is None else value

@@ -10,7 +10,8 @@ from tensorgraph.compile.maker import FunctionMaker
 
 def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=None,
              profile=None, on_unused_input=None, allow_input_downcast=None,
-             no_default_updates=False, accept_inplace=False):
+             no_default_updates=False, accept_inplace=False, rebuild_strict=True,
+             trust_input=False):
     """Compile a function computing ``outputs`` from ``inputs``.
 
     Parameters
@@ -44,6 +45,12 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
         Ignore the shared variables' ``default_update`` (all, or those listed).
     accept_inplace : bool
         Allow nodes that overwrite their inputs in the given graph.
+    rebuild_strict : bool
+        True: a ``givens`` replacement must have the type of the variable it replaces.
+        False: it may have another (dtype, static shape); the graph above it is rebuilt for it.
+    trust_input : bool
+        Skip the checks and conversions of call values (``f.trust_input``): faster calls,
+        for values already of the right type.
 
     Returns
     -------
@@ -70,12 +77,40 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
                           name=name, profile=profile, on_unused_input=on_unused_input,
                           allow_input_downcast=allow_input_downcast,
                           no_default_updates=no_default_updates,
-                          accept_inplace=accept_inplace)
+                          accept_inplace=accept_inplace, rebuild_strict=rebuild_strict)
     rewritten = time.perf_counter()
     fn = maker.create()
+    if trust_input:
+        fn.trust_input = True
     mode_name = mode if isinstance(mode, str) else (
         config.mode if mode is None else type(mode).__name__)
     maker.compile_record = CompileRecord(maker, fn.vm, mode_name, rewritten - started,
                                          time.perf_counter() - rewritten)
     emit("done", name=name, record=maker.compile_record, function=fn)
     return fn
+
+
+def function_dump(filename, inputs, outputs=None, **kwargs):
+    """Write the arguments of a ``function()`` call to ``filename`` (a pickle) instead of
+    compiling, to reproduce a compilation problem elsewhere (a bug report, another
+    machine)::
+
+        tensorgraph.compile.function_dump("case.pkl", [x], y, mode="FAST_RUN")
+        # later, anywhere:
+        with open("case.pkl", "rb") as f:
+            f = tensorgraph.function(**pickle.load(f))
+
+    ``kwargs`` are ``function()``'s; the graph travels with its shared variables' values.
+    """
+    import pickle
+
+    import inspect
+
+    known = set(inspect.signature(function).parameters)
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise TypeError(f"function_dump: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'}"
+                        " not arguments of function()")
+    arguments = dict(kwargs, inputs=inputs, outputs=outputs)
+    with open(filename, "wb") as f:
+        pickle.dump(arguments, f, protocol=pickle.HIGHEST_PROTOCOL)

@@ -42,20 +42,24 @@ class In:
         Refuse any conversion of call values (dtype must match exactly).
     allow_downcast : bool or None
         Accept lossy conversions of call values (None: the function's ``allow_input_downcast``).
+    update : Variable, optional
+        Theano's stateful input: after each call the input's stored value becomes this
+        expression's result (computed with the call's values), and the next call uses it as
+        the default. ``value`` may then be a ``Container`` holding the state (shared with
+        whoever else holds it).
+    implicit : bool or None
+        The input is not an argument of the calls: its value always comes from ``value``
+        (it must be given). None: implicit when ``value`` is a ``Container``.
     """
 
     def __init__(self, variable, name: str | None = None, value=_NO_VALUE,
                  mutable: bool = False, borrow: bool = False, strict: bool = False,
-                 allow_downcast: bool | None = None):
-        from tensorgraph.compile.sharedvalue import SharedVariable
+                 allow_downcast: bool | None = None, update=None, implicit=None):
+        from tensorgraph.compile.sharedvalue import Container
 
         if not isinstance(variable, Variable):
             raise TypeError(f"In() needs a symbolic variable, got {type(variable).__name__}: "
                             f"{variable!r}")
-        if isinstance(variable, SharedVariable):
-            raise TypeError(f"shared variable {variable} cannot be an explicit input: functions "
-                            "read shared variables implicitly. To feed it a value, use a "
-                            "regular input and givens={shared_var: input}")
         if isinstance(variable, Constant):
             raise TypeError(f"constant {variable} cannot be an input of a function")
         self.variable = variable
@@ -64,12 +68,31 @@ class In:
         self.borrow = borrow
         self.strict = strict
         self.allow_downcast = allow_downcast
-        self.value = _NO_VALUE if value is _NO_VALUE else variable.type.filter(
-            value, strict=strict, allow_downcast=allow_downcast)
+        self.container = value if isinstance(value, Container) else None
+        self._value = _NO_VALUE if value is _NO_VALUE or self.container is not None else \
+            variable.type.filter(value, strict=strict, allow_downcast=allow_downcast)
+        if update is not None:
+            if not isinstance(update, Variable):
+                raise TypeError(f"In(update=...) takes a symbolic expression, got "
+                                f"{type(update).__name__}: {update!r}")
+            converted = variable.type.convert_variable(update)
+            if converted is None:
+                raise TypeError(f"In(update=...): the update of {variable} ({variable.type}) "
+                                f"has type {update.type}")
+            update = converted
+        self.update = update
+        self.implicit = self.container is not None if implicit is None else bool(implicit)
+        if self.implicit and not self.has_default:
+            raise TypeError(f"In({variable}, implicit=True) needs a value (or a Container)")
+
+    @property
+    def value(self):
+        """The default value: the container's current one when a Container was given."""
+        return self.container.storage[0] if self.container is not None else self._value
 
     @property
     def has_default(self) -> bool:
-        return self.value is not _NO_VALUE
+        return self.container is not None or self._value is not _NO_VALUE
 
     def __repr__(self):
         extra = f", value={self.value!r}" if self.has_default else ""

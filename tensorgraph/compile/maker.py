@@ -14,6 +14,7 @@ The graph objects the user built are never modified: the FunctionGraph works on 
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 
@@ -50,7 +51,7 @@ class FunctionMaker:
 
     def __init__(self, inputs, outputs, updates=None, givens=None, mode=None, name=None,
                  profile=None, on_unused_input=None, allow_input_downcast=None,
-                 no_default_updates=False, accept_inplace=False):
+                 no_default_updates=False, accept_inplace=False, rebuild_strict=True):
         from tensorgraph.configdefaults import config
 
         self.name = name
@@ -62,12 +63,14 @@ class FunctionMaker:
             raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got "
                              f"{self.on_unused_input!r}")
         self.inputs = _wrap_inputs(inputs, allow_input_downcast)
+        self.inputs, state_givens, state_updates = _stateful_inputs(self.inputs)
         self.unpack_single, self.outputs = _wrap_outputs(outputs)
+        _check_no_default_updates(no_default_updates)
 
         input_vars = [i.variable for i in self.inputs]
         output_vars = [o.variable for o in self.outputs]
-        update_pairs = _update_pairs(updates)
-        givens = _givens_pairs(givens, input_vars)
+        update_pairs = _update_pairs(updates) + state_updates
+        givens = _givens_pairs(givens, input_vars, rebuild_strict) + state_givens
         if givens:
             replaced = clone_replace(output_vars + [u for _, u in update_pairs], givens)
             output_vars = replaced[:len(output_vars)]
@@ -189,6 +192,9 @@ def _wrap_inputs(inputs, allow_input_downcast):
     if isinstance(inputs, (Variable, In)):
         raise TypeError("function() takes a list of inputs: write function([x], ...), "
                         "not function(x, ...)")
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"function() takes its inputs as a list (their order is the order of "
+                        f"the arguments), got a {type(inputs).__name__}")
     wrapped = []
     for pos, inp in enumerate(inputs):
         if not isinstance(inp, In):
@@ -196,6 +202,12 @@ def _wrap_inputs(inputs, allow_input_downcast):
                 raise TypeError(f"input {pos} of function() must be a symbolic variable, got "
                                 f"{type(inp).__name__}: {inp!r}")
             inp = In(inp)
+        else:
+            inp = copy.copy(inp)       # the function's settings; the user's In stays as it was
+        if isinstance(inp.variable, SharedVariable):
+            raise TypeError(f"shared variable {inp.variable} cannot be an explicit input: "
+                            "functions read shared variables implicitly. To feed it a value, "
+                            "use a regular input and givens={shared_var: input}")
         if inp.allow_downcast is None:
             inp.allow_downcast = allow_input_downcast
         wrapped.append(inp)
@@ -206,6 +218,52 @@ def _wrap_inputs(inputs, allow_input_downcast):
                              f"{seen[inp.variable]} and {pos})")
         seen[inp.variable] = pos
     return wrapped
+
+
+def _stateful_inputs(inputs):
+    """Theano's stateful inputs (``In(x, value=..., update=..., implicit=...)``) as shared
+    variables over the input's container: ``(explicit inputs, givens, updates)``. An implicit
+    input is replaced by its shared variable in the graph; an input with an update gets the
+    shared variable as the target of that update, so its stored value (the default of the
+    next call) changes when the call's updates are written."""
+    from tensorgraph.compile.sharedvalue import Container
+
+    kept, givens, updates = [], [], []
+    for inp in inputs:
+        if inp.update is None and not inp.implicit:
+            kept.append(inp)
+            continue
+        if inp.container is None:
+            value = inp.value if inp.has_default else None
+            inp.container = Container(inp.variable.type, [value], inp.name)
+        state = _state_variable(inp.variable.type, inp.container,
+                                inp.name or str(inp.variable))
+        if inp.implicit:
+            givens.append((inp.variable, state))
+        else:
+            kept.append(inp)
+        if inp.update is not None:
+            updates.append((state, state.filter_update(inp.update)))
+    return kept, givens, updates
+
+
+def _state_variable(type, container, name):
+    """A shared variable of the class ``shared()`` makes for ``type``, over ``container``."""
+    from tensorgraph.tensor.type import TensorType
+
+    cls = SharedVariable
+    if isinstance(type, TensorType):
+        from tensorgraph.tensor.sharedvar import TensorSharedVariable as cls
+    return cls(type, None, container=container, name=name)
+
+
+def _check_no_default_updates(value):
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, SharedVariable) for v in value):
+        raise TypeError(f"no_default_updates takes True, False or a list of shared variables, "
+                        f"got {value!r}")
 
 
 def _wrap_outputs(outputs):
@@ -221,8 +279,21 @@ def _wrap_outputs(outputs):
                 raise TypeError(f"output {pos} of function() must be a symbolic variable, got "
                                 f"{type(out).__name__}: {out!r}")
             out = Out(out)
+        _check_computable(pos, out.variable)
         wrapped.append(out)
     return single, wrapped
+
+
+def _check_computable(pos, var) -> None:
+    """An undefined or disconnected gradient has no value: say so at compile time."""
+    from tensorgraph.gradient import DisconnectedType, NullType, NullTypeGradError
+
+    if isinstance(var.type, NullType):
+        raise NullTypeGradError(f"output {pos} of function() is an undefined gradient and has "
+                                f"no value: {var.type.why_null}")
+    if isinstance(var.type, DisconnectedType):
+        raise TypeError(f"output {pos} of function() marks a disconnected gradient and has no "
+                        "value; ask grad for zeros (return_disconnected='zero')")
 
 
 def _update_pairs(updates):
@@ -234,6 +305,9 @@ def _update_pairs(updates):
         items = list(updates)
     pairs, seen = [], set()
     for item in items:
+        if not isinstance(item, (tuple, list)):
+            raise TypeError(f"updates must be (shared_variable, new_expression) pairs, got "
+                            f"{item!r}")
         try:
             var, update = item
         except (TypeError, ValueError):
@@ -249,7 +323,7 @@ def _update_pairs(updates):
     return pairs
 
 
-def _givens_pairs(givens, input_vars):
+def _givens_pairs(givens, input_vars, rebuild_strict=True):
     if not givens:
         return []
     items = list(givens.items()) if isinstance(givens, dict) else list(givens)
@@ -267,9 +341,11 @@ def _givens_pairs(givens, input_vars):
         if not isinstance(new, Variable):
             new = old.type.make_constant(old.type.filter(new))
         converted = old.type.convert_variable(new)
+        if converted is None and not rebuild_strict:
+            converted = new   # rebuild_strict=False: the graph above is rebuilt for its type
         if converted is None:
             raise TypeError(f"givens: {old} has type {old.type} but its replacement {new} has "
-                            f"type {new.type}")
+                            f"type {new.type} (rebuild_strict=False rebuilds the graph for it)")
         pairs.append((old, converted))
     return pairs
 

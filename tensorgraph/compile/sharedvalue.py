@@ -31,6 +31,8 @@ class Container:
     __slots__ = ("type", "storage", "name", "strict", "allow_downcast")
 
     def __init__(self, type, storage: list, name=None, strict=False, allow_downcast=None):
+        if isinstance(type, Variable):      # PyTensor code gives the variable it holds
+            type = type.type
         self.type = type
         self.storage = storage
         self.name = name

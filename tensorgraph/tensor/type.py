@@ -60,6 +60,21 @@ def _float_tolerances(dtype: str) -> tuple[float, float]:
         dtype, (1e-8, 1e-8))
 
 
+def _exactly_converted(raw, dtype):
+    """``raw`` converted to ``dtype`` when every value survives unchanged (nothing lost), else
+    None. This is how plain Python values are judged, as in PyTensor: ``[6]`` fits an int8
+    vector and ``3.5`` a float32 scalar, ``[312]`` and ``0.1`` do not."""
+    import warnings
+
+    if raw.dtype.kind not in "biufc":      # strings, dates...: no number to keep
+        return None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        converted = raw.astype(dtype)
+        same = np.array_equal(converted, raw, equal_nan=raw.dtype.kind in "fc")
+    return converted if same else None
+
+
 class TensorType(Type):
     """The type of tensors of a ``dtype`` and a ``shape`` of static sizes (int or None).
 
@@ -178,7 +193,8 @@ class TensorType(Type):
         """Return ``data`` as an ndarray of this type, or raise ``TypeError`` saying why.
 
         Without ``allow_downcast``, only conversions that lose nothing are made (int32 -> float64,
-        a Python float to float32 when float32 is ``config.floatX``...). ``strict`` allows none.
+        a Python float to float32 when float32 is ``config.floatX``, Python numbers and lists
+        whose values survive: ``[6]`` for int8, ``3.5`` for float32). ``strict`` allows none.
         """
         if isinstance(data, np.ndarray) and data.dtype == self._np_dtype:
             arr = data
@@ -216,6 +232,10 @@ class TensorType(Type):
             return np.asarray(raw, dtype=self.dtype)
         if allow_downcast is None and self._python_scalar_fits(data, raw):
             return np.asarray(raw, dtype=self.dtype)
+        if not isinstance(data, (np.ndarray, np.generic)):
+            kept = _exactly_converted(raw, self.dtype)
+            if kept is not None:   # Python numbers or lists: [6] for int8, 3.5 for float32
+                return kept
         raise TypeError(
             f"expected {self.dtype} ({self}), got {raw.dtype.name}: converting would lose "
             f"precision. Cast the value (e.g. .astype('{self.dtype}')) or compile with "

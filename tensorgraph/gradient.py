@@ -441,7 +441,13 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
             raise TypeError(f"grad: known_grads keys must be Variables, got {var!r}")
         if not isinstance(g, Variable):
             g = tt.as_tensor_variable(g)
-        if not _is_special(g) and getattr(g.type, "ndim", None) != getattr(var.type, "ndim", None):
+        g_ndim, var_ndim = getattr(g.type, "ndim", None), getattr(var.type, "ndim", None)
+        if not _is_special(g) and g_ndim is not None and var_ndim is not None \
+                and g_ndim < var_ndim:
+            # a lower-dimensional gradient is broadcast (a scalar for every element), as
+            # PyTensor lets ops broadcast it
+            g = tt.broadcast_to(g, [var.shape[d] for d in range(var_ndim)])
+        elif not _is_special(g) and g_ndim != var_ndim:
             raise ValueError(f"grad: known_grads[{var}] is {g.type.ndim}-d but {var} is "
                              f"{var.type.ndim}-d")
         if var in seeds and not _is_special(g):

@@ -360,3 +360,12 @@ def test_debugprint_id_type_and_stop_on_name():
     assert tg.printing.debugprint(z, file="str", id_type="int").splitlines()[0].endswith("[id 0]")
     text = tg.printing.debugprint(z, file="str", stop_on_name=True)
     assert "'ex'" in text and "Elemwise{exp}" in text and "x [id" not in text
+
+
+def test_a_lower_dimensional_known_gradient_is_broadcast():
+    x = tt.dvector("x")
+    y = tt.exp(x)
+    g = tg.grad(None, x, known_grads={y: tt.constant(2.0)})
+    np.testing.assert_allclose(tg.function([x], g)([0.0, 1.0]), 2 * np.exp([0.0, 1.0]))
+    with pytest.raises(ValueError, match="2-d"):
+        tg.grad(None, x, known_grads={y: tt.dmatrix("m")})

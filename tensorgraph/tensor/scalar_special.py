@@ -95,9 +95,9 @@ class Erfcx(FloatOp):
 
 def _polygamma_out(n, x):
     if n not in DISCRETE or n == "bool":
-        raise TypeError(f"polygamma: the order n must be an integer, got dtype {n}")
+        raise TypeError(f"polygamma: the order n must be discrete (an integer), got dtype {n}")
     if x in COMPLEX:
-        raise TypeError(f"polygamma is not defined for complex input ({x})")
+        raise TypeError(f"polygamma: complex argument not supported (x is {x})")
     return upgrade_to_float(x)
 
 

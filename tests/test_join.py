@@ -175,3 +175,15 @@ def test_split_grad_including_unused_pieces():
     verify_grad(lambda x: tt.split(x, [2, 1, 1], axis=0)[1] * 3, [randn(4, 2)], rng=RNG)
     verify_grad(lambda x: tt.concatenate(tt.split(x, [1, 2], axis=1)[::-1], axis=1),
                 [randn(2, 3)], rng=RNG)
+
+
+def test_make_vector_casts_inputs_that_convert_without_loss():
+    from tensorgraph.tensor.join import MakeVector
+
+    b, i, d = tt.bscalar("b"), tt.iscalar("i"), tt.dscalar("d")
+    v = MakeVector("float64")(b, i, d)
+    assert v.dtype == "float64" and v.type.shape == (3,)
+    np.testing.assert_allclose(v.eval({b: np.int8(2), i: np.int32(-3), d: 0.5}), [2, -3, 0.5])
+    assert MakeVector()().dtype == "int64"
+    with pytest.raises(TypeError, match="without loss"):
+        MakeVector("int8")(i)

@@ -44,11 +44,12 @@ def _cast_all(tensors, dtype):
 
 
 class MakeVector(Op):
-    """A vector of the given 0-d tensors (all of dtype ``dtype``)."""
+    """A vector of the given 0-d tensors, of dtype ``dtype``: inputs of other dtypes that
+    convert to it without loss (int8 into int32, int32 into float64) are cast first."""
 
     __props__ = ("dtype",)
 
-    def __init__(self, dtype: str):
+    def __init__(self, dtype: str = "int64"):
         self.dtype = normalize_dtype(dtype)
 
     def make_node(self, *scalars):
@@ -56,9 +57,10 @@ class MakeVector(Op):
         for i, s in enumerate(scalars):
             if s.ndim != 0:
                 raise TypeError(f"{self}: input {i} ({s}) must be a scalar, got {s.ndim}-d")
-            if s.dtype != self.dtype:
-                raise TypeError(f"{self}: input {i} ({s}) must have dtype {self.dtype}, got "
-                                f"{s.dtype}")
+            if s.dtype != self.dtype and not np.can_cast(s.dtype, self.dtype, "safe"):
+                raise TypeError(f"{self}: input {i} ({s}) has dtype {s.dtype}, which does not "
+                                f"convert to {self.dtype} without loss")
+        scalars = _cast_all(scalars, self.dtype)
         return Apply(self, scalars, [TensorType(self.dtype, (len(scalars),))()])
 
     def perform(self, node, inputs, output_storage):

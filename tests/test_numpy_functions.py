@@ -531,3 +531,12 @@ def test_advanced_inc_subtensor_takes_pytensors_keywords():
                    tt.take(m, rows, 0, mode=None)])(np.zeros((3, 2)))
     np.testing.assert_allclose(out[0], [[1, 1], [0, 0], [1, 1]])
     assert out[1].shape == (2, 2)
+
+
+def test_numpy_logical_ufuncs_use_truth_values():
+    i = tt.lvector("i")
+    v = np.array([2, 0, 1])
+    for ufunc in (np.logical_and, np.logical_or, np.logical_xor):
+        np.testing.assert_array_equal(fn([i], ufunc(i, 1))(v), ufunc(v, 1))
+    np.testing.assert_array_equal(fn([i], np.logical_not(i))(v), np.logical_not(v))
+    np.testing.assert_array_equal(fn([i], np.bitwise_and(i, 1))(v), np.bitwise_and(v, 1))

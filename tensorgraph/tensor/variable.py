@@ -54,10 +54,12 @@ _UFUNCS.update({
     "subtract": "sub", "multiply": "mul", "divide": "true_div", "floor_divide": "int_div",
     "remainder": "mod", "mod": "mod", "negative": "neg", "absolute": "abs", "fabs": "abs",
     "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
-    "logical_and": "and_", "logical_or": "or_",
-    "logical_xor": "xor", "logical_not": "invert", "bitwise_and": "and_",
+    "bitwise_and": "and_",
     "bitwise_or": "or_", "bitwise_xor": "xor", "invert": "invert", "rint": "round",
 })
+#: numpy's logical ufuncs: the bool operations of the inputs' truth values
+_LOGICAL = {"logical_and": "and_", "logical_or": "or_", "logical_xor": "xor",
+            "logical_not": "invert"}
 
 
 class TensorOperators:
@@ -388,8 +390,13 @@ class TensorOperators:
             # elementwise), as it had before numpy handed it over
             same = len(inputs) == 2 and inputs[0] is inputs[1]
             return same if ufunc.__name__ == "equal" else not same
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        if ufunc.__name__ in _LOGICAL:   # on truth values: nonzero is True
+            truths = [_math().neq(i, 0) for i in inputs]
+            return getattr(_math(), _LOGICAL[ufunc.__name__])(*truths)
         function = _UFUNCS.get(ufunc.__name__)
-        if method != "__call__" or function is None or kwargs:
+        if function is None:
             return NotImplemented
         return getattr(_math(), function)(*inputs)
 

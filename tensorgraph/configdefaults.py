@@ -67,16 +67,27 @@ def _find_c_compiler() -> str:
     return ""
 
 
-def _default_openmp() -> bool:
-    """On when this process may keep more than one CPU busy (its affinity mask, capped by a
-    cgroup CPU quota) and ``OMP_NUM_THREADS`` does not ask for one thread: numpy's BLAS, JAX
-    and PyTorch use every core by default too, and a user comparing them expects the same
-    (on 2 cores the MLP step takes 0.78 ms with OpenMP, 1.4 ms without). Small loops and
-    products stay on one thread either way."""
+def _default_threads() -> int:
+    """``OMP_NUM_THREADS`` when it is a positive number (OpenMP's convention, which users of
+    numpy's BLAS already set; a list such as ``4,2`` counts by its first), else the CPUs this
+    process may keep busy. The one place tensorgraph reads that variable."""
     from tensorgraph.cpus import usable_cpus
 
-    threads = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return usable_cpus() > 1 and threads != "1"
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    return usable_cpus()
+
+
+def _default_openmp(cfg) -> bool:
+    """On when this process may keep more than one CPU busy (its affinity mask, capped by a
+    cgroup CPU quota) and ``pool__threads`` is not 1 (``OMP_NUM_THREADS=1``): numpy's BLAS, JAX
+    and PyTorch use every core by default too, and a user comparing them expects the same
+    (on 2 cores the MLP step takes 0.78 ms with several threads, 1.4 ms without). Small loops
+    and products stay on one thread either way."""
+    from tensorgraph.cpus import usable_cpus
+
+    return usable_cpus() > 1 and cfg.pool__threads != 1
 
 
 def _declare(config: Config) -> None:
@@ -264,10 +275,51 @@ def _declare(config: Config) -> None:
         the OpenBLAS shipped in the scipy-openblas32 wheel that tensorgraph depends on
         (tensorgraph's own C kernels if it is missing). 'none' means no BLAS library:
         tensorgraph's own C gemv/gemm kernels.""", in_c_key=True))
-    add("openmp", BoolParam(lambda cfg: _default_openmp(), """Let Ops with OpenMP C code run
-        in parallel on the CPU: large elementwise loops and reductions, and matrix products
-        (thread count from OMP_NUM_THREADS). Default: on when the process may use more than
-        one CPU and OMP_NUM_THREADS is not 1.""", in_c_key=True))
+    # -- the thread pool parallel loops run on (link/c/pool.h) ----------------------
+    add("pool__threads", IntParam(lambda cfg: _default_threads(), """Threads a parallel loop
+        of generated C is split across (large elementwise loops, reductions and matrix
+        products, under openmp): blocks run on tensorgraph's thread pool, the calling thread
+        included. Default: OMP_NUM_THREADS when it is a positive number (the first of a list
+        such as '4,2'), else the CPUs this process may keep busy, its affinity mask capped by a
+        cgroup CPU quota (a container limited to 2 CPUs on a 64-core host gets 2, not 64).
+        Taken when a function is linked.""", minimum=1))
+    add("pool__spin_seconds", FloatParam(100e-6, """How long an idle worker of the thread pool
+        watches for the next job (yielding its CPU every few microseconds) before it sleeps
+        on a futex. The parallel loops of one training step follow each other within
+        microseconds, so workers find the next loop awake; OpenMP's own workers spin for
+        milliseconds, which on 2 busy cores took the seed step's median from 13 us to 29 us
+        (worst batch 325 times the median), while this pool (100 us) ran it in 35-51 us
+        beside 2 CPU-bound processes (numpy 50-74 us), worst batch 1.08 times the median.
+        Taken when a function is linked; raise it on a machine with idle cores and long
+        gaps between loops.""", minimum=0.0))
+    add("pool__late_seconds", FloatParam(1e-3, """A worker woken this long ago (seconds) that
+        has not run yet counts as absent from the job (as does one that was awake but got no
+        CPU): the scheduler gives it none, as on a machine with more busy threads than
+        cores. Chosen with pool__absent_jobs and the pauses on 2 cores beside 2 CPU-bound
+        processes (benchmarks/run.py --load 2: the seed step at most numpy's time, spread
+        1.08x against numpy's 1.04x).""", minimum=0.0))
+    add("pool__absent_jobs", IntParam(8, """After this many jobs in a row that the calling
+        thread ran alone because the workers were absent (pool__late_seconds), it stops
+        waking them for pool__pause_jobs jobs, doubling the pause each time up to
+        pool__max_pause_jobs: a busy machine gets one thread's speed without the cost of
+        wake-ups nobody answers, and the pool tries again later.""", minimum=1))
+    add("pool__pause_jobs", IntParam(16, """The first pause (jobs run by the calling thread
+        alone without waking the workers) after pool__absent_jobs absent jobs; any job a
+        worker helps with resets it.""", minimum=0))
+    add("pool__max_pause_jobs", IntParam(256, """The longest pause (see pool__pause_jobs):
+        the pause doubles after each run of absent jobs up to this.""", minimum=0))
+    add("pool__move_cpus", BoolParam(True, """A new worker starts away from its creator's
+        CPU, and a worker woken on the CPU of the thread that published the job moves to
+        another CPU of the process's mask: left to the scheduler, on machines whose CPUs
+        share no cache it stayed on the caller's CPU, able to run only when the caller
+        stopped (the seed step at one thread's speed, 21.8 us instead of 11.3 us, in one
+        benchmark run of three). Turn it off where the scheduler already spreads threads
+        well, or where moving threads between CPUs is not allowed."""))
+    add("openmp", BoolParam(_default_openmp, """Let large elementwise loops, reductions and
+        matrix products run in parallel on the CPU, split across pool__threads threads.
+        Default: on when the process may use more than one CPU and pool__threads (from
+        OMP_NUM_THREADS) is not 1. (The name is PyTensor's; generated code does not use an
+        OpenMP runtime.)""", in_c_key=True))
     add("openmp_elemwise_minsize", IntParam(200000, """Elementwise loops over fewer elements
         than this stay single-threaded even when openmp is on; in a loop calling math
         functions (exp, tanh, ...) each call counts as 8 elements, so it splits sooner.""",

@@ -1,5 +1,5 @@
 """How many CPUs this process may keep busy (plain ``os``: the config imports it to choose the
-default of ``openmp``, before anything heavy is loaded)."""
+defaults of ``pool__threads`` and ``openmp``, before anything heavy is loaded)."""
 
 from __future__ import annotations
 

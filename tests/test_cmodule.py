@@ -242,8 +242,10 @@ def test_flags_shape_the_command(cache_dir, compiles, capsys):
     with config.change_flags(cmodule__remove_gxx_opt=True, gcc__cxxflags="-O2 -DX=1"):
         flags = compiler.compile_flags(["-Os"])
         assert not [f for f in flags if f.startswith("-O")] and "-DX=1" in flags
-    with config.change_flags(openmp=True):
-        assert "-fopenmp" in compiler.compile_flags()
+    for openmp in (False, True):  # no OpenMP runtime either way: -fopenmp-simd only
+        with config.change_flags(openmp=openmp):
+            flags = compiler.compile_flags()
+            assert "-fopenmp-simd" in flags and "-fopenmp" not in flags
     with config.change_flags(cmodule__debug=True):
         assert {"-g", "-O0"} <= set(compiler.compile_flags())
         get_module(source(9), CDEF, name_hint="dbg")

@@ -25,7 +25,6 @@ from tensorgraph.compile.compile_events import emit
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
-from tensorgraph.link.c.openmp import region_threads
 
 _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
@@ -126,15 +125,17 @@ class CGraph:
             for v in node.inputs + node.outputs:
                 self._slot(v)
             nin = len(node.inputs)
+            defs: list[str] = []
             code = node_c_code(node, "node", [f"tg_io[{i}]" for i in range(nin)],
-                               [f"tg_io[{nin + j}]" for j in range(len(node.outputs))], sub)
+                               [f"tg_io[{nin + j}]" for j in range(len(node.outputs))],
+                               dict(sub, define=defs.append))
             if code is None:
                 continue
             if self._glue is None:  # the glue compiles (if it must) while we write the C
                 self._glue = _Glue()
             self.index[node] = len(self.c_nodes)
             self.c_nodes.append(node)
-            self.functions.append(NodeFunction(node, code))
+            self.functions.append(NodeFunction(node, code, "\n".join(defs)))
         self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
                             and all(var_has_c(v) for v in fgraph.inputs + fgraph.outputs))
         self.straight = straight and self.whole_graph
@@ -318,18 +319,25 @@ class CGraph:
         """
         if self.addresses is None:
             self.compile()
+        from tensorgraph.configdefaults import config
+
         address, keep = self._description()
+        configure_pool(self.glue)
         return self.glue.tg_make_workspace(address, keep, tuple(c.data for c in self.constants),
-                                           report, int(bool(gc)), region_threads())
+                                           report, int(bool(gc)), int(config.pool__threads))
 
 
 class NodeFunction:
     """One node's C function, named by a hash of everything its machine code depends on
     besides the flags (its text, the op's headers, support code and build arguments, and what
     every unit starts with: runtime.h, tg_scalar.h), so the function compiled for one graph
-    serves every graph with the same node."""
+    serves every graph with the same node.
 
-    def __init__(self, node, code: str):
+    ``defs``: C the node's code placed at file scope through ``sub["define"]`` (the block
+    functions of its parallel loops, tensorgraph.link.c.parallel), written before the function;
+    the names it gives as ``TG_LOCAL(name)`` are made unique to this function."""
+
+    def __init__(self, node, code: str, defs: str = ""):
         op = node.op
         impl = c_implementation(op)
         self.node = node
@@ -349,11 +357,14 @@ class NodeFunction:
                 f"    (void)tg_context; (void)tg_io;\n    {{\n{code}\n    }}\n    return 0;\n"
                 f"tg_fail: __attribute__((unused));\n    return -1;\n}}\n")
         digest = hashlib.sha256("\0".join(
-            [_prelude_digest(), body, self.support, *self.headers,
+            [_prelude_digest(), defs, body, self.support, *self.headers,
              repr(sorted(self.build.items())), repr(version)]).encode(
                  "utf-8", "surrogatepass")).hexdigest()
         self.symbol = f"tg_n_{digest[:24]}"
         self.text = f"/* {_comment(node)} */\nint {self.symbol}{body}"
+        if defs:
+            self.text = (f"/* {_comment(node)} */\n#define TG_LOCAL(name) {self.symbol}_##name\n"
+                         f"{defs}\nint {self.symbol}{body}#undef TG_LOCAL\n")
 
 
 def _prelude() -> list[str]:
@@ -436,6 +447,9 @@ def _type_glue(library) -> None:
     library.tg_graph_desc_size.restype = ctypes.c_size_t
     library.tg_pool_stats.argtypes = [ctypes.c_void_p]
     library.tg_pool_stats.restype = None
+    library.tg_pool_configure.argtypes = [ctypes.c_double, ctypes.c_double, ctypes.c_int,
+                                          ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    library.tg_pool_configure.restype = None
     from tensorgraph.link.c.graph_desc import GraphDesc
 
     compiled, parsed = library.tg_graph_desc_size(), ctypes.sizeof(GraphDesc)
@@ -453,6 +467,15 @@ def pool_stats() -> dict:
     out = (ctypes.c_int64 * 4)()
     glue_module().tg_pool_stats(out)
     return dict(zip(("workers", "jobs", "worker_blocks", "alone"), out))
+
+
+def configure_pool(glue) -> None:
+    """Give the pool (pool.h) its tuning from the config (``pool__*`` flags)."""
+    from tensorgraph.configdefaults import config
+
+    glue.tg_pool_configure(float(config.pool__spin_seconds), float(config.pool__late_seconds),
+                           int(config.pool__absent_jobs), int(config.pool__pause_jobs),
+                           int(config.pool__max_pause_jobs), int(bool(config.pool__move_cpus)))
 
 
 class _Glue:

@@ -5,7 +5,7 @@
  * from its description (tg_graph_desc, graph_desc.h, filled by field name in Python) and the
  * addresses of its node functions: the libraries of node functions hold no Python, so
  * compiling them parses neither Python.h nor numpy's headers. Exports: tg_make_workspace,
- * tg_graph_desc_size, tg_pool_stats.
+ * tg_graph_desc_size, tg_pool_stats, tg_pool_configure.
  * A *workspace* (tg_ws) holds one tg_array per variable of the graph; it lives in a capsule
  * that is the `self` of every entry point, so each linked function has its own buffers.
  *

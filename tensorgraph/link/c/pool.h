@@ -1,20 +1,23 @@
-/* The process's thread pool: what parallel regions of generated code run on (glue module).
+/* The process's thread pool: what the parallel loops of generated code run on (glue module).
  *
- * Why not OpenMP's own team: at the end of a parallel region every OpenMP thread must have
- * run its share, so on a busy machine the caller waits for a worker the scheduler has not
- * run yet (a time slice, milliseconds, for a region of microseconds), and idle workers spin
- * for a long while, taking CPU from the very processes that keep the machine busy. Measured
- * on 2 cores with 2 CPU-bound processes beside it, the seed step's median went from 13 us to
- * 29 us and its worst batch was 325 times its median.
+ * Kernels hand a loop body and a block count to tg_run (runtime.h), which calls tg_pool_run
+ * through tg_ctx.pool_run: a *job* of n blocks. The caller publishes the job and then claims
+ * blocks itself, like any worker; it only ever waits for blocks a worker has already claimed,
+ * never for a worker that has not started. A team in the OpenMP manner (every thread runs its
+ * share, the caller waits for all of them) makes the caller wait, on a busy machine, for a
+ * worker the scheduler has not run yet (a time slice, milliseconds, for a loop of
+ * microseconds), and its idle workers spin for a long while, taking CPU from the very
+ * processes that keep the machine busy: measured on 2 cores with 2 CPU-bound processes beside
+ * it, libgomp's team took the seed step's median from 13 us to 29 us and its worst batch to
+ * 325 times its median; with this pool, under the same load, 35-51 us against numpy's 50-74,
+ * the worst batch 1.08 times the median.
  *
- * Here a region is a *job* of n blocks (OpenMP's "threads" of the region: block k runs the
- * region's body as thread k of n, see openmp.py). The caller publishes the job and then
- * claims blocks itself, like any worker; it only ever waits for blocks a worker has already
- * claimed, never for a worker that has not started. Workers spin a short while after a job
- * (back-to-back regions of a training step find them awake), then sleep on a futex. When
- * recent jobs were all run by the caller alone (the workers did not get a CPU in time), the
- * caller stops ringing for a while and runs regions alone: a busy machine gets one thread's
- * speed without the wake-ups, and the pool tries again later.
+ * Workers spin a short while after a job (back-to-back loops of a training step find them
+ * awake), then sleep on a futex. When recent jobs were all run by the caller alone (the
+ * workers did not get a CPU in time), the caller stops ringing for a while and runs jobs alone:
+ * a busy machine gets one thread's speed without the wake-ups, and the pool tries again later.
+ * How long, how many and whether workers change CPU are tg_pool's tuning fields, set from
+ * config.pool__* by tg_pool_configure (configdefaults.py says what each measurement chose).
  *
  * Claiming is one compare-and-swap on `state` (job number, block count, next block), so a
  * worker that read a job's body and arguments can only claim a block of that same job.
@@ -32,15 +35,6 @@
 #include <unistd.h>
 
 #define TG_POOL_MAX_WORKERS 63
-/* How long an idle worker watches for the next job before it sleeps (seconds) */
-#define TG_POOL_SPIN_SECONDS 100e-6
-/* A worker is *absent* from a job the caller ran alone when it was awake (spinning) at the
- * job's start, or was woken more than TG_POOL_LATE_SECONDS before and has not run yet: the
- * scheduler gives it no CPU. After TG_POOL_ABSENT_JOBS such jobs in a row the caller runs
- * jobs alone without ringing, 16 at first, twice as many each time up to TG_POOL_MAX_PAUSE. */
-#define TG_POOL_LATE_SECONDS 1e-3
-#define TG_POOL_ABSENT_JOBS 8
-#define TG_POOL_MAX_PAUSE 256
 
 #define TG_POOL_GEN(s) ((uint32_t)((s) >> 32))
 #define TG_POOL_COUNT(s) ((int)(((s) >> 16) & 0xffff))
@@ -64,7 +58,34 @@ static struct {
     /* counters for tests and benchmarks (jobs published, blocks run by workers, jobs run
      * alone because the workers were absent or another caller owned the pool) */
     int64_t jobs, worker_blocks, alone;
-} tg_pool = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, -1, 0, 16, 0, 0.0, 0, 0, 0};
+    /* tuning (tg_pool_configure): how long an idle worker watches for the next job before it
+     * sleeps (seconds); a worker is *absent* from a job the caller ran alone when it was awake
+     * (spinning) at the job's start, or was woken more than late_seconds before and has not
+     * run yet (the scheduler gives it no CPU); after absent_jobs such jobs in a row the caller
+     * runs jobs alone without ringing, first_pause at first, twice as many each time up to
+     * max_pause; move_cpus: a worker starts away from its creator's CPU and leaves the
+     * caller's CPU when woken there */
+    double spin_seconds, late_seconds;
+    int absent_jobs, first_pause, max_pause, move_cpus;
+} tg_pool = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, -1, 0, 0, 0, 0.0, 0, 0, 0,
+             0.0, 0.0, 1, 0, 0, 0};   /* tuning: set by tg_pool_configure before any job */
+
+/* Set the tuning fields (config.pool__*; codegen.py calls it whenever it makes a workspace).
+ * Workers read spin_seconds and move_cpus; the rest only the caller that owns the pool. */
+TG_COLD void tg_pool_configure(double spin_seconds, double late_seconds, int absent_jobs,
+                               int first_pause, int max_pause, int move_cpus)
+{
+    __atomic_store(&tg_pool.spin_seconds, &spin_seconds, __ATOMIC_RELAXED);
+    __atomic_store_n(&tg_pool.move_cpus, move_cpus, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&tg_pool.busy, 1, __ATOMIC_ACQUIRE) != 0) return;  /* in a job */
+    tg_pool.late_seconds = late_seconds;
+    tg_pool.absent_jobs = absent_jobs < 1 ? 1 : absent_jobs;
+    tg_pool.first_pause = first_pause < 0 ? 0 : first_pause;
+    tg_pool.max_pause = max_pause < tg_pool.first_pause ? tg_pool.first_pause : max_pause;
+    if (tg_pool.pause < tg_pool.first_pause || tg_pool.pause > tg_pool.max_pause)
+        tg_pool.pause = tg_pool.first_pause;
+    __atomic_store_n(&tg_pool.busy, 0, __ATOMIC_RELEASE);
+}
 
 static inline void tg_pool_relax(void)
 {
@@ -101,7 +122,9 @@ static int tg_pool_claim(uint32_t gen)
 static uint32_t tg_pool_next_job(uint32_t seen)
 {
     uint64_t s;
-    const double until = tg_now() + TG_POOL_SPIN_SECONDS;
+    double spin;
+    __atomic_load(&tg_pool.spin_seconds, &spin, __ATOMIC_RELAXED);
+    const double until = tg_now() + spin;
     for (int i = 1;; i++) {
         s = __atomic_load_n(&tg_pool.state, __ATOMIC_ACQUIRE);
         if (TG_POOL_GEN(s) != seen) return TG_POOL_GEN(s);
@@ -150,7 +173,8 @@ static void *tg_pool_worker(void *unused)
     uint32_t seen = TG_POOL_GEN(__atomic_load_n(&tg_pool.state, __ATOMIC_ACQUIRE));
     for (;;) {
         seen = tg_pool_next_job(seen);
-        const int cpu = sched_getcpu();
+        const int cpu = __atomic_load_n(&tg_pool.move_cpus, __ATOMIC_RELAXED) ? sched_getcpu()
+                                                                             : -1;
         if (cpu >= 0 && cpu == __atomic_load_n(&tg_pool.caller_cpu, __ATOMIC_RELAXED))
             tg_pool_leave_cpu(cpu);
         const int ran = tg_pool_claim(seen);
@@ -169,7 +193,7 @@ static void tg_pool_after_fork(void)
     tg_pool.done = 0;
     tg_pool.state = 0;
     tg_pool.absent = 0;
-    tg_pool.pause = 16;
+    tg_pool.pause = tg_pool.first_pause;
     tg_pool.pause_left = 0;
     tg_pool.rang = 0.0;
 }
@@ -187,7 +211,7 @@ static TG_COLD void tg_pool_grow(int want)
     cpu_set_t away;
     const int here = sched_getcpu();
     int spread = pthread_getaffinity_np(pthread_self(), sizeof(tg_pool_cpus), &tg_pool_cpus) == 0
-                 && here >= 0 && CPU_COUNT(&tg_pool_cpus) > 1;
+                 && here >= 0 && CPU_COUNT(&tg_pool_cpus) > 1 && tg_pool.move_cpus;
     if (spread) {
         away = tg_pool_cpus;
         CPU_CLR(here, &away);
@@ -251,14 +275,15 @@ static void tg_pool_run(tg_block_fn fn, void *arg, int n)
     }
     if (mine < n) {
         tg_pool.absent = 0;
-        tg_pool.pause = 16;
+        tg_pool.pause = tg_pool.first_pause;
         tg_pool.rang = 0.0;
-    } else if ((!asleep || tg_now() - tg_pool.rang > TG_POOL_LATE_SECONDS)
-               && ++tg_pool.absent >= TG_POOL_ABSENT_JOBS) {
+    } else if ((!asleep || tg_now() - tg_pool.rang > tg_pool.late_seconds)
+               && ++tg_pool.absent >= tg_pool.absent_jobs) {
         tg_pool.absent = 0;
         tg_pool.pause_left = tg_pool.pause;
         tg_pool.rang = 0.0;
-        if (tg_pool.pause < TG_POOL_MAX_PAUSE) tg_pool.pause *= 2;
+        tg_pool.pause = tg_pool.pause * 2 < tg_pool.max_pause ? tg_pool.pause * 2
+                                                              : tg_pool.max_pause;
     }
     __atomic_store_n(&tg_pool.busy, 0, __ATOMIC_RELEASE);
 }

@@ -1,7 +1,8 @@
 /* tensorgraph C runtime: the array struct every generated kernel works on.
  *
  * Included by every generated module (header-only: all functions are static). Kernels only see
- * tg_array / tg_ctx and never touch Python objects, so they may run OpenMP loops. Memory is
+ * tg_array / tg_ctx and never touch Python objects, so their loops may run on several threads
+ * (tg_run). Memory is
  * reference counted per buffer: an output keeps its buffer between calls, and tg_alloc reuses
  * it when nobody else (no view, no ndarray handed to Python) holds it any more.
  *
@@ -26,7 +27,11 @@
 /* Cold helpers (setup, checks, allocation, glue): run once per node or per call, never in a
  * hot loop. Out of line and at -O1, gcc optimises them once instead of again in every caller
  * at -O3 (most of a module's compile time went there). Kernels' loops stay at -O3. */
+#if defined(__clang__)   /* clang has no per-function optimization level */
+#define TG_COLD __attribute__((noinline, unused))
+#else
 #define TG_COLD __attribute__((noinline, optimize("O1"), unused))
+#endif
 /* Out of line but still at -O3: helpers whose copy loops move data. */
 #define TG_NOINLINE __attribute__((noinline, unused))
 
@@ -57,12 +62,12 @@ typedef struct tg_array {
     tg_buffer *base;                /* owning refcounted buffer, or NULL (borrowed memory) */
 } tg_array;
 
-/* A parallel region's body as the thread pool runs it: block k of n (pool.h, openmp.py) */
+/* The body of a parallel loop: block k of n (see tg_run) */
 typedef void (*tg_block_fn)(void *arg, int k, int n);
 
 typedef struct tg_ctx {
     char errmsg[1024];
-    int nthreads;                   /* CPUs a parallel region may use */
+    int nthreads;                   /* threads a parallel loop may use (config.pool__threads) */
     void (*pool_run)(tg_block_fn fn, void *arg, int n);    /* the glue's tg_pool_run */
     double *node_seconds;           /* per-node seconds for the profiler, or NULL (not timing) */
     int64_t nallocs;                /* buffers tg_alloc allocated (not reused): a debug counter */
@@ -74,6 +79,35 @@ static inline double tg_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Parallel loops are explicit: a kernel writes its loop's body as a function of the block
+ * index, `static void body(void *args, int k, int n)` doing block k of n (tg_split_block says
+ * which items), and hands it to tg_run with the number of blocks, usually tg_threads(ctx).
+ * The blocks run on the glue's thread pool (pool.h), the calling thread's included, each once,
+ * in any order, maybe at the same time: a block never waits for another. One block, or no
+ * pool, is a plain call. Results a block computes (an error code, partial sums) go into its
+ * own slot of an array the caller combines after tg_run returns. */
+static inline int tg_threads(const tg_ctx *ctx)
+{
+    return ctx->nthreads > 0 ? ctx->nthreads : 1;
+}
+
+static inline void tg_run(tg_ctx *ctx, tg_block_fn body, void *args, int nblocks)
+{
+    if (nblocks > 1 && ctx->pool_run != NULL) {
+        ctx->pool_run(body, args, nblocks);
+        return;
+    }
+    for (int k = 0; k < nblocks; k++) body(args, k, nblocks);
+}
+
+/* The items [lo, hi) of n that block k of nb takes: equal shares that depend only on n and
+ * nb, so a given block count always splits work (and sums partial results) the same way. */
+static inline void tg_split_block(int64_t n, int k, int nb, int64_t *lo, int64_t *hi)
+{
+    *lo = n * k / nb;
+    *hi = n * (k + 1) / nb;
 }
 
 static inline int tg_error(tg_ctx *ctx, const char *fmt, ...)

@@ -53,19 +53,19 @@ static TG_COLD int tg_vec_contiguous(tg_ctx *ctx, tg_vec *v, size_t item, char *
     return 0;
 }
 
-/* Splitting a product across threads: each thread runs the one-thread kernel (tg_?gemv1,
- * tg_?gemm1) on a block; blocks are equal and depend only on the sizes, so consecutive products
- * over the same matrix give each thread the same part of it (the logistic regression's x @ w and
- * x.T @ g both split x by rows: each core's half of x stays in its own L2 cache from one product
- * to the next). */
+/* Splitting a product across threads: each block runs the one-thread kernel (tg_?gemv1,
+ * tg_?gemm1) on its part; blocks are equal and depend only on the sizes (tg_split_block,
+ * runtime.h), so consecutive products over the same matrix give each thread the same part of
+ * it (the logistic regression's x @ w and x.T @ g both split x by rows: each core's half of x
+ * stays in its own L2 cache from one product to the next). */
 /* Multiply-adds per thread below which splitting costs more (thread wake-up, partial sums)
  * than it saves. */
 #define TG_SPLIT_MIN_WORK 65536
 static inline int tg_split_threads(const tg_ctx *ctx, int64_t work, int64_t parts)
 {
-#if TG_SPLIT && defined(_OPENMP)
-    if (work < 2 * TG_SPLIT_MIN_WORK || parts < 2 || omp_in_parallel()) return 1;
-    int64_t nt = tg_omp_threads(ctx);
+#if TG_SPLIT
+    if (work < 2 * TG_SPLIT_MIN_WORK || parts < 2) return 1;
+    int64_t nt = tg_threads(ctx);
     if (nt > work / TG_SPLIT_MIN_WORK) nt = work / TG_SPLIT_MIN_WORK;
     if (nt > parts) nt = parts;
     return nt < 1 ? 1 : (int)nt;
@@ -73,10 +73,4 @@ static inline int tg_split_threads(const tg_ctx *ctx, int64_t work, int64_t part
     (void)ctx; (void)work; (void)parts;
     return 1;
 #endif
-}
-/* The block [lo, hi) of n items that thread t of nt takes. */
-static inline void tg_split_block(int64_t n, int t, int nt, int64_t *lo, int64_t *hi)
-{
-    *lo = n * t / nt;
-    *hi = n * (t + 1) / nt;
 }

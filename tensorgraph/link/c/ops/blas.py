@@ -37,7 +37,6 @@ import shlex
 import warnings
 
 from tensorgraph.link.c import dtypes as cd
-from tensorgraph.link.c.openmp import THREADS_SUPPORT
 from tensorgraph.link.c.ops import CImplementation, read_c, register
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
 
@@ -104,7 +103,7 @@ def support_code() -> str:
     # Products are split across threads only where tensorgraph decides the library's own
     # threading (the wheel's OpenBLAS is kept on one thread; the own kernels have none).
     split = _openmp() and prefix in (None, "scipy_cblas_")
-    parts = ["#ifndef TG_BLAS_DEFINED", "#define TG_BLAS_DEFINED", THREADS_SUPPORT,
+    parts = ["#ifndef TG_BLAS_DEFINED", "#define TG_BLAS_DEFINED",
              f"#define TG_SPLIT {int(split)}", read_c("blas.h")]
     if prefix:
         parts.append(_CBLAS_INT)

@@ -6,14 +6,17 @@ shapes:
 
 * flat: every operand is C-contiguous with the output's shape, or is a *static scalar* (static
   size 1 in every dimension, read once before the loop). One ``for`` over all elements with
-  ``#pragma omp simd`` (``parallel for simd`` under ``config.openmp`` from
-  ``openmp_elemwise_minsize`` divided by the loop's weight, see ``loop_weight``): gcc
-  vectorizes it, math functions through libmvec (see below);
+  ``#pragma omp simd``: gcc vectorizes it, math functions through libmvec (see below);
 * rows with a contiguous last dimension: the outer dimensions are walked row by row, the last
   one indexed directly (vectorizable too);
 * general: byte strides per operand and dimension (0 where the operand is broadcast; negative
   strides work the same way); vectorized too when the loop calls a math function (exp of a
   transposed 1000 x 1000 float32 matrix: 3.1 ms -> 0.6 ms; arithmetic alone gains nothing).
+
+Under ``config.openmp`` a loop of at least ``openmp_elemwise_minsize`` elements divided by its
+weight (``loop_weight``) is split across threads: the flat loop by blocks of its range, the
+others by blocks of rows (``tensorgraph.link.c.parallel``: a block function run by
+``tg_run``). A smaller loop runs as one block, a plain call, so the loop is compiled once.
 
 Math functions are called through ``tg_scalar.h``'s ``tg_expf``, ``tg_log`` ...: every element
 gets the same implementation whichever part of a vectorized loop (body, tail) or which path
@@ -28,9 +31,9 @@ from __future__ import annotations
 
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment, c_string
-from tensorgraph.link.c.openmp import THREADS_SUPPORT
 from tensorgraph.link.c.ops import CImplementation, register
 from tensorgraph.link.c.ops.scalar import scalar_body
+from tensorgraph.link.c.parallel import parallel_run
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.scalar.math import FloatOp
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -45,9 +48,9 @@ class ElemwiseC(CImplementation):
         return _loops(op, node, inputs, outputs, sub)
 
     def support_code(self, op, node):
-        """The threads shim, the helpers every node calls, and the definitions of the math
-        functions its scalar op calls (``tg_vector_math``)."""
-        support = THREADS_SUPPORT + ELEMWISE_SUPPORT
+        """The helpers every node calls, and the definitions of the math functions its
+        scalar op calls (``tg_vector_math``)."""
+        support = ELEMWISE_SUPPORT
         try:
             lines, _ = scalar_body(op.scalar_op, [f"a{k}" for k in range(len(node.inputs))],
                                    [v.type.dtype for v in node.inputs],
@@ -124,6 +127,8 @@ def _loops(op, node, inputs, outputs, sub) -> str:
     for k in scalars:
         code.append(f"const {cd.compute_type(in_dtypes[k])} s{k} = "
                     f"*(const {cd.storage_type(in_dtypes[k])} *){inputs[k]}->data;")
+    scalar_captures = [(cd.compute_type(in_dtypes[k]), f"s{k}", f"s{k}") for k in scalars]
+    threads = f"n >= {minsize} ? tg_threads({ctx}) : 1"
 
     def body(load, store):
         args = [f"s{k}" if k in scalars else load(k) for k in range(len(in_vars))]
@@ -144,9 +149,18 @@ def _loops(op, node, inputs, outputs, sub) -> str:
     for o, out in enumerate(outputs):
         code.append(f"{cd.storage_type(out_dtypes[o])} *q{o} = "
                     f"({cd.storage_type(out_dtypes[o])} *){out}->data;")
-    flat_loop = "\n".join(["for (int64_t i = 0; i < n; i++) {",
-                           body(lambda k: f"p{k}[i]", lambda o, r: f"q{o}[i] = {r};"), "}"])
-    code.append(_split_loop(openmp, minsize, flat_loop, simd=True, ctx=ctx))
+    flat_body = body(lambda k: f"p{k}[i]", lambda o, r: f"q{o}[i] = {r};")
+    if openmp:  # blocks of the range, on the pool's threads (one block below minsize)
+        captures = scalar_captures + [
+            (f"const {cd.storage_type(in_dtypes[k])} *", f"p{k}", f"p{k}") for k in loaded] + [
+            (f"{cd.storage_type(out_dtypes[o])} *", f"q{o}", f"q{o}")
+            for o in range(len(outputs))] + [("int64_t", "n", "n")]
+        code.append(parallel_run(sub, "flat", captures, "\n".join([
+            "int64_t lo, hi;", "tg_split_block(n, tg_k, tg_nb, &lo, &hi);", "#pragma omp simd",
+            "for (int64_t i = lo; i < hi; i++) {", flat_body, "}"]), threads))
+    else:
+        code.append("\n".join(["#pragma omp simd", "for (int64_t i = 0; i < n; i++) {",
+                                flat_body, "}"]))
     code.append("} else {")
 
     # -- strided paths (ndim >= 1 here: a 0-d array is always flat)
@@ -167,9 +181,10 @@ def _loops(op, node, inputs, outputs, sub) -> str:
                 f"st_{p}[{last}] == {cd.dtype_itemsize(dt)}" for p, _, _, dt in strided) or "1"
             code.append(f"const int contig = {inner_contig};")
         rows_start = len(code)
-        code.append("for (int64_t r = 0; r < rows; r++) {")
+        code.append("for (int64_t r = lo; r < hi; r++) {" if openmp else
+                    "for (int64_t r = 0; r < rows; r++) {")
         for pname, arr, _, _ in strided:
-            code.append(f"char *b_{pname} = {arr}->data;")
+            code.append(f"char *b_{pname} = {f'd_{pname}' if openmp else f'{arr}->data'};")
         code.append("int64_t rest = r;")
         code.append(f"for (int d = {last - 1}; d >= 0; d--) {{")
         code.append("const int64_t i_d = rest % shp[d]; rest /= shp[d];")
@@ -205,8 +220,18 @@ def _loops(op, node, inputs, outputs, sub) -> str:
         if contig_rows:
             code.append("}")
         code.append("}")
-        rows_loop = "\n".join(code[rows_start:])
-        code[rows_start:] = [_split_loop(openmp, minsize, rows_loop, simd=False, ctx=ctx)]
+        if openmp:  # blocks of rows, on the pool's threads (one block below minsize)
+            rows_loop = "\n".join(["int64_t lo, hi;",
+                                   "tg_split_block(rows, tg_k, tg_nb, &lo, &hi);",
+                                   *code[rows_start:]])
+            captures = scalar_captures + [
+                ("char *", f"d_{pname}", f"{arr}->data") for pname, arr, _, _ in strided] + [
+                ("const int64_t *", f"st_{pname}", f"st_{pname}") for pname, _, _, _ in strided] + [
+                ("const int64_t *", "shp", "shp"), ("int64_t", "inner", "inner"),
+                ("int64_t", "rows", "rows")]
+            if contig_rows:
+                captures.append(("int", "contig", "contig"))
+            code[rows_start:] = [parallel_run(sub, "rows", captures, rows_loop, threads)]
     code.append("}")
     code.append("}")
     return "\n".join(code)
@@ -224,19 +249,6 @@ def loop_weight(scalar_op) -> int:
     if isinstance(scalar_op, Composite):
         return max(1, sum(loop_weight(node.op) for node in scalar_op.nodes))
     return MATH_FUNCTION_WEIGHT if isinstance(scalar_op, FloatOp) else 1
-
-
-def _split_loop(openmp: bool, minsize: int, loop: str, simd: bool, ctx: str) -> str:
-    """``loop`` (over ``n`` elements) as it runs: under ``config.openmp`` one parallel region
-    whose thread count is 1 below ``minsize`` elements. (With libgomp a region of one thread
-    cost 6 us of runtime on a loop of 1.4 us, so the loop used to be written twice, parallel
-    and serial; tensorgraph's pool runs a one-thread region as a plain call, openmp.py, and
-    gcc then compiles the loop once.)"""
-    simd_pragma = "#pragma omp simd\n" if simd else ""
-    if not openmp:
-        return simd_pragma + loop
-    return (f"#pragma omp parallel for{' simd' if simd else ''} schedule(static) "
-            f"num_threads(n >= {minsize} ? tg_omp_threads({ctx}) : 1)\n{loop}")
 
 
 #: support code of every module with an Elemwise node (guarded: the support texts of nodes

@@ -10,6 +10,7 @@ from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.ops import read_c
 from tensorgraph.link.c.ops.blas import blas_letter, c_type
 from tensorgraph.link.c.ops.scalar import scalar_body
+from tensorgraph.link.c.parallel import parallel_run
 
 #: rows of X per block: 8 rows of 784 float32 are 25 KB, in L1 with room to spare
 ROWS = 8
@@ -47,13 +48,22 @@ def pair_code(op, node, inputs, outputs, sub) -> str:
     (z, d, g), ctx, fail = outputs, sub["ctx"], sub["fail"]
     args = ["zi"]
     loads = []
+    # what the blocks read: (C type, name in the block, value in the node's function)
+    captures = [(f"const {ct} *", "xp", "xp"), (f"const {ct} *", "wp", "wp"),
+                (f"{ct} *", "zp", "zp"), (f"{ct} *", "dp", "dp"), (f"{ct} *", "part", "part"),
+                ("int64_t", "n", "n"), ("int64_t", "m", "m"), (ct, "alpha1", "alpha1"),
+                (ct, "beta1", "beta1"), ("const char *", "y1d", f"{y1}->data"),
+                ("int64_t", "y1s", f"{y1}->strides[0]")]
     for k, (e, var, dt) in enumerate(zip(extra, extra_vars, extra_dtypes)):
         if var.type.shape[0] == 1:
             loads.append(f"const {cd.compute_type(dt)} e{k} = *(const {cd.storage_type(dt)} *)"
                          f"{e}->data;")
+            captures.append((cd.compute_type(dt), f"e{k}", f"e{k}"))
             args.append(f"e{k}")
         else:
-            args.append(f"(*(const {cd.storage_type(dt)} *)({e}->data + i * {e}->strides[0]))")
+            captures += [("const char *", f"ed{k}", f"{e}->data"),
+                         ("int64_t", f"es{k}", f"{e}->strides[0]")]
+            args.append(f"(*(const {cd.storage_type(dt)} *)(ed{k} + i * es{k}))")
     lines, (result,) = scalar_body(op.pair, args, [dtype] + extra_dtypes, [dtype])
     body = "\n".join(lines)
     load_code = "\n".join(loads)
@@ -61,6 +71,29 @@ def pair_code(op, node, inputs, outputs, sub) -> str:
                           f"(beta2 != 0 && {y2}->shape[0] != m)"] +
                          [f"{e}->shape[0] != n" for e, v in zip(extra, extra_vars)
                           if v.type.shape[0] != 1])
+
+    # blocks of rows of X, each adding into its own partial g (part + tg_k * m); one block
+    # is a plain call, so the loop is compiled once for any thread count
+    run = parallel_run(sub, "rows", captures, f"""
+    int64_t lo, hi;
+    tg_split_block((n + {ROWS} - 1) / {ROWS}, tg_k, tg_nb, &lo, &hi);
+    lo *= {ROWS};
+    hi = hi * {ROWS} < n ? hi * {ROWS} : n;
+    for (int64_t i0 = lo; i0 < hi; i0 += {ROWS}) {{
+        const int64_t rows = hi - i0 < {ROWS} ? hi - i0 : {ROWS};
+        {ct} sums[{ROWS}], dd[{ROWS}];
+        tg_{s}rows_dot(xp + i0 * m, m, rows, wp, m, sums);
+        for (int64_t r = 0; r < rows; r++) {{
+            const int64_t i = i0 + r;
+            const {ct} zi = alpha1 * sums[r] +
+                (beta1 != 0 ? beta1 * *(const {ct} *)(y1d + i * y1s) : 0);
+            zp[i] = zi;
+            {body}
+            dp[i] = {result};
+            dd[r] = dp[i];
+        }}
+        tg_{s}rows_axpy(xp + i0 * m, m, rows, dd, m, part + tg_k * m);
+    }}""", "nt")
 
     return f"""
     const {ct} alpha1 = *(const {ct} *){alpha1}->data, beta1 = *(const {ct} *){beta1}->data;
@@ -92,30 +125,7 @@ def pair_code(op, node, inputs, outputs, sub) -> str:
         tg_error({ctx}, "out of memory in a Gemv pair");
         {fail}
     }}
-    /* one copy of the loop (also for one thread: a serial copy would double its compile
-     * time, and entering the OpenMP runtime costs well under a microsecond here) */
-    #pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {{
-        int64_t lo, hi;
-        tg_split_block((n + {ROWS} - 1) / {ROWS}, t, nt, &lo, &hi);
-        lo *= {ROWS};
-        hi = hi * {ROWS} < n ? hi * {ROWS} : n;
-        for (int64_t i0 = lo; i0 < hi; i0 += {ROWS}) {{
-            const int64_t rows = hi - i0 < {ROWS} ? hi - i0 : {ROWS};
-            {ct} sums[{ROWS}], dd[{ROWS}];
-            tg_{s}rows_dot(xp + i0 * m, m, rows, wp, m, sums);
-            for (int64_t r = 0; r < rows; r++) {{
-                const int64_t i = i0 + r;
-                const {ct} zi = alpha1 * sums[r] +
-                    (beta1 != 0 ? beta1 * *(const {ct} *)({y1}->data + i * {y1}->strides[0]) : 0);
-                zp[i] = zi;
-                {body}
-                dp[i] = {result};
-                dd[r] = dp[i];
-            }}
-            tg_{s}rows_axpy(xp + i0 * m, m, rows, dd, m, part + t * m);
-        }}
-    }}
+    {run}
     for (int t = 1; t < nt; t++) {{
         const {ct} *pt = part + t * m;
         #pragma omp simd

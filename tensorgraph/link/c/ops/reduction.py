@@ -39,7 +39,6 @@ import numpy as np
 
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
-from tensorgraph.link.c.openmp import THREADS_SUPPORT
 from tensorgraph.link.c.ops import CImplementation, read_c, register
 from tensorgraph.tensor.reduction import Argmax, Argmin, CAReduce
 
@@ -237,7 +236,7 @@ static void tg_red_${K}_walk(const tg_rplan *pl, $ACC *acc, int64_t j0, int64_t 
     }
 }
 
-/* acc (n_out accumulators, C order of the kept dims) = the reduction of x over red */
+$BLOCKS/* acc (n_out accumulators, C order of the kept dims) = the reduction of x over red */
 static int tg_red_${K}(tg_ctx *ctx, const tg_array *x, const unsigned char *red, $ACC *acc,
                     int64_t n_out)
 {
@@ -258,41 +257,78 @@ static int tg_red_${K}(tg_ctx *ctx, const tg_array *x, const unsigned char *red,
 }
 """
 
-# Parallel cases (config.openmp): one long run split in blocks; independent outputs of a
-# reduced innermost dim (all outer dims kept); column blocks of a kept innermost dim.
-_OMP_TEMPLATE = r"""
+# Parallel cases (config.openmp), each a block function run by tg_run (runtime.h): one long
+# run split in stretches of 32768 elements, reduced into one partial result per stretch and
+# combined in stretch order (the sum does not depend on the thread count); independent
+# outputs of a reduced innermost dim (all outer dims kept); column blocks of a kept innermost
+# dim. Block k of n takes its share of the stretches, outputs or column blocks
+# (tg_split_block).
+_PARALLEL_BLOCKS = r"""
+/* what the blocks of a parallel reduction share: the plan, the accumulators, the partial
+ * results of the stretches, and how many stretches' elements, outputs or columns there are */
+typedef struct { const tg_rplan *pl; $ACC *acc, *part; int64_t n; } tg_red_${K}_par;
+
+static void tg_red_${K}_stretches(void *arg, int k, int nk)
+{
+    const tg_red_${K}_par *a = (const tg_red_${K}_par *)arg;
+    const int L = a->pl->nd - 1;
+    const int64_t B = 32768, n = a->n, nb = (n + B - 1) / B, st = a->pl->ist[L];
+    int64_t lo, hi;
+    tg_split_block(nb, k, nk, &lo, &hi);
+    for (int64_t b = lo; b < hi; b++)
+        a->part[b] = tg_red_${K}_run(a->pl->base + b * B * st, (b + 1) * B < n ? B : n - b * B, st);
+}
+
+static void tg_red_${K}_outputs(void *arg, int k, int nk)
+{
+    const tg_red_${K}_par *a = (const tg_red_${K}_par *)arg;
+    const tg_rplan *pl = a->pl;
+    const int L = pl->nd - 1;
+    int64_t lo, hi;
+    tg_split_block(a->n, k, nk, &lo, &hi);
+    for (int64_t it = lo; it < hi; it++) {
+        int64_t io, oo;
+        tg_rplan_at(pl, L, it, &io, &oo);
+        const $ACC r = tg_red_${K}_run(pl->base + io, pl->shape[L], pl->ist[L]);
+        a->acc[oo] = COMB(a->acc[oo], r);
+    }
+}
+
+static void tg_red_${K}_columns(void *arg, int k, int nk)
+{
+    const tg_red_${K}_par *a = (const tg_red_${K}_par *)arg;
+    const int64_t B = 128, n = a->n, nb = (n + B - 1) / B;
+    int64_t lo, hi;
+    tg_split_block(nb, k, nk, &lo, &hi);
+    for (int64_t b = lo; b < hi; b++)
+        tg_red_${K}_walk(a->pl, a->acc, b * B, (b + 1) * B < n ? (b + 1) * B : n);
+}
+
+"""
+
+_PARALLEL = r"""
     {
         int64_t n_outer = 1, all_kept = 1;
         for (int d = 0; d < L; d++) { n_outer *= pl.shape[d]; all_kept &= !pl.red[d]; }
         const int64_t n = pl.shape[L], total_n = n_outer * n;
         if (total_n >= $MINSIZE) {
+            tg_red_${K}_par par = {&pl, acc, NULL, n};
             if (pl.red[L] && n_outer == 1) {
-                const int64_t B = 32768, nb = (n + B - 1) / B;
-                $ACC *part = ($ACC *)malloc((size_t)nb * sizeof($ACC));
-                if (part == NULL) return tg_error(ctx, "out of memory in a reduction");
-                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
-                for (int64_t b = 0; b < nb; b++)
-                    part[b] = tg_red_${K}_run(pl.base + b * B * pl.ist[L],
-                                           (b + 1) * B < n ? B : n - b * B, pl.ist[L]);
-                for (int64_t b = 0; b < nb; b++) acc[0] = COMB(acc[0], part[b]);
-                free(part);
+                const int64_t nb = (n + 32767) / 32768;
+                par.part = ($ACC *)malloc((size_t)nb * sizeof($ACC));
+                if (par.part == NULL) return tg_error(ctx, "out of memory in a reduction");
+                tg_run(ctx, tg_red_${K}_stretches, &par, tg_threads(ctx));
+                for (int64_t b = 0; b < nb; b++) acc[0] = COMB(acc[0], par.part[b]);
+                free(par.part);
                 return 0;
             }
             if (pl.red[L] && all_kept) {
-                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
-                for (int64_t it = 0; it < n_outer; it++) {
-                    int64_t io, oo;
-                    tg_rplan_at(&pl, L, it, &io, &oo);
-                    const $ACC r = tg_red_${K}_run(pl.base + io, n, pl.ist[L]);
-                    acc[oo] = COMB(acc[oo], r);
-                }
+                par.n = n_outer;
+                tg_run(ctx, tg_red_${K}_outputs, &par, tg_threads(ctx));
                 return 0;
             }
             if (!pl.red[L] && n >= 256) {
-                const int64_t B = 128, nb = (n + B - 1) / B;
-                #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
-                for (int64_t b = 0; b < nb; b++)
-                    tg_red_${K}_walk(&pl, acc, b * B, (b + 1) * B < n ? (b + 1) * B : n);
+                tg_run(ctx, tg_red_${K}_columns, &par, tg_threads(ctx));
                 return 0;
             }
         }
@@ -304,7 +340,7 @@ _OMP_TEMPLATE = r"""
 # module compiles a fraction of the general code (the general Sum node cost 0.29 s of gcc).
 # With config.openmp a long vector is reduced in the blocks of the general code's parallel
 # case, combined in the same order, so the two give the same sums.
-_VECTOR_TEMPLATE = _RUN_TEMPLATE + r"""
+_VECTOR_TEMPLATE = _RUN_TEMPLATE + r"""$BLOCKS
 static int tg_red_${K}(tg_ctx *ctx, const tg_array *x, $ACC *acc)
 {
     const int64_t n = x->shape[0], st = x->strides[0];
@@ -315,18 +351,32 @@ static int tg_red_${K}(tg_ctx *ctx, const tg_array *x, $ACC *acc)
 }
 """
 
-_VECTOR_OMP = r"""
+_VECTOR_BLOCKS = r"""
+/* what the blocks of a parallel whole-vector reduction share */
+typedef struct { const char *data; int64_t n, st; $ACC *part; } tg_red_${K}_par;
+
+static void tg_red_${K}_stretches(void *arg, int k, int nk)
+{
+    const tg_red_${K}_par *a = (const tg_red_${K}_par *)arg;
+    const int64_t B = 32768, n = a->n, nb = (n + B - 1) / B;
+    int64_t lo, hi;
+    tg_split_block(nb, k, nk, &lo, &hi);
+    for (int64_t b = lo; b < hi; b++)
+        a->part[b] = tg_red_${K}_run(a->data + b * B * a->st, (b + 1) * B < n ? B : n - b * B,
+                                     a->st);
+}
+"""
+
+_VECTOR_PARALLEL = r"""
     if (n >= $MINSIZE) {
-        const int64_t B = 32768, nb = (n + B - 1) / B;
-        $ACC *part = ($ACC *)malloc((size_t)nb * sizeof($ACC));
-        if (part == NULL) return tg_error(ctx, "out of memory in a reduction");
-        #pragma omp parallel for schedule(static) num_threads(tg_omp_threads(ctx))
-        for (int64_t b = 0; b < nb; b++)
-            part[b] = tg_red_${K}_run(x->data + b * B * st, (b + 1) * B < n ? B : n - b * B, st);
+        const int64_t nb = (n + 32767) / 32768;
+        tg_red_${K}_par par = {x->data, n, st, ($ACC *)malloc((size_t)nb * sizeof($ACC))};
+        if (par.part == NULL) return tg_error(ctx, "out of memory in a reduction");
+        tg_run(ctx, tg_red_${K}_stretches, &par, tg_threads(ctx));
         $ACC r = $IDENT;
-        for (int64_t b = 0; b < nb; b++) r = COMB(r, part[b]);
+        for (int64_t b = 0; b < nb; b++) r = COMB(r, par.part[b]);
         acc[0] = r;
-        free(part);
+        free(par.part);
         return 0;
     }
 """
@@ -340,11 +390,12 @@ def _reduce_support(kind: str, in_dtype: str, acc: str, vector: bool = False) ->
 
     name = f"{kind}_{in_dtype}_{acc}" + ("_vec" if vector else "")
     ctype = cd.compute_type(acc)
-    template, omp = (_VECTOR_TEMPLATE, _VECTOR_OMP) if vector else (_REDUCE_TEMPLATE,
-                                                                      _OMP_TEMPLATE)
-    omp = omp if config.openmp else ""
+    template, blocks, parallel = ((_VECTOR_TEMPLATE, _VECTOR_BLOCKS, _VECTOR_PARALLEL) if vector
+                                  else (_REDUCE_TEMPLATE, _PARALLEL_BLOCKS, _PARALLEL))
+    if not config.openmp:
+        blocks = parallel = ""
     extremum = kind in ("max", "min") and cd.is_float(acc)
-    text = template.replace("$PARALLEL", omp).replace(
+    text = template.replace("$PARALLEL", parallel).replace("$BLOCKS", blocks).replace(
         "$BLOCK", _EXTREMUM_BLOCK if extremum else _LANES_BLOCK)
     text = _replace_calls(text, "LOAD", lambda v: f"(({ctype}){v})")
     text = _replace_calls(text, "COMB", lambda a, b: _combine(kind, acc, a, b))
@@ -394,8 +445,8 @@ class CAReduceC(CImplementation):
         in_dtype = node.inputs[0].type.dtype
         acc = acc_dtype(op, in_dtype)
         if _whole_vector(op, node):
-            return THREADS_SUPPORT + _reduce_support(_kind(op.scalar_op), in_dtype, acc, True)[0]
-        return THREADS_SUPPORT + read_c("reduction_plan.h") + _reduce_support(
+            return _reduce_support(_kind(op.scalar_op), in_dtype, acc, True)[0]
+        return read_c("reduction_plan.h") + _reduce_support(
             _kind(op.scalar_op), in_dtype, acc)[0]
 
     def code(self, op, node, name, inputs, outputs, sub):

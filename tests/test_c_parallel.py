@@ -1,14 +1,19 @@
-"""Parallel regions: their thread count (the process's CPUs, capped by a cgroup CPU quota) and
-the thread pool they run on (pool.h: no libgomp, the caller runs blocks no worker took)."""
+"""Parallel loops: their thread count (config.pool__threads: OMP_NUM_THREADS, else the
+process's CPUs capped by a cgroup CPU quota), the thread pool they run on (pool.h: the caller
+runs blocks no worker took; its tuning from the pool__* flags), and what modules link: no
+OpenMP runtime, no OpenMP symbols."""
 
+import glob
 import os
+import re
+import shutil
+import subprocess
 import textwrap
 
 import numpy as np
 import pytest
 
-from tensorgraph import cpus
-from tensorgraph.link.c import openmp
+from tensorgraph import configdefaults, cpus
 
 
 def write(path, text):
@@ -42,16 +47,28 @@ def test_usable_cpus_is_capped_by_the_quota(monkeypatch):
     assert cpus.usable_cpus() == mask
 
 
-def test_omp_num_threads_sets_the_count(monkeypatch):
+def test_omp_num_threads_sets_the_default_thread_count(monkeypatch):
+    """The config reads OMP_NUM_THREADS (the only place that does) for pool__threads."""
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert openmp.region_threads() == 3
+    assert configdefaults._default_threads() == 3
     monkeypatch.setenv("OMP_NUM_THREADS", "5,2")
-    assert openmp.region_threads() == 5
+    assert configdefaults._default_threads() == 5
     for unusable in ("0", "many", ""):
         monkeypatch.setenv("OMP_NUM_THREADS", unusable)
-        assert openmp.region_threads() == cpus.usable_cpus()
+        assert configdefaults._default_threads() == cpus.usable_cpus()
     monkeypatch.delenv("OMP_NUM_THREADS")
-    assert openmp.region_threads() == cpus.usable_cpus()
+    assert configdefaults._default_threads() == cpus.usable_cpus()
+
+
+def test_only_the_config_reads_omp_num_threads():
+    import tensorgraph
+
+    root = os.path.dirname(tensorgraph.__file__)
+    readers = [os.path.relpath(path, root)
+               for path in glob.glob(os.path.join(root, "**", "*.py"), recursive=True)
+               if "OMP_NUM_THREADS" in open(path, encoding="utf-8").read()
+               and re.search(r"environ", open(path, encoding="utf-8").read())]
+    assert readers == ["configdefaults.py"]
 
 
 _POOL_SCRIPT = """
@@ -71,8 +88,8 @@ _POOL_SCRIPT = """
 """
 
 
-def test_regions_run_on_the_pool_without_libgomp(run_python):
-    """Eight blocks per region on two cores: every block runs once (results match numpy), the
+def test_loops_run_on_the_pool_without_libgomp(run_python):
+    """Eight blocks per loop on two cores: every block runs once (results match numpy), the
     workers take part, and libgomp is never loaded."""
     code = textwrap.dedent(_POOL_SCRIPT) + textwrap.dedent("""
         for _ in range(200):
@@ -85,6 +102,9 @@ def test_regions_run_on_the_pool_without_libgomp(run_python):
         print("ok")
     """)
     done = run_python("-c", code, env={"OMP_NUM_THREADS": "8"})
+    assert done.stdout.strip() == "ok", done.stderr
+    done = run_python("-c", code, env={"OMP_NUM_THREADS": "",
+                                       "TENSORGRAPH_FLAGS": "pool__threads=8"})
     assert done.stdout.strip() == "ok", done.stderr
 
 
@@ -125,8 +145,8 @@ def test_the_pool_under_threads_and_fork(run_python):
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_on_one_cpu_the_caller_runs_regions_alone(run_python):
-    """A worker that shares the caller's only CPU (the busy machine in miniature): regions
+def test_on_one_cpu_the_caller_runs_loops_alone(run_python):
+    """A worker that shares the caller's only CPU (the busy machine in miniature): loops
     still give numpy's results, and the caller runs most blocks itself instead of waiting for
     a worker the scheduler does not run."""
     if not hasattr(os, "sched_setaffinity"):
@@ -143,14 +163,36 @@ def test_on_one_cpu_the_caller_runs_regions_alone(run_python):
     assert done.stdout.strip() == "ok", done.stderr
 
 
+def test_the_pool_takes_its_tuning_from_the_flags(run_python):
+    """pool__* flags reach the pool when a function is linked: on one CPU, after one job its
+    workers were absent from (pool__absent_jobs=1), the caller runs the next 100000 jobs alone
+    (pool__pause_jobs) without publishing them; with the defaults it tries the workers again
+    after 8 absent jobs and a pause of 16."""
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("needs sched_setaffinity")
+    code = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n" + \
+        textwrap.dedent(_POOL_SCRIPT) + textwrap.dedent("""
+        for _ in range(100):
+            check()
+        print(pool_stats()["jobs"])
+    """)
+    paused = "pool__absent_jobs=1,pool__pause_jobs=100000,pool__max_pause_jobs=100000"
+    jobs = []
+    for flags in (paused, ""):
+        done = run_python("-c", code, env={"OMP_NUM_THREADS": "2", "TENSORGRAPH_FLAGS": flags})
+        assert done.returncode == 0, done.stderr
+        jobs.append(int(done.stdout.strip()))
+    assert jobs[0] <= 5 and jobs[1] >= 20, jobs
+
+
 def test_a_one_cpu_quota_runs_parallel_code_on_one_thread(run_python):
     """With the count forced to one, split products and loops still give numpy's results."""
     code = """if True:
         import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt
-        from tensorgraph import cpus
-        from tensorgraph.link.c import openmp
+        from tensorgraph import configdefaults, cpus
         cpus.cgroup_cpu_limit = lambda: 1.0
-        assert openmp.region_threads() == 1
+        assert configdefaults._default_threads() == 1
+        tg.config.pool__threads = 1
         tg.config.openmp = True
         tg.config.openmp_elemwise_minsize = 10
         x = tt.matrix("x", dtype="float64")
@@ -160,11 +202,11 @@ def test_a_one_cpu_quota_runs_parallel_code_on_one_thread(run_python):
             np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-9)
         print("ok")
     """
-    done = run_python("-c", code)
+    done = run_python("-c", code, env={"OMP_NUM_THREADS": ""})
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_thread_support_compiles_with_and_without_openmp():
+def test_parallel_loops_compile_with_and_without_openmp():
     import tensorgraph
     import tensorgraph.tensor as tt
     from tensorgraph import config

@@ -187,3 +187,13 @@ def test_convert_to_dtype_ops():
     np.testing.assert_array_equal(fn([x], tm._convert_to_int16(x))(np.array([1.7, -2.2])),
                                   [1, -2])
     assert tm._convert_to_complex128(x).dtype == "complex128"
+
+
+def test_allclose_helper_uses_the_less_precise_dtype():
+    from tensorgraph.tensor.math import _allclose
+
+    a = np.array([1.0, 2.0], dtype="float64")
+    assert _allclose(a, a + 1e-9) and not _allclose(a, a + 1e-6)
+    assert _allclose(a.astype("float32"), a + 1e-6)          # float32's tolerance
+    assert _allclose(a.astype("float16"), a + 1e-3)
+    assert not _allclose(a, a + 1e-3, rtol=0, atol=1e-4)

@@ -279,6 +279,20 @@ def tensor_copy(x):
 
 identity = tensor_copy
 
+def _allclose(a, b, rtol=None, atol=None) -> bool:
+    """Whether the arrays ``a`` and ``b`` are equal within the tolerances of the less precise
+    of their dtypes (float16, float32 or float64, as DebugMode compares computed values);
+    ``rtol``/``atol`` override them. (PyTensor's test helpers compare results with it.)"""
+    from tensorgraph.tensor.type import _float_tolerances
+
+    a, b = np.asarray(a), np.asarray(b)
+    precisions = {"float16": 0, "float32": 1, "complex64": 1}
+    dtype = min((a.dtype.name, b.dtype.name), key=lambda d: precisions.get(d, 2))
+    default_rtol, default_atol = _float_tolerances(dtype)
+    return bool(np.allclose(a, b, rtol=default_rtol if rtol is None else rtol,
+                            atol=default_atol if atol is None else atol))
+
+
 # -- PyTensor's and numpy's other names ---------------------------------------------------------
 
 power = pow

@@ -16,30 +16,18 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 
-__all__ = ["Assert", "assert_op"]
+__all__ = ["Assert", "CheckAndRaise", "assert_op"]
 
 
 #: what a failing Assert may raise (the C names it by message prefix, see link/c/linkers.py)
 ERRORS = {"AssertionError": AssertionError, "ValueError": ValueError}
 
 
-class Assert(Op):
-    """``Assert(msg, error='AssertionError')(x, *conditions)``: ``x`` (a view of it) when every
-    0-d condition is true, else ``error(msg)``."""
+class _Check(Op):
+    """``x`` passed through (a view) once every 0-d bool condition holds; subclasses say what
+    is raised otherwise (``_failure``)."""
 
-    __props__ = ("msg", "error")
     view_map = {0: [0]}
-
-    def __init__(self, msg: str = "assertion failed", error: str = "AssertionError"):
-        if not isinstance(msg, str):
-            raise TypeError(f"Assert needs a str message, got {type(msg).__name__}")
-        if error not in ERRORS:
-            raise ValueError(f"Assert: error must be one of {', '.join(ERRORS)}, got {error!r}")
-        self.msg = msg
-        self.error = error
-
-    def __str__(self):
-        return "Assert"
 
     def make_node(self, x, *conditions):
         from tensorgraph.tensor.basic import as_tensor_variable
@@ -48,14 +36,15 @@ class Assert(Op):
         conds = [as_tensor_variable(c) for c in conditions]
         for c in conds:
             if c.ndim != 0 or c.dtype != "bool":
-                raise TypeError(f"Assert: conditions must be 0-d bool tensors, got {c} ({c.type})")
+                raise TypeError(f"{self}: conditions must be 0-d bool tensors, got {c} "
+                                f"({c.type})")
         return Apply(self, [x, *conds], [x.type()])
 
     def perform(self, node, inputs, output_storage):
         x, *conds = inputs
         for k, c in enumerate(conds):
             if not bool(np.asarray(c)):
-                raise ERRORS[self.error](f"{self.msg} (condition {k} is false)")
+                raise self._failure(k)
         output_storage[0][0] = x
 
     def infer_shape(self, fgraph, node, input_shapes):
@@ -68,6 +57,50 @@ class Assert(Op):
         from tensorgraph.gradient import disconnected_type
 
         return [output_grads[0]] + [disconnected_type() for _ in inputs[1:]]
+
+
+class CheckAndRaise(_Check):
+    """PyTensor's general check: ``CheckAndRaise(exc_type, msg)(x, *conditions)`` is ``x``
+    when every condition holds, else ``exc_type(msg)`` (any exception class). It runs in
+    Python; ``Assert`` (AssertionError or ValueError) also has C."""
+
+    __props__ = ("exc_type", "msg")
+
+    def __init__(self, exc_type, msg: str = ""):
+        if not (isinstance(exc_type, type) and issubclass(exc_type, Exception)):
+            raise TypeError(f"CheckAndRaise needs an exception class, got {exc_type!r}")
+        if not isinstance(msg, str):
+            raise TypeError(f"CheckAndRaise needs a str message, got {type(msg).__name__}")
+        self.exc_type = exc_type
+        self.msg = msg
+
+    def __str__(self):
+        return f"CheckAndRaise{{{self.exc_type.__name__}}}"
+
+    def _failure(self, k):
+        return self.exc_type(self.msg)
+
+
+class Assert(CheckAndRaise):
+    """``Assert(msg, error='AssertionError')(x, *conditions)``: ``x`` (a view of it) when every
+    0-d condition is true, else ``error(msg)``."""
+
+    __props__ = ("msg", "error")
+
+    def __init__(self, msg: str = "assertion failed", error: str = "AssertionError"):
+        if not isinstance(msg, str):
+            raise TypeError(f"Assert needs a str message, got {type(msg).__name__}")
+        if error not in ERRORS:
+            raise ValueError(f"Assert: error must be one of {', '.join(ERRORS)}, got {error!r}")
+        self.msg = msg
+        self.error = error
+        self.exc_type = ERRORS[error]
+
+    def __str__(self):
+        return "Assert"
+
+    def _failure(self, k):
+        return self.exc_type(f"{self.msg} (condition {k} is false)")
 
 
 def assert_op(x, *conditions, msg: str = "assertion failed", error: str = "AssertionError"):

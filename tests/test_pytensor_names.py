@@ -357,3 +357,72 @@ def test_verify_grad_broadcasts_size_one_dimensions_and_takes_zero_gradients():
     verify_grad(lambda a, b: a * b, [rng.random((3, 5)), rng.random((1, 5))], rng=rng)
     for op in (tt.floor, tt.sign):
         verify_grad(op, [rng.random((3, 4)) + 0.1], rng=rng)
+
+
+# -- linker and op classes users construct ----------------------------------------------------
+
+
+def test_linker_classes_stand_for_tensorgraph_linkers():
+    from tensorgraph.link.basic import CLinker, OpWiseCLinker, PerformLinker, VMLinker
+
+    expected = {PerformLinker(): "py", VMLinker(c_thunks=False): "vm",
+                VMLinker(use_cloop=True): "cvm", VMLinker(allow_gc=False, use_cloop=True):
+                "cvm_nogc", CLinker(): "c", OpWiseCLinker(): "c|py"}
+    x = tt.dvector("x")
+    for linker, name in expected.items():
+        assert linker.name == name
+        mode = Mode(linker=linker, optimizer="fast_run")
+        assert mode.linker_name == name and mode == Mode(name, "fast_run")
+        np.testing.assert_allclose(tg.function([x], tt.exp(x), mode=mode)([0.0]), [1.0])
+    assert VMLinker(use_cloop=True).clone(allow_gc=False).name == "cvm_nogc"
+    with pytest.raises(NotImplementedError, match="MonitorMode"):
+        VMLinker(callback=print)
+
+
+def test_check_and_raise_raises_the_exception_it_is_given():
+    from tensorgraph.raise_op import Assert, CheckAndRaise, assert_op
+
+    x = tt.dvector("x")
+    y = CheckAndRaise(NotImplementedError, "x must be positive")(x, tt.all(x > 0))
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = tg.function([x], y * 2, mode=mode)
+        np.testing.assert_array_equal(f([1.0, 2.0]), [2.0, 4.0])
+        with pytest.raises(NotImplementedError, match="x must be positive"):
+            f([-1.0])
+    assert isinstance(assert_op(x, tt.all(x > 0)).owner.op, CheckAndRaise)
+    assert Assert("m").exc_type is AssertionError
+    assert CheckAndRaise(ValueError, "a") == CheckAndRaise(ValueError, "a")
+    assert CheckAndRaise(ValueError, "a") != CheckAndRaise(KeyError, "a")
+    with pytest.raises(TypeError, match="exception class"):
+        CheckAndRaise("ValueError", "a")
+
+
+def test_as_op_and_deep_copy_op():
+    from tensorgraph.compile.ops import DeepCopyOp, as_op, deep_copy_op
+
+    @as_op(itypes=[tt.dmatrix], otypes=[tt.dvector])
+    def row_sums(a):
+        return a.sum(axis=1)
+
+    x = tt.dmatrix("x")
+    f = tg.function([x], row_sums(x) * 2)
+    np.testing.assert_array_equal(f(np.ones((2, 3))), [6.0, 6.0])
+    with pytest.raises(TypeError, match="input 0 must have type"):
+        row_sums(tt.dvector("v"))
+
+    @as_op(itypes=[tt.dvector], otypes=[tt.dvector])
+    def wrong(a):
+        return a.reshape(1, -1)
+
+    v = tt.dvector("v")
+    with pytest.raises(TypeError, match="does not fit"):
+        tg.function([v], wrong(v))([1.0])
+    with pytest.raises(TypeError, match="must be types"):
+        as_op(itypes=["float64"], otypes=[tt.dvector])
+    copied = deep_copy_op(x)
+    assert isinstance(copied.owner.op, DeepCopyOp)
+    value = np.ones((2, 2))
+    out = tg.function([x], copied, mode="FAST_RUN")(value)
+    assert not np.shares_memory(out, value) and (out == value).all()
+    g = tg.grad(deep_copy_op(x).sum(), x)
+    np.testing.assert_array_equal(tg.function([x], g)(value), np.ones((2, 2)))

@@ -11,6 +11,9 @@ with ``register_linker`` instead of editing the modes:
   ends 'jax' and 'numba' (``link/jax``, ``link/numba``; they import their library only when
   a graph is linked). Their modules are listed in ``_LAZY_LINKER_MODULES`` so that asking for
   one of these names imports it on demand.
+
+``tensorgraph.link.basic`` has the linker classes PyTensor code constructs (``PerformLinker``,
+``VMLinker``, ``CLinker``, ``OpWiseCLinker``), each standing for one of these names.
 """
 
 from __future__ import annotations

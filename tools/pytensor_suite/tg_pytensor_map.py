@@ -90,6 +90,10 @@ NAMES: dict[str, str] = {
     "pytensor.graph.features.BadOptimization": "tensorgraph.compile.debugmode:BadOptimization",
     "pytensor.graph.null_type.NullType": "tensorgraph.gradient:NullType",
     "pytensor.link.basic.Container": "tensorgraph.compile.sharedvalue:Container",
+    # the linker classes users construct are in tensorgraph.link.basic (link/c holds the C
+    # backend's own linker implementation, whose CLinker takes other arguments)
+    "pytensor.link.c.basic.CLinker": "tensorgraph.link.basic:CLinker",
+    "pytensor.link.c.basic.OpWiseCLinker": "tensorgraph.link.basic:OpWiseCLinker",
 }
 
 # Probe mode only: data names tensorgraph lacks that test modules compute with while they are

@@ -538,3 +538,27 @@ def check_random_graph(mode, graph, seed):
     out = pool[-1] + sum(tt.sum(v) for v in pool[:len(inputs)]) * 0
     reference = get_mode(mode).clone(linker="py")
     return compare(mode, inputs, {"random graph": out}, values, reference=reference)
+
+
+def check_ops_the_rewrites_remove(linker):
+    """The ops as the user wrote them (no rewrites, so TensorDot, explicit BLAS ops, second,
+    identity stay), against FAST_COMPILE's numpy: the back end must run them too."""
+    from tensorgraph.compile.mode import Mode
+    from tensorgraph.tensor.blas import dot22, gemm, gemv
+
+    rng = np.random.default_rng(4)
+    A, B = tt.matrix("A"), tt.matrix("B")
+    v, y = tt.vector("v"), tt.vector("y")
+    S = tt.tensor3("S")
+    a, b = tt.scalar("a"), tt.scalar("b")
+    outputs = {"tensordot": tt.tensordot(S, A, axes=[[2], [0]]),
+               "tensordot 2 axes": tt.tensordot(S, S, axes=[[1, 2], [1, 2]]),
+               "gemv": gemv(y, a, A, v, b), "gemv beta 0": gemv(y, a, A, v, 0.0),
+               "gemm": gemm(B, a, A, A.T, b), "dot22": dot22(A, A.T),
+               "second": tt.second(A, v[0]), "exp(log(A))": tt.exp(tt.log(abs(A) + 1)),
+               "x - x": A - A, "sum(x*0)": (A * 0).sum()}
+    values = [rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3),
+              rng.normal(size=3), rng.normal(size=(2, 3, 3)), np.asarray(0.5),
+              np.asarray(2.0)]
+    return compare(Mode(linker, None), [A, B, v, y, S, a, b], outputs, values,
+                   reference="FAST_COMPILE")

@@ -127,3 +127,22 @@ def test_a_stepper_of_a_whole_graph_function_says_why_it_cannot_step(mode):
     f = tg.function([x], tt.exp(x).sum(), mode=mode)
     with pytest.raises(TypeError, match="runs the whole graph as one .* program"):
         f.stepper(np.ones(3))
+
+
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_path):
+    import pickle
+
+    x = tt.vector("x")
+    w = tg.shared(np.arange(3.0), name="w")
+    f = tg.function([x], tt.dot(w, x), updates=[(w, w * 2)], mode=mode, name="f")
+    assert f(np.ones(3)) == 3.0
+    g = f.copy(swap={w: tg.shared(np.ones(3), name="w2")})
+    assert g(np.ones(3)) == 3.0 and f.copy(share_memory=True)(np.ones(3)) == 6.0
+    (tmp_path / "f.pkl").write_bytes(pickle.dumps(f))
+    code = ("import pickle, numpy as np\n"
+            f"f = pickle.loads(open({str(tmp_path / 'f.pkl')!r}, 'rb').read())\n"
+            "print(f(np.ones(3)), f(np.ones(3)), f.maker.mode.linker_name)\n")
+    proc = run_python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]

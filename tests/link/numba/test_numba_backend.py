@@ -189,3 +189,7 @@ def test_a_missing_numba_names_the_extra(run_python):
 @given(graph=checks.random_graph_strategy(), seed=st.integers(0, 2 ** 16))
 def test_random_graphs_match_perform(graph, seed):
     checks.check_random_graph(MODE, graph, seed)
+
+
+def test_ops_the_rewrites_remove_run_too():
+    checks.check_ops_the_rewrites_remove("numba")

@@ -249,11 +249,20 @@ class PathParam(ConfigParam):
 class ModeParam(ConfigParam):
     """A compilation mode: one of the named modes, or a ``Mode`` instance.
 
-    ``Mode`` is imported only when a non-string value arrives, so reading the flag never
-    pulls in the compiler.
+    The compile layer registers its ``Mode`` class (``accept_instances_of``) when it is
+    imported: this module never imports the compiler, and no ``Mode`` instance can exist
+    before that registration.
     """
 
     type_name = "mode"
+    #: the classes whose instances the flag takes as they are (``tensorgraph.compile.mode.Mode``)
+    instance_types: tuple[type, ...] = ()
+
+    @classmethod
+    def accept_instances_of(cls, mode_class: type) -> None:
+        """Let the flag take instances of ``mode_class`` (called by ``tensorgraph.compile.mode``)."""
+        if mode_class not in cls.instance_types:
+            cls.instance_types += (mode_class,)
 
     def __init__(self, choices: tuple[str, ...], doc: str, **kw):
         super().__init__(choices[0], doc, **kw)
@@ -268,9 +277,7 @@ class ModeParam(ConfigParam):
             if spelled:
                 return spelled[0]
             raise ValueError("")
-        from tensorgraph.compile.mode import Mode
-
-        if isinstance(value, Mode):
+        if isinstance(value, self.instance_types):
             return value
         raise ValueError(f"expected a mode name or a Mode instance, got {type(value).__name__}")
 
@@ -662,6 +669,6 @@ class ChangeFlags:
 
 def change_flags(*args: Mapping[str, Any], **kwargs: Any) -> ChangeFlags:
     """``tensorgraph.config.change_flags``, importable from here as in PyTensor."""
-    from tensorgraph import config
+    from tensorgraph.configdefaults import config
 
     return config.change_flags(*args, **kwargs)

@@ -38,6 +38,7 @@ Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: it calls
 from __future__ import annotations
 
 from tensorgraph import link
+from tensorgraph.configparser import ModeParam
 
 #: linkers of the C backend, and the Python linker standing in for each while it is absent
 _PYTHON_FALLBACK = {"cvm": "vm", "cvm_nogc": "vm_nogc", "c|py": "vm", "c|py_nogc": "vm_nogc",
@@ -218,6 +219,8 @@ class Mode:
         return (f"{type(self).__name__}(linker={self.linker_name!r}, "
                 f"optimizer={self.optimizer!r}){tags}")
 
+
+ModeParam.accept_instances_of(Mode)  # config.mode = Mode(...): configparser cannot import Mode
 
 # ----------------------------------------------------------------------------------------------
 # Named modes

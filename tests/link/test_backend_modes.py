@@ -146,3 +146,14 @@ def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_
     proc = run_python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]
+
+
+@pytest.mark.parametrize("mode,backend", [("JAX", "JAX"), ("NUMBA", "Numba")])
+def test_a_scan_is_named_as_not_supported_yet(mode, backend):
+    from tensorgraph.link.backend import UnsupportedOpsError
+
+    x = tt.vector("x")
+    out, _ = tg.scan(lambda v, acc: acc + v, sequences=[x], outputs_info=[tt.constant(0.0)])
+    with pytest.raises(UnsupportedOpsError,
+                       match=f"scan loops are not supported by the {backend} back end yet"):
+        tg.function([x], out[-1], mode=mode)

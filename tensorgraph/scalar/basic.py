@@ -215,10 +215,29 @@ class ScalarOp(Op):
         raise NotImplementedError(f"the scalar op {self.name} has no gradient")
 
 
-def _tt():
-    from tensorgraph.tensor import math
+# A scalar op's gradient is a tensor graph (``Elemwise.L_op`` asks its scalar op for it), built
+# with the tensor layer's operations. The scalar layer cannot import that higher layer: the
+# tensor layer registers them here when it is imported (``tensorgraph.tensor.math``), which
+# always happens before a gradient is asked for (``grad`` and ``Elemwise`` import it).
+_tensor_ops: dict = {}
 
-    return math
+
+def register_tensor_ops(math, constant) -> None:
+    """Give scalar gradients the tensor layer's ``math`` module (``mul``, ``switch``, ...) and
+    ``constant(array)``; called by ``tensorgraph.tensor.math``."""
+    _tensor_ops.update(math=math, constant=constant)
+
+
+def _tensor_op(name: str):
+    try:
+        return _tensor_ops[name]
+    except KeyError:
+        raise RuntimeError("scalar gradients are tensor graphs: import tensorgraph.tensor "
+                           "before asking a scalar op for its gradient") from None
+
+
+def _tt():
+    return _tensor_op("math")
 
 
 class Add(ScalarOp):

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.scalar.basic import (
-    COMPLEX, ScalarOp, bool_out, same_out, upcast, upcast_out, upcast_out_nobool,
-    upgrade_to_float,
+    COMPLEX, ScalarOp, _tensor_op, _tt, bool_out, same_out, upcast, upcast_out,
+    upcast_out_nobool, upgrade_to_float,
 )
 
 __all__ = [
@@ -46,17 +46,9 @@ __all__ = [
 ]
 
 
-def _tt():
-    from tensorgraph.tensor import math
-
-    return math
-
-
 def _const(value, dtype: str):
     """A tensor constant of exactly ``dtype`` (so gradients do not upcast float32 graphs)."""
-    from tensorgraph.tensor.basic import constant
-
-    return constant(np.asarray(value, dtype=dtype))
+    return _tensor_op("constant")(np.asarray(value, dtype=dtype))
 
 
 def _grad_dtype(var) -> str:

@@ -12,16 +12,20 @@ documented in ``tensorgraph.scalar.math``.
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 import numpy as np
 
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
-from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor import scalar_special as _special
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.type import normalize_dtype
+
+# scalar gradients are tensor graphs written with this module (the scalar layer cannot import it)
+ps.register_tensor_ops(sys.modules[__name__], constant)
 
 __all__ = [
     "add", "mul", "sub", "neg", "true_div", "cast",

@@ -239,3 +239,36 @@ def ifelse(condition, then_branch, else_branch, name: str | None = None):
     op = IfElse(len(pairs), name=name)
     outs = _as_list(op(condition, *[t for t, _ in pairs], *[e for _, e in pairs]))
     return outs[0] if single else outs
+
+
+def _register_view_rewrite():
+    """FAST_RUN makes each ``IfElse`` hand out the chosen input itself (``as_view``) instead of
+    a copy, as PyTensor does. It runs after the inplace phase, so it never takes an inplace
+    opportunity from the nodes reading the ``ifelse`` (their destroy handler vetoes a view
+    of a value they overwrite: that ``IfElse`` keeps copying)."""
+    from tensorgraph.rewriting.basic import NodeRewriter
+    from tensorgraph.rewriting.db import WalkerDB
+    from tensorgraph.rewriting.destroyhandler import DestroyHandler
+    from tensorgraph.rewriting.optdb import optdb
+
+    class IfElseAsView(NodeRewriter):
+        name = "ifelse_as_view"
+
+        def tracks(self):
+            return [IfElse]
+
+        def add_requirements(self, fgraph):
+            DestroyHandler.attach_to(fgraph)
+
+        def transform(self, fgraph, node):
+            op = node.op
+            if op.as_view:
+                return None
+            return _as_list(IfElse(op.n_outs, as_view=True, name=op.name)(*node.inputs))
+
+    phase = WalkerDB(order="in_to_out")
+    optdb.register("ifelse_view", phase, "fast_run", "inplace", position=7.5)
+    phase.register("ifelse_as_view", IfElseAsView(), "fast_run", "inplace")
+
+
+_register_view_rewrite()

@@ -426,3 +426,67 @@ def test_as_op_and_deep_copy_op():
     assert not np.shares_memory(out, value) and (out == value).all()
     g = tg.grad(deep_copy_op(x).sum(), x)
     np.testing.assert_array_equal(tg.function([x], g)(value), np.ones((2, 2)))
+
+
+# -- features, aliases, ifelse views, generic values ------------------------------------------
+
+
+def test_no_output_from_inplace_keeps_an_output_out_of_inplace_ops():
+    from tensorgraph.compile.mode import AddFeatureOptimizer
+    from tensorgraph.rewriting.destroyhandler import NoOutputFromInplace
+
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    b, c = tt.tanh(tt.dot(x, y)), tt.tanh(tt.dot(2 * x, y))
+
+    def destroyed(f):
+        return [bool(o.owner.op.destroy_map) for o in f.maker.fgraph.outputs]
+
+    assert destroyed(tg.function([x, y], [b, c], mode=Mode("py", "fast_run"))) == [True, True]
+    mode = Mode("py", "fast_run").register((AddFeatureOptimizer(NoOutputFromInplace([1])), 6.5))
+    f = tg.function([x, y], [b, c], mode=mode)
+    assert destroyed(f) == [True, False]
+    a = np.ones((2, 2))
+    np.testing.assert_allclose(f(a, a)[1], np.tanh(4 * np.ones((2, 2))))
+    assert str(Mode("py", None)) == "Mode(linker=py, optimizer=None)"
+
+
+def test_pytensor_rewrite_names_are_aliases():
+    x = tt.dvector("x")
+    mode = Mode("py", "fast_run").excluding("inplace_elemwise_optimizer", "local_add_canonizer")
+    f = tg.function([x], tt.exp(x) + 1, mode=mode)
+    assert not any(n.op.destroy_map for n in f.maker.fgraph.toposort())
+    assert RewriteDatabaseQuery(include=["local_mul_canonizer"]).include == {
+        "local_mul_canonical"}
+
+
+def test_ifelse_hands_out_the_chosen_input_unless_a_reader_overwrites_it():
+    from tensorgraph.ifelse import IfElse, ifelse
+
+    x, y, c = tt.dvector("x"), tt.dvector("y"), tt.iscalar("c")
+    f = tg.function([c, x, y], ifelse(c, x, y), mode="FAST_RUN")
+    (node,) = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, IfElse)]
+    assert node.op.as_view
+    vx = np.ones(3)
+    out = f(1, vx, np.zeros(2))
+    assert (out == vx).all() and not np.shares_memory(out, vx)   # outputs are still copies
+    g = tg.function([c, x, y], tt.exp(ifelse(c, x * 2, y * 2)) + 1, mode="FAST_RUN")
+    (node,) = [n for n in g.maker.fgraph.toposort() if isinstance(n.op, IfElse)]
+    assert not node.op.as_view          # the exp+1 below writes into the if's output
+    np.testing.assert_allclose(g(0, vx, vx), np.exp(2 * vx) + 1)
+    compiled = tg.function([c, x, y], ifelse(c, x, y), mode="FAST_COMPILE")
+    assert not [n for n in compiled.maker.fgraph.toposort() if n.op.view_map]
+
+
+def test_generic_variables_hold_python_objects():
+    from tensorgraph.graph.type import generic
+    from tensorgraph.ifelse import ifelse
+
+    x, y, c = generic(), generic(), tt.iscalar("c")
+    f = tg.function([c, x, y], ifelse(c, x, y))
+    assert f(1, ["testX"], ["testY"]) == ["testX"] and f(0, ["testX"], ["testY"]) == ["testY"]
+    s = tg.shared("text", strict=True)
+    assert s.type == generic
+    s.set_value(88)
+    assert s.get_value() == 88
+    with pytest.raises(TypeError, match="cannot hold a value of type list"):
+        tg.shared([1, 2, 3])

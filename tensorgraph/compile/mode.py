@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from tensorgraph import link
 from tensorgraph.configparser import ModeParam
+from tensorgraph.rewriting.basic import GraphRewriter
 
 #: linkers of the C backend, and the Python linker standing in for each while it is absent
 _PYTHON_FALLBACK = {"cvm": "vm", "cvm_nogc": "vm_nogc", "c|py": "vm", "c|py_nogc": "vm_nogc",
@@ -213,6 +214,10 @@ class Mode:
     def __hash__(self):
         return hash((type(self), self.linker_name, self.optimizer, self._tags()))
 
+    def __str__(self):
+        """PyTensor's spelling: ``Mode(linker=py, optimizer=fast_run)``."""
+        return f"Mode(linker={self.linker_name}, optimizer={self.optimizer})"
+
     def __repr__(self):
         tags = "".join(f".{kind}({', '.join(map(repr, t))})" for kind, t in
                        zip(("including", "excluding", "requiring"), self._tags()) if t)
@@ -344,3 +349,19 @@ for _name in BACKEND_MODES:
 #: the named modes as instances, for ``function(..., mode=FAST_COMPILE)``
 FAST_COMPILE = get_mode("FAST_COMPILE")
 FAST_RUN = get_mode("FAST_RUN")
+
+
+class AddFeatureOptimizer(GraphRewriter):
+    """A graph rewriter that only attaches ``feature`` to the graph: PyTensor's way of adding
+    a feature at a position among the phases (``mode.register((AddFeatureOptimizer(f), 1.9))``,
+    e.g. ``NoOutputFromInplace`` before the inplace phase)."""
+
+    def __init__(self, feature):
+        self.feature = feature
+        self.name = f"AddFeatureOptimizer({type(feature).__name__})"
+
+    def add_requirements(self, fgraph):
+        fgraph.attach_feature(self.feature)
+
+    def apply(self, fgraph):
+        return 0

@@ -150,12 +150,27 @@ def shared_constructor(ctor):
     return ctor
 
 
+@shared_constructor
+def generic_constructor(value, name=None, strict=False, allow_downcast=None, borrow=False):
+    """Other Python objects (a string, a dict, a model object) are held as they are, in a
+    variable of type ``generic`` (tried after every other constructor). Lists, tuples and
+    arrays are not: a list of numbers is meant as a tensor more often than not, so it is
+    refused with the hint to pass ``np.asarray(value)`` (PyTensor would make it generic)."""
+    from tensorgraph.graph.type import generic
+
+    if isinstance(value, (list, tuple, np.ndarray, np.generic, int, float, complex)):
+        return NotImplemented      # numbers and sequences are tensors (or refused as such)
+    return SharedVariable(generic, value if borrow else copy.copy(value), strict=strict,
+                          allow_downcast=allow_downcast, name=name)
+
+
 def shared(value, name: str | None = None, strict: bool = False,
            allow_downcast: bool | None = None, borrow: bool = False, **kwargs) -> SharedVariable:
     """A shared variable holding ``value``.
 
     numpy arrays and numpy scalars keep their dtype, Python floats become ``config.floatX``
-    scalars, Python ints int64 scalars, Python bools bool scalars. The value is copied unless
+    scalars, Python ints int64 scalars, Python bools bool scalars; other objects (strings,
+    dicts; not lists) are held as they are, with type ``generic``. The value is copied unless
     ``borrow=True``. ``strict`` / ``allow_downcast`` decide what ``set_value`` accepts later.
     Extra keywords (e.g. ``shape=``) go to the constructor.
     """

@@ -54,3 +54,40 @@ class Type:
     def value_signature(self, data):
         """A hashable summary of ``data`` such that equal signatures mean equal values."""
         return data
+
+
+class Generic(Type):
+    """Any Python object: a string, a list, a dict, a model object. Values pass through as
+    they are (no conversion, whatever ``strict`` says); ``ifelse`` picks between them and a
+    shared variable may hold one (``shared('text')``). Tensors have ``TensorType``."""
+
+    def filter(self, data, strict: bool = False, allow_downcast: bool | None = None):
+        return data
+
+    def values_eq(self, a, b) -> bool:
+        try:
+            return bool(a == b)
+        except Exception:    # noqa: BLE001  (arrays compare elementwise, objects may refuse)
+            return a is b
+
+    def value_signature(self, data):
+        try:
+            hash(data)
+        except TypeError:
+            return ("unhashable", id(data))
+        return data
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __str__(self):
+        return "Generic"
+
+    __repr__ = __str__
+
+
+#: the type of generic variables (``generic()`` makes one), as in Theano / PyTensor
+generic = Generic()

@@ -27,7 +27,19 @@ from tensorgraph.rewriting.basic import (
     WalkingGraphRewriter,
 )
 
-__all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB"]
+__all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB",
+           "register_alias"]
+
+
+#: other names of rewrites and tags (PyTensor's spelling -> ours), see ``register_alias``
+ALIASES: dict[str, str] = {}
+
+
+def register_alias(alias: str, name: str) -> None:
+    """Let queries (and ``Mode.including/excluding``) say ``alias`` for the rewrite or tag
+    ``name``: PyTensor code names ``local_add_canonizer`` where the rewrite here is
+    ``local_add_canonical``."""
+    ALIASES[alias] = name
 
 
 def _tag_set(value, what: str) -> frozenset:
@@ -37,7 +49,7 @@ def _tag_set(value, what: str) -> frozenset:
         raise TypeError(f"RewriteDatabaseQuery({what}=...) takes a collection of tags, "
                         f"not the string {value!r}")
     # PyTensor code writes include=[None] for "no tag": None selects nothing, so drop it
-    return frozenset(t for t in value if t is not None)
+    return frozenset(ALIASES.get(t, t) for t in value if t is not None)
 
 
 class RewriteDatabaseQuery:
@@ -70,13 +82,14 @@ class RewriteDatabaseQuery:
 
     def including(self, *tags) -> RewriteDatabaseQuery:
         """Add ``tags`` to include (and take them out of exclude: asking for a tag wins)."""
-        return self._with(include=self.include | set(tags), exclude=self.exclude - set(tags))
+        tags = _tag_set(tags, "include")
+        return self._with(include=self.include | tags, exclude=self.exclude - tags)
 
     def excluding(self, *tags) -> RewriteDatabaseQuery:
-        return self._with(exclude=self.exclude | set(tags))
+        return self._with(exclude=self.exclude | _tag_set(tags, "exclude"))
 
     def requiring(self, *tags) -> RewriteDatabaseQuery:
-        return self._with(require=self.require | set(tags))
+        return self._with(require=self.require | _tag_set(tags, "require"))
 
     def register(self, *rewrites) -> RewriteDatabaseQuery:
         """A query that also runs these ``(graph rewriter, position)`` pairs."""
@@ -237,7 +250,7 @@ class RewriteDatabase:
         database here has (a misspelt tag would otherwise select or drop nothing, silently)."""
         known = self.known_tags()
         for tag in tags:
-            if tag not in known:
+            if ALIASES.get(tag, tag) not in known:
                 close = difflib.get_close_matches(tag, sorted(known), n=3)
                 hint = (f"did you mean {' or '.join(map(repr, close))}?" if close else
                         "optdb.describe() lists the rewrites, their tags and phases")

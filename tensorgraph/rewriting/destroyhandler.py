@@ -17,7 +17,7 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.fg import Feature
 from tensorgraph.graph.utils import InconsistencyError
 
-__all__ = ["DestroyHandler", "can_destroy"]
+__all__ = ["DestroyHandler", "NoOutputFromInplace", "can_destroy"]
 
 
 def can_destroy(fgraph, node, i: int, graph_inputs=None) -> str | None:
@@ -76,3 +76,20 @@ class DestroyHandler(Feature):
                     if why is not None:
                         raise InconsistencyError(
                             f"{node} would overwrite its input {i} ({node.inputs[i]}), but {why}")
+
+
+class NoOutputFromInplace(Feature):
+    """Graph outputs (by position) that no inplace op may compute: with this feature attached
+    before the inplace phase (``Mode.register((AddFeatureOptimizer(feature), position))``),
+    the inplace rewrites leave the nodes computing them as they are, so the value handed out
+    was never written over an input's buffer."""
+
+    def __init__(self, protected_out_ids):
+        self.protected = tuple(int(i) for i in protected_out_ids)
+
+    def validate(self, fgraph):
+        for i in self.protected:
+            out = fgraph.outputs[i]
+            node = out.owner
+            if node is not None and node.op.destroy_map.get(node.outputs.index(out)):
+                raise InconsistencyError(f"output {i} ({out}) may not be computed inplace")

@@ -26,7 +26,7 @@ the helpers below; modes load them on first compile.
 
 from __future__ import annotations
 
-from tensorgraph.rewriting.db import EquilibriumDB, SequenceDB, WalkerDB
+from tensorgraph.rewriting.db import EquilibriumDB, SequenceDB, WalkerDB, register_alias
 from tensorgraph.rewriting.merge import MergeRewriter
 
 __all__ = ["optdb", "register_canonicalize", "register_stabilize", "register_specialize",
@@ -41,6 +41,14 @@ optdb.register("specialize", EquilibriumDB(), position=2)
 optdb.register("blas", EquilibriumDB(), position=4)
 optdb.register("merge2", MergeRewriter("merge2"), "fast_run", "merge", position=6)
 optdb.register("inplace", WalkerDB(), position=7)
+
+# PyTensor's names of rewrites that have another name here (for including/excluding them)
+for _alias, _name in {"local_add_canonizer": "local_add_canonical",
+                      "local_mul_canonizer": "local_mul_canonical",
+                      "inplace_elemwise_optimizer": "elemwise_inplace",
+                      "InplaceElemwiseOptimizer": "elemwise_inplace",
+                      "cond_make_inplace": "ifelse_as_view"}.items():
+    register_alias(_alias, _name)
 
 # tags given to every rewrite of a phase by its register_* helper, as in Theano / PyTensor
 _PHASE_TAGS = {

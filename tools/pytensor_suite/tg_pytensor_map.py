@@ -94,6 +94,9 @@ NAMES: dict[str, str] = {
     # backend's own linker implementation, whose CLinker takes other arguments)
     "pytensor.link.c.basic.CLinker": "tensorgraph.link.basic:CLinker",
     "pytensor.link.c.basic.OpWiseCLinker": "tensorgraph.link.basic:OpWiseCLinker",
+    # the type of arbitrary Python objects is a graph type here, not a C one
+    "pytensor.link.c.type.generic": "tensorgraph.graph.type:generic",
+    "pytensor.link.c.type.Generic": "tensorgraph.graph.type:Generic",
 }
 
 # Probe mode only: data names tensorgraph lacks that test modules compute with while they are

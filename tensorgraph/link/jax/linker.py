@@ -480,3 +480,6 @@ def _register():
 
 
 _register()
+
+#: PyTensor's spelling of the class
+JAXLinker = JaxLinker

@@ -562,3 +562,22 @@ def check_ops_the_rewrites_remove(linker):
               np.asarray(2.0)]
     return compare(Mode(linker, None), [A, B, v, y, S, a, b], outputs, values,
                    reference="FAST_COMPILE")
+
+
+def check_more_distributions(mode):
+    """The other numpy Generator distributions the back ends draw, against FAST_RUN's sample
+    moments (2000 draws: means within a few standard errors)."""
+    from tensorgraph.tensor.random import basic
+
+    means = {}
+    for run_mode in (mode, "FAST_RUN"):
+        rng = tg.shared(np.random.default_rng(3))
+        draws = [basic.lognormal(0.1, 0.5, size=(4000,), rng=rng),
+                 basic.laplace(1.0, 2.0, size=(4000,), rng=rng),
+                 basic.logistic(-1.0, 0.5, size=(4000,), rng=rng),
+                 basic.weibull(1.5, size=(4000,), rng=rng),
+                 basic.geometric(0.25, size=(4000,), rng=rng)]
+        values = tg.function([], draws, mode=run_mode)()
+        means[run_mode] = [(float(v.mean()), float(v.std()), v.dtype) for v in values]
+    for (m, s, d), (fm, fs, fd) in zip(means[mode], means["FAST_RUN"]):
+        assert d == fd and abs(m - fm) < 5 * fs / np.sqrt(4000) * 1.5 and abs(s - fs) < 0.2 * fs

@@ -35,7 +35,8 @@ import weakref
 import numpy as np
 
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
-           "RandomPlan", "copy_generator", "Program", "WholeGraphVM", "WholeGraphLinker"]
+           "RandomPlan", "copy_generator", "draws_with_the_generator_method", "Program",
+           "WholeGraphVM", "WholeGraphLinker"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -229,6 +230,16 @@ def copy_generator(gen: np.random.Generator) -> np.random.Generator:
     new = type(bit)(0)
     new.state = bit.state
     return np.random.Generator(new)
+
+
+def draws_with_the_generator_method(op) -> bool:
+    """Whether a random op draws with the numpy ``Generator`` method of its name, which the
+    back ends map to their own draws (a subclass with its own ``rng_fn`` draws otherwise:
+    scipy's distributions, batches of vector parameters), or is the Bernoulli draw."""
+    from tensorgraph.tensor.random.basic import BernoulliRV
+    from tensorgraph.tensor.random.op import RandomVariable
+
+    return type(op).rng_fn is RandomVariable.rng_fn or isinstance(op, BernoulliRV)
 
 
 class RandomPlan:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.backend import draws_with_the_generator_method
 from tensorgraph.link.jax import register
 from tensorgraph.link.jax.shape import static_ints
 from tensorgraph.tensor.random.basic import ChoiceRV, PermutationRV
@@ -63,9 +64,33 @@ def _bernoulli(key, shape, dtype, p):
     return _random().bernoulli(key, p, shape)
 
 
+def _lognormal(key, shape, dtype, mean, sigma):
+    import jax.numpy as jnp
+
+    return jnp.exp(mean + sigma * _random().normal(key, shape, dtype))
+
+
+def _laplace(key, shape, dtype, loc, scale):
+    return loc + scale * _random().laplace(key, shape, dtype)
+
+
+def _logistic(key, shape, dtype, loc, scale):
+    return loc + scale * _random().logistic(key, shape, dtype)
+
+
+def _weibull(key, shape, dtype, a):
+    return _random().weibull_min(key, 1.0, a, shape, dtype)
+
+
+def _geometric(key, shape, dtype, p):
+    return _random().geometric(key, p, shape, dtype)
+
+
 _DRAWS = {"uniform": _uniform, "normal": _normal, "standard_normal": _standard_normal,
           "exponential": _exponential, "gamma": _gamma, "beta": _beta, "integers": _integers,
-          "binomial": _binomial, "poisson": _poisson, "bernoulli": _bernoulli}
+          "binomial": _binomial, "poisson": _poisson, "bernoulli": _bernoulli,
+          "lognormal": _lognormal, "laplace": _laplace, "logistic": _logistic,
+          "weibull": _weibull, "geometric": _geometric}
 
 
 def _batch_shape(op, params):
@@ -78,12 +103,13 @@ def jax_random_variable(op, node):
     import jax.numpy as jnp
 
     draw = _DRAWS.get(op.name)
-    if draw is None:
-        raise NotImplementedError(f"no JAX draw for the distribution {op.name!r}")
+    if draw is None or not draws_with_the_generator_method(op):
+        raise NotImplementedError(f"no JAX draw for the distribution {op.name!r} "
+                                  f"({type(op).__name__})")
     dtype = node.outputs[1].dtype
     sized = bool(node.inputs[1].type.shape[0])
     compute = dtype if np.dtype(dtype).kind == "f" else (
-        "int64" if op.name in ("integers", "poisson") else "float64")
+        "int64" if op.name in ("integers", "poisson", "geometric") else "float64")
 
     def random_variable(key, size, *params):
         shape = static_ints(size, "the size of a random draw") if sized else \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.backend import draws_with_the_generator_method
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of
@@ -20,7 +21,11 @@ _METHODS = {"uniform": ("uniform", ""), "normal": ("normal", ""),
             "standard_normal": ("standard_normal", ""), "exponential": ("exponential", ""),
             "gamma": ("gamma", ""), "beta": ("beta", ""), "integers": ("integers", ""),
             "binomial": ("binomial", ""), "poisson": ("poisson", ""),
-            "bernoulli": ("binomial", "1, ")}
+            "bernoulli": ("binomial", "1, "), "lognormal": ("lognormal", ""),
+            "laplace": ("laplace", ""), "logistic": ("logistic", ""), "wald": ("wald", ""),
+            "weibull": ("weibull", ""), "triangular": ("triangular", ""),
+            "geometric": ("geometric", "")}
+
 
 
 def _shape(code, size, sized: int, params, variables) -> list[str]:
@@ -48,8 +53,9 @@ def _shape(code, size, sized: int, params, variables) -> list[str]:
 
 @register(RandomVariable)
 def numba_random_variable(op, node, code):
-    if op.name not in _METHODS:
-        raise NotImplementedError(f"no Numba draw for the distribution {op.name!r}")
+    if op.name not in _METHODS or not draws_with_the_generator_method(op):
+        raise NotImplementedError(f"no Numba draw for the distribution {op.name!r} "
+                                  f"({type(op).__name__})")
     method, prefix = _METHODS[op.name]
     g, size, *params = code.inputs
     out = code.outputs[1]

@@ -199,3 +199,7 @@ def test_random_graphs_match_perform(graph, seed):
 
 def test_ops_the_rewrites_remove_run_too():
     checks.check_ops_the_rewrites_remove("jax")
+
+
+def test_more_distributions():
+    checks.check_more_distributions(MODE)

@@ -117,15 +117,17 @@ def _declare(config: Config) -> None:
 
     # -- modes, linkers, rewrites --------------------------------------------------
     add("mode", ModeParam(("Mode", "FAST_RUN", "FAST_COMPILE", "DebugMode",
-                           "NanGuardMode", "MonitorMode", "JAX", "NUMBA", "DEBUG_MODE"),
+                           "NanGuardMode", "MonitorMode", "JAX", "NUMBA", "DEBUG_MODE",
+                           "CVM", "C"),
                           """Default compilation mode of
         function(): 'Mode' uses the linker and optimizer flags, 'FAST_RUN' rewrites fully
         and runs C, 'FAST_COMPILE' does few rewrites and runs numpy code, 'DebugMode'
         cross-checks Python and C implementations and rewrites (slow), 'NanGuardMode'
         stops at the first node producing nan/inf/huge values, 'MonitorMode' calls user
         hooks around every node, 'JAX' / 'NUMBA' compile the whole graph with JAX / Numba
-        (optional extras), 'DEBUG_MODE' is the deprecated name of 'DebugMode'. A Mode
-        instance is accepted too."""))
+        (optional extras), 'DEBUG_MODE' is the deprecated name of 'DebugMode', 'CVM' and
+        'C' are PyTensor's names of FAST_RUN's rewrites with the 'cvm' / 'c' linker. Names
+        are case-insensitive ('fast_run'). A Mode instance is accepted too."""))
     add("linker", EnumStr(("cvm", "c|py", "py", "c", "c|py_nogc", "vm", "vm_nogc",
                            "cvm_nogc", "jax", "numba"), """How a rewritten graph becomes a
         callable when mode='Mode': 'py' calls each node's numpy perform; 'c' compiles the

@@ -51,6 +51,8 @@ def test_config_mode_takes_pytensors_spellings():
     with tg.config.change_flags(mode="fast_compile"):
         assert tg.config.mode == "FAST_COMPILE"
         assert get_default_mode().optimizer == "fast_compile"
+    with tg.config.change_flags(mode="cvm"):
+        assert tg.config.mode == "CVM" and get_default_mode().provided_linker == "cvm"
     with pytest.raises(Exception, match="mode"):
         with tg.config.change_flags(mode="fastest_run"):
             pass

@@ -5,6 +5,7 @@ parts of the public API are imported on first use (see ``_LAZY`` below), and the
 notebook layer loads only through ``%load_ext tensorgraph``.
 """
 
+from tensorgraph import hooks as _hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.configparser import ConfigError
 
@@ -39,6 +40,30 @@ def __getattr__(name):
     value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
+
+
+def _compile_function(*args, **kwargs):
+    from tensorgraph.compile.function import function
+
+    return function(*args, **kwargs)
+
+
+def _function_maker(*args, **kwargs):
+    from tensorgraph.compile.maker import FunctionMaker
+
+    return FunctionMaker(*args, **kwargs)
+
+
+def _perform_mode():
+    from tensorgraph.compile.mode import Mode
+
+    return Mode("py", None)
+
+
+# Lower layers reach the compiler through tensorgraph.hooks (they may not import it).
+_hooks.compile_function = _compile_function
+_hooks.function_maker = _function_maker
+_hooks.perform_mode = _perform_mode
 
 
 def __dir__():

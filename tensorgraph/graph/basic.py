@@ -67,7 +67,7 @@ class Variable:
 
         ``inputs_to_values`` maps input variables, or their names, to values.
         """
-        from tensorgraph.compile.function import function
+        from tensorgraph import hooks
 
         inputs, values, named = [], [], None
         for key, value in (inputs_to_values or {}).items():
@@ -82,7 +82,7 @@ class Variable:
         cache = self.__dict__.setdefault("_eval_cache", {})
         signature = tuple(inputs)
         if signature not in cache:
-            cache[signature] = function(inputs, self, on_unused_input="ignore")
+            cache[signature] = hooks.compile_function(inputs, self, on_unused_input="ignore")
         return cache[signature](*values)
 
     def __str__(self):

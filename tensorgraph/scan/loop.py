@@ -47,8 +47,7 @@ class InnerRunner:
     """
 
     def __init__(self, op, mode, reference: bool = False):
-        from tensorgraph.compile.io import In
-        from tensorgraph.compile.maker import FunctionMaker
+        from tensorgraph import hooks
         from tensorgraph.configdefaults import config
         from tensorgraph.graph.utils import compiling
 
@@ -58,9 +57,9 @@ class InnerRunner:
         self.allow_gc = bool(config.scan__allow_gc if op.allow_gc is None else op.allow_gc)
         self.prealloc = bool(config.scan__allow_output_prealloc)
         with compiling():
-            maker = FunctionMaker([In(v) for v in op.fgraph.inputs], list(op.fgraph.outputs),
-                                  mode=mode, name=f"{op.title} (inner)",
-                                  on_unused_input="ignore")
+            maker = hooks.function_maker(list(op.fgraph.inputs), list(op.fgraph.outputs),
+                                         mode=mode, name=f"{op.title} (inner)",
+                                         on_unused_input="ignore")
         maker.linker = _with_gc(maker.linker, self.allow_gc)
         self.function = maker.create()
         self.function.trust_input = True

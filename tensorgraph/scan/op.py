@@ -417,10 +417,10 @@ class Scan(Op):
         if self._reference is None:
             with self._lock:
                 if self._reference is None:
-                    from tensorgraph.compile.mode import Mode
+                    from tensorgraph import hooks
                     from tensorgraph.scan.loop import InnerRunner
 
-                    self._reference = InnerRunner(self, Mode("py", None), reference=True)
+                    self._reference = InnerRunner(self, hooks.perform_mode(), reference=True)
         return self._reference
 
     def perform(self, node, inputs, output_storage):

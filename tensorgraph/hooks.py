@@ -1,0 +1,26 @@
+"""What a lower layer borrows from a higher one: a table the higher one fills.
+
+A module never imports a module of a higher layer (docs/architecture.md, "Layers"). Where a
+lower layer needs a higher one's behaviour at run time, it calls an entry of this table; the
+package (``tensorgraph/__init__.py``, the top layer) fills every entry when it is imported,
+with a stand-in that imports the compiler on first use. So ``x.eval()`` works in a program
+that has imported only ``tensorgraph.tensor``, and the graph and scan layers load, and are
+tested, without the compiler.
+
+Entries (``None`` until the package fills them):
+
+``compile_function(inputs, outputs, **kwargs)``
+    ``tensorgraph.compile.function.function``: ``Variable.eval`` compiles with it.
+``function_maker(inputs, outputs, **kwargs)``
+    a ``tensorgraph.compile.maker.FunctionMaker``: an op with an inner graph (``Scan``)
+    compiles it with the outer function's mode.
+``perform_mode()``
+    a mode that runs every node's ``perform``, without rewrites (``Mode("py", None)``): how an
+    op with an inner graph runs it outside a compiled function (test values, ``perform``).
+"""
+
+from __future__ import annotations
+
+compile_function = None
+function_maker = None
+perform_mode = None

@@ -482,7 +482,9 @@ function render({ model, el }) {
   }
 
   // -- events -------------------------------------------------------------------------------
+  // the toolbar and the panel (HTML buttons and links); the drawing acts on taps (below)
   const onClick = (ev) => {
+    if (svg.contains(ev.target)) return;
     const act = ev.target.closest("[data-act]");
     if (act) {
       const what = act.getAttribute("data-act");
@@ -503,30 +505,7 @@ function render({ model, el }) {
       return;
     }
     const goto = ev.target.closest("[data-goto]");
-    if (goto) { select(goto.getAttribute("data-goto")); ev.preventDefault(); return; }
-    const unfold = ev.target.closest("[data-tg-unfold]");
-    if (unfold) { model.send({ type: "unfold", group: unfold.getAttribute("data-tg-unfold") }); return; }
-    const collapse = ev.target.closest("[data-tg-collapse]");
-    if (collapse) {
-      const gid = collapse.getAttribute("data-tg-collapse");
-      const graph = model.get("graph") || {};
-      const drop = new Set([gid]);
-      let grew = true;
-      while (grew) {
-        grew = false;
-        for (const g of graph.groups || []) if (drop.has(g.parent) && !drop.has(g.id)) { drop.add(g.id); grew = true; }
-      }
-      setExpanded((model.get("expanded") || []).filter((g) => !drop.has(g)), gid);
-      return;
-    }
-    const group = ev.target.closest("[data-tg-group]");
-    if (group) {
-      const gid = group.getAttribute("data-tg-group");
-      setExpanded([...(model.get("expanded") || []), gid], gid);
-      return;
-    }
-    const node = ev.target.closest("[data-tg-node]");
-    if (node) { select(node.getAttribute("data-tg-node")); return; }
+    if (goto) { select(goto.getAttribute("data-goto")); ev.preventDefault(); }
   };
   root.addEventListener("click", onClick);
 
@@ -549,21 +528,61 @@ function render({ model, el }) {
   };
   svg.addEventListener("mouseover", onOver);
 
-  let drag = null;
+  // A tap (a press and a release less than TAP_PX apart) acts on what was pressed, named by
+  // its id; a longer move pans. The browser's own click is not used on the drawing: it is
+  // lost when what was pressed leaves the DOM or moves before the release (a layout arriving
+  // from the kernel redraws the boxes; a cell above changing height shifts them), and then
+  // only a second click worked (issue 26). The pointer is captured, so the release comes here.
+  const TAP_PX = 5;
+  let press = null;
+  function pressed(el) {
+    for (const [attr, kind] of [["data-tg-unfold", "unfold"], ["data-tg-collapse", "collapse"],
+      ["data-tg-group", "group"], ["data-tg-node", "node"]]) {
+      const hit = el.closest(`[${attr}]`);
+      if (hit) return { kind, id: hit.getAttribute(attr) };
+    }
+    return null;
+  }
+  function tap({ kind, id }) {
+    if (kind === "node") select(id);
+    else if (kind === "group") setExpanded([...(model.get("expanded") || []), id], id);
+    else if (kind === "unfold") model.send({ type: "unfold", group: id });
+    else if (kind === "collapse") {
+      const drop = new Set([id]);
+      const groups = (model.get("graph") || {}).groups || [];
+      let grew = true;
+      while (grew) {
+        grew = false;
+        for (const g of groups) if (drop.has(g.parent) && !drop.has(g.id)) { drop.add(g.id); grew = true; }
+      }
+      setExpanded((model.get("expanded") || []).filter((g) => !drop.has(g)), id);
+    }
+  }
   svg.addEventListener("pointerdown", (ev) => {
-    if (ev.target.closest("[data-tg-node],[data-tg-group],[data-tg-collapse],[data-tg-unfold]")) return;
-    drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y };
-    autoView = false;
+    if (ev.button !== 0) return;
+    press = { pointer: ev.pointerId, x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y,
+      target: pressed(ev.target), moved: false };
     svg.setPointerCapture(ev.pointerId);
     root.focus({ preventScroll: true });
   });
   svg.addEventListener("pointermove", (ev) => {
-    if (!drag) return;
-    view.x = drag.vx + ev.clientX - drag.x;
-    view.y = drag.vy + ev.clientY - drag.y;
+    if (!press || ev.pointerId !== press.pointer) return;
+    const dx = ev.clientX - press.x, dy = ev.clientY - press.y;
+    if (!press.moved && Math.hypot(dx, dy) < TAP_PX) return;
+    press.moved = true;
+    autoView = false;
+    view.x = press.vx + dx;
+    view.y = press.vy + dy;
     applyView();
   });
-  svg.addEventListener("pointerup", () => { drag = null; });
+  svg.addEventListener("pointerup", (ev) => {
+    if (!press || ev.pointerId !== press.pointer) return;
+    const done = press;
+    press = null;
+    if (!done.moved && done.target) tap(done.target);
+  });
+  svg.addEventListener("pointercancel", () => { press = null; });
+  svg.addEventListener("lostpointercapture", () => { press = null; });
 
   function zoomAt(factor, px, py) {
     const w = svg.clientWidth || 800, h = svg.clientHeight || 500;

@@ -492,3 +492,12 @@ def test_generic_variables_hold_python_objects():
     assert s.get_value() == 88
     with pytest.raises(TypeError, match="cannot hold a value of type list"):
         tg.shared([1, 2, 3])
+
+
+def test_profile_stats_takes_pytensors_arguments():
+    from tensorgraph.compile.profiling import ProfileStats
+
+    p = ProfileStats(False, gpu_checks=False)
+    assert p.name == "" and p.print_at_exit is False
+    assert ProfileStats(atexit_print=True).print_at_exit is True
+    assert ProfileStats("mine").name == "mine"

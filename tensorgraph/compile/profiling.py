@@ -240,11 +240,19 @@ class ProfileStats:
     print_at_exit : print the summary when the interpreter exits, if a function using this
         profile is still alive (``None``: when ``config.profile`` is on); may be changed
         later
+
+    PyTensor's signature works too: ``ProfileStats(False, gpu_checks=False)`` (its first
+    argument is ``atexit_print``; ``gpu_checks`` has nothing to check here).
     """
 
-    def __init__(self, name: str = "", print_at_exit: bool | None = None):
+    def __init__(self, name: str = "", print_at_exit: bool | None = None, *,
+                 atexit_print: bool | None = None, gpu_checks=None):
         from tensorgraph.configdefaults import config
 
+        if isinstance(name, bool):        # PyTensor's positional atexit_print
+            name, atexit_print = "", name
+        if atexit_print is not None and print_at_exit is None:
+            print_at_exit = atexit_print
         self.name = name
         self.print_at_exit = config.profile if print_at_exit is None else print_at_exit
         self.records: list[_FunctionRecord] = []

@@ -271,6 +271,7 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
     """
     blockers = set(consider_constant)
     outputs = list(seeds)
+    origins = outputs
     nodes = io_toposort(blockers, outputs)
 
     # Which variables depend (through connected op inputs) on some wrt variable.
@@ -338,7 +339,7 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
             if isinstance(term.type, DisconnectedType):
                 continue
             if not isinstance(term.type, NullType):
-                term = _check_term(node, i, inp, term)
+                term = _check_term(node, i, inp, term, origins)
             terms.setdefault(inp, []).append(term)
 
     return {var: total(var) for var in wrt}
@@ -370,14 +371,18 @@ def _call_l_op(node, out_grads):
     return checked
 
 
-def _check_term(node, i, inp, term):
+def _check_term(node, i, inp, term, origins=()):
     """A gradient term for ``node.inputs[i]`` with the right ndim and dtype."""
     ndim, term_ndim = getattr(inp.type, "ndim", None), getattr(term.type, "ndim", None)
     if ndim is not None and term_ndim is not None and ndim != term_ndim:
         raise ValueError(f"{node.op}.L_op/grad returned a {term_ndim}-d gradient for input {i} "
                          f"({inp}), which is {ndim}-d")
     if _is_discrete(inp):
-        return _float_zeros_like(inp)
+        zeros = _float_zeros_like(inp)
+        # what the zeros stand for was computed from the seeds: a function computing them
+        # counts the inputs of the costs as used (see _seed)
+        zeros.tag.seed_of = list(origins)
+        return zeros
     if _is_float(inp) and _dtype(term) != _dtype(inp):
         return _tt().cast(term, _dtype(inp))
     return term
@@ -1118,7 +1123,7 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     overrides the output's): eps 1e-7 / tol 1e-4 for float64, eps 1e-3 / tol 1e-2 for float32,
     eps 1e-1 / tol 5e-2 for float16 (see ``DEFAULT_EPS`` and ``DEFAULT_TOL``).
     """
-    import tensorgraph
+    from tensorgraph import hooks
     from tensorgraph.tensor.type import TensorType
 
     if not isinstance(pt, (list, tuple)):
@@ -1146,12 +1151,13 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     proj_dtype = out_dtype if cast_to_output_type else "float64"
     projection = TensorType(proj_dtype, (None,) * output.type.ndim)("random projection")
     cost = _tt().sum(projection * output)
-    cost_fn = tensorgraph.function(inputs + [projection], cost,
-                                   mode=_reference_mode(mode, no_debug_ref))
+    compile_function = hooks.compile_function  # the compiler is a higher layer
+    cost_fn = compile_function(inputs + [projection], cost,
+                               mode=_reference_mode(mode, no_debug_ref))
     grads = grad(cost, inputs, disconnected_inputs="ignore")
-    grad_fn = tensorgraph.function(inputs + [projection], grads, mode=mode,
-                                   on_unused_input="ignore")  # a constant gradient
-    out_shape = np.shape(tensorgraph.function(inputs, output, mode=mode)(*[p.copy() for p in pt]))
+    grad_fn = compile_function(inputs + [projection], grads, mode=mode,
+                               on_unused_input="ignore")  # a constant gradient
+    out_shape = np.shape(compile_function(inputs, output, mode=mode)(*[p.copy() for p in pt]))
 
     for _ in range(n_tests):
         r = np.asarray(rng.random(out_shape) + 0.5, dtype=proj_dtype)

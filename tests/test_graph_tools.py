@@ -369,3 +369,11 @@ def test_a_lower_dimensional_known_gradient_is_broadcast():
     np.testing.assert_allclose(tg.function([x], g)([0.0, 1.0]), 2 * np.exp([0.0, 1.0]))
     with pytest.raises(ValueError, match="2-d"):
         tg.grad(None, x, known_grads={y: tt.dmatrix("m")})
+
+
+def test_the_zero_gradient_of_an_integer_input_keeps_the_cost_inputs_used():
+    X, W = tt.imatrix("X"), tt.dmatrix("W")
+    g = tg.grad(tt.sigmoid(tt.dot(X, W)).sum(), X)
+    f = tg.function([X, W], g)           # W is read by the cost: no UnusedInputError
+    np.testing.assert_array_equal(f(np.ones((2, 3), dtype="int32"), np.ones((3, 2))),
+                                  np.zeros((2, 3)))

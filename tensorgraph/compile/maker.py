@@ -173,10 +173,11 @@ def _with_gradient_costs(variables) -> list:
     while frontier:
         costs = []
         for var in ancestors(frontier):
-            cost = getattr(var.tag, "seed_of", None) if isinstance(var, Constant) else None
-            if cost is not None and id(cost) not in seen:
-                seen.add(id(cost))
-                costs.append(cost)
+            origin = getattr(var.tag, "seed_of", None)
+            for cost in origin if isinstance(origin, list) else [origin]:
+                if cost is not None and id(cost) not in seen:
+                    seen.add(id(cost))
+                    costs.append(cost)
         result += costs
         frontier = costs
     return result

@@ -23,6 +23,12 @@ _LAZY.update({  # compiling and printing
 })
 _LAZY.update({  # autodiff
     "grad": "tensorgraph.gradient", "gradient": "tensorgraph.gradient",
+    "Lop": "tensorgraph.gradient", "Rop": "tensorgraph.gradient",
+    "pullback": "tensorgraph.gradient", "pushforward": "tensorgraph.gradient",
+})
+_LAZY.update({  # PyTensor's other top-level names
+    "OpFromGraph": "tensorgraph.compile.builders", "wrap_py": "tensorgraph.compile.ops",
+    "as_op": "tensorgraph.compile.ops",
 })
 _LAZY.update({  # loops: tensorgraph.scan is a callable module (scan(fn, ...)), as pytensor.scan
     "scan": "tensorgraph.scan", "map": "tensorgraph.scan", "reduce": "tensorgraph.scan",

@@ -501,3 +501,12 @@ def test_profile_stats_takes_pytensors_arguments():
     assert p.name == "" and p.print_at_exit is False
     assert ProfileStats(atexit_print=True).print_at_exit is True
     assert ProfileStats("mine").name == "mine"
+
+
+def test_pytensors_top_level_names():
+    from tensorgraph.compile.builders import OpFromGraph
+    from tensorgraph.compile.ops import as_op
+    from tensorgraph.gradient import Lop, Rop, pullback, pushforward
+
+    assert (tg.Lop, tg.Rop, tg.pullback, tg.pushforward) == (Lop, Rop, pullback, pushforward)
+    assert tg.OpFromGraph is OpFromGraph and tg.wrap_py is as_op and tg.as_op is as_op

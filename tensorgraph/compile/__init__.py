@@ -16,7 +16,7 @@ from tensorgraph.compile.mode import (
     set_rewriter,
 )
 from tensorgraph.compile.monitormode import MonitorMode
-from tensorgraph.compile.ops import DeepCopyOp, as_op, deep_copy_op
+from tensorgraph.compile.ops import DeepCopyOp, as_op, deep_copy_op, wrap_py
 from tensorgraph.compile.nanguardmode import NanGuardMode
 from tensorgraph.compile.profiling import ProfileStats
 from tensorgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
@@ -25,5 +25,5 @@ __all__ = [
     "Function", "function", "function_dump", "OpFromGraph", "In", "Out", "FunctionMaker", "UnusedInputError", "FAST_COMPILE",
     "FAST_RUN", "Mode", "get_mode", "get_default_mode", "register_mode", "set_rewriter", "SharedVariable", "shared",
     "shared_constructor", "MonitorMode", "NanGuardMode", "ProfileStats",
-    "DebugMode", "DebugModeError", "as_op", "DeepCopyOp", "deep_copy_op",
+    "DebugMode", "DebugModeError", "as_op", "wrap_py", "DeepCopyOp", "deep_copy_op",
 ]

@@ -1,7 +1,7 @@
 """Small ops PyTensor code builds by hand: ``as_op`` (a Python function as an op) and
 ``DeepCopyOp`` (a copy that is never a view).
 
-``@as_op(itypes=[tt.dmatrix], otypes=[tt.dvector])`` turns a numpy function into an op whose
+``@as_op(itypes=[tt.dmatrix], otypes=[tt.dvector])`` (PyTensor 3: ``wrap_py``) turns a numpy function into an op whose
 nodes call it: the quickest way to put code tensorgraph has no op for into a graph. It runs
 in Python in every mode and has no gradient (define an ``Op`` with ``L_op`` for one).
 
@@ -19,7 +19,7 @@ import numpy as np
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 
-__all__ = ["as_op", "AsOp", "DeepCopyOp", "deep_copy_op"]
+__all__ = ["as_op", "wrap_py", "AsOp", "DeepCopyOp", "deep_copy_op"]
 
 
 class DeepCopyOp(Op):
@@ -127,3 +127,7 @@ def as_op(itypes, otypes, infer_shape=None):
         return AsOp(fn, itypes, otypes, infer_shape)
 
     return decorate
+
+
+#: PyTensor 3's name of ``as_op``
+wrap_py = as_op

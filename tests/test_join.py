@@ -187,3 +187,16 @@ def test_make_vector_casts_inputs_that_convert_without_loss():
     assert MakeVector()().dtype == "int64"
     with pytest.raises(TypeError, match="without loss"):
         MakeVector("int8")(i)
+
+
+def test_split_takes_the_axis_as_an_input_as_in_pytensor():
+    x = tt.dmatrix("x")
+    first, second = Split(2)(x, 1, [1, 2])
+    assert second.type.shape == (None, 2) and first.owner.op == Split(2, 1)
+    value = np.arange(6.0).reshape(2, 3)
+    got = fn([x], [first, second])(value)
+    np.testing.assert_allclose(got[0], value[:, :1])
+    np.testing.assert_allclose(got[1], value[:, 1:])
+    assert Split(len_splits=2)(x, tt.constant(0), [1, 1])[0].type.shape == (1, None)
+    with pytest.raises(TypeError, match="n_splits or len_splits"):
+        Split()

@@ -379,3 +379,16 @@ def test_r_op_of_sum_and_max():
         rop = tensorgraph.gradient.Rop(fn(x), x, v)
         f = tensorgraph.function([x, v], rop, mode="FAST_COMPILE", on_unused_input="ignore")
         np.testing.assert_allclose(f(value, direction), expected)
+
+
+def test_reduction_ops_take_an_int_or_none_axis():
+    """Prod(axis=1), Sum(None): PyTensor code builds the ops so; the node's op gets the tuple."""
+    from tensorgraph.tensor.reduction import Argmax, Max, Prod, Sum
+
+    x = tt.dmatrix("x")
+    value = np.arange(6.0).reshape(2, 3) + 1
+    assert Prod(axis=1)(x).owner.op == Prod((1,))
+    assert Sum(None)(x).owner.op == Sum((0, 1))
+    np.testing.assert_allclose(run([x], Prod(axis=1)(x), value), value.prod(1))
+    np.testing.assert_allclose(run([x], Max(0)(x), value), value.max(0))
+    assert int(run([x], Argmax(None)(x), value)) == 5

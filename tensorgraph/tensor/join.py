@@ -258,12 +258,24 @@ class Split(Op):
 
     __props__ = ("n_splits", "axis")
 
-    def __init__(self, n_splits: int, axis: int):
-        self.n_splits = int(n_splits)
-        self.axis = int(axis)
+    def __init__(self, n_splits: int | None = None, axis: int | None = None, *,
+                 len_splits: int | None = None):
+        if (n_splits is None) == (len_splits is None):
+            raise TypeError("Split takes the number of pieces, as n_splits or len_splits")
+        self.n_splits = int(n_splits if n_splits is not None else len_splits)
+        self.axis = None if axis is None else int(axis)
         self.view_map = {i: [0] for i in range(self.n_splits)}
 
-    def make_node(self, x, sizes):
+    def make_node(self, x, *rest):
+        if self.axis is None:
+            # PyTensor's form, Split(n)(x, axis, sizes): the axis is an input known when the
+            # graph is built; the node is that of Split(n, axis)
+            if len(rest) != 2:
+                raise TypeError("Split(n)(x, axis, sizes) takes the axis and the sizes")
+            return Split(self.n_splits, _known_axis(rest[0], "Split")).make_node(x, rest[1])
+        if len(rest) != 1:
+            raise TypeError(f"{self}(x, sizes) takes the split sizes")
+        (sizes,) = rest
         x = as_tensor_variable(x)
         sizes = as_tensor_variable(sizes)
         op = with_props(self, axis=normalize_axis(self.axis, x.ndim, str(self)))

@@ -115,6 +115,16 @@ def zeros_gradient(x):
 # The op
 
 
+def _axis_prop(axis):
+    """An op's ``axis``: a sorted tuple of ints, or None (every axis; the node's op gets the
+    tuple). An int is one axis, as PyTensor code writes ``Prod(axis=1)``."""
+    if axis is None:
+        return None
+    if isinstance(axis, (int, np.integer)):
+        return (int(axis),)
+    return tuple(sorted(int(a) for a in axis))
+
+
 def _node_axes(op, x) -> tuple[int, ...]:
     """The op's axes as non-negative, sorted, distinct axes of ``x`` (see ``normalize_axis``)."""
     return normalize_axis(op.axis, x.ndim, str(op))
@@ -135,7 +145,7 @@ class CAReduce(Op):
             raise ValueError(f"CAReduce needs a commutative and associative scalar op, "
                              f"got {scalar_op}")
         self.scalar_op = scalar_op
-        self.axis = tuple(sorted(int(a) for a in axis))
+        self.axis = _axis_prop(axis)
         self.dtype = None if dtype is None else normalize_dtype(dtype)
         self.acc_dtype = None if acc_dtype is None else normalize_dtype(acc_dtype)
 
@@ -317,7 +327,7 @@ class _ArgExtremum(Op):
     _nfunc = None
 
     def __init__(self, axis):
-        self.axis = tuple(sorted(int(a) for a in axis))
+        self.axis = _axis_prop(axis)
 
     def __str__(self):
         return f"{type(self).__name__}{{axis={self.axis}}}"

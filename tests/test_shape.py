@@ -278,3 +278,12 @@ def test_specify_shape_op_in_pytensors_form():
     with pytest.raises(AssertionError):
         fn([x], out)(np.ones((3, 5)))
     assert SpecifyShape()(x, None, None).type == x.type
+
+
+def test_specify_shape_with_an_ellipsis():
+    x = tt.dtensor4("x")
+    assert tt.specify_shape(x, (...,)) is x
+    assert tt.specify_shape(x, (2, ..., 3)).type.shape == (2, None, None, 3)
+    assert tt.specify_shape(x, (..., 1, 2, 3, 4)).type.shape == (1, 2, 3, 4)
+    with pytest.raises(ValueError, match="one Ellipsis"):
+        tt.specify_shape(x, (..., 2, ...))

@@ -327,7 +327,8 @@ class SpecifyShape(Op):
 
 
 def specify_shape(x, shape) -> Variable:
-    """``x`` with the given sizes (int, integer scalar or None for "any") asserted at run time.
+    """``x`` with the given sizes (int, integer scalar or None for "any"; one ``...`` stands
+    for the sizes not given) asserted at run time.
 
     The output's static type records every size known at build time; when that adds nothing to
     ``x``'s type, ``x`` itself is returned.
@@ -337,6 +338,12 @@ def specify_shape(x, shape) -> Variable:
         entries = as_shape_scalars(shape, "specify_shape shape")
     else:
         entries = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        if any(e is Ellipsis for e in entries):   # ``...`` stands for the unspecified sizes
+            if sum(e is Ellipsis for e in entries) > 1:
+                raise ValueError("specify_shape: the shape may hold one Ellipsis (...)")
+            k = next(i for i, e in enumerate(entries) if e is Ellipsis)
+            fill = max(x.ndim - (len(entries) - 1), 0)
+            entries = entries[:k] + [None] * fill + entries[k + 1:]
     if len(entries) != x.ndim:
         raise ValueError(f"specify_shape: {x} has {x.ndim} dimensions but the shape "
                          f"{tuple(entries)} has {len(entries)} entries")

@@ -540,3 +540,17 @@ def test_numpy_logical_ufuncs_use_truth_values():
         np.testing.assert_array_equal(fn([i], ufunc(i, 1))(v), ufunc(v, 1))
     np.testing.assert_array_equal(fn([i], np.logical_not(i))(v), np.logical_not(v))
     np.testing.assert_array_equal(fn([i], np.bitwise_and(i, 1))(v), np.bitwise_and(v, 1))
+
+
+def test_repeat_static_shapes_and_searchsorted_refusals():
+    x = tt.TensorType("float64", (None, 1, 3))("x")
+    assert tt.repeat(x, 2, axis=1).type.shape == (None, 2, 3)
+    assert tt.repeat(x, [2], axis=1).type.shape == (None, 2, 3)
+    assert tt.repeat(x, tt.iscalar(), axis=1).type.shape == (None, None, 3)
+    assert tt.repeat(x, [1, 2, 4], axis=2).type.shape == (None, 1, 7)
+    with pytest.raises(ValueError, match="3 repeat counts"):
+        tt.repeat(x, [1, 2, 4], axis=1)
+    with pytest.raises(ValueError, match="sorter must be a vector"):
+        tt.searchsorted(tt.dvector(), tt.dvector(), sorter=tt.lmatrix())
+    with pytest.raises(ValueError, match="x must be a vector"):
+        tt.searchsorted(tt.dmatrix(), tt.dvector())

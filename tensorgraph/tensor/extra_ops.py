@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
@@ -182,6 +182,12 @@ class Repeat(Op):
         axis = normalize_axis(self.axis, x.ndim, str(self))
         shape = list(x.type.shape)
         shape[axis] = None
+        if isinstance(repeats, Constant):   # known counts: a known length
+            counts = np.asarray(repeats.data)
+            if x.type.shape[axis] not in (None, len(counts)):
+                raise ValueError(f"{self}: {len(counts)} repeat counts for the "
+                                 f"{x.type.shape[axis]} entries along axis {axis} of {x}")
+            shape[axis] = int(counts.sum())
         return Apply(self, [x, repeats], [TensorType(x.dtype, tuple(shape))()])
 
     def perform(self, node, inputs, output_storage):
@@ -219,6 +225,16 @@ class Repeat(Op):
         return [gx, _disconnected()]
 
 
+def _known_int(var):
+    """The value of an integer scalar known while the graph is built, else None."""
+    from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+    try:
+        return int(get_scalar_constant_value(var))
+    except NotScalarConstantError:
+        return None
+
+
 def repeat(x, repeats, axis=None):
     """``np.repeat``: each entry of ``x`` along ``axis`` (of the flattened ``x`` for None)
     repeated ``repeats`` times (an int, or a vector with one count per entry)."""
@@ -244,7 +260,9 @@ def repeat(x, repeats, axis=None):
     sizes = [shape_i(x, d) for d in range(axis + 1)] + [count] + [
         shape_i(x, d) for d in range(axis + 1, x.ndim)]
     tiled = alloc(expanded, *sizes)
-    new_shape = [shape_i(x, d) for d in range(axis)] + [_tm().mul(shape_i(x, axis), count)] + [
+    size, times = _known_int(shape_i(x, axis)), _known_int(count)
+    length = size * times if None not in (size, times) else _tm().mul(shape_i(x, axis), count)
+    new_shape = [shape_i(x, d) for d in range(axis)] + [length] + [
         shape_i(x, d) for d in range(axis + 1, x.ndim)]
     return reshape(tiled, new_shape)
 
@@ -323,8 +341,11 @@ class SearchsortedOp(Op):
         inputs = [x, v]
         if sorter is not None:
             sorter = as_tensor_variable(sorter)
-            if sorter.dtype not in INT_DTYPES or sorter.ndim != 1:
-                raise TypeError(f"searchsorted: sorter must be an integer vector, got {sorter} "
+            if sorter.ndim != 1:
+                raise ValueError(f"searchsorted: sorter must be a vector, got {sorter} "
+                                 f"({sorter.type})")
+            if sorter.dtype not in INT_DTYPES:
+                raise TypeError(f"searchsorted: sorter must be integers, got {sorter} "
                                 f"({sorter.type})")
             inputs.append(sorter)
         return Apply(self, inputs, [TensorType("int64", v.type.shape)()])

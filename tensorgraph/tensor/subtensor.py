@@ -1065,7 +1065,10 @@ def get_canonical_form_slice(theslice, length):
     known = _known_int(theslice)
     if known is not None and known >= 0:
         return theslice, 1
-    index = _as_index_scalar(theslice, "get_canonical_form_slice index")
+    index = as_tensor_variable(theslice)
+    if index.dtype not in INT_DTYPES:
+        raise ValueError(f"get_canonical_form_slice: {theslice} is not a supported slice or "
+                         "integer index (a slice, an int or an integer scalar)")
     if known is not None:
         return tm.add(index, length), 1
     return tm.switch(tm.lt(index, 0), tm.add(index, length), index), 1

@@ -347,6 +347,12 @@ def _declare(config: Config) -> None:
     add("compile__timeout", IntParam(120, """Seconds after which a compile-cache lock whose
         holder shows no activity is considered stale and taken over.""", minimum=1,
                                      mutable=False))
+    add("compile__tiers", BoolParam(True, """Run a new function's first calls on what is ready
+        at once (node functions already in the module cache, numpy perform for the rest) while
+        the optimized C compiles in the background, and switch to it between two calls
+        (f.wait_optimized() waits for it). False: function() waits for the optimized C, as
+        before. Applies to the linkers cvm and cvm_nogc (FAST_RUN); profiled functions, debug
+        modes and other linkers always wait."""))
 
     # -- the compile directory -----------------------------------------------------
     add("base_compiledir", PathParam("~/.tensorgraph", """Parent directory of compiledir

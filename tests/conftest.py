@@ -13,6 +13,12 @@ import pytest
 from tensorgraph import config
 
 
+# Functions in tests wait for their optimized code (tests of what C computes, caches, VM
+# structure); the tests of tiers turn them on (tests/test_tiers.py). run_python turns them off
+# in the processes it starts, unless the test gives TENSORGRAPH_FLAGS itself.
+config.compile__tiers = False
+
+
 @pytest.fixture(autouse=True)
 def _restore_config():
     saved = {name: (config.info(name).value, config.info(name).source) for name in config}
@@ -38,6 +44,8 @@ def run_python(tmp_path):
         full = {k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")}
         full["HOME"] = str(tmp_path)
         full.update(env or {})
+        if "TENSORGRAPH_FLAGS" not in (env or {}):  # as here: wait for the optimized code
+            full["TENSORGRAPH_FLAGS"] = "compile__tiers=False"
         return subprocess.run(
             [sys.executable, *argv], env=full, capture_output=True, text=True, timeout=120
         )

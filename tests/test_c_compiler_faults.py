@@ -50,7 +50,7 @@ except Exception as exc:
     ("gcc__cxxflags=-fno-such-flag", "unrecognized command-line option"),
 ])
 def test_an_unusable_compiler_is_reported_once_and_python_runs(run_python, flags, reason):
-    proc = run_python("-c", PROGRAM, env={"TENSORGRAPH_FLAGS": flags})
+    proc = run_python("-c", PROGRAM, env={"TENSORGRAPH_FLAGS": flags + ",compile__tiers=False"})
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "KINDS [['py'], ['py'], ['py']]" in out
@@ -107,7 +107,7 @@ def test_a_compile_directory_that_cannot_be_made_names_flag_and_path(run_python,
             "x = tt.dvector('x')\n"
             "try:\n    tg.function([x], tt.exp(x))\n"
             "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
-    proc = run_python("-c", code, env={"TENSORGRAPH_FLAGS": f"base_compiledir={base}"})
+    proc = run_python("-c", code, env={"TENSORGRAPH_FLAGS": f"base_compiledir={base},compile__tiers=False"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"CompiledirError config.base_compiledir={base!r} cannot hold")
     assert expect in proc.stdout and "to a directory you own" in proc.stdout
@@ -125,7 +125,7 @@ except Exception as exc:
 
 
 def _warm_cache(run_python, base):
-    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={base}"}
+    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={base},compile__tiers=False"}
     proc = run_python("-c", TRUST_PROGRAM, env=env)
     assert "RAN 4.0" in proc.stdout, proc.stdout + proc.stderr
     return env
@@ -175,7 +175,7 @@ def test_what_a_killed_compile_leaves_is_removed_by_the_next_process(run_python,
     process that compiles removes its build directory and its lock + owner files."""
     base = tmp_path / "cache"
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")},
-           "HOME": str(tmp_path), "TENSORGRAPH_FLAGS": f"base_compiledir={base}"}
+           "HOME": str(tmp_path), "TENSORGRAPH_FLAGS": f"base_compiledir={base},compile__tiers=False"}
     slow = textwrap.dedent("""
         import tensorgraph as tg, tensorgraph.tensor as tt
         x = tt.dvector("x")
@@ -197,7 +197,7 @@ def test_what_a_killed_compile_leaves_is_removed_by_the_next_process(run_python,
     compiledir = _compiledir(base)
     left = list((compiledir / "tmp").iterdir()) + list((compiledir / "locks").glob("*.owner"))
     assert left, "the killed compile left nothing behind to test with"
-    proc = run_python("-c", TRUST_PROGRAM, env={"TENSORGRAPH_FLAGS": f"base_compiledir={base}"})
+    proc = run_python("-c", TRUST_PROGRAM, env={"TENSORGRAPH_FLAGS": f"base_compiledir={base},compile__tiers=False"})
     assert "RAN 4.0" in proc.stdout, proc.stdout + proc.stderr
     assert list((compiledir / "tmp").iterdir()) == []
     assert list((compiledir / "locks").glob("*.owner")) == []

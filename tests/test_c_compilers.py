@@ -51,7 +51,7 @@ def _run(run_python, tmp_path, cxx):
     cache = tmp_path / os.path.basename(cxx)
     out = tmp_path / f"{os.path.basename(cxx)}.npz"
     flags = (f"cxx={cxx},base_compiledir={cache},openmp=True,pool__threads=2,"
-             "openmp_elemwise_minsize=100")
+             "openmp_elemwise_minsize=100,compile__tiers=False")
     code = SCRIPT.format(bench=os.path.join(ROOT, "benchmarks"), out=str(out))
     done = run_python("-c", code, env={"TENSORGRAPH_FLAGS": flags})
     assert done.returncode == 0, done.stderr[-3000:]

@@ -62,7 +62,7 @@ def child(tmp_path):
     def start(*offsets, flags="", **extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")}
         env["HOME"] = str(tmp_path)
-        env["TENSORGRAPH_FLAGS"] = ",".join(f for f in (f"base_compiledir={base}", flags) if f)
+        env["TENSORGRAPH_FLAGS"] = ",".join(f for f in (f"base_compiledir={base}", "compile__tiers=False", flags) if f)
         env.update(extra)
         return subprocess.Popen([sys.executable, "-c", CHILD, *map(str, offsets)], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -88,7 +88,7 @@ def test_a_second_process_imports_the_module_without_starting_any_program(child,
     assert second == {"results": {"2": 5, "1": 4}, "compiled": [], "warnings": []}
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")}
-    env["TENSORGRAPH_FLAGS"] = f"base_compiledir={tmp_path / 'base'}"
+    env["TENSORGRAPH_FLAGS"] = f"base_compiledir={tmp_path / 'base'},compile__tiers=False"
     listing = subprocess.run([sys.executable, "-m", "tensorgraph", "cache", "list"], env=env,
                              capture_output=True, text=True, check=True).stdout
     assert "2 module(s)" in listing and "_tg_proc1_" in listing

@@ -152,6 +152,7 @@ def test_same_change_flags_object_can_be_entered_twice():
 
 
 def test_reset_restores_defaults_of_mutable_flags():
+    config.reset()  # from the defaults (conftest turns compile tiers off for the suite)
     config.update({"floatX": "float32", "allow_gc": False})
     assert sorted(config.reset()) == ["allow_gc", "floatX"]
     assert (config.floatX, config.allow_gc) == ("float64", True)
@@ -179,6 +180,7 @@ def test_print_lists_every_flag_with_value_source_and_doc():
 
 
 def test_describe_only_changed():
+    config.reset()  # from the defaults (conftest turns compile tiers off for the suite)
     config.mode = "FAST_COMPILE"
     text = config.describe(only_changed=True)
     assert "mode (" in text and "floatX (" not in text

@@ -166,6 +166,7 @@ def test_a_worker_killed_in_the_middle_of_a_map_loses_nothing(client, tmp_path):
 
 
 def _report(gradient):
+    gradient.wait_optimized()
     gradient(np.ones((2, 4)), np.ones(2), np.ones(4), np.asarray(0.0))
     vm = gradient.vm
     return type(vm).__name__, getattr(getattr(vm, "cgraph", None), "found", None)

@@ -10,6 +10,7 @@ from tensorgraph import config  # noqa: E402
 
 @pytest.fixture
 def ip(ipython_shell):
+    config.reset()  # these tests read which flags differ from the defaults (conftest sets one)
     return ipython_shell
 
 

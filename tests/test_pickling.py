@@ -162,12 +162,12 @@ def test_another_process_unpickles_with_its_cache(run_python, tmp_path):
     expected = train(*DATA)[0]
     code = textwrap.dedent(f"""
         import pickle, numpy as np
-        f = pickle.load(open({str(path)!r}, "rb"))
+        f = pickle.load(open({str(path)!r}, "rb")).wait_optimized()
         x = np.arange(12.0).reshape(4, 3) / 10
         y = np.array([0.0, 1.0, 1.0, 0.0])
         print(repr(float(f(x, y)[0])), f.vm.cgraph.found)
     """)
-    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={tmp_path / 'cache'}"}
+    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={tmp_path / 'cache'},compile__tiers=False"}
     first = run_python("-c", code, env=env)
     assert first.returncode == 0, first.stderr
     value, found = first.stdout.split()
@@ -182,7 +182,7 @@ def test_unpickling_loads_no_module_from_an_untrusted_cache(run_python, tmp_path
     path = tmp_path / "train.pkl"
     path.write_bytes(pickle.dumps(train))
     cache = tmp_path / "cache"
-    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={cache}"}
+    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={cache},compile__tiers=False"}
     code = f"import pickle; pickle.load(open({str(path)!r}, 'rb'))"
     assert run_python("-c", code, env=env).returncode == 0
     cache.chmod(0o777)  # now anyone could replace the modules in it

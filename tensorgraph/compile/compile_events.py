@@ -11,11 +11,13 @@ one list test.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 
-__all__ = ["CompileRecord", "listening", "emit"]
+__all__ = ["CompileRecord", "listening", "emit", "silenced"]
 
 _listeners: list = []
+_quiet = threading.local()
 
 
 @contextlib.contextmanager
@@ -28,9 +30,20 @@ def listening(callback):
         _listeners.remove(callback)
 
 
+@contextlib.contextmanager
+def silenced():
+    """No events from this thread inside the block (a background compile: its phases belong
+    to no ``function()`` call a listener waits on)."""
+    _quiet.on = True
+    try:
+        yield
+    finally:
+        _quiet.on = False
+
+
 def emit(event: str, **info) -> None:
     """Tell the listeners (none: nothing happens)."""
-    if _listeners:
+    if _listeners and not getattr(_quiet, "on", False):
         for callback in list(_listeners):
             callback(event, info)
 
@@ -79,6 +92,14 @@ class CompileRecord:
         if program is not None:
             self.modules = program.compiled_from
         self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
+        #: 'quick' when the function's first calls run on what was ready (cached C, numpy)
+        #: while the optimized code compiles (config.compile__tiers), with the compile's
+        #: estimated seconds; 'optimized' otherwise
+        self.tier = getattr(vm, "tier", "optimized")
+        self.tier_estimate = 0.0
+        if self.tier == "quick":
+            self.c_nodes = sum(getattr(t, "kind", "py") == "c" for t in vm.thunks)
+            self.py_nodes = len(vm.nodes) - self.c_nodes
         self.warnings: list[str] = []
         self.finished = time.time()
 
@@ -104,9 +125,14 @@ class CompileRecord:
         where = {"compiled": f"compiled ({self.units} unit{'s' if self.units != 1 else ''})",
                  "disk": "found in the module cache", "memory": "already loaded"}
         runs = []
-        if self.c_nodes:
+        if self.tier == "quick":
+            runs.append(f"running on the quick tier ({self.c_nodes} node"
+                        f"{'s' if self.c_nodes != 1 else ''} in C from the cache, "
+                        f"{self.py_nodes} in numpy), optimized code ready in "
+                        f"~{max(0.1, self.tier_estimate):.1f} s")
+        elif self.c_nodes:
             runs.append(f"{_count(self.c_nodes, 'node')} in C, {where.get(self.modules, 'no module')}")
-        if self.py_nodes:
+        if self.py_nodes and self.tier != "quick":
             runs.append(f"{self.py_nodes} in Python")
         return (f"{self.name or '(unnamed)'}: mode {self.mode}, optimizer {self.optimizer}, "
                 f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import warnings
 
 from tensorgraph.compile.sharedvalue import copy_value
 from tensorgraph.graph.basic import clone_get_equiv
@@ -38,13 +39,15 @@ class Function:
         fails inside a node or silently gives wrong results).
     """
 
-    def __init__(self, maker, vm, name=None):
+    def __init__(self, maker, vm, name=None, pending=None):
         self.maker = maker
-        self.vm = vm
         self.name = name
         self._trust_input = False
         self._vm_lock = threading.Lock()  # held while a call runs in self.vm
         self._spare_vms: list = []  # idle spare VMs (see the module docstring)
+        self._generation = 0  # bumped when the VM is replaced (spares of older VMs are dropped)
+        self._pending = pending  # a TierJob building the optimized VM, or None
+        self._tier_error = None
         inputs = maker.inputs
         self._n_inputs = len(inputs)
         self._filters = [functools.partial(i.variable.type.filter, strict=i.strict,
@@ -58,6 +61,12 @@ class Function:
         n_out = len(maker.outputs)
         self._n_outputs = n_out
         self._update_cells = [s.container.storage for s in maker.update_targets]
+        self._adopt(vm)
+
+    def _adopt(self, vm):
+        """Make ``vm`` the one calls run in: its cells, which outputs to copy, its C entry."""
+        maker, n_out = self.maker, self._n_outputs
+        self.vm = vm
         fg_outputs = maker.fgraph.outputs
         borrowed = [o.borrow for o in maker.outputs] + [False] * len(self._update_cells)
         self._copy_output = _outputs_to_copy(vm.fgraph, borrowed,
@@ -79,6 +88,56 @@ class Function:
                 _input_converter(self), self._n_inputs, borrowed, n_out,
                 maker.unpack_single, self._update_cells):
             self._c_vm = vm
+            self._c_vm.set_trust_input(self._trust_input)
+
+    # -- tiers ----------------------------------------------------------------------------
+
+    @property
+    def tier(self) -> str:
+        """'quick' while the first calls run on what was ready at once (cached C, numpy
+        ``perform`` for the rest) and the optimized code compiles in the background;
+        'optimized' once this function runs it (see config.compile__tiers)."""
+        return "quick" if self._pending is not None else "optimized"
+
+    def wait_optimized(self, timeout: float | None = None) -> Function:
+        """Wait until the optimized code is built, and use it from the next call on (at once
+        if no call is running). Raises the compile's error if it failed. For benchmarks and
+        tests: normal use needs nothing, the function switches by itself between calls."""
+        job = self._pending
+        if job is not None:
+            job.result(timeout)
+            self._switch_tier(block=True)
+        if self._tier_error is not None:
+            raise self._tier_error
+        return self
+
+    def _switch_tier(self, block: bool = False) -> None:
+        """Use the optimized VM if it is ready, between two calls: never while a call runs in
+        ``self.vm`` (the lock), and calls already in spare VMs finish there."""
+        __tracebackhide__ = True  # noqa: F841
+        job = self._pending
+        if job is None or not (block or job.done()):
+            return
+        if not self._vm_lock.acquire(blocking=block):
+            return
+        try:
+            if self._pending is not job:
+                return
+            error = job.failed()
+            if error is not None:
+                self._pending = None
+                self._tier_error = error
+                warnings.warn(f"tensorgraph: the optimized code of {self._label()} could not be "
+                              f"built, so it keeps running on the quick tier (cached C and "
+                              f"numpy): {type(error).__name__}: {error}", RuntimeWarning,
+                              stacklevel=3)
+                return
+            self._adopt(job.result())
+            self._spare_vms = []
+            self._generation += 1
+            self._pending = None
+        finally:
+            self._vm_lock.release()
 
     @property
     def trust_input(self) -> bool:
@@ -94,6 +153,8 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame comes first
+        if self._pending is not None:
+            self._switch_tier()
         c_vm = self._c_vm
         if c_vm is not None and not kwargs:
             c_call = c_vm.c_call  # None while hooks are set
@@ -113,11 +174,13 @@ class Function:
     def _call_busy(self, args):
         """A call while ``self.vm`` runs another one: in a spare VM."""
         __tracebackhide__ = True  # noqa: F841
+        generation = self._generation
         spare = self._spare_vms.pop() if self._spare_vms else self._link_spare()
         try:
             return self._call_in(*spare, args)
         finally:
-            self._spare_vms.append(spare)
+            if generation == self._generation:  # not a spare of a VM replaced meanwhile
+                self._spare_vms.append(spare)
 
     def _call_in(self, vm, cells, args):
         """Run one call in ``vm`` (``cells``: its ``_VMCells``), arguments already bound."""
@@ -159,11 +222,21 @@ class Function:
     def _link_spare(self):
         """(vm, cells) of a new spare VM: the rewritten graph linked again, reading the same
         shared variables (the C modules come from memory: nothing is compiled again)."""
-        maker = self.maker
-        storage = [[None] for _ in maker.inputs] + [s.container.storage
-                                                     for s in maker.shared_inputs]
-        vm = maker.linker.make_vm(maker.fgraph, storage, None)
+        vm = self.new_vm()
         return vm, _VMCells(vm, self._n_inputs, self._cleared_outputs)
+
+    def new_vm(self, storage=None):
+        """Another VM of this function's current tier (``vm.tier``: 'quick' or 'optimized'),
+        with cells of its own for the explicit inputs and, unless ``storage`` (one cell per
+        graph input) says otherwise, the cells of the same shared variables (spare VMs)."""
+        maker = self.maker
+        if storage is None:
+            storage = [[None] for _ in maker.inputs] + [s.container.storage
+                                                         for s in maker.shared_inputs]
+        job = self._pending
+        if job is not None and hasattr(job, "make_quick"):
+            return job.make_quick(storage)
+        return maker.linker.make_vm(maker.fgraph, storage, None)
 
     # -- pickling -------------------------------------------------------------------------
 
@@ -299,7 +372,17 @@ class Function:
         ups = len(self._update_cells)
         extra = f", {ups} update{'s' if ups != 1 else ''}" if ups else ""
         return (f"<Function{_named(self.name)}: ({self._signature()}) -> {outs} "
-                f"output{'s' if outs != 1 else ''}{extra}, mode {self.maker.mode}>")
+                f"output{'s' if outs != 1 else ''}{extra}, mode {self.maker.mode}"
+                f"{self._tier_note()}>")
+
+    def _tier_note(self) -> str:
+        job = self._pending
+        if job is None:
+            return ""
+        if job.done():
+            return "; optimized code ready, used from the next call"
+        return (f"; running on the quick tier, optimized code ready in "
+                f"~{max(0.1, job.remaining_seconds()):.1f} s")
 
 
 _MISSING = object()

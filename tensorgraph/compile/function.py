@@ -86,6 +86,8 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
         config.mode if mode is None else type(mode).__name__)
     maker.compile_record = CompileRecord(maker, fn.vm, mode_name, rewritten - started,
                                          time.perf_counter() - rewritten)
+    if fn._pending is not None:
+        maker.compile_record.tier_estimate = fn._pending.estimate_seconds
     emit("done", name=name, record=maker.compile_record, function=fn)
     return fn
 

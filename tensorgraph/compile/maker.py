@@ -152,13 +152,24 @@ class FunctionMaker:
         """
         from tensorgraph.compile.compiled import Function
 
+        from tensorgraph.configdefaults import config
+
         cells = input_storage or [[i.value if i.has_default else None] for i in self.inputs]
-        cells = cells + [s.container.storage for s in self.shared_inputs]
+        shared_cells = [s.container.storage for s in self.shared_inputs]
+        cells = cells + shared_cells
         started = time.perf_counter()
-        vm = self.linker.make_vm(self.fgraph, cells, storage_map)
+        vm = job = None
+        make_tiered = getattr(self.linker, "make_tiered", None)
+        if (make_tiered is not None and config.compile__tiers and not self.profile
+                and storage_map is None):
+            # at once: what is ready; the optimized VM builds in the background
+            vm, job = make_tiered(self.fgraph, cells,
+                                  [[None] for _ in self.inputs] + shared_cells)
+        if vm is None:
+            vm = self.linker.make_vm(self.fgraph, cells, storage_map)
         if self.profile:
             return self.profile.attach(self, vm, self.name, time.perf_counter() - started)
-        return Function(self, vm, self.name)
+        return Function(self, vm, self.name, pending=job)
 
 
 def _with_gradient_costs(variables) -> list:

@@ -128,9 +128,15 @@ class Stepper:
         values = call_arguments(function, args, kwargs)
         self._args = [copy_value(v) for v in values]  # for restart(): nodes may destroy inputs
         shared = [copy_value(s.container.storage[0]) for s in maker.shared_inputs]
-        idle = _IDLE_VMS.setdefault(function, [])
-        self.vm = idle.pop() if idle else maker.linker.make_vm(
-            maker.fgraph, [[None] for _ in maker.fgraph.inputs], None)
+        # a VM of the function's current tier (no waiting for its optimized code): idle ones
+        # left by earlier steppers of that tier, else a new one with cells of its own
+        tier = function.tier
+        idle = [vm for vm in _IDLE_VMS.get(function, []) if getattr(vm, "tier", tier) == tier]
+        _IDLE_VMS[function] = idle
+        self.vm = idle.pop() if idle else function.new_vm([[None] for _ in maker.fgraph.inputs])
+        #: which code the nodes run: 'quick' (cached C, numpy perform for the rest) or
+        #: 'optimized'; each thunk's ``kind`` ('c' or 'py') says it per node
+        self.tier = getattr(self.vm, "tier", "optimized")
         for cell, value in zip(self.vm.input_storage, values + shared):
             cell[0] = value
         self._give_back = weakref.finalize(self, _give_back, weakref.ref(function), self.vm)

@@ -241,17 +241,46 @@ class CLinker:
                 CompilerUnusableWarning, stacklevel=4)
         return PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage, storage_map)
 
-    def _make_c_vm(self, fgraph, input_storage, storage_map):
+    def make_tiered(self, fgraph, input_storage, final_storage):
+        """``(vm, job)``: a VM to run at once and a ``TierJob`` building the optimized one
+        (on ``final_storage``: fresh cells for the explicit inputs, the same shared cells), or
+        ``(vm, None)`` when the optimized VM is ready at once (nothing to compile), or
+        ``(None, None)`` when this linker does not tier (only 'cvm' and 'cvm_nogc' do; see
+        config.compile__tiers). The quick VM runs node by node: the C of the node functions
+        already in the module cache, the ``perform`` of the others."""
+        from tensorgraph.link.c.codegen import CGraph
+        from tensorgraph.link.tiers import TierJob
+
+        if self.name not in ("cvm", "cvm_nogc") or compiler_problem(probe=False):
+            return None, None
+        nodes = fgraph.toposort()
+        cgraph = CGraph(fgraph, nodes, whole_graph=not any(_is_lazy(n) for n in nodes))
+        if not cgraph.c_nodes or not cgraph.needs_compiler():
+            return self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph), None
+        ready = cgraph.ready_now() or {}
+        quick = self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph, ready=ready)
+        job = TierJob(lambda: self._make_c_vm(fgraph, final_storage, None, cgraph=cgraph),
+                      cgraph.estimate_seconds(ready))
+        job.make_quick = lambda storage: self._make_c_vm(fgraph, storage, None, cgraph=cgraph,
+                                                         ready=ready)
+        return quick, job
+
+    def _make_c_vm(self, fgraph, input_storage, storage_map, cgraph=None, ready=None):
+        """The VM; ``cgraph``: its C already generated; ``ready``: make the quick tier's VM
+        (only the node functions in ``ready`` run their C, nothing is compiled)."""
         from tensorgraph.link.c.codegen import CGraph
 
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
         nodes, storage_map, compute_map = prepare_storage(fgraph, input_storage, storage_map)
 
-        lazy = any(_is_lazy(n) for n in nodes)
-        cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy,
-                        straight=self.name == "c")
+        if cgraph is None:
+            lazy = any(_is_lazy(n) for n in nodes)
+            cgraph = CGraph(fgraph, nodes, whole_graph=self.whole_graph and not lazy,
+                            straight=self.name == "c")
+        c_index = (cgraph.index if ready is None else
+                   {node: k for node, k in cgraph.index.items() if k in ready})
         entry = None
-        if cgraph.c_nodes:
+        if c_index:
             positions = {node: i for i, node in enumerate(nodes)}
 
             def report(k, message, inputs, whole):
@@ -262,17 +291,20 @@ class CLinker:
                     reraise_with_node(exc, node, list(inputs), positions[node], fgraph=fgraph)
                 raise exc
 
-            entry = cgraph.workspace(gc=allow_gc, report=report)
+            entry = (cgraph.workspace(gc=allow_gc, report=report) if ready is None else
+                     cgraph.partial_workspace(ready, gc=allow_gc, report=report))
         thunks = []
         for node in nodes:
-            k = cgraph.index.get(node)
+            k = c_index.get(node)
             if k is None:
                 thunks.append(node.op.make_py_thunk(node, storage_map, compute_map))
             else:
                 thunks.append(_c_thunk(entry["node_call"], k, node, storage_map, compute_map))
-        if not cgraph.whole_graph and entry is not None:
+        if (ready is not None or not cgraph.whole_graph) and entry is not None:
             entry = {"node_call": entry["node_call"]}
-        return CVM(fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph)
+        vm = CVM(fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph)
+        vm.tier = "quick" if ready is not None else "optimized"
+        return vm
 
     def __repr__(self):
         return f"CLinker(name={self.name!r}, allow_gc={self.allow_gc})"

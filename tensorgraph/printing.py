@@ -9,6 +9,9 @@ first time and referenced by its id afterwards, so printed graphs stay as small 
         ├─ y [id D]
         └─ 2 [id E]
 
+``Print(message)(x)`` prints a value whenever a compiled function computes it;
+``get_node_by_id`` finds the object behind a printed id.
+
 ``pp`` writes the expression the graph computes, ``(x + (y * 2))``. How an op is written comes
 from a registry: ``pprint.assign(OpClass, printer)`` (other modules register their ops there);
 elementwise ops are written from their scalar op's ``symbol`` (infix/prefix) or name
@@ -21,7 +24,8 @@ import io
 import sys
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
-from tensorgraph.graph.ids import graph_ids
+from tensorgraph.graph.ids import graph_ids, id_letters
+from tensorgraph.graph.op import Op
 
 # ----------------------------------------------------------------------------------------------
 # debugprint
@@ -194,6 +198,70 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
 
 
 dprint = debugprint
+
+#: the id ``debugprint`` gives the ``n``-th node: A, ..., Z, BA, ... (PyTensor's name)
+char_from_number = id_letters
+
+
+def get_node_by_id(graphs, target_var_id, id_types: str = "CHAR"):
+    """The node (or leaf variable) that ``debugprint(graphs, ids=id_types)`` labels
+    ``[id target_var_id]``, or None: to get from a printed graph back to the object."""
+    ids = graph_ids(graphs)
+    if id_types == "CHAR":
+        return ids.find(str(target_var_id))
+    if id_types == "int":
+        n = int(target_var_id)
+        return ids.order[n] if 0 <= n < len(ids.order) else None
+    if id_types == "id":
+        return next((obj for obj in ids.order if id(obj) == int(target_var_id)), None)
+    raise ValueError(f"get_node_by_id: id_types must be 'CHAR', 'int' or 'id', got {id_types!r}")
+
+
+class Print(Op):
+    """``Print(message)(x)`` is ``x``, printing ``message`` and the value (each of ``attrs``
+    of it: ``'__str__'``, ``'shape'``...) whenever it is computed: Theano's way of looking
+    at a value inside a compiled function. ``global_fn(op, value)`` replaces the printing.
+    It runs in Python and is never removed by rewriting (constant folding included)."""
+
+    __props__ = ("message", "attrs", "global_fn")
+    view_map = {0: [0]}
+
+    def __init__(self, message: str = "", attrs=("__str__",), global_fn=None):
+        self.message = message
+        self.attrs = tuple(attrs)
+        self.global_fn = global_fn
+
+    def __str__(self):
+        return f"Print{{{self.message}}}"
+
+    def make_node(self, x):
+        if not isinstance(x, Variable):
+            from tensorgraph.tensor.basic import as_tensor_variable
+
+            x = as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        (value,) = inputs
+        output_storage[0][0] = value
+        if self.global_fn is not None:
+            self.global_fn(self, value)
+            return
+        for attr in self.attrs:
+            shown = getattr(value, attr)
+            print(self.message, attr, "=", shown() if callable(shown) else shown)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return list(input_shapes)
+
+    def L_op(self, inputs, outputs, output_grads):
+        return list(output_grads)
+
+    def R_op(self, inputs, eval_points):
+        return list(eval_points)
+
+    def do_constant_folding(self, fgraph, node) -> bool:
+        return False
 
 # ----------------------------------------------------------------------------------------------
 # pp

@@ -510,3 +510,22 @@ def test_pytensors_top_level_names():
 
     assert (tg.Lop, tg.Rop, tg.pullback, tg.pushforward) == (Lop, Rop, pullback, pushforward)
     assert tg.OpFromGraph is OpFromGraph and tg.wrap_py is as_op and tg.as_op is as_op
+
+
+def test_print_op_ids_and_get_node_by_id(capsys):
+    from tensorgraph.printing import Print, char_from_number, get_node_by_id
+
+    x = tt.dvector("x")
+    shown = []
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = tg.function([x], Print("x is")(x) * 2, mode=mode)
+        np.testing.assert_array_equal(f([1.0, 2.0]), [2.0, 4.0])
+        assert "x is __str__ = [1. 2.]" in capsys.readouterr().out
+    g = tg.function([x], Print("", global_fn=lambda op, v: shown.append(v.shape))(x).sum())
+    g([1.0, 2.0, 3.0])
+    assert shown == [(3,)]
+    assert [char_from_number(n) for n in (0, 25, 26, 2080)] == ["A", "Z", "BA", "DCA"]
+    z = tt.exp(x) + 1
+    assert get_node_by_id(z, "B") is z.owner.inputs[0].owner
+    assert get_node_by_id(z, "C") is x and get_node_by_id(z, "ZZ") is None
+    assert get_node_by_id(z, 0, id_types="int") is z.owner

@@ -50,12 +50,19 @@ class OpTable:
     says which); ``lookup(op)`` finds the one of the nearest registered class in ``op``'s MRO
     (None: the op has none). ``builtin`` names the modules of ``package`` that register
     tensorgraph's own ops; they are imported on the first lookup.
+
+    An inherited implementation applies only when the op's class computes as the registered
+    class does: the methods named in ``same`` (``perform`` for ops) must be the registered
+    class's own. A subclass with its own ``perform`` needs its own implementation (else it
+    would silently compute the base class's result).
     """
 
-    def __init__(self, backend: str, package: str, builtin: tuple = ()):
+    def __init__(self, backend: str, package: str, builtin: tuple = (),
+                 same: tuple = ("perform",)):
         self.backend = backend
         self.package = package
         self.builtin = tuple(builtin)
+        self.same = tuple(same)
         self._table: dict = {}
         self._loaded = False
         self._lock = threading.Lock()
@@ -76,6 +83,9 @@ class OpTable:
         for klass in type(op).__mro__:
             impl = self._table.get(klass)
             if impl is not None:
+                if any(getattr(type(op), name, None) is not getattr(klass, name, None)
+                       for name in self.same):
+                    return None  # it computes otherwise than the class registered
                 return impl
         return None
 

@@ -38,7 +38,7 @@ __all__ = ["register", "register_scalar", "implementation", "scalar_implementati
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random")
 TABLE = OpTable("JAX", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN)
+SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN, same=("impl", "compute"))
 
 
 def register(op_class: type):

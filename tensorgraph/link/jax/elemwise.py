@@ -302,12 +302,15 @@ _FLOAT_FUNCTIONS = {
 }
 
 
-@register_scalar(sm.FloatOp)
 def jax_float_op(op, in_dtypes, out_dtypes):
     target = _FLOAT_FUNCTIONS.get(type(op))
     if target is None:
         target = _numpy_named(op)
     return _float_function(target)(op, in_dtypes, out_dtypes)
+
+
+for _cls in _FLOAT_FUNCTIONS:
+    register_scalar(_cls)(jax_float_op)
 
 
 @register_scalar(Composite)

@@ -33,7 +33,7 @@ __all__ = ["register", "register_scalar", "implementation", "scalar_implementati
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random")
 TABLE = OpTable("Numba", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN)
+SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN, same=("impl", "compute"))
 
 
 def register(op_class: type):

@@ -42,8 +42,12 @@ class InnerRunner:
     mode : the mode it was compiled with
     allow_gc, prealloc : the scan flags when it was compiled (``allow_gc``: the op's own
         setting, ``scan(allow_gc=...)``, when given)
+    c_loop_enabled : whether iterations may run in C (``c_loop.py``) when the compiled step
+        allows it (True; False runs one call of the step per iteration, for comparisons)
     counters : ``calls``, ``iterations``, ``buffers_allocated``, ``buffers_reused``,
-        ``outputs_stacked`` summed over every run
+        ``outputs_stacked`` summed over every run; ``c_runs`` (calls of the C loop, each
+        running iterations without returning to Python) and ``python_iterations``
+        (iterations run by a call of the compiled step from Python)
     """
 
     def __init__(self, op, mode, reference: bool = False):
@@ -64,25 +68,54 @@ class InnerRunner:
         self.function = maker.create()
         self.function.trust_input = True
         self.counters = {"calls": 0, "iterations": 0, "buffers_allocated": 0,
-                         "buffers_reused": 0, "outputs_stacked": 0}
+                         "buffers_reused": 0, "outputs_stacked": 0, "c_runs": 0,
+                         "python_iterations": 0}
+        self._c_loop = None
+        self.c_loop_enabled = True
 
     def run(self, loop: ScanLoop) -> None:
-        """Run every iteration of ``loop`` with the compiled inner function."""
+        """Run every iteration of ``loop`` with the compiled inner function: in C when it is
+        whole-graph C and nothing watches its nodes (``c_loop.py``), else one call of it per
+        iteration."""
         __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame comes first
         fn = self.function
+        c_loop = self._c_loop
+        if c_loop is None and not self.reference:
+            from tensorgraph.scan.c_loop import CLoop
+
+            c_loop = self._c_loop = CLoop(self)
+        entry = None
+        if c_loop is not None and c_loop.ok and self.c_loop_enabled:
+            from tensorgraph.scan.c_loop import run_steps_entry
+
+            entry = run_steps_entry(fn)
         while not loop.done:
+            if entry is not None:
+                try:
+                    if c_loop.run(loop, entry):
+                        self.counters["c_runs"] += 1
+                        continue
+                except Exception as exc:
+                    reraise_in_iteration(exc, loop)
             args = loop.arguments()
             try:
                 outputs = fn(*args)
             except Exception as exc:
                 reraise_in_iteration(exc, loop)
             loop.accept(outputs)
+            self.counters["python_iterations"] += 1
         counters = self.counters
         counters["calls"] += 1
         counters["iterations"] += loop.t
         counters["buffers_allocated"] += loop.allocated
         counters["buffers_reused"] += loop.reused
         counters["outputs_stacked"] += loop.stacked
+
+    def __getstate__(self):
+        """Everything but the C loop's tables (ctypes pointers: made again when needed)."""
+        state = dict(self.__dict__)
+        state["_c_loop"] = None
+        return state
 
     def held_intermediates(self) -> int:
         """How many inner intermediate results the inner function holds now (between calls):

@@ -64,7 +64,8 @@ def test_without_output_prealloc_steps_are_stacked():
     for _ in range(3):
         f(*_args())
     assert runner.counters == {"calls": 3, "iterations": 15, "buffers_allocated": 0,
-                               "buffers_reused": 0, "outputs_stacked": 3}
+                               "buffers_reused": 0, "outputs_stacked": 3, "c_runs": 0,
+                               "python_iterations": 15}
 
 
 def test_output_prealloc_lowers_peak_memory():

@@ -1,9 +1,11 @@
-/* tg_graph_desc: a compiled graph as the glue library runs it.
+/* tg_graph_desc: a compiled graph as the glue library runs it (and tg_scan_layout, below: a
+ * loop running it once per iteration).
  *
- * One declaration read by two parsers: the glue (glue.h) includes this file, and
- * graph_desc.py reads the same text into a ctypes.Structure, laid out by the same C rules, so
- * Python fills it field by field (a misspelled field is an AttributeError; the struct's size
- * is compared with tg_graph_desc_size() when the glue loads). So no list of tables has to be
+ * Declarations read by two parsers: the glue (glue.h) includes this file, and
+ * graph_desc.py reads the same text into ctypes.Structures, laid out by the same C rules, so
+ * Python fills them field by field (a misspelled field is an AttributeError; the struct's size
+ * is compared with tg_graph_desc_size() when the glue loads, tg_scan_layout's by the entry
+ * point that reads it). So no list of tables has to be
  * kept in the same order on both sides. Plain C only here, one field per line, of type int,
  * unsigned char, int64_t or void, plain or pointer (graph_desc.py reads nothing else).
  *
@@ -37,3 +39,44 @@ typedef struct tg_graph_desc {
     void *const *node_fn;           /* nnodes addresses of the node functions */
     void *straight;                 /* linker 'c': the straight-line run of all nodes, or NULL */
 } tg_graph_desc;
+
+/* tg_scan_layout: how a loop (tensorgraph/scan) runs a whole graph once per iteration in C
+ * (glue.h's run_steps entry point), filled in Python like tg_graph_desc (graph_desc.py:
+ * ScanLayout), per run of the loop.
+ *
+ * At iteration t, binding b points graph input bind_input[b] at row r = t + bind_offset[b]
+ * of its buffer (row r % bind_ring[b] when bind_ring[b] > 0, a ring of the last steps) or,
+ * when r < 0, at row bind_init_rows[b] + r of its initial value (a state's past before the
+ * loop). The rows are borrowed: nothing is copied in. Then every node runs, and output o's
+ * value (graph output out_output[o], which must have the row shape out_shape) is copied into
+ * row t of its buffer (row t % out_ring[o] for a ring; nowhere when out_ring[o] is -1). The loop
+ * stops after the iteration whose graph output `cond` (a scalar) is nonzero, when cond >= 0.
+ * Shapes and strides are per binding (output), TG_MAXDIM entries each, in bytes. */
+typedef struct tg_scan_layout {
+    int nbind;                      /* graph inputs bound to a row at every iteration */
+    int nout;                       /* graph outputs copied into a row at every iteration */
+    int cond;                       /* the graph output that stops the loop, or -1 */
+    int64_t t;                      /* in: the first iteration to run; out: the next one */
+    int64_t n_steps;                /* the loop ends before iteration n_steps */
+    int64_t stopped;                /* out: 1 when the condition ended the loop */
+    const int *bind_input;          /* per binding: the graph input (index into graph_in) */
+    const int *bind_ndim;           /* per binding: dimensions of a row */
+    void *const *bind_data;         /* per binding: row 0 of the buffer */
+    const int64_t *bind_offset;
+    const int64_t *bind_ring;       /* per binding: 0, or the rows of a ring buffer */
+    const int64_t *bind_stride0;    /* per binding: bytes from one row of the buffer to the next */
+    const int64_t *bind_shape;      /* per binding: a row's shape */
+    const int64_t *bind_strides;    /* per binding: a row's strides in the buffer */
+    void *const *bind_init;         /* per binding: row 0 of the initial value, or NULL */
+    const int64_t *bind_init_rows;
+    const int64_t *bind_init_stride0;
+    const int64_t *bind_init_strides;       /* per binding: a row's strides there */
+    const int *out_output;          /* per output: the graph output (index into graph_out) */
+    const int *out_ndim;
+    const int *out_typenum;         /* per output: the buffer's numpy type number */
+    void *const *out_data;          /* per output: row 0 of the buffer */
+    const int64_t *out_ring;        /* per output: 0 (row t), the rows of a ring, or -1 */
+    const int64_t *out_stride0;
+    const int64_t *out_shape;       /* per output: the shape every iteration must give */
+    const int64_t *out_strides;     /* per output: a row's strides in the buffer */
+} tg_scan_layout;

@@ -1,9 +1,12 @@
-"""``tg_graph_desc`` (graph_desc.h) as a ``ctypes.Structure`` made from the header's own text.
+"""``tg_graph_desc`` and ``tg_scan_layout`` (graph_desc.h) as ``ctypes.Structure``s made from
+the header's own text.
 
-The glue is compiled with graph_desc.h; Python fills the same struct by field name. The
-fields are read here from that very declaration (its plain ``type name;`` lines), so no list
-of fields is kept in two places, and ctypes lays them out by the same C rules the compiler
-uses; the glue's ``tg_graph_desc_size()`` is compared with ``ctypes.sizeof`` when it loads.
+The glue is compiled with graph_desc.h; Python fills the same structs by field name. The
+fields are read here from those very declarations (their plain ``type name;`` lines), so no
+list of fields is kept in two places, and ctypes lays them out by the same C rules the
+compiler uses; the glue's ``tg_graph_desc_size()`` is compared with ``ctypes.sizeof`` when it
+loads, and the scan loop's entry point compares ``tg_scan_layout``'s size with the one it is
+given.
 (ctypes, not cffi's parser: pycparser costs about 80 ms of every process's first compile.)
 """
 
@@ -13,7 +16,7 @@ import ctypes
 import os
 import re
 
-__all__ = ["GraphDesc", "ELEMENT"]
+__all__ = ["GraphDesc", "ScanLayout", "ELEMENT", "LAYOUT_ELEMENT"]
 
 _BASE = {"int": ctypes.c_int, "unsigned char": ctypes.c_ubyte, "int64_t": ctypes.c_int64,
          "void": ctypes.c_void_p}
@@ -21,8 +24,8 @@ _LINE = re.compile(r"^\s*(?:const\s+)?(?P<base>int64_t|unsigned char|int|void)\s
                    r"(?P<stars>\*(?:\s*const)?\s*\*|\*)?\s*(?P<name>\w+);")
 
 
-def _fields(text: str) -> list[tuple[str, type]]:
-    body = text.split("typedef struct tg_graph_desc {", 1)[1].split("} tg_graph_desc;", 1)[0]
+def _fields(text: str, struct: str) -> list[tuple[str, type]]:
+    body = text.split(f"typedef struct {struct} {{", 1)[1].split(f"}} {struct};", 1)[0]
     fields = []
     for line in body.splitlines():
         code = line.split("/*", 1)[0].strip()
@@ -52,9 +55,20 @@ def _read_header() -> str:
 class GraphDesc(ctypes.Structure):
     """A graph as the glue runs it (see graph_desc.h for what each field means)."""
 
-    _fields_ = _fields(_read_header())
+    _fields_ = _fields(_read_header(), "tg_graph_desc")
+
+
+class ScanLayout(ctypes.Structure):
+    """How a loop runs a whole graph once per iteration (see graph_desc.h)."""
+
+    _fields_ = _fields(_read_header(), "tg_scan_layout")
+
+
+def _elements(structure) -> dict:
+    return {name: ctype._type_ for name, ctype in structure._fields_
+            if hasattr(ctype, "_type_") and not isinstance(ctype._type_, str)}
 
 
 #: the element type of each pointer field (what its arrays hold)
-ELEMENT = {name: ctype._type_ for name, ctype in GraphDesc._fields_
-           if hasattr(ctype, "_type_") and not isinstance(ctype._type_, str)}
+ELEMENT = _elements(GraphDesc)
+LAYOUT_ELEMENT = _elements(ScanLayout)

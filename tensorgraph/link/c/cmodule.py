@@ -13,6 +13,7 @@ See docs/c_cache.md for the user-facing side (location, flags, the ``cache`` com
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import importlib.machinery
@@ -248,7 +249,10 @@ class ModuleCache:
         where = "memory"
         with self._guard:
             key_lock = self._key_locks.setdefault(memo_key, threading.Lock())
-        with key_lock:
+        if not key_lock.acquire(blocking=not cached_only):
+            return None, "missing"  # being compiled by another thread: not cached yet
+        with contextlib.ExitStack() as held:
+            held.callback(key_lock.release)
             module = self._memo.get(memo_key)
             if module is None:
                 try:

@@ -53,16 +53,16 @@ def blas_setup() -> dict:
     if flags.lower() == "none":
         return empty
     if not flags:
-        try:
-            import scipy_openblas32
-        except ImportError:
+        found = _scipy_openblas32()
+        if found is None:
             if not _warned_missing:
                 _warned_missing.append(True)
                 warnings.warn("tensorgraph: scipy-openblas32 is not installed; matrix products "
                               "use tensorgraph's own (slower) C kernels", stacklevel=2)
             return empty
-        return {"prefix": "scipy_cblas_", "libraries": [scipy_openblas32.get_library()],
-                "library_dirs": [scipy_openblas32.get_lib_dir()], "extra_compile_args": []}
+        library, lib_dir = found
+        return {"prefix": "scipy_cblas_", "libraries": [library], "library_dirs": [lib_dir],
+                "extra_compile_args": []}
     setup = dict(empty, prefix="cblas_", libraries=[], library_dirs=[], extra_compile_args=[])
     for item in shlex.split(flags):
         if item.startswith("-l") and len(item) > 2:
@@ -72,6 +72,29 @@ def blas_setup() -> dict:
         else:  # one command compiles and links, so linker flags (-Wl,...) may go here
             setup["extra_compile_args"].append(item)
     return setup
+
+
+_OPENBLAS: list = []
+
+
+def _scipy_openblas32():
+    """(link name, directory) of scipy-openblas32's library, or None when it is not installed.
+    Found from the package's files without importing it: its __init__ reads its version through
+    importlib.metadata, tens of milliseconds of every process's first compile."""
+    if not _OPENBLAS:
+        import importlib.util
+        import os
+
+        spec = importlib.util.find_spec("scipy_openblas32")
+        found = None
+        if spec is not None and spec.submodule_search_locations:
+            lib_dir = os.path.join(list(spec.submodule_search_locations)[0], "lib")
+            names = sorted(n for n in os.listdir(lib_dir) if n.startswith("libscipy_openblas")
+                           and ".so" in n) if os.path.isdir(lib_dir) else []
+            if names:
+                found = (names[0][3:].split(".so")[0], lib_dir)
+        _OPENBLAS.append(found)
+    return _OPENBLAS[0]
 
 
 # CBLAS through a library: its integer type (the prototypes are in blas_cblas.h).

@@ -18,7 +18,7 @@ issue), for the seed ``train`` function and the gradient graph of a 64-layer MLP
 Each figure is the median over ``--rounds`` fresh views; targets: first drawing <= 2 s, expand
 <= 1 s, panel <= 100 ms, no task over 100 ms, < 300 bytes per node; the report within 300 ms
 of the compile's end, a step redrawn in <= 200 ms; a stepper step shown in <= 100 ms.  Needs the ``test`` extra
-and /usr/bin/chromium (see ``tensorgraph.notebook.lab_driver``); ``--check`` exits 1 on a miss.
+and /usr/bin/chromium (see ``tests/browser/lab_driver.py``); ``--check`` exits 1 on a miss.
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "browser")]  # the checkout, and its page tools
 
-from tensorgraph.notebook.demo_graphs import (  # noqa: E402
+from demo_graphs import (  # noqa: E402
     MLP_CELL,
     MLP_STEPS_CELL,
     SEED_CELL,
     SEED_COMPILE_CELL,
 )
-from tensorgraph.notebook.lab_driver import Lab, LabServer, launch_chromium  # noqa: E402
+from lab_driver import Lab, LabServer, launch_chromium  # noqa: E402
 
 TARGETS = {"first_drawing_ms": 2000, "expand_ms": 1000, "panel_ms": 100, "longest_task_ms": 100,
            "bytes_per_node": 300, "report_after_compile_ms": 300, "step_redraw_ms": 200,

@@ -2,7 +2,9 @@
 nodes with their inner graph, user lines), the grouping of big graphs, the bounded layout, the
 widget's Python API and its static fallbacks, the display registration and %tg_show."""
 
+import html
 import json
+import pathlib
 import re
 
 import numpy as np
@@ -134,6 +136,70 @@ def test_layout_places_every_visible_item_and_is_cached():
     assert layout(visible)["cached"] is True
     python = layered_layout(visible)
     assert set(python["items"]) == set(visible["items"])
+
+
+def test_each_box_text_is_made_once_in_python_and_travels_with_the_layout():
+    """The lines of every box come with the layout (``text``): the browser and the static
+    picture draw them as they are. Two graphs laid out alike (equal DOT text: the cache
+    answers the second) still say their own things."""
+    x = tt.vector("x")
+    first = visible_graph(graph_model(tt.exp(x) + 2).payload(), [])
+    second = visible_graph(graph_model(tt.log(x) + 2).payload(), [])
+    placed = [layout(first), layout(second)]
+    assert placed[1]["cached"] and placed[1]["items"] == placed[0]["items"]
+    for visible, result in zip((first, second), placed):
+        assert result["text"] == {i: item_text(item) for i, item in visible["items"].items()}
+    assert any("log" in line for lines in placed[1]["text"].values() for line in lines)
+    assert not any("exp" in line for lines in placed[1]["text"].values() for line in lines)
+    # a closed group's box says what it holds; the static picture writes the same lines
+    view = GraphView(deep_mlp(layers=8)).wait()
+    group, lines = next((k, v) for k, v in view.layout["text"].items() if k.startswith("G:"))
+    assert lines[1].endswith("nodes, closed")
+    svg = view.to_svg()
+    for lines in view.layout["text"].values():
+        for line in lines:
+            assert f">{html.escape(line)}</text>" in svg
+
+
+def test_the_graph_views_modules_join_into_the_one_anywidget_loads(tmp_path):
+    """nbext's parts (one job each) import their siblings; the kernel joins them: each once,
+    after what it imports, without those imports and exports; the entry keeps its default
+    export. A circle, or an import the joining cannot keep, is refused by name."""
+    from tensorgraph.notebook.assets import es_module
+
+    files = {"entry.js": 'import { b } from "./b.js";\nimport { a } from "./a.js";\n'
+                         "function render() { return a() + b(); }\nexport default { render };\n",
+             "a.js": "export function a() { return 1; }\n",
+             "b.js": 'import { a } from "./a.js";\nexport const b = () => a() + 1;\n'}
+    joined = es_module("entry.js", read=files.__getitem__)
+    assert [line for line in joined.splitlines() if line.startswith("// ---- ")] == [
+        "// ---- nbext/a.js", "// ---- nbext/b.js", "// ---- nbext/entry.js"]
+    assert "import " not in joined and joined.count("export ") == 1
+    assert "function a()" in joined and "const b = " in joined
+    with pytest.raises(ValueError, match="circle: entry.js -> b.js -> a.js -> entry.js"):
+        es_module("entry.js",
+                  read={**files, "a.js": 'import { x } from "./entry.js";\n'}.__getitem__)
+    with pytest.raises(ValueError, match="nbext/a.js: 'import \\* as d3"):
+        es_module("entry.js", read={**files, "a.js": 'import * as d3 from "d3";\n'}.__getitem__)
+
+    # the real one: every part of nbext, and it loads as one module where node is installed
+    import shutil
+    import subprocess
+
+    esm = GraphView._esm
+    assert esm == es_module("graph_view.js")
+    parts = {p.name for p in (pathlib.Path(__file__).parents[1] / "nbext").glob("*.js")}
+    assert {line[len("// ---- nbext/"):] for line in esm.splitlines()
+            if line.startswith("// ---- ")} == parts
+    assert "model.off" not in esm  # anywidget drops a view's listeners on the model
+    if shutil.which("node"):
+        module = tmp_path / "graph_view.mjs"
+        module.write_text(esm)
+        done = subprocess.run(["node", "--input-type=module", "-e",
+                               f"import({json.dumps(module.as_uri())}).then((m) => "
+                               "console.log(typeof m.default.render))"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "function", done.stderr
 
 
 def test_a_layout_without_graphviz_falls_back_to_python(monkeypatch):
@@ -295,14 +361,14 @@ def test_test_values_show_on_hover_and_in_the_panel_summarised():
 
 
 def test_the_browser_and_the_static_picture_use_one_heat_ramp():
-    """nbext/graph_view.js (the live heat map), its CSS legend and static_svg draw the same
+    """nbext/draw.js (the live heat map), its CSS legend and static_svg draw the same
     colours."""
     import pathlib
 
     from tensorgraph.notebook.static_svg import HEAT_STOPS, contrast, heat_rgb, text_on
 
     nbext = pathlib.Path(__file__).parents[1] / "nbext"
-    js = (nbext / "graph_view.js").read_text()
+    js = (nbext / "draw.js").read_text()
     found = re.search(r"const HEAT_STOPS = (\[\[.*?\]\]);", js)
     assert found and json.loads(found.group(1)) == [list(c) for c in HEAT_STOPS]
     css = (nbext / "graph_view.css").read_text()

@@ -3,7 +3,7 @@
 The wheel is built once per test session; it must hold every file of the package that is
 not Python source (C headers today, the widgets' front-end under ``tensorgraph/nbext``), and
 a FAST_RUN function must compile and run its C from the unpacked wheel with the checkout out
-of reach.
+of reach. It holds what users run: the test and documentation tooling stays in the checkout.
 """
 
 import os
@@ -64,6 +64,23 @@ def test_wheel_holds_every_file_the_package_reads(wheel):
     missing = sorted(runtime_files() - names)
     assert missing == []
     assert "tensorgraph/link/c/runtime.h" in names
+
+
+def test_the_wheel_holds_what_users_run_and_no_test_or_doc_tooling(wheel):
+    """The browser driver, the demo cells and the screenshot tool live in tests/browser and
+    tools/; nothing in the wheel drives a browser or a second kernel client."""
+    archive = zipfile.ZipFile(wheel[0])
+    names = set(archive.namelist())
+    for tool in ("lab_driver", "demo_graphs", "screenshots"):
+        assert not [n for n in names if n.endswith(f"/{tool}.py")], tool
+    tooling = ("playwright", "jupyter_client", "chromium", "nbclient")
+    for name in sorted(n for n in names if n.endswith(".py")):
+        source = archive.read(name).decode()
+        assert not [t for t in tooling if t in source], name
+    # the graph view's front end is there, every part of it
+    parts = {p.name for p in (ROOT / "nbext").glob("*.js")}
+    assert {"graph_view.js", "draw.js", "camera.js", "interaction.js", "panel.js"} <= parts
+    assert {f"tensorgraph/nbext/{p}" for p in parts} <= names
 
 
 def test_fast_run_compiles_and_runs_from_the_unpacked_wheel(wheel, tmp_path):

@@ -1,9 +1,10 @@
 """``GraphView``: the interactive graph widget, and ``show``.
 
 The kernel computes what to draw (``graph_model``: nodes, edges, groups) and where
-(``layout``: ``dot`` on the visible part, off the main thread, time-limited, cached); the
-browser (``nbext/graph_view.js``) draws it as SVG it controls, so selecting, highlighting and
-colouring never need a new layout. Everything a user can click is also a synced trait or a
+(``layout``: ``dot`` on the visible part, off the main thread, time-limited, cached, with each
+box's text lines); the browser (``nbext/graph_view.js`` and the parts it imports, joined into
+one module by ``assets.es_module``) draws it as SVG it controls, so selecting, highlighting
+and colouring never need a new layout. Everything a user can click is also a synced trait or a
 method, so scripts and tests drive the view:
 
 ``selected``      the selected node's id (synced both ways); ``select(node_or_id)``
@@ -22,33 +23,19 @@ nbconvert, nbviewer and GitHub, where no widget runs.
 
 from __future__ import annotations
 
-import pathlib
 import threading
 
 import anywidget
 import traitlets
 
+from tensorgraph.notebook.assets import asset, es_module
 from tensorgraph.notebook.bundles import StaticFallback, with_static_forms
 from tensorgraph.notebook.graph_model import GraphModel
-from tensorgraph.notebook.layout import layout as compute_layout
 from tensorgraph.notebook.layout import visible_graph
+from tensorgraph.notebook.layout import layout as compute_layout
 from tensorgraph.notebook.static_svg import static_svg
 
 __all__ = ["GraphView", "show"]
-
-
-def _asset(name: str) -> pathlib.Path:
-    """A front-end file: from the installed ``tensorgraph.nbext`` package (the wheel), else
-    the checkout's top-level ``nbext/`` (a lenient editable install)."""
-    import importlib.resources
-
-    try:
-        path = pathlib.Path(str(importlib.resources.files("tensorgraph.nbext") / name))
-        if path.is_file():
-            return path
-    except ModuleNotFoundError:
-        pass
-    return pathlib.Path(__file__).resolve().parents[2] / "nbext" / name
 
 
 class GraphView(StaticFallback, anywidget.AnyWidget):
@@ -62,8 +49,8 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
     'A'
     """
 
-    _esm = _asset("graph_view.js")
-    _css = _asset("graph_view.css")
+    _esm = es_module("graph_view.js")
+    _css = asset("graph_view.css")
 
     graph = traitlets.Dict().tag(sync=True)
     layout = traitlets.Dict().tag(sync=True)

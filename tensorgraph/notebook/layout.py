@@ -8,7 +8,8 @@ then a simple layered layout in Python. Results are cached by the DOT text, so r
 state costs nothing.
 
 Boxes have fixed sizes computed here from their text (a monospace font of ``CHAR_W`` pixels
-per character), so the browser draws text that fits the box dot placed.
+per character). The text lines travel with the layout (``text``): the browser and the static
+picture draw them as they are, so the text fits the box dot placed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections import OrderedDict, defaultdict
 
 from tensorgraph.graphviz_run import GraphvizError, GraphvizNotFound, GraphvizTimeout, run_dot
 
-__all__ = ["visible_graph", "item_text", "layout", "dot_source", "CHAR_W", "LINE_H"]
+__all__ = ["visible_graph", "item_text", "box_text", "layout", "dot_source", "CHAR_W", "LINE_H"]
 
 CHAR_W = 6.6   # px per character of the view's 11px monospace font
 LINE_H = 15.0  # px per text line
@@ -36,7 +37,8 @@ CHEAP_FROM, PYTHON_FROM = 300, 1500
 
 
 def item_text(entry: dict) -> list[str]:
-    """The lines drawn in a node's box (the browser draws the same)."""
+    """The lines drawn in a node's or a closed group's box (``visible_graph`` gives every
+    item its ``lines``; the layout sends them to the browser)."""
     if entry.get("group"):
         return [_cut(entry["label"], GROUP_CHARS), f"{entry['n']} nodes, closed"]
     first = _cut(entry["op"])
@@ -57,7 +59,8 @@ def box_size(lines: list[str]) -> tuple[float, float]:
 def visible_graph(payload: dict, expanded) -> dict:
     """The items shown when the groups in ``expanded`` are open: nodes, closed groups (as
     boxes), open groups (as frames, nested), and the edges between the shown items (an edge
-    from or to a member of a closed group attaches to the group's box; repeats merge)."""
+    from or to a member of a closed group attaches to the group's box; repeats merge). Each
+    item has the ``lines`` of text its box shows."""
     expanded = set(expanded)
     groups = {g["id"]: g for g in payload["groups"]}
 
@@ -78,7 +81,7 @@ def visible_graph(payload: dict, expanded) -> dict:
         closed = shown_as(node.get("g"))
         if closed is None:
             owner[node["id"]] = node["id"]
-            items[node["id"]] = dict(node, frame=node.get("g"))
+            items[node["id"]] = dict(node, frame=node.get("g"), lines=item_text(node))
         else:
             key = f"G:{closed}"
             owner[node["id"]] = key
@@ -86,6 +89,7 @@ def visible_graph(payload: dict, expanded) -> dict:
                 g = groups[closed]
                 items[key] = {"id": key, "group": closed, "label": g["label"], "n": g["n"],
                               "frame": g["parent"]}
+                items[key]["lines"] = item_text(items[key])
     frames = {}
     for gid in expanded:
         if gid in groups and shown_as(gid) is None:
@@ -130,7 +134,7 @@ def dot_source(visible: dict, cheap: bool = False) -> str:
     def emit(parent, indent):
         for item_id in children.get(parent, ()):
             item = visible["items"][item_id]
-            w, h = box_size(item_text(item))
+            w, h = box_size(item["lines"])
             lines.append(f"{indent}{_name(item_id)} [width={w / 72:.3f} height={h / 72:.3f}];")
         for gid in sub_frames.get(parent, ()):
             lines.append(f"{indent}subgraph {_name('cluster_' + gid)} {{")
@@ -166,13 +170,15 @@ CACHE_SIZE = 64
 def layout(visible: dict, timeout: float = DOT_TIMEOUT) -> dict:
     """Positions for a visible graph (see ``parse_dot_json``), from the cache, ``dot``, cheap
     ``dot`` or the Python fallback, whichever answers first within the limits; its
-    ``engine`` says which, ``seconds`` how long it took."""
+    ``engine`` says which, ``seconds`` how long it took; ``text`` the lines of each box (not
+    cached: equal DOT text, so equal positions, may come from boxes saying other things)."""
     source = dot_source(visible)
     key = hashlib.sha256(source.encode()).hexdigest()
+    text = box_text(visible)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
-            return dict(_cache[key], cached=True)
+            return dict(_cache[key], cached=True, text=text)
     started = time.perf_counter()
     result = None
     notes = []
@@ -201,7 +207,12 @@ def layout(visible: dict, timeout: float = DOT_TIMEOUT) -> dict:
         _cache[key] = result
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
-    return dict(result, cached=False)
+    return dict(result, cached=False, text=text)
+
+
+def box_text(visible: dict) -> dict:
+    """``{item id: [line, line]}``: what each box of a visible graph shows."""
+    return {item_id: item["lines"] for item_id, item in visible["items"].items()}
 
 
 def _points(text: str):
@@ -304,7 +315,7 @@ def layered_layout(visible: dict) -> dict:
         x = 20.0
         tallest = 0.0
         for item_id in row:
-            w, h = box_size(item_text(items[item_id]))
+            w, h = box_size(items[item_id]["lines"])
             position[item_id] = (x + w / 2, y + h / 2, w, h)
             x += w + 24
             tallest = max(tallest, h)

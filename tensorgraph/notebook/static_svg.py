@@ -1,13 +1,13 @@
 """The graph view's picture as standalone SVG: what nbconvert, nbviewer and GitHub show, where
-no widget runs. Drawn from the same payload and layout as the browser view, with fixed light
-colours (no theme to follow there)."""
+no widget runs. Drawn from the same payload and layout as the browser view (the boxes' text
+lines too: the layout's ``text``), with fixed light colours (no theme to follow there)."""
 
 from __future__ import annotations
 
 import math
 from html import escape
 
-from tensorgraph.notebook.layout import LINE_H, PAD_Y, item_text
+from tensorgraph.notebook.layout import CHAR_W, LINE_H, PAD_Y
 
 #: the heat map's colour ramp, light yellow to dark red (nbext/graph_view.js draws the same;
 #: a test checks they agree)
@@ -84,6 +84,7 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
     legend = 22 if heat else 0
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
+    text = layout.get("text", {})
     if any(n.get("o") for n in nodes.values() if n["id"] in layout.get("items", {})):
         bottom += 12  # room for the "output 0" under the lowest boxes
         height += 12
@@ -104,15 +105,13 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
                    f'marker-end="url(#a)"/>')
     for item_id, (cx, cy, w, h) in layout.get("items", {}).items():
         x, y = cx - w / 2, cy - h / 2
+        lines = text.get(item_id, ())
         if item_id.startswith("G:"):
-            g = groups.get(item_id[2:], {"label": item_id, "n": 0})
-            lines = item_text({"group": True, "label": g["label"], "n": g["n"]})
             fill, stroke, dash, rx = "#f7f7f7", "#1976d2", ' stroke-dasharray="5 3"', 6
         else:
             n = nodes.get(item_id)
             if n is None:
                 continue
-            lines = item_text(n)
             fill, stroke = _FILL.get(n["k"], "#eeeeee"), _STROKE.get(n["k"], "#999999")
             dash = ' stroke-dasharray="2 2"' if n["k"] == "constant" else ""
             rx = h / 2 if n["k"] in ("input", "shared") else 5
@@ -158,7 +157,7 @@ def _legend(overlay: dict, x0: float, y: float) -> str:
     stops = "".join(f'<stop offset="{k / (len(HEAT_STOPS) - 1):.2f}" stop-color="{_hex(c)}"/>'
                     for k, c in enumerate(HEAT_STOPS))
     title = escape(overlay.get("title") or "")
-    x = x0 + len(title) * 6.6 + 8
+    x = x0 + len(title) * CHAR_W + 8
     return (f'<defs><linearGradient id="heat">{stops}</linearGradient></defs>'
             f'<text x="{x0}" y="{y + 10}" fill="#444444">{title}</text>'
             f'<rect x="{x}" y="{y + 1}" width="90" height="10" fill="url(#heat)"/>'

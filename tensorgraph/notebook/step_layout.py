@@ -14,8 +14,8 @@ nodes), or a union of more than ``UNION_MAX`` boxes, gets a layout of its own.
 from __future__ import annotations
 
 from tensorgraph.graph.basic import Constant
+from tensorgraph.notebook.layout import box_text, visible_graph
 from tensorgraph.notebook.layout import layout as compute_layout
-from tensorgraph.notebook.layout import visible_graph
 from tensorgraph.printing import op_label, type_label
 
 __all__ = ["StepLayout", "UNION_MAX"]
@@ -65,7 +65,7 @@ class StepLayout:
         bbox = [min(x - w // 2 for x, _, w, _ in boxes), min(y - h // 2 for _, y, _, h in boxes),
                 max(x + w // 2 for x, _, w, _ in boxes), max(y + h // 2 for _, y, _, h in boxes)]
         return {"size": union["size"], "bbox": bbox, "items": items, "frames": {},
-                "edges": edges, "engine": "dot (union of the steps)",
+                "edges": edges, "text": box_text(visible), "engine": "dot (union of the steps)",
                 "seconds": union["seconds"], "union": f"{id(self):x}"}
 
     def _union(self) -> dict | None:

@@ -2,8 +2,8 @@
 
 One JupyterLab server per test session: these tests all run in one xdist worker (the
 ``browser`` xdist group; pytest runs with ``--dist loadgroup``). The server and the page
-helpers are ``tensorgraph.notebook.lab_driver`` (shared with the screenshots and the browser
-benchmark).
+helpers are ``lab_driver`` (this directory; shared with ``tools/screenshots.py`` and the
+browser benchmark).
 
 Use (see tests/browser/test_graph_view_browser.py)::
 
@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from tensorgraph.notebook.lab_driver import CHROMIUM, Lab, LabServer, launch_chromium
+from lab_driver import CHROMIUM, Lab, LabServer, launch_chromium
 
 def pytest_collection_modifyitems(items):
     for item in items:

@@ -3,7 +3,7 @@ report; clicking "next" and picking a step from the filtered list scrubs the rew
 kernel reads the same step); the stabilizing step shows its name and its diff; the Gemv node's
 generated C shows in the graph after rewriting."""
 
-from tensorgraph.notebook.demo_graphs import SEED_CELL, SEED_COMPILE_CELL
+from demo_graphs import SEED_CELL, SEED_COMPILE_CELL
 
 REPORT = ".tg-compile-report"
 

@@ -3,9 +3,10 @@
 A user runs every cell and clicks once on a node of a graph view in the output of a cell that
 is not the active one: the panel opens and the kernel has the selection. The same for the
 graph views of the compile report, the stepper and the profile, for a closed group (one click
-opens it) and for toolbar buttons (the graph view's zoom-in, the stepper's step). Each front end: 20 fresh pages (the page reloads: a new
-document, the same kernel), Run All, then one click on each target, in a rotating order, so
-every target is clicked first after Run All in some page and never in the active cell.
+opens it) and for toolbar buttons (the graph view's zoom-in, the stepper's step). Each front
+end: 20 fresh pages (the page reloads: a new document, the same kernel), Run All, then one
+click on each target, in a rotating order, so every target is clicked first after Run All in
+some page and never in the active cell; the kernel is checked after each click.
 
 A click is a press and a release (``press``: the pointer moves onto the target, presses,
 releases 60 ms later). The view acts on the press and release itself: the browser's click
@@ -17,7 +18,7 @@ import textwrap
 
 import pytest
 
-from tensorgraph.notebook.demo_graphs import SEED_CELL
+from demo_graphs import SEED_CELL
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 PAGES = 20
@@ -132,7 +133,8 @@ def click_target(page, name: str) -> tuple[str, str]:
         return f"{name}.selected", repr(node)
     if name == "group":  # a closed group opens
         group = press(page, index["big"], "[data-tg-group]", "data-tg-group")
-        page.wait_for_function(in_root(index["big"], "r.querySelector(`[data-tg-frame=\"${arg}\"]`)"),
+        page.wait_for_function(in_root(index["big"], "r.querySelector("
+                                                     "`[data-tg-frame=\"${arg}\"]`)"),
                                arg=group, timeout=30_000)
         return f"{group!r} in big.expanded", "True"
     if name == "zoomin":
@@ -166,7 +168,7 @@ class FrontEnd:
     """One front end's page on its own notebook (and kernel), reloaded for every round."""
 
     def __init__(self, lab, name: str, url: str):
-        from tensorgraph.notebook.lab_driver import LabNotebook
+        from lab_driver import LabNotebook
 
         lab.write_notebook(name, CELLS)
         self.name, self.url = name, url
@@ -178,7 +180,7 @@ class FrontEnd:
         self.page.goto(self.url, wait_until="commit")
 
     def run_all(self) -> None:
-        from tensorgraph.notebook.lab_driver import wait_kernel_idle
+        from lab_driver import wait_kernel_idle
 
         wait_kernel_idle(self.page)
         self.page.evaluate("() => { window.jupyterapp.commands.execute("
@@ -238,7 +240,8 @@ def test_a_press_survives_a_redraw_before_the_release(lab, target):
         if target == "node":
             nb.kernel_eval("big.expand_all() and None")
             root.locator("[data-tg-node].tg-k-apply").first.wait_for(timeout=30_000)
-            nb.page.wait_for_function(in_root(0, "!r.classList.contains('tg-busy')"), timeout=30_000)
+            nb.page.wait_for_function(in_root(0, "!r.classList.contains('tg-busy')"),
+                                      timeout=30_000)
         selector = "[data-tg-node].tg-k-apply" if target == "node" else "[data-tg-group]"
         attr = "data-tg-node" if target == "node" else "data-tg-group"
         aim = nb.page.evaluate(AIM, [0, selector, attr])

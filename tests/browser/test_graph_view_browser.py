@@ -4,7 +4,7 @@ theme applies, a closed group opens, a fused node shows its inner loop."""
 
 import re
 
-from tensorgraph.notebook.lab_driver import wait_kernel_idle
+from lab_driver import wait_kernel_idle
 
 SEED = '''\
 %load_ext tensorgraph

@@ -3,7 +3,7 @@ on the graph, clicking a sort button re-sorts the table (the kernel reads the sa
 
 import re
 
-from tensorgraph.notebook.demo_graphs import SEED_CELL
+from demo_graphs import SEED_CELL
 
 
 def test_the_profile_view_in_jupyterlab(lab):

@@ -1,7 +1,11 @@
 """Tutorials 02 and 03 exported with ``jupyter nbconvert --to html --execute`` and opened in
 chromium with the network off: the exported page asks a CDN for the widget script and gets
 nothing, so every widget output must be followed by its static form, visible, with a picture
-that is not empty. A screenshot of each page's first picture goes to $TG_SCREENSHOT_DIR."""
+that is not empty. A screenshot of each page's first picture goes to $TG_SCREENSHOT_DIR.
+
+The page also keeps each graph view's saved state, its ES module (``_esm``) included: loaded
+as anywidget loads it (from a blob: URL, where relative imports do not resolve) it draws the
+saved graph there, so the joined module of nbext's parts is all an exported page needs."""
 
 import os
 import pathlib
@@ -24,6 +28,27 @@ FALLBACKS = """() => [...document.querySelectorAll('.jupyter-widgets.jp-OutputAr
   const r = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
   return {visible: !!block && block.offsetParent !== null, svg: [r.width, r.height]};
 })"""
+
+
+# every graph view saved in the page, drawn by its own saved module (as anywidget would: the
+# module from a blob: URL, render() with the saved state): how many boxes each drew
+RENDER_SAVED_VIEWS = """async () => {
+  const saved = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+  const views = Object.values(JSON.parse(saved.textContent).state)
+    .map((m) => m.state).filter((s) => s._esm && s._esm.includes('tg-graph') && s.layout);
+  const drawn = [];
+  for (const state of views) {
+    const url = URL.createObjectURL(new Blob([state._esm], {type: 'text/javascript'}));
+    const module = await import(url);
+    const model = {get: (k) => state[k], set() {}, save_changes() {}, send() {}, on() {}, off() {}};
+    const el = document.createElement('div');
+    document.body.appendChild(el);
+    module.default.render({model, el});
+    drawn.push(el.querySelectorAll('[data-tg-node], [data-tg-group]').length);
+    el.remove();
+  }
+  return drawn;
+}"""
 
 
 def export(name: str, where: pathlib.Path) -> pathlib.Path:
@@ -51,6 +76,8 @@ def test_an_exported_tutorial_shows_its_static_forms_offline(browser, tmp_path, 
         assert len(found) >= (8 if name == "02_rewrites" else 3), found
         for k, f in enumerate(found):
             assert f["visible"] and min(f["svg"]) > 100, f"widget output {k}: {f}"
+        drawn = page.evaluate(RENDER_SAVED_VIEWS)
+        assert drawn and all(n > 3 for n in drawn), drawn
         first = page.locator(".tg-static-fallback").first
         first.scroll_into_view_if_needed()
         shots = pathlib.Path(os.environ.get("TG_SCREENSHOT_DIR", "/tmp/tensorgraph-screenshots"))

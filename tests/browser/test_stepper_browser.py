@@ -2,7 +2,7 @@
 position back from the kernel; run to the first NaN of a graph with log(0) and see the node
 marked and named."""
 
-from tensorgraph.notebook.demo_graphs import SEED_CELL
+from demo_graphs import SEED_CELL
 
 STEPPER = """\
 st = tgn.Stepper(train, *D)
@@ -59,7 +59,7 @@ def test_the_stepper_in_jupyterlab(lab):
 
 
 def test_the_stepper_and_the_profile_view_in_notebook_7(lab):
-    from tensorgraph.notebook.lab_driver import wait_kernel_idle
+    from lab_driver import wait_kernel_idle
 
     lab.write_notebook("nb7_run.ipynb", [SEED_CELL, "tgn.Stepper(train, *D).step(2)",
                                          "%tg_profile -n 5 train(*D)"])

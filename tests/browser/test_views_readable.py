@@ -5,7 +5,7 @@ profile contrasts with what is behind it (WCAG AA); opening a group keeps it whe
 and draws its children in creation order; the static forms stay hidden. Screenshots of each view in each theme go to
 $TG_SCREENSHOT_DIR."""
 
-from tensorgraph.notebook.demo_graphs import SEED_CELL
+from demo_graphs import SEED_CELL
 
 from view_checks import READABLE_PX, check_view, set_theme
 

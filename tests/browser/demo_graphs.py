@@ -1,6 +1,7 @@
-"""Notebook cells building the graphs the screenshots and the browser benchmark show: the seed
-logistic regression of the Theano tutorial and a 64-layer MLP's gradient. Kept as source text
-(they run in a real kernel) in one place, so pictures and measurements show the same graphs."""
+"""Notebook cells building the graphs the browser tests, the screenshots
+(``tools/screenshots.py``) and the browser benchmark show: the seed logistic regression of the
+Theano tutorial and a 64-layer MLP's gradient. Kept as source text (they run in a real kernel)
+in one place, so tests, pictures and measurements show the same graphs."""
 
 SEED_CELL = '''\
 %load_ext tensorgraph

@@ -1,23 +1,28 @@
 """Render the graph views of the seed logistic regression (and a 64-layer MLP) to PNG files.
 
-    python -m tensorgraph.notebook.screenshots [--out docs/images]
+    python tools/screenshots.py [--out docs/images]
 
-Starts a JupyterLab, runs a notebook in Debian's chromium (see ``lab_driver``) and saves the
-views the README shows: the seed's ``train`` before and after rewriting, a node's panel, the
-dark theme, the MLP's gradient closed and with a group open; the compile report of
-``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C; the stepper
-stopped at the first NaN; the profile view of the seed's ``train`` with its heat map. A development tool (the ``test``
-extra); look at the pictures after changing the view.
+Starts a JupyterLab, runs a notebook in Debian's chromium (see ``tests/browser/lab_driver.py``)
+and saves the views the README shows: the seed's ``train`` before and after rewriting, a
+node's panel, the dark theme, the MLP's gradient closed and with a group open; the compile
+report of ``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C; the
+stepper stopped at the first NaN; the profile view of the seed's ``train`` with its heat map.
+A development tool (the ``test`` extra, not in the wheel); look at the pictures after changing
+the view.
 """
 
 from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 import tempfile
 
-from tensorgraph.notebook.demo_graphs import MLP_CELL, SEED_CELL, SEED_COMPILE_CELL
-from tensorgraph.notebook.lab_driver import Lab, LabServer, launch_chromium
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser")]  # the checkout, and its page tools
+
+from demo_graphs import MLP_CELL, SEED_CELL, SEED_COMPILE_CELL  # noqa: E402
+from lab_driver import Lab, LabServer, launch_chromium  # noqa: E402
 
 CELLS = [
     SEED_CELL,

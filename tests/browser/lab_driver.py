@@ -1,7 +1,7 @@
-"""Driving a real JupyterLab in Debian's chromium: for the browser tests, the screenshots
-(``python -m tensorgraph.notebook.screenshots``) and the browser benchmark.
+"""Driving a real JupyterLab in Debian's chromium: for the browser tests (this directory),
+the screenshots (``python tools/screenshots.py``) and the browser benchmark.
 
-A development tool: it needs the ``test`` extra (playwright, jupyterlab, jupyter_client) and
+Test tooling, not in the wheel: it needs the ``test`` extra (playwright, jupyterlab, jupyter_client) and
 ``/usr/bin/chromium`` (Debian's; never ``playwright install``). ``LabServer`` starts JupyterLab
 (and Notebook 7) on a free port with an empty token, a temporary root directory, its own
 settings (windowing off, so cells out of view stay in the DOM; no news pop-up) and

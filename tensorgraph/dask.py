@@ -30,8 +30,10 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("tensorgraph.dask needs Dask: pip install 'tensorgraph[dask]' (or "
                       "dask[array] and distributed)") from exc
 
-import tensorgraph as tg
 from tensorgraph.compile.compiled import Function
+from tensorgraph.compile.function import function
+from tensorgraph.compile.mode import Mode
+from tensorgraph.gradient import grad
 
 __all__ = ["map_blocks", "DataParallel", "output_shapes"]
 
@@ -129,8 +131,8 @@ def output_shapes(f: Function):
     inputs, outputs = maker.original_graph  # as given: the rewritten graph may work inplace
     explicit = inputs[:n_inputs]
     sizes = [tt.shape(out) for out in outputs[:len(maker.outputs)]]
-    shape_fn = tg.function(explicit, sizes, mode=tg.Mode(linker="py", optimizer="fast_run"),
-                           on_unused_input="ignore", name=f"shapes of {f.name or 'function'}")
+    shape_fn = function(explicit, sizes, mode=Mode(linker="py", optimizer="fast_run"),
+                        on_unused_input="ignore", name=f"shapes of {f.name or 'function'}")
     graph = shape_fn.maker.fgraph
     for pos, var in enumerate(graph.inputs[:n_inputs]):
         readers = [client for client, _ in graph.clients.get(var, []) if client != "output"]
@@ -205,13 +207,13 @@ class DataParallel:
         # on the workers: values of the params come with each task, so a worker computes
         # the gradient at the client's current point whatever it computed before
         at = [p.type(name=f"{p.name or 'param'}_value") for p in params]
-        grads = tg.grad(cost, params)
-        self.gradient = tg.function(self.inputs + at, [cost] + list(grads),
-                                    givens=list(zip(params, at)), mode=mode,
-                                    name=f"{name} gradient", on_unused_input="ignore")
+        grads = grad(cost, params)
+        self.gradient = function(self.inputs + at, [cost] + list(grads),
+                                 givens=list(zip(params, at)), mode=mode,
+                                 name=f"{name} gradient", on_unused_input="ignore")
         grad_vars = [p.type(name=f"grad_{p.name or i}") for i, p in enumerate(params)]
-        self.apply = tg.function(grad_vars, [], updates=updates(params, grad_vars), mode=mode,
-                                 name=f"{name} update")
+        self.apply = function(grad_vars, [], updates=updates(params, grad_vars), mode=mode,
+                              name=f"{name} update")
         self.name = name
         self._shipped = {}  # client -> Future of the gradient function, sent once
 

@@ -101,13 +101,14 @@ class CompileMagics(Magics):
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise usage_error(NAME, str(exc)) from None
         from tensorgraph.compile.compile_events import listening
+        from tensorgraph.compile.rewrite_cache import recording
 
         progress = _Progress(args.quiet or not _updates_in_place(self.shell))
         caught = []
         try:
             with warnings.catch_warnings(record=True) as caught:
                 progress.warnings = caught
-                with listening(progress):
+                with listening(progress), recording():  # every rewrite step, for the report
                     function = self._run(tree, last, filename, args.name)
         finally:
             settings.__exit__(None, None, None)
@@ -139,11 +140,11 @@ class CompileMagics(Magics):
             value = eval(compile(last, filename, "eval"), ns)  # noqa: S307 - the user's cell
             outputs = _outputs(value)
             updates = _updates(ns) if _assigns(tree, "updates") else None
-            import tensorgraph as tg
+            from tensorgraph.compile.function import function
 
             # a single Variable gives a single array, as function([x], y) does
             inputs = _free_inputs(outputs if isinstance(outputs, list) else [outputs])
-            return tg.function(inputs, outputs, updates=updates, name=name)
+            return function(inputs, outputs, updates=updates, name=name)
         except UsageError:
             raise
         except Exception as exc:

@@ -18,7 +18,7 @@ import shlex
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-from tensorgraph import config as _config
+from tensorgraph.configdefaults import config as _config
 from tensorgraph.configparser import ConfigError
 from tensorgraph.notebook.config_view import ConfigView
 from tensorgraph.notebook.magic_args import excerpt, usage_error

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from tensorgraph.compile.compile_events import CompileRecord, emit
 from tensorgraph.compile.maker import FunctionMaker
+from tensorgraph.link.compile_events import CompileRecord, emit
 
 
 def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=None,

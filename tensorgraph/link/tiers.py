@@ -39,7 +39,7 @@ class TierJob:
     """
 
     def __init__(self, build, estimate_seconds: float):
-        from tensorgraph.compile.compile_events import silenced
+        from tensorgraph.link.compile_events import silenced
 
         self.estimate_seconds = float(estimate_seconds)
         self.created = perf_counter()

@@ -100,7 +100,7 @@ class CompileMagics(Magics):
             settings.__enter__()
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise usage_error(NAME, str(exc)) from None
-        from tensorgraph.compile.compile_events import listening
+        from tensorgraph.link.compile_events import listening
         from tensorgraph.compile.rewrite_cache import recording
 
         progress = _Progress(args.quiet or not _updates_in_place(self.shell))

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from tensorgraph.compile.compile_events import listening
+from tensorgraph.link.compile_events import listening
 from tensorgraph.compile.mode import get_mode
 from tensorgraph.link.backend import UnsupportedOpsError
 

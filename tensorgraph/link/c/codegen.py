@@ -21,10 +21,10 @@ import hashlib
 import os
 import time
 
-from tensorgraph.compile.compile_events import emit
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
+from tensorgraph.link.compile_events import emit
 
 _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}

@@ -5,7 +5,8 @@
 ``compiling`` with the number of C translation units, ``loading``), then ``done`` with a
 ``CompileRecord``; every compiled function keeps its record as ``f.maker.compile_record``.
 Listeners are called in the compiling thread, in order; with none registered an event costs
-one list test.
+one list test. The module is in the link layer, below ``tensorgraph.compile``, because code
+generation (``link/c``) reports phases too.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def check_binary_float(mode, dtype, seed=0):
     return compare(mode, [a, b, c], outputs, values)
 
 
-INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint32"]
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
 def check_integer_ops(mode, seed=0):
@@ -148,9 +148,12 @@ def check_integer_ops(mode, seed=0):
             for k in range(5):  # five of the ops per pair, a different five for each pair
                 name = names[(3 * i + 5 * j + k) % len(names)]
                 try:
-                    outputs[f"{name}({a.dtype},{b.dtype})"] = BINARY_INT[name](a, b)
+                    out = BINARY_INT[name](a, b)
                 except TypeError:
                     continue
+                if name in ("and", "or", "xor") and out.dtype.startswith("float"):
+                    continue  # uint64 with a signed int: numpy's bitwise ops refuse it
+                outputs[f"{name}({a.dtype},{b.dtype})"] = out
         outputs[f"neg({a.dtype})"] = -a if a.dtype != "bool" else tt.invert(a)
         outputs[f"abs({a.dtype})"] = abs(a)
         outputs[f"cast float32({a.dtype})"] = tt.cast(a, "float32")

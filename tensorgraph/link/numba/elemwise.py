@@ -194,6 +194,16 @@ def numba_scalar_op(op, args, in_dtypes, out_dtypes, sc):
     return _fold(function, values)
 
 
+def numba_bitwise(op, args, in_dtypes, out_dtypes, sc):
+    if np.dtype(out_dtypes[0]).kind not in "biu":  # int64 with uint64: numpy refuses too
+        raise NotImplementedError(f"no bitwise operation on {out_dtypes[0]}")
+    return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+
+
+for _cls in (sm.AND, sm.OR, sm.XOR, sm.Invert):
+    register_scalar(_cls)(numba_bitwise)
+
+
 @register_scalar(sm._Comparison)
 def numba_comparison(op, args, in_dtypes, out_dtypes, sc):
     common = np.result_type(*in_dtypes).name

@@ -239,9 +239,12 @@ class GraphSource:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def write(self) -> tuple[str, str] | None:
-        """``(key, source)`` of the module, the key a hash of the source and of the versions
-        it depends on; None when some node cannot be written (see ``problems``)."""
+    def write(self) -> tuple[str, str, str] | None:
+        """``(key, code, annotated)``: the module Numba compiles (no comments), the key a hash
+        of it and of the versions it depends on, and the same module with a comment naming
+        each node and its user line (what the compile report shows). The comments stay out
+        of the compiled file so that the same graph built on other lines (a notebook cell run
+        again) finds Numba's cache. None when some node cannot be written (``problems``)."""
         import hashlib
         import sys
 
@@ -253,10 +256,13 @@ class GraphSource:
         helpers = "".join(f"\n\n@_jit_node\n{source.strip()}\n"
                           for source in self.helpers.values())
         functions = "".join(f"\n\n{source}\n" for source in self.functions)
-        body = f"{helpers}{functions}\n\n@_jit\n{graph}"
+        annotated = f"{helpers}{functions}\n\n@_jit\n{graph}"
+        code = "\n".join(line for line in annotated.splitlines()
+                         if not line.lstrip().startswith("#")) + "\n"
         versions = f"{numba.__version__} {np.__version__} {sys.version}"
-        key = hashlib.sha256((versions + body).encode()).hexdigest()[:24]
-        return key, _HEADER.format(numba_version=numba.__version__, key=key) + body
+        key = hashlib.sha256((versions + code).encode()).hexdigest()[:24]
+        header = _HEADER.format(numba_version=numba.__version__, key=key)
+        return key, header + code, header + annotated
 
     def _graph_function(self, name: str) -> str | None:
         """The source of the function ``name`` computing the graph (None: see problems)."""

@@ -2,7 +2,8 @@
 
 Linking writes the module (``tensorgraph.link.numba.codegen``; one ``UnsupportedOpsError``
 lists every op without a Numba implementation), saves it as ``<compiledir>/numba/<key>.py``
-(the key hashes the source and the versions of Numba, numpy and Python) and compiles its
+(the key hashes the code, comments left out, and the versions of Numba, numpy and Python:
+the same graph built on other lines, a notebook cell run again, finds it) and compiles its
 ``graph`` function for the input types (C-contiguous arrays of the graph's dtypes and
 ndims, read-only, which writable arrays also fit). Numba's own cache (``cache=True``) sits
 next to the file, in ``__pycache__``: a new process with the same graph loads the machine
@@ -118,7 +119,7 @@ class NumbaProgram(Program):
         written = source.write()
         if written is None or source.problems:
             raise UnsupportedOpsError("Numba", source.problems, fgraph)
-        self.key, self.text = written
+        self.key, code, self.text = written
         self.position = source.position
         self.nodes = source.nodes
         # how each argument of the compiled function is filled at a call
@@ -149,7 +150,7 @@ class NumbaProgram(Program):
                                         else ("input", fgraph.inputs.index(var)))
             else:
                 self.output_plan.append(("computed", source.returned.index(var)))
-        module = _load(self.key, self.text)
+        module = _load(self.key, code)
         self.seconds["generate"] = perf_counter() - started
         compiling = perf_counter()
         dispatcher = module.graph
@@ -212,7 +213,8 @@ class NumbaProgram(Program):
                           fgraph=self.fgraph)
 
     def source(self) -> str:
-        """The Python module Numba compiled (``self.path``)."""
+        """The Python module Numba compiled (``self.path``), with a comment naming each node
+        and the line that built it."""
         return self.text
 
 

@@ -197,3 +197,19 @@ def test_ops_the_rewrites_remove_run_too():
 
 def test_more_distributions():
     checks.check_more_distributions(MODE)
+
+
+def test_the_same_graph_built_on_other_lines_finds_the_cache(run_python, tmp_path):
+    """A notebook cell run again builds the same graph on another line (``Cell In[7]``):
+    the compiled module leaves the comments naming lines out, so Numba's cache is found."""
+    env = {"TENSORGRAPH_FLAGS": f"base_compiledir={tmp_path / 'cache'}"}
+    found = []
+    for blank_lines in (0, 3):
+        code = ("import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt\n"
+                + "\n" * blank_lines +
+                "x = tt.vector('x'); f = tg.function([x], tt.exp(x).sum(), mode='NUMBA')\n"
+                "print(f.vm.program.compiled_from)\n")
+        proc = run_python("-c", code, env=env)
+        assert proc.returncode == 0, proc.stderr
+        found.append(proc.stdout.strip())
+    assert found == ["compiled", "disk"]

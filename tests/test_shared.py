@@ -145,9 +145,9 @@ def test_registered_constructor_takes_precedence():
         assert type(s) is SharedVariable and s.get_value() == 7
         assert isinstance(tg.shared(1.0), TensorSharedVariable)
     finally:
-        from tensorgraph.compile import sharedvalue
+        from tensorgraph.graph import shared
 
-        sharedvalue._constructors.remove(box_constructor)
+        shared._constructors.remove(box_constructor)
 
 
 def test_update_types_are_checked():

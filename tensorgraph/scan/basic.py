@@ -41,7 +41,7 @@ def _tt():
 
 
 def _shared_variable_class():
-    from tensorgraph.compile.sharedvalue import SharedVariable
+    from tensorgraph.graph.shared import SharedVariable
 
     return SharedVariable
 

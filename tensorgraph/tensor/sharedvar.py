@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.compile.sharedvalue import SharedVariable, shared_constructor
+from tensorgraph.graph.shared import SharedVariable, shared_constructor
 from tensorgraph.tensor.type import TensorType
 from tensorgraph.tensor.variable import TensorOperators
 

@@ -123,11 +123,11 @@ class RandomVariable(Op):
     def __call__(self, *params, size=None, rng=None, dtype=None, name=None, **named):
         """Build a draw: ``op(*params, size=..., rng=...)`` returns the draw variable
         (parameters by name too, when the op has ``params``)."""
-        import tensorgraph
+        from tensorgraph.graph.shared import shared
 
         params = self._bind(params, named)
         if rng is None:
-            rng = tensorgraph.shared(np.random.default_rng())
+            rng = shared(np.random.default_rng())
         draw = super().__call__(rng, size, *params, dtype=dtype)
         if name is not None:
             draw.name = name

@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 
-from tensorgraph.compile.sharedvalue import SharedVariable, shared_constructor
+from tensorgraph.graph.shared import SharedVariable, shared_constructor
 from tensorgraph.graph.type import Type
 
 __all__ = ["RandomGeneratorType", "RandomGeneratorSharedVariable", "random_generator_type",

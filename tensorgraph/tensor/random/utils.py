@@ -94,9 +94,9 @@ class RandomStream:
     def gen(self, fn, *args, **kwargs):
         """Make a draw with ``fn`` (a function of ``tensorgraph.tensor.random.basic``) on a new
         shared generator of this stream, registered for default updates."""
-        import tensorgraph
+        from tensorgraph.graph.shared import shared
 
-        rng = tensorgraph.shared(self._new_generator(), borrow=True)
+        rng = shared(self._new_generator(), borrow=True)
         draw = fn(*args, rng=rng, **kwargs)
         next_rng = draw.owner.outputs[0]
         rng.default_update = next_rng

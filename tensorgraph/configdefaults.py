@@ -347,6 +347,11 @@ def _declare(config: Config) -> None:
     add("compile__timeout", IntParam(120, """Seconds after which a compile-cache lock whose
         holder shows no activity is considered stale and taken over.""", minimum=1,
                                      mutable=False))
+    add("cache_rewritten_graphs", BoolParam(True, """Keep rewritten graphs, by the graph's
+        content (ops, types, constants, names, source lines), the mode, the flags and
+        tensorgraph's code, in this process and under compiledir/graphs, so compiling the same
+        graph again skips rewriting. The compile report (%%tg_compile), the debug modes and
+        graphs with test values always rewrite."""))
     add("compile__tiers", BoolParam(True, """Run a new function's first calls on what is ready
         at once (node functions already in the module cache, numpy perform for the rest) while
         the optimized C compiles in the background, and switch to it between two calls

@@ -17,6 +17,9 @@ from tensorgraph import config
 # structure); the tests of tiers turn them on (tests/test_tiers.py). run_python turns them off
 # in the processes it starts, unless the test gives TENSORGRAPH_FLAGS itself.
 config.compile__tiers = False
+# and rewrite every graph (tests read rewrite histories); tests/test_rewrite_cache.py turns
+# the cache of rewritten graphs on
+config.cache_rewritten_graphs = False
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +47,8 @@ def run_python(tmp_path):
         full = {k: v for k, v in os.environ.items() if not k.startswith("TENSORGRAPH")}
         full["HOME"] = str(tmp_path)
         full.update(env or {})
-        if "TENSORGRAPH_FLAGS" not in (env or {}):  # as here: wait for the optimized code
-            full["TENSORGRAPH_FLAGS"] = "compile__tiers=False"
+        if "TENSORGRAPH_FLAGS" not in (env or {}):  # as here: optimized code, no graph cache
+            full["TENSORGRAPH_FLAGS"] = "compile__tiers=False,cache_rewritten_graphs=False"
         return subprocess.run(
             [sys.executable, *argv], env=full, capture_output=True, text=True, timeout=120
         )

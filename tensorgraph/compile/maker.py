@@ -21,7 +21,7 @@ import warnings
 from tensorgraph.compile.io import In, Out
 from tensorgraph.compile.mode import get_mode
 from tensorgraph.compile.sharedvalue import SharedVariable
-from tensorgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs
+from tensorgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
 from tensorgraph.graph.errors import inherit_user_traces
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.utils import MissingInputError, compiling
@@ -90,14 +90,25 @@ class FunctionMaker:
         self.linker = self.mode.linker
 
     def _rewritten(self, inputs, outputs) -> FunctionGraph:
-        """A FunctionGraph over a copy of the graph, checked and rewritten by the mode."""
-        fgraph = FunctionGraph(inputs, outputs, clone=True)
-        self._check_inplace(fgraph)
-        with compiling():
-            self.mode.rewrite(fgraph)
-        history = getattr(fgraph, "rewrite_history", None)
-        if history is not None:
-            inherit_user_traces(history)
+        """A FunctionGraph over a copy of the graph, checked and rewritten by the mode (or the
+        same graph rewritten before, kept by ``rewrite_cache``)."""
+        from tensorgraph.compile import rewrite_cache
+
+        key = (rewrite_cache.graph_key(inputs, outputs, self.mode)
+               if rewrite_cache.usable(self.mode) else None)
+        fgraph = rewrite_cache.lookup(key) if key is not None else None
+        if fgraph is not None:
+            self._check_inplace_nodes(io_toposort(inputs, outputs))
+        else:
+            fgraph = FunctionGraph(inputs, outputs, clone=True)
+            self._check_inplace(fgraph)
+            with compiling():
+                self.mode.rewrite(fgraph)
+            history = getattr(fgraph, "rewrite_history", None)
+            if history is not None:
+                inherit_user_traces(history)
+            if key is not None:
+                rewrite_cache.store(key, fgraph)
         for node in fgraph.toposort():  # ops with an inner graph compile it (scan)
             prepare = getattr(node.op, "prepare_for_mode", None)
             if prepare is not None:
@@ -117,9 +128,12 @@ class FunctionMaker:
             warnings.warn(message, stacklevel=5)
 
     def _check_inplace(self, fgraph):
+        self._check_inplace_nodes(fgraph.apply_nodes)
+
+    def _check_inplace_nodes(self, nodes):
         if self.accept_inplace:
             return
-        for node in fgraph.apply_nodes:
+        for node in nodes:
             if node.op.destroy_map:
                 raise TypeError(f"the graph contains the inplace node {node}, which overwrites "
                                 "its inputs; pass accept_inplace=True if that is intended")

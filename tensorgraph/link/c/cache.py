@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 MODULES, LOCKS, TMP, COMPILERS, SYMBOLS = "modules", "locks", "tmp", "compilers", "symbols"
+GRAPHS = "graphs"  # rewritten graphs (tensorgraph/compile/rewrite_cache.py)
 MANIFEST = "manifest.json"
 OWNER = ".owner"  # in a tmp/ build directory: the building process (see locking.py)
 CLEANUP_STAMP = "last_cleanup"  # its mtime: when cache.clear last ran automatically
@@ -216,6 +217,7 @@ def clear(root: str, max_age: float) -> list[EntryInfo]:
         removed.append(info)
     sweep_dead(root)
     _remove_old(os.path.join(root, TMP), now - TMP_MAX_AGE)
+    _remove_old(os.path.join(root, GRAPHS), now - max_age)  # rewritten graphs (rewrite_cache)
     _remove_orphan_symbols(root)
     return removed
 

@@ -66,10 +66,17 @@ def _perform_mode():
     return Mode("py", None)
 
 
-# Lower layers reach the compiler through tensorgraph.hooks (they may not import it).
+def _as_variable(value):
+    from tensorgraph.tensor.basic import as_tensor_variable
+
+    return as_tensor_variable(value)
+
+
+# Lower layers reach higher ones through tensorgraph.hooks (they may not import them).
 _hooks.compile_function = _compile_function
 _hooks.function_maker = _function_maker
 _hooks.perform_mode = _perform_mode
+_hooks.as_variable = _as_variable
 
 
 def __dir__():

@@ -3,9 +3,9 @@
 A module never imports a module of a higher layer (docs/architecture.md, "Layers"). Where a
 lower layer needs a higher one's behaviour at run time, it calls an entry of this table; the
 package (``tensorgraph/__init__.py``, the top layer) fills every entry when it is imported,
-with a stand-in that imports the compiler on first use. So ``x.eval()`` works in a program
-that has imported only ``tensorgraph.tensor``, and the graph and scan layers load, and are
-tested, without the compiler.
+with a stand-in that imports the higher layer on first use. So ``x.eval()`` works in a
+program that has imported only ``tensorgraph.tensor``, and the graph and scan layers load,
+and are tested, without the compiler.
 
 Entries (``None`` until the package fills them):
 
@@ -17,6 +17,9 @@ Entries (``None`` until the package fills them):
 ``perform_mode()``
     a mode that runs every node's ``perform``, without rewrites (``Mode("py", None)``): how an
     op with an inner graph runs it outside a compiled function (test values, ``perform``).
+``as_variable(value)``
+    ``tensorgraph.tensor.as_tensor_variable``: a graph-level op given a plain value
+    (``printing.Print``) makes it a tensor constant.
 """
 
 from __future__ import annotations
@@ -24,3 +27,4 @@ from __future__ import annotations
 compile_function = None
 function_maker = None
 perform_mode = None
+as_variable = None

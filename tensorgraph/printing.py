@@ -236,9 +236,9 @@ class Print(Op):
 
     def make_node(self, x):
         if not isinstance(x, Variable):
-            from tensorgraph.tensor.basic import as_tensor_variable
+            from tensorgraph import hooks
 
-            x = as_tensor_variable(x)
+            x = hooks.as_variable(x)
         return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, output_storage):

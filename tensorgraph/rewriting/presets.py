@@ -61,7 +61,8 @@ PRESETS: dict[str, Q] = {
 }
 
 #: modules registering rewrites into optdb, imported on the first compile (keeps import fast)
-REWRITE_MODULES = ["tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting"]
+REWRITE_MODULES = ["tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting",
+                   "tensorgraph.scan.batching"]
 
 
 def _load_rewrites():

@@ -99,7 +99,8 @@ class _Parts:
             self.cond = next(it)
 
     def build(self) -> dict:
-        """A new scan node from the parts; {old outer output: new outer output}."""
+        """A new scan node from the parts (``self.new_node``); {old outer output: new outer
+        output}."""
         items_with_keep = self.states + self.nits
         keep = tuple(i.keep for i in items_with_keep)
         info = ScanInfo(seq_taps=[s.taps for s in self.seqs],
@@ -121,7 +122,7 @@ class _Parts:
                   labels=labels, allow_gc=self.op.allow_gc)
         outer = ([s.outer for s in self.seqs] + [s.outer for s in self.states]
                  + [s.outer for s in self.shared] + [r.outer for r in self.non_seqs])
-        node = op.make_node(self.n_steps, *outer)
+        node = self.new_node = op.make_node(self.n_steps, *outer)
         mapping = {}
         for item, new in zip(self.states + self.nits + self.shared, node.outputs):
             if item.outer_out is not None:

@@ -283,7 +283,8 @@ def test_python_loop_where_hooks_watch_the_step_or_it_is_not_whole_graph_c(mode)
     np.testing.assert_allclose(f(*args), expected[0], rtol=1e-10)
     (runner,) = _runners(f)
     assert runner.counters["c_runs"] == 0
-    assert runner.counters["python_iterations"] == 7
+    # (DebugMode runs the node more than once)
+    assert runner.counters["python_iterations"] == runner.counters["iterations"] >= 7
     assert len(seen) == (7 * len(runner.function.vm.nodes) + len(f.vm.nodes) if seen else 0)
 
 

@@ -45,11 +45,11 @@ sys.path.insert(0, HERE)                           # the ``cases`` package
 sys.path.insert(1, os.path.dirname(HERE))          # tensorgraph from this checkout
 
 from cases import CASES, Unavailable  # noqa: E402
-from cases import compile_scaling, compile_time  # noqa: E402
+from cases import compile_scaling, compile_time, rnn_compile  # noqa: E402
 
 FRAMEWORKS = ["tensorgraph", "numpy", "pytensor", "jax"]
 #: cases measured in new processes (compile times), after the throughput cases
-COMPILE_CASES = ["compile", "scaling"]
+COMPILE_CASES = ["compile", "scaling", "rnn_compile"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -361,6 +361,24 @@ def print_scaling(frameworks, tiny: bool, out=sys.stdout) -> list[str]:
     return missed
 
 
+def print_rnn_compile(quick: bool, out=sys.stdout) -> list[str]:
+    """The cold compile of the RNN training step with scan against the network unrolled for
+    one step (rnn_compile.py); returns the targets it missed."""
+    samples = rnn_compile.cold_times(1 if quick else 3)
+    med = {kind: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
+           for kind, runs in samples.items()}
+    ratio = med["scan"]["compile"] / med["unrolled"]["compile"]
+    met = ratio <= rnn_compile.TARGET_RATIO
+    print("\ncompile of the RNN training step, cold (new process, empty cache), until optimized "
+          "code runs (function() alone in brackets):", file=out)
+    for kind, label in (("scan", "with scan (100 steps)"), ("unrolled", "unrolled, 1 step")):
+        print(f"  {label}: {fmt_time(med[kind]['compile'])} ({fmt_time(med[kind]['function'])})"
+              f"; samples " + ", ".join(fmt_time(s["compile"]) for s in samples[kind]), file=out)
+    print(f"  ratio {ratio:.2f} (target <= {rnn_compile.TARGET_RATIO:g}): "
+          f"{'ok' if met else 'MISSED'}", file=out)
+    return [] if met else ["RNN compile ratio"]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (under a minute)")
@@ -419,6 +437,8 @@ def main(argv=None) -> int:
     missed = [r.title for r in rows if r.verdict() == "MISSED"]
     if "scaling" in cases:
         missed += print_scaling(frameworks, args.tiny)
+    if "rnn_compile" in cases and "tensorgraph" in frameworks:
+        missed += print_rnn_compile(args.quick)
     print(f"\n({time.perf_counter() - started:.1f} s)")
     return 1 if args.check and missed else 0
 

@@ -72,3 +72,12 @@ def test_compile_scaling_prints_its_table(tmp_path):
         cells = line.split()
         assert cells[0] == str(layers) and int(cells[1]) > 10, line
         assert all(unit in line for unit in ("ms",)), line
+
+
+def test_rnn_cases_run(tmp_path):
+    """The scan RNN cases (issue 22): forward and training step, the latter with two targets
+    (numpy and PyTensor; the PyTensor one shows when PyTensor runs)."""
+    out, lines = run_table(tmp_path, ["rnn_forward", "rnn_train"], ["tensorgraph", "numpy"])
+    row(lines, "RNN forward 10 steps, 4x8-16 f32")
+    train = row(lines, "RNN train step (BPTT) 10 steps, 4x8-16 f32")
+    assert "<= 0.6x numpy" in train and train.split()[-1] in ("ok", "MISSED"), out

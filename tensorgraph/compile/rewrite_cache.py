@@ -112,9 +112,7 @@ def graph_key(inputs, outputs, mode) -> str | None:
 def _code() -> str:
     """A digest of tensorgraph's modules (size and modification time of each), once."""
     if not _code_digest:
-        import tensorgraph
-
-        root = os.path.dirname(tensorgraph.__file__)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package
         h = hashlib.sha256()
         for directory, dirs, files in sorted(os.walk(root)):
             dirs.sort()

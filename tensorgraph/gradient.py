@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import (
     Apply,
     Constant,
@@ -183,8 +184,6 @@ def _is_discrete(var) -> bool:
 
 def _float_dtype(var) -> str:
     """The dtype gradients w.r.t. ``var`` get: its own if float, else ``config.floatX``."""
-    from tensorgraph.configdefaults import config
-
     return _dtype(var) if _is_float(var) else config.floatX
 
 
@@ -235,15 +234,12 @@ def _format_as(items, like):
 def _no_test_values():
     """Building inner graphs (loop bodies, dummy cotangents) computes no test values: their
     placeholders have none, and the outer node computes its own."""
-    from tensorgraph.configdefaults import config
-
     return config.change_flags(compute_test_value="off")
 
 
 def _fill_test_values(variables) -> None:
     """Compute the missing test values of ``variables`` (and of what they need), when test
     values are on: for graphs built with them off, or copied by ``clone_replace``."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.graph.basic import graph_inputs
     from tensorgraph.graph.op import compute_test_values
 

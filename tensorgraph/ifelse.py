@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 
@@ -118,8 +119,6 @@ class IfElse(Op):
     def L_op(self, inputs, outputs, output_grads):
         """The gradient flows into the branch taken: ``ifelse(c, g, 0)`` / ``ifelse(c, 0, g)``."""
         tt = _tt()
-        from tensorgraph.configdefaults import config
-
         condition = inputs[0]
         n = self.n_outs
         then_inputs, else_inputs = inputs[1:1 + n], inputs[1 + n:]

@@ -23,6 +23,7 @@ import threading
 import warnings
 
 from tensorgraph.compile.sharedvalue import copy_value
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import clone_get_equiv
 
 
@@ -391,8 +392,6 @@ _MISSING = object()
 def _unpickle_function(maker, name, trust_input, defaults):
     """A pickled Function again (see ``Function.__reduce__``), or None when
     ``config.unpickle_function`` is off."""
-    from tensorgraph.configdefaults import config
-
     if not config.unpickle_function:
         return None
     function = maker.create(input_storage=[[value] for value in defaults])

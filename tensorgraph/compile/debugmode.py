@@ -50,6 +50,7 @@ import numpy as np
 
 from tensorgraph import link
 from tensorgraph.compile.monitormode import HookMode, add_hooks
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.errors import describe_value, node_report
 
@@ -342,8 +343,6 @@ class DebugMode(HookMode):
                  require_matching_strides=None, check_optimizations=True,
                  c_linker="c|py_nogc", *, check_py_code=None, check_c_code=None,
                  stability_patience=None):
-        from tensorgraph.configdefaults import config
-
         check_py = check_py_code if check_py is None else check_py
         check_c = check_c_code if check_c is None else check_c
         patience = stability_patience if patience is None else patience

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from tensorgraph.compile.maker import FunctionMaker
+from tensorgraph.configdefaults import config
 from tensorgraph.link.compile_events import CompileRecord, emit
 
 
@@ -57,8 +58,6 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
     Function
         ``f(*values, **named_values)``; ``f.maker.fgraph`` is the compiled graph.
     """
-    from tensorgraph.configdefaults import config
-
     if profile is None:
         profile = config.profile
     if profile is True:

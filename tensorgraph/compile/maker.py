@@ -21,6 +21,7 @@ import warnings
 from tensorgraph.compile.io import In, Out
 from tensorgraph.compile.mode import get_mode
 from tensorgraph.compile.sharedvalue import SharedVariable
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
 from tensorgraph.graph.errors import inherit_user_traces
 from tensorgraph.graph.fg import FunctionGraph
@@ -52,8 +53,6 @@ class FunctionMaker:
     def __init__(self, inputs, outputs, updates=None, givens=None, mode=None, name=None,
                  profile=None, on_unused_input=None, allow_input_downcast=None,
                  no_default_updates=False, accept_inplace=False, rebuild_strict=True):
-        from tensorgraph.configdefaults import config
-
         self.name = name
         self.mode = get_mode(mode)
         self.profile = profile
@@ -150,8 +149,6 @@ class FunctionMaker:
         return state
 
     def __setstate__(self, state):
-        from tensorgraph.configdefaults import config
-
         self.__dict__.update(state)
         self.profile = None
         self.linker = self.mode.linker
@@ -165,8 +162,6 @@ class FunctionMaker:
         for other variables (used by ``Function.copy(share_memory=True)``).
         """
         from tensorgraph.compile.compiled import Function
-
-        from tensorgraph.configdefaults import config
 
         cells = input_storage or [[i.value if i.has_default else None] for i in self.inputs]
         shared_cells = [s.container.storage for s in self.shared_inputs]

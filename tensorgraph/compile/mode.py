@@ -38,6 +38,7 @@ Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: it calls
 from __future__ import annotations
 
 from tensorgraph import link
+from tensorgraph.configdefaults import config
 from tensorgraph.configparser import ModeParam
 from tensorgraph.rewriting.basic import GraphRewriter
 
@@ -73,8 +74,6 @@ class Mode:
     """
 
     def __init__(self, linker=None, optimizer="default", db=None, *, fallback: bool = False):
-        from tensorgraph.configdefaults import config
-
         if linker is None:
             linker = config.linker
             fallback = fallback or config.info("linker").is_default
@@ -244,8 +243,6 @@ def get_mode(mode=None) -> Mode:
     """The Mode for a name, a Mode instance (returned as is) or None (``config.mode``, with
     ``config.optimizer_including/excluding/requiring`` applied)."""
     if mode is None:
-        from tensorgraph.configdefaults import config
-
         mode = get_mode(config.mode)
         for kind in ("including", "excluding", "requiring"):
             tags = [t for t in getattr(config, f"optimizer_{kind}").split(":") if t]

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from tensorgraph.compile.monitormode import HookMode, add_hooks
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.errors import node_report
 
 #: |x| above this counts as "big"
@@ -111,8 +112,6 @@ class NanGuardMode(HookMode):
 
     def settings(self) -> tuple[bool, bool, bool, str]:
         """(nan, inf, big, action) with the flags filled in for the arguments left as None."""
-        from tensorgraph.configdefaults import config
-
         def pick(value, flag):
             return bool(getattr(config, flag)) if value is None else bool(value)
 

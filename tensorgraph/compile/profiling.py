@@ -59,6 +59,7 @@ import numpy as np
 
 from tensorgraph.compile.compiled import Function
 from tensorgraph.compile.monitormode import add_hooks
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.ids import graph_ids
 
 
@@ -221,8 +222,6 @@ _PRINT_AT_EXIT: weakref.WeakSet = weakref.WeakSet()
 
 @atexit.register
 def _print_profiles_at_exit():
-    from tensorgraph.configdefaults import config
-
     seen = []
     for f in list(_PRINT_AT_EXIT):
         if f.profile.print_at_exit and all(f.profile is not p for p in seen):
@@ -247,8 +246,6 @@ class ProfileStats:
 
     def __init__(self, name: str = "", print_at_exit: bool | None = None, *,
                  atexit_print: bool | None = None, gpu_checks=None):
-        from tensorgraph.configdefaults import config
-
         if isinstance(name, bool):        # PyTensor's positional atexit_print
             name, atexit_print = "", name
         if atexit_print is not None and print_at_exit is None:
@@ -261,8 +258,6 @@ class ProfileStats:
 
     def attach(self, maker, vm, name, link_seconds: float) -> ProfiledFunction:
         """Link ``vm`` into a ``ProfiledFunction`` recording into this profile."""
-        from tensorgraph.configdefaults import config
-
         record = _FunctionRecord(name, maker, vm, link_seconds)
         record.skip_next = bool(config.profiling__ignore_first_call)
         self.records.append(record)
@@ -403,8 +398,6 @@ class ProfileStats:
                 n_apply_to_print: int | None = None) -> None:
         """Print the profile to ``file`` (a file object, 'stdout', 'stderr', a path to append
         to, or None: ``config.profiling__destination``)."""
-        from tensorgraph.configdefaults import config
-
         text = self.summary_text(n_ops_to_print, n_apply_to_print)
         destination = config.profiling__destination if file is None else file
         if destination == "stdout":
@@ -418,8 +411,6 @@ class ProfileStats:
             print(text, file=destination)
 
     def summary_text(self, n_ops_to_print=None, n_apply_to_print=None) -> str:
-        from tensorgraph.configdefaults import config
-
         n_ops = config.profiling__n_ops if n_ops_to_print is None else n_ops_to_print
         n_apply = config.profiling__n_apply if n_apply_to_print is None else n_apply_to_print
         rows = self.as_records()
@@ -563,8 +554,6 @@ class ProfileStats:
         counted) with the current settings, with allow_gc=False and without inplace ops,
         from the output sizes of the last call; and, with ``profiling__min_peak_memory``,
         the smallest peak any node order reaches (small graphs only)."""
-        from tensorgraph.configdefaults import config
-
         result = []
         for record in self.records:
             sizes = {}
@@ -609,8 +598,6 @@ class ProfileStats:
     # -- tips ------------------------------------------------------------------------------
 
     def _tips(self, rows) -> str:
-        from tensorgraph.configdefaults import config
-
         tips = []
         py_rows = [r for r in rows if r["kind"] == "Py"]
         linkers = {r.mode.linker_name for r in self.records}

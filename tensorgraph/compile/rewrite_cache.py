@@ -30,6 +30,8 @@ import threading
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
+
 __all__ = ["lookup", "store", "graph_key", "recording"]
 
 #: graphs whose pickle is bigger are not kept (a big constant would fill the cache)
@@ -58,7 +60,6 @@ def recording():
 def usable(mode) -> bool:
     """Whether a graph compiled for ``mode`` may come from, and go to, the cache."""
     from tensorgraph.compile.mode import Mode
-    from tensorgraph.configdefaults import config
 
     return (config.cache_rewritten_graphs and type(mode) is Mode
             and config.compute_test_value == "off" and not getattr(_recorded, "depth", 0))
@@ -67,7 +68,6 @@ def usable(mode) -> bool:
 def graph_key(inputs, outputs, mode) -> str | None:
     """The hash of everything a rewritten graph depends on (see the module docstring), or
     None when part of it has no stable description (then nothing is cached)."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.graph.basic import Constant, io_toposort
     from tensorgraph.rewriting.presets import query_for_mode
 
@@ -126,8 +126,6 @@ def _code() -> str:
 
 
 def _path(key: str) -> str:
-    from tensorgraph.configdefaults import config
-
     from tensorgraph.link.c.cache import GRAPHS
 
     return os.path.join(config.compiledir, GRAPHS, f"{key}.pkl")
@@ -148,7 +146,6 @@ def lookup(key: str):
 
 
 def _read(key: str) -> bytes | None:
-    from tensorgraph.configdefaults import config
     from tensorgraph.link.c import cachedir
 
     path = _path(key)
@@ -165,7 +162,6 @@ def _read(key: str) -> bytes | None:
 def store(key: str, fgraph) -> None:
     """Keep ``fgraph`` (rewritten) under ``key``, in memory and on disk; silently nothing when
     it does not pickle, is too big, or the disk refuses."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.link.c import cachedir
 
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.utils import TestValueError, ValidatingScratchpad, Scratchpad, record_trace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,8 +89,6 @@ class Variable:
     def __str__(self):
         text = self._label()
         if hasattr(self.tag, "test_value"):
-            from tensorgraph.configdefaults import config
-
             if config.print_test_value:
                 return f"{text}\n{self.tag.test_value!r}"
         return text

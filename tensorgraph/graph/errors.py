@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import SourceFrame, format_user_line, other_user_lines
 
@@ -43,8 +44,6 @@ def node_report(headline: str, node, input_values=None, position=None,
     ``dprint`` prints) when ``fgraph`` is given; with ``verbosity='high'``
     (default ``config.exception_verbosity``) also a debugprint of the inputs and the frames
     where compilation made the node."""
-    from tensorgraph.configdefaults import config
-
     verbosity = verbosity or config.exception_verbosity
     lines = [headline]
     where = f"  in node {node}"
@@ -120,8 +119,6 @@ def _headline_of(node, input_values) -> str | None:
 def reraise_with_node(exc: BaseException, node, input_values=None, position=None, fgraph=None):
     """Raise ``exc`` again, same type, with the node's description as its message (and
     ``.node``, ``.fgraph`` attributes, for tools that show the node)."""
-    from tensorgraph.configdefaults import config
-
     message = node_error_message(exc, node, input_values, position, fgraph=fgraph)
     try:
         new = type(exc)(message)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import pdb
 import warnings
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.utils import TestValueError
@@ -114,8 +115,6 @@ class Op:
     def __call__(self, *inputs, **kwargs):
         """Build a node and return its output(s); computes test values when they are on."""
         node = self.make_node(*inputs, **kwargs)
-        from tensorgraph.configdefaults import config
-
         if config.compute_test_value != "off":
             compute_test_values(node, config.compute_test_value)
         if self.default_output is not None:

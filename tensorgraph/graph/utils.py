@@ -13,6 +13,8 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from tensorgraph.configdefaults import config
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -182,8 +184,6 @@ def compiling():
 
 def record_trace(tag) -> None:
     """Set ``tag.trace`` (and ``tag.compile_trace`` during compilation) for a new node."""
-    from tensorgraph.configdefaults import config
-
     if _compile_depth[0]:
         tag.trace = ()
         limit = config.traceback__compile_limit

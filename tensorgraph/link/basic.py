@@ -21,6 +21,7 @@ PyTensor                                             tensorgraph linker
 from __future__ import annotations
 
 from tensorgraph import link
+from tensorgraph.configdefaults import config
 
 __all__ = ["Linker", "PerformLinker", "VMLinker", "CLinker", "OpWiseCLinker"]
 
@@ -78,8 +79,6 @@ class VMLinker(Linker):
                                       "post_func=...), which calls a function around each node")
         self._args = {"allow_gc": allow_gc, "use_cloop": use_cloop, "c_thunks": c_thunks}
         if c_thunks is None:
-            from tensorgraph.configdefaults import config
-
             c_thunks = bool(config.cxx)
         if use_cloop:
             self.name = "cvm" + _gc_suffix(allow_gc)

@@ -27,6 +27,7 @@ short paragraph naming the node, its position, the input shapes and the user's s
 
 from __future__ import annotations
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.errors import reraise_with_node
 
@@ -238,8 +239,6 @@ class PyVMLinker:
         ``storage_map``: cells to reuse for other variables (a function copy that shares
         memory with the original).
         """
-        from tensorgraph.configdefaults import config
-
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
         nodes, storage_map, compute_map = prepare_storage(fgraph, input_storage, storage_map)
         thunks = [node.op.make_py_thunk(node, storage_map, compute_map) for node in nodes]

@@ -34,6 +34,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
+from tensorgraph.configdefaults import config
 from tensorgraph.notebook.cell_locations import cache_cell_magic_body
 from tensorgraph.notebook.magic_args import excerpt, help_requested, parse_magic_args, usage_error
 
@@ -93,8 +94,6 @@ class CompileMagics(Magics):
                                  "expression giving the outputs (a Variable, a list of them or "
                                  "a dict {name: variable}); nothing was bound")
             last = ast.Expression(tree.body.pop().value)
-        from tensorgraph.configdefaults import config
-
         try:
             settings = config.change_flags(**flags)
             settings.__enter__()
@@ -211,7 +210,6 @@ def _phase_text(info: dict) -> str:
 def _flags(args) -> dict:
     """The config flags the options set."""
     from tensorgraph.compile.mode import get_mode
-    from tensorgraph.configdefaults import config
 
     flags = {}
     if args.mode is not None:

@@ -24,6 +24,7 @@ import pathlib
 import ipywidgets as widgets
 import traitlets
 
+from tensorgraph.configdefaults import config
 from tensorgraph.notebook.bundles import StaticFallback, svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
 
@@ -167,8 +168,6 @@ class ProfileView(StaticFallback, widgets.VBox):
                 text = (f"rewriting {record.rewrite_seconds * 1e3:.1f} ms, linking "
                         f"{record.link_seconds * 1e3:.1f} ms")
             rows.append((f"compile {record.name}", text))
-        from tensorgraph.configdefaults import config
-
         if config.profile_memory:
             for entry in p.memory_profile():
                 rows.append((f"memory {entry['function']}",

@@ -26,6 +26,7 @@ import warnings
 from collections import deque
 from dataclasses import dataclass
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.fg import Feature
 from tensorgraph.graph.utils import InconsistencyError
 
@@ -194,8 +195,6 @@ class RewriteSettings:
 
     @classmethod
     def from_config(cls) -> RewriteSettings:
-        from tensorgraph.configdefaults import config
-
         return cls(config.on_opt_error, bool(config.optimizer_verbose),
                    bool(config.profile_optimizer))
 
@@ -478,8 +477,6 @@ def _walk(fgraph, tracker: OpTracker, order: str, settings: RewriteSettings,
 
 
 def _max_use_ratio() -> float:
-    from tensorgraph.configdefaults import config
-
     return config.optdb__max_use_ratio
 
 
@@ -554,8 +551,6 @@ class EquilibriumGraphRewriter(GraphRewriter):
             rw.add_requirements(fgraph)
 
     def apply(self, fgraph) -> int:
-        from tensorgraph.configdefaults import config
-
         settings = RewriteSettings.from_config()
         ratio = config.optdb__max_use_ratio if self.max_use_ratio is None else self.max_use_ratio
         guard = RunawayGuard(self, fgraph, ratio)

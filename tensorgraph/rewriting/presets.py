@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import time
 
+from tensorgraph.configdefaults import config
 from tensorgraph.rewriting.basic import GraphRewriter
 from tensorgraph.rewriting.db import RewriteDatabaseQuery as Q
 from tensorgraph.rewriting.history import RewriteHistory
@@ -118,8 +119,6 @@ def rewrite_for_mode(fgraph, mode) -> None:
     if history is None:
         history = RewriteHistory()
         fgraph.attach_feature(history)
-    from tensorgraph.configdefaults import config
-
     if isinstance(mode.optimizer, GraphRewriter):      # Mode(optimizer=<a rewriter>)
         rewriter = mode.optimizer
     else:

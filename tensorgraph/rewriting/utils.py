@@ -9,6 +9,7 @@ its nodes read the rewritten variables afterwards.
 
 from __future__ import annotations
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Variable, clone_replace, equal_computations
 from tensorgraph.graph.fg import FunctionGraph
 
@@ -25,7 +26,6 @@ def rewrite_graph(graph, include=("canonicalize",), custom_rewrite=None, clone=F
     ``position_cutoff=``). Returns what was given, rewritten: a variable, a list or the
     FunctionGraph.
     """
-    from tensorgraph.configdefaults import config
     from tensorgraph.rewriting.db import RewriteDatabaseQuery
     from tensorgraph.rewriting.presets import rewriter_for_query
 

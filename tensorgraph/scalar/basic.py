@@ -26,6 +26,7 @@ import functools
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.graph.type import Type
@@ -101,8 +102,6 @@ def upcast(*dtypes: str) -> str:
     out = np.result_type(*[np.dtype(d) for d in dtypes]).name
     if out not in _FLOAT_WIDTH:
         return out
-    from tensorgraph.configdefaults import config
-
     if config.cast_policy != "numpy+floatX":
         return out
     floats = [d for d in dtypes if d in _FLOAT_WIDTH]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.scalar.basic import (
     COMPLEX, ScalarOp, _tensor_op, _tt, bool_out, same_out, upcast, upcast_out,
     upcast_out_nobool, upgrade_to_float,
@@ -55,8 +56,6 @@ def _grad_dtype(var) -> str:
     """The float dtype a gradient constant gets next to ``var``."""
     if var.dtype in ("float16", "float32", "float64"):
         return var.dtype
-    from tensorgraph.configdefaults import config
-
     return config.floatX
 
 

@@ -26,6 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant, Variable, ancestors, clone_replace, io_toposort
 from tensorgraph.graph.utils import MissingInputError
 from tensorgraph.scan.op import Scan, ScanInfo
@@ -504,7 +505,6 @@ def _implicit_inputs(outputs, placeholders) -> list:
 def _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders) -> None:
     """Give the placeholders test values from the outer ones (x[t] <- x[0], ...) when test
     values are on and the outer variables have one."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.graph.utils import TestValueError
 
     if config.compute_test_value == "off":
@@ -536,7 +536,6 @@ class _test_values_if_available:
         self.flags = None
 
     def __enter__(self):
-        from tensorgraph.configdefaults import config
         from tensorgraph.graph.utils import TestValueError
 
         missing = any(not hasattr(ph.tag, "test_value") for ph in self.placeholders)

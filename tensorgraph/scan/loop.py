@@ -29,6 +29,8 @@ import copy
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
+
 __all__ = ["ScanLoop", "InnerRunner"]
 
 
@@ -52,7 +54,6 @@ class InnerRunner:
 
     def __init__(self, op, mode, reference: bool = False):
         from tensorgraph import hooks
-        from tensorgraph.configdefaults import config
         from tensorgraph.graph.utils import compiling
 
         self.op = op
@@ -144,8 +145,6 @@ def reraise_in_iteration(exc: Exception, loop: ScanLoop):
     """Raise ``exc`` again, same type, its first line saying which iteration of which scan
     failed (``.scan_iteration`` and ``.scan_name`` say it too)."""
     __tracebackhide__ = True  # noqa: F841
-    from tensorgraph.configdefaults import config
-
     where = f"iteration {loop.t} of {loop.op.title}"
     text = str(exc)
     first, sep, rest = text.partition("\n")

@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
@@ -25,8 +26,6 @@ _INT_LADDER = ("int8", "int16", "int32", "int64")
 
 def python_scalar_dtype(value) -> str:
     """The dtype a Python number gets as a constant, per ``config.cast_policy``."""
-    from tensorgraph.configdefaults import config
-
     if isinstance(value, (bool, np.bool_)):
         return "bool"
     if isinstance(value, numbers.Integral):
@@ -103,8 +102,6 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
 
         return stack([as_tensor_variable(e) for e in x])
     if isinstance(x, (list, tuple)) and not _flatten_list(x) and dtype is None:
-        from tensorgraph.configdefaults import config
-
         dtype = config.floatX   # an empty list has no dtype of its own: floatX, as PyTensor
     return constant(x, name=name, ndim=ndim, dtype=dtype)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import DISCRETE, ScalarOp
@@ -83,7 +84,6 @@ class DimShuffle(Op):
         for d in range(self.input_ndim):
             inverse.append("x" if d in self.dropped else self.kept.index(d))
         if x.dtype in DISCRETE:
-            from tensorgraph.configdefaults import config
             from tensorgraph.tensor.creation import zeros_like
 
             return [zeros_like(x, dtype=config.floatX)]
@@ -180,7 +180,6 @@ class Elemwise(Op):
         return [tuple(out)] * len(node.outputs)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.configdefaults import config
         from tensorgraph.gradient import disconnected_type
         from tensorgraph.tensor.creation import zeros_like
         from tensorgraph.tensor.math import cast

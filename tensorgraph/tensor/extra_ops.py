@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
@@ -691,8 +692,6 @@ def broadcast_arrays(*args):
 def _space_dtype(dtype, *values):
     if dtype is not None:
         return normalize_dtype(dtype)
-    from tensorgraph.configdefaults import config
-
     out = ps.upcast(*[v.dtype for v in values])
     return out if out in ("float16", "float32", "float64") else config.floatX
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
@@ -77,8 +78,6 @@ def neg(a):
 def true_div(a, b):
     """a / b. Between integers, ``config.int_division`` decides: 'int' floors (as ``//``),
     'floatX' divides in ``config.floatX``, 'raise' refuses."""
-    from tensorgraph.configdefaults import config
-
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.dtype in ps.DISCRETE and b.dtype in ps.DISCRETE:
         policy = config.int_division
@@ -306,7 +305,6 @@ digamma = psi
 
 def _float_constant(value, like):
     """``value`` as a constant of the float dtype ``like`` computes in (floatX for integers)."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.tensor.basic import constant
 
     dtype = like.dtype if like.dtype in ("float16", "float32", "float64") else config.floatX

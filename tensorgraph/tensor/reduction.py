@@ -30,6 +30,7 @@ import builtins
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
@@ -104,7 +105,6 @@ def _broadcast_like(g, x):
 def zeros_gradient(x):
     """The gradient of a non-differentiable input: zeros of its shape (of ``config.floatX``
     for discrete inputs, as ``Elemwise`` gives them)."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.tensor.math import second
 
     dtype = config.floatX if x.dtype in ps.DISCRETE else x.dtype

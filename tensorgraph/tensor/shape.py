@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable, constant
@@ -37,7 +38,6 @@ def _disconnected():
 
 def _float_zeros_like(x):
     """The gradient of an integer input: zeros of ``config.floatX`` (the Elemwise convention)."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.tensor.creation import zeros_like
 
     return zeros_like(x, dtype=config.floatX)

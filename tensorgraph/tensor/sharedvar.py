@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.shared import SharedVariable, shared_constructor
 from tensorgraph.tensor.type import TensorType
 from tensorgraph.tensor.variable import TensorOperators
@@ -38,8 +39,6 @@ def tensor_constructor(value, name=None, strict=False, allow_downcast=None, borr
 
 
 def _python_scalar_dtype(value) -> str:
-    from tensorgraph.configdefaults import config
-
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.type import Type
 
 #: dtypes a tensor may have, and the one-letter prefixes of the typed constructors.
@@ -42,8 +43,6 @@ all_dtypes = discrete_dtypes + continuous_dtypes
 def normalize_dtype(dtype) -> str:
     """A dtype name from a name, numpy dtype or type; ``'floatX'`` means ``config.floatX``."""
     if dtype == "floatX":
-        from tensorgraph.configdefaults import config
-
         return config.floatX
     try:
         name = np.dtype(dtype).name
@@ -243,8 +242,6 @@ class TensorType(Type):
 
     def _python_scalar_fits(self, data, raw) -> bool:
         """Python floats may become ``config.floatX``; Python ints any dtype holding them."""
-        from tensorgraph.configdefaults import config
-
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             return False
         if isinstance(data, float):
@@ -294,8 +291,6 @@ class TensorType(Type):
 
 
 def _warn_float64(name):
-    from tensorgraph.configdefaults import config
-
     action = config.warn_float64
     if action == "ignore":
         return

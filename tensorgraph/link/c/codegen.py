@@ -21,6 +21,7 @@ import hashlib
 import os
 import time
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
@@ -107,8 +108,6 @@ class CGraph:
     """
 
     def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False):
-        from tensorgraph.configdefaults import config
-
         started = time.perf_counter()
         emit("phase", phase="generating C", nodes=len(fgraph.apply_nodes))
         self.fgraph = fgraph
@@ -343,8 +342,6 @@ class CGraph:
         """A node-by-node workspace (``node_call`` only) in which the nodes of ``ready``
         (``ready_now()``) run their C; the others must not be called (their ``perform``
         runs instead)."""
-        from tensorgraph.configdefaults import config
-
         addresses = [ready.get(k, 0) for k in range(len(self.functions))] + [0]
         address, keep = self._fill_description(addresses, False)
         configure_pool(self.glue)
@@ -374,8 +371,6 @@ class CGraph:
         """
         if self.addresses is None:
             self.compile()
-        from tensorgraph.configdefaults import config
-
         address, keep = self._description()
         configure_pool(self.glue)
         return self.glue.tg_make_workspace(address, keep, tuple(c.data for c in self.constants),
@@ -462,7 +457,6 @@ def _unit(functions, tail: str = "") -> str:
 
 def _context() -> str:
     """What, besides a node function's text, its machine code depends on."""
-    from tensorgraph.configdefaults import config
     from tensorgraph.link.c.compiler import compile_flags
 
     return repr((compile_flags(), config.c_key_hash()))
@@ -526,8 +520,6 @@ def pool_stats() -> dict:
 
 def configure_pool(glue) -> None:
     """Give the pool (pool.h) its tuning from the config (``pool__*`` flags)."""
-    from tensorgraph.configdefaults import config
-
     glue.tg_pool_configure(float(config.pool__spin_seconds), float(config.pool__late_seconds),
                            int(config.pool__absent_jobs), int(config.pool__pause_jobs),
                            int(config.pool__max_pause_jobs), int(bool(config.pool__move_cpus)))

@@ -38,6 +38,7 @@ from time import perf_counter
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.jax.shape import StaticShapeError
 from tensorgraph.link.backend import (
@@ -111,7 +112,6 @@ def _use_cache_dir(jax) -> None:
     _cache_ready.append(True)
     if jax.config.jax_compilation_cache_dir:
         return  # the user's own cache: leave it
-    from tensorgraph.configdefaults import config
     from tensorgraph.link.c import cachedir
 
     path = os.path.join(config.compiledir, "jax")

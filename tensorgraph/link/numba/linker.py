@@ -29,6 +29,7 @@ from time import perf_counter
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.link.backend import (
     Program,
     RandomPlan,
@@ -46,7 +47,6 @@ _LOAD_LOCK = threading.Lock()
 
 
 def _cache_dir() -> str:
-    from tensorgraph.configdefaults import config
     from tensorgraph.link.c import cachedir
 
     path = os.path.join(config.compiledir, "numba")
@@ -60,7 +60,6 @@ def _load(key: str, source: str):
         module = _MODULES.get(key)
         if module is not None:
             return module
-        from tensorgraph.configdefaults import config
         from tensorgraph.link.c import cachedir
 
         directory = _cache_dir()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.db import WalkerDB
@@ -80,8 +81,6 @@ def scalar_graph(node, args):
 @node_rewriter([Elemwise])
 def local_elemwise_fusion(fgraph, node):
     """Fuse ``node`` with the elementwise nodes computing its inputs (see module docstring)."""
-    from tensorgraph.configdefaults import config
-
     if not config.tensor__local_elemwise_fusion or node.op.inplace_pattern:
         return None
     if len(node.outputs) != 1 or not any(_fusable(fgraph, i) for i in node.inputs):

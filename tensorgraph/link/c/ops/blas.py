@@ -36,6 +36,7 @@ from __future__ import annotations
 import shlex
 import warnings
 
+from tensorgraph.configdefaults import config
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.ops import CImplementation, read_c, register
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
@@ -46,8 +47,6 @@ _warned_missing: list[bool] = []
 def blas_setup() -> dict:
     """What modules using BLAS need, from ``config.blas__ldflags``: ``prefix`` of the CBLAS
     symbols (None: own kernels), ``libraries``, ``library_dirs``, ``extra_compile_args``."""
-    from tensorgraph.configdefaults import config
-
     flags = config.blas__ldflags.strip()
     empty = {"prefix": None, "libraries": [], "library_dirs": [], "extra_compile_args": []}
     if flags.lower() == "none":
@@ -142,8 +141,6 @@ def support_code() -> str:
 
 
 def _openmp() -> bool:
-    from tensorgraph.configdefaults import config
-
     return bool(config.openmp)
 
 

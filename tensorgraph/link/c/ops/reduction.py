@@ -37,6 +37,7 @@ import string
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_comment
 from tensorgraph.link.c.ops import CImplementation, read_c, register
@@ -386,8 +387,6 @@ def _reduce_support(kind: str, in_dtype: str, acc: str, vector: bool = False) ->
     """(support code, function name) of the reduction ``kind`` of ``in_dtype`` in ``acc``;
     ``vector``: the whole-vector form ``fn(ctx, x, acc)`` instead of the general
     ``fn(ctx, x, red, acc, n_out)``."""
-    from tensorgraph.configdefaults import config
-
     name = f"{kind}_{in_dtype}_{acc}" + ("_vec" if vector else "")
     ctype = cd.compute_type(acc)
     template, blocks, parallel = ((_VECTOR_TEMPLATE, _VECTOR_BLOCKS, _VECTOR_PARALLEL) if vector

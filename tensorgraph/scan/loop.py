@@ -93,11 +93,14 @@ class InnerRunner:
         while not loop.done:
             if entry is not None:
                 try:
-                    if c_loop.run(loop, entry):
-                        self.counters["c_runs"] += 1
-                        continue
+                    ran = c_loop.run(loop, entry)
                 except Exception as exc:
                     reraise_in_iteration(exc, loop)
+                if ran:
+                    self.counters["c_runs"] += 1
+                    continue
+                if ran is None:
+                    entry = None
             args = loop.arguments()
             try:
                 outputs = fn(*args)

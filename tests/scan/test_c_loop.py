@@ -403,3 +403,22 @@ def test_threads_share_a_function_whose_loop_runs_in_c():
             reference[scale] = want = f(args[0] * scale, args[1])
             runner.c_loop_enabled = True
         np.testing.assert_array_equal(value, want)
+
+
+def test_arrays_c_cannot_take_as_they_are_run_in_python():
+    x = tt.dvector("x")
+    s, _ = scan(lambda v, acc: acc * 0.5 + v, sequences=x, outputs_info=tt.constant(0.0))
+    f = _compile([x], s, "FAST_RUN")
+    raw = np.zeros(8 * 6 + 1, dtype="u1")
+    unaligned = np.frombuffer(raw.data, dtype="f8", count=6, offset=1)
+    raw[1:] = np.arange(1.0, 7.0).view("u1")
+    assert not unaligned.flags.aligned
+    expected, acc = [], 0.0
+    for v in range(1, 7):
+        acc = acc * 0.5 + v
+        expected.append(acc)
+    np.testing.assert_array_equal(f(unaligned), expected)
+    (runner,) = _runners(f)
+    assert runner.counters["c_runs"] == 0 and runner.counters["python_iterations"] == 6
+    np.testing.assert_array_equal(f(np.arange(1.0, 7.0)), expected)
+    assert runner.counters["c_runs"] == 1

@@ -31,7 +31,7 @@
  *       values, run, outputs copied when they alias memory the caller does not own, updates
  *       committed to the shared cells only after everything succeeded. NotImplemented when
  *       the arguments need Python's binding (count differs).
- *   run_steps(layout, size, owners, values): a loop's iterations (tensorgraph/scan): the
+ *   run_steps(layout, size, owners, outs, values): a loop's iterations (tensorgraph/scan): the
  *       graph run once per iteration as tg_scan_layout (graph_desc.h) says, without returning
  *       to Python in between (see tg_run_steps_in).
  */
@@ -768,44 +768,84 @@ static int tg_truth(const tg_array *a)
     }
 }
 
-/* The iterations L->t .. L->n_steps - 1 (see tg_scan_layout). bufs: per binding, the
- * tg_buffers of its buffer and of its initial value; scratch: per output, an array for a
- * value that views a loop buffer (copied there before any row is written). Returns 0 when the
- * iterations ran (L->t the next one), -1 when a node failed (*failed; L->t the iteration, no
- * row of it written), 1 when iteration L->t gave outputs run_steps does not write (a shape
- * or type that differs from the rows', memory for a staged copy): nothing of it written, so
- * the caller can run that iteration again its own way. No Python: may run without the GIL. */
-static int tg_steps(tg_ws *ws, tg_scan_layout *L, tg_buffer *const *bufs, tg_array *scratch,
-                    int *failed)
+/* The rows of a loop's array (a buffer along its first axis, or an initial value that is one
+ * row itself), read from its ndarray for one run. */
+typedef struct tg_rows {
+    char *data;                     /* row 0 */
+    int64_t stride0, nrows;
+    int ndim;                       /* of a row */
+    int64_t shape[TG_MAXDIM], strides[TG_MAXDIM];
+} tg_rows;
+
+/* r: the rows of o, an ndarray of `ndim`-d rows of type `typenum` (o itself when `whole`);
+ * -1 when o cannot be used as it is (another type or ndim, unaligned, byte-swapped, or
+ * read-only for a buffer that is written). */
+static TG_COLD int tg_rows_of(PyObject *o, int whole, int ndim, int typenum, int writes,
+                              tg_rows *r)
+{
+    if (!PyArray_Check(o)) return -1;
+    PyArrayObject *a = (PyArrayObject *)o;
+    const int lead = !whole;
+    if (PyArray_NDIM(a) != ndim + lead || !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)
+            || (writes && !PyArray_ISWRITEABLE(a))
+            || (PyArray_TYPE(a) != typenum && !PyArray_EquivTypenums(PyArray_TYPE(a), typenum)))
+        return -1;
+    r->data = PyArray_BYTES(a);
+    r->stride0 = whole ? 0 : (int64_t)PyArray_STRIDE(a, 0);
+    r->nrows = whole ? 1 : (int64_t)PyArray_DIM(a, 0);
+    r->ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        r->shape[d] = (int64_t)PyArray_DIM(a, d + lead);
+        r->strides[d] = (int64_t)PyArray_STRIDE(a, d + lead);
+    }
+    return 0;
+}
+
+static int tg_same_rows(const tg_rows *a, const tg_rows *b)
+{
+    if (a->ndim != b->ndim) return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d]) return 0;
+    return 1;
+}
+
+/* The iterations L->t .. L->n_steps - 1 (see tg_scan_layout). rows: per binding, its buffer's
+ * and its initial value's rows; outs: per output, its buffer's rows; bufs: the tg_buffers
+ * owning the same (2 per binding); scratch: per output, an array for a value that views a
+ * loop buffer (copied there before any row is written). Returns 0 when the iterations ran
+ * (L->t the next one), -1 when a node failed (*failed; L->t the iteration, no row of it
+ * written), 1 when iteration L->t gave outputs run_steps does not write (a shape or type
+ * that differs from the rows', memory for a staged copy) or reads a row its buffer lacks:
+ * nothing of it written, so the caller can run that iteration again its own way. No Python:
+ * may run without the GIL. */
+static int tg_steps(tg_ws *ws, tg_scan_layout *L, const tg_rows *rows, const tg_rows *outs,
+                    tg_buffer *const *bufs, tg_array *scratch, int *failed)
 {
     const tg_graph_desc *g = ws->g;
     for (; L->t < L->n_steps; ) {
         const int64_t t = L->t;
         for (int b = 0; b < L->nbind; b++) {
             int64_t r = t + L->bind_offset[b];
-            char *data;
-            const int64_t *strides;
-            tg_buffer *base;
+            const tg_rows *from = &rows[2 * b];
+            tg_buffer *base = bufs[2 * b];
             if (r >= 0) {
                 if (L->bind_ring[b] > 0) r %= L->bind_ring[b];
-                data = (char *)L->bind_data[b] + r * L->bind_stride0[b];
-                strides = L->bind_strides + (size_t)b * TG_MAXDIM;
-                base = bufs[2 * b];
             } else {
-                data = (char *)L->bind_init[b] + (L->bind_init_rows[b] + r) * L->bind_init_stride0[b];
-                strides = L->bind_init_strides + (size_t)b * TG_MAXDIM;
+                from = &rows[2 * b + 1];
                 base = bufs[2 * b + 1];
+                r = L->bind_init_rows[b] < 0 ? (r == -1 ? 0 : -1) : L->bind_init_rows[b] + r;
             }
-            tg_bind_row(&ws->v[g->graph_in[L->bind_input[b]]], data, L->bind_ndim[b],
-                        L->bind_shape + (size_t)b * TG_MAXDIM, strides, base);
+            if (r < 0 || r >= from->nrows) return 1;
+            tg_bind_row(&ws->v[g->graph_in[L->bind_input[b]]], from->data + r * from->stride0,
+                        from->ndim, from->shape, from->strides, base);
         }
         const int k = tg_run_nodes(ws);
         if (k >= 0) { *failed = k; return -1; }
         for (int o = 0; o < L->nout; o++) {
             const tg_array *a = &ws->v[g->graph_out[L->out_output[o]]];
-            if (a->typenum != L->out_typenum[o] || a->ndim != L->out_ndim[o]) return 1;
+            if (a->ndim != outs[o].ndim) return 1;
             for (int d = 0; d < a->ndim; d++)
-                if (a->shape[d] != L->out_shape[(size_t)o * TG_MAXDIM + d]) return 1;
+                if (a->shape[d] != outs[o].shape[d]) return 1;
         }
         for (int o = 0; o < L->nout; o++) {     /* values viewing a loop buffer: staged */
             const tg_array *a = &ws->v[g->graph_out[L->out_output[o]]];
@@ -819,10 +859,16 @@ static int tg_steps(tg_ws *ws, tg_scan_layout *L, tg_buffer *const *bufs, tg_arr
         for (int o = 0; o < L->nout; o++) {
             const int64_t ring = L->out_ring[o];
             if (ring < 0) continue;
+            const int64_t r = ring > 0 ? t % ring : t;
+            if (r >= outs[o].nrows) return 1;   /* (a full buffer: before any row is written) */
+        }
+        for (int o = 0; o < L->nout; o++) {
+            const int64_t ring = L->out_ring[o];
+            if (ring < 0) continue;
             const tg_array *a = scratch[o].data != NULL ? &scratch[o]
                                                         : &ws->v[g->graph_out[L->out_output[o]]];
-            char *row = (char *)L->out_data[o] + (ring > 0 ? t % ring : t) * L->out_stride0[o];
-            tg_copy_to(a, row, L->out_strides + (size_t)o * TG_MAXDIM);
+            tg_copy_to(a, outs[o].data + (ring > 0 ? t % ring : t) * outs[o].stride0,
+                       outs[o].strides);
         }
         L->t = t + 1;
         if (L->cond >= 0 && tg_truth(&ws->v[g->graph_out[L->cond]])) {
@@ -833,21 +879,23 @@ static int tg_steps(tg_ws *ws, tg_scan_layout *L, tg_buffer *const *bufs, tg_arr
     return 0;
 }
 
-/* run_steps(layout, size, owners, values): run a loop's iterations in this workspace.
+/* run_steps(layout, size, owners, outs, values): run a loop's iterations in this workspace.
  * layout: the address of a filled tg_scan_layout, size: its size as the caller laid it out;
- * owners: per binding, the ndarray of its buffer and that of its initial value (or None);
- * values: per graph input, its value for every iteration (the loop's non-sequences), or None
- * for an input bound to rows. Returns 0 when the iterations ran (layout.t is then the next
- * one, layout.stopped says whether the condition ended them) or 1 when iteration layout.t
- * must be run by the caller (see tg_steps); raises a node's error through `report`, with
- * layout.t the iteration that failed. The GIL is released while the iterations run unless
- * they are small, profiled or tracked; node times add up over the iterations. */
+ * owners: per binding, its buffer's ndarray and its initial value's (or None); outs: per
+ * output, its buffer's ndarray; values: per graph input, its value at every iteration (the
+ * loop's non-sequences), or None for an input bound to rows. Returns 0 when the iterations
+ * ran (layout.t is then the next one, layout.stopped says whether the condition ended
+ * them), 1 when iteration layout.t must be run by the caller (see tg_steps), 2 when the
+ * arrays cannot be used as they are (the caller runs the iterations); raises a node's error
+ * through `report`, with layout.t the iteration that failed. The GIL is released while the
+ * iterations run unless they are small, profiled or tracked; node times add up over the
+ * iterations. */
 static TG_COLD PyObject *tg_run_steps_in(tg_ws *ws, PyObject *const *args, Py_ssize_t nargs)
 {
     const tg_graph_desc *g = ws->g;
-    if (nargs != 4 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])
-            || !PyTuple_Check(args[2]) || !PyTuple_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "run_steps(layout, size, owners, values)");
+    if (nargs != 5 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])
+            || !PyTuple_Check(args[2]) || !PyTuple_Check(args[3]) || !PyTuple_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "run_steps(layout, size, owners, outs, values)");
         return NULL;
     }
     tg_scan_layout *L = (tg_scan_layout *)PyLong_AsVoidPtr(args[0]);
@@ -859,13 +907,13 @@ static TG_COLD PyObject *tg_run_steps_in(tg_ws *ws, PyObject *const *args, Py_ss
         return NULL;
     }
     if (!g->whole || PyTuple_GET_SIZE(args[2]) != 2 * L->nbind
-            || PyTuple_GET_SIZE(args[3]) != g->ngin) {
+            || PyTuple_GET_SIZE(args[3]) != L->nout || PyTuple_GET_SIZE(args[4]) != g->ngin) {
         PyErr_SetString(PyExc_ValueError, "run_steps: counts do not match the graph");
         return NULL;
     }
     for (int b = 0; b < L->nbind; b++)
         if (L->bind_input[b] < 0 || L->bind_input[b] >= g->ngin
-                || PyTuple_GET_ITEM(args[3], L->bind_input[b]) != Py_None) {
+                || PyTuple_GET_ITEM(args[4], L->bind_input[b]) != Py_None) {
             PyErr_SetString(PyExc_ValueError, "run_steps: a bound input has a value");
             return NULL;
         }
@@ -874,23 +922,54 @@ static TG_COLD PyObject *tg_run_steps_in(tg_ws *ws, PyObject *const *args, Py_ss
             PyErr_SetString(PyExc_ValueError, "run_steps: no such graph output");
             return NULL;
         }
+    if (L->cond >= g->ngout) {
+        PyErr_SetString(PyExc_ValueError, "run_steps: no such graph output");
+        return NULL;
+    }
+    tg_rows *rows = (tg_rows *)calloc(2 * (size_t)L->nbind + (size_t)L->nout + 1,
+                                      sizeof(tg_rows));
+    tg_buffer **bufs = (tg_buffer **)calloc(2 * (size_t)L->nbind + 1, sizeof(tg_buffer *));
+    tg_array *scratch = (tg_array *)calloc((size_t)L->nout + 1, sizeof(tg_array));
+    tg_rows *outs = rows + 2 * L->nbind;
+    PyObject *result = NULL;
     int64_t elements = 0;
+    if (rows == NULL || bufs == NULL || scratch == NULL) { PyErr_NoMemory(); goto done; }
+    for (int b = 0; b < L->nbind; b++) {    /* the arrays, as they are, or the caller's loop */
+        const int s = g->graph_in[L->bind_input[b]];
+        PyObject *buffer = PyTuple_GET_ITEM(args[2], 2 * b);
+        PyObject *init = PyTuple_GET_ITEM(args[2], 2 * b + 1);
+        const int64_t init_rows = L->bind_init_rows[b];
+        if (tg_rows_of(buffer, 0, g->var_ndim[s], g->var_typenum[s], 0, &rows[2 * b]) != 0
+                || (init_rows != 0 && (init == Py_None
+                    || tg_rows_of(init, init_rows < 0, g->var_ndim[s], g->var_typenum[s], 0,
+                                  &rows[2 * b + 1]) != 0
+                    || !tg_same_rows(&rows[2 * b], &rows[2 * b + 1])))) {
+            result = PyLong_FromLong(2);
+            goto done;
+        }
+        int64_t row = 1;
+        for (int d = 0; d < rows[2 * b].ndim; d++) row *= rows[2 * b].shape[d];
+        elements += row * (L->n_steps - L->t);
+    }
+    for (int o = 0; o < L->nout; o++) {
+        const int s = g->graph_out[L->out_output[o]];
+        if (tg_rows_of(PyTuple_GET_ITEM(args[3], o), 0, g->var_ndim[s], g->var_typenum[s], 1,
+                       &outs[o]) != 0) {
+            result = PyLong_FromLong(2);
+            goto done;
+        }
+    }
     for (int i = 0; i < g->ngin; i++) {
-        PyObject *v = PyTuple_GET_ITEM(args[3], i);
+        PyObject *v = PyTuple_GET_ITEM(args[4], i);
         if (v == Py_None) continue;
         PyObject *o = tg_coerce(g, g->graph_in[i], v);
         if (o == NULL || tg_set(ws, g->graph_in[i], o) != 0) {
             Py_XDECREF(o);
-            tg_release_foreign(ws, 0);
-            return NULL;
+            goto done;
         }
         elements += (int64_t)PyArray_SIZE((PyArrayObject *)o);
         Py_DECREF(o);
     }
-    tg_buffer **bufs = (tg_buffer **)calloc(2 * (size_t)L->nbind + 1, sizeof(tg_buffer *));
-    tg_array *scratch = (tg_array *)calloc((size_t)L->nout + 1, sizeof(tg_array));
-    PyObject *result = NULL;
-    if (bufs == NULL || scratch == NULL) { PyErr_NoMemory(); goto done; }
     for (int j = 0; j < 2 * L->nbind; j++) {
         PyObject *owner = PyTuple_GET_ITEM(args[2], j);
         if (owner == Py_None) continue;
@@ -902,23 +981,18 @@ static TG_COLD PyObject *tg_run_steps_in(tg_ws *ws, PyObject *const *args, Py_ss
         bufs[j]->owner = owner;
         Py_INCREF(owner);
     }
-    for (int b = 0; b < L->nbind; b++) {
-        tg_release(&ws->v[g->graph_in[L->bind_input[b]]]);
-        int64_t row = 1;
-        for (int d = 0; d < L->bind_ndim[b]; d++) row *= L->bind_shape[(size_t)b * TG_MAXDIM + d];
-        elements += row * (L->n_steps - L->t);
-    }
+    for (int b = 0; b < L->nbind; b++) tg_release(&ws->v[g->graph_in[L->bind_input[b]]]);
     ws->whole_run = 1;
     int status, failed = -1;
     if (ws->ctx.node_seconds != NULL) {
         tg_profile_start(ws);
-        status = tg_steps(ws, L, bufs, scratch, &failed);
+        status = tg_steps(ws, L, rows, outs, bufs, scratch, &failed);
         ws->loop_seconds[0] += tg_now() - ws->t0;
     } else if (ws->track || elements < TG_NOGIL_MIN_ELEMENTS) {
-        status = tg_steps(ws, L, bufs, scratch, &failed);
+        status = tg_steps(ws, L, rows, outs, bufs, scratch, &failed);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        status = tg_steps(ws, L, bufs, scratch, &failed);
+        status = tg_steps(ws, L, rows, outs, bufs, scratch, &failed);
         Py_END_ALLOW_THREADS
     }
     if (failed >= 0) tg_report(ws, failed);
@@ -927,6 +1001,7 @@ done:
     tg_release_foreign(ws, ws->gc);     /* the rows, the values, the views of them */
     for (int o = 0; scratch != NULL && o < L->nout; o++) tg_release(&scratch[o]);
     for (int j = 0; bufs != NULL && j < 2 * L->nbind; j++) tg_buffer_decref(bufs[j]);
+    free(rows);
     free(bufs);
     free(scratch);
     return result;

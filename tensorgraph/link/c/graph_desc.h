@@ -42,16 +42,17 @@ typedef struct tg_graph_desc {
 
 /* tg_scan_layout: how a loop (tensorgraph/scan) runs a whole graph once per iteration in C
  * (glue.h's run_steps entry point), filled in Python like tg_graph_desc (graph_desc.py:
- * ScanLayout), per run of the loop.
+ * ScanLayout) once per loop; the arrays themselves are given to each run (their data, shapes
+ * and strides are read there).
  *
  * At iteration t, binding b points graph input bind_input[b] at row r = t + bind_offset[b]
  * of its buffer (row r % bind_ring[b] when bind_ring[b] > 0, a ring of the last steps) or,
- * when r < 0, at row bind_init_rows[b] + r of its initial value (a state's past before the
- * loop). The rows are borrowed: nothing is copied in. Then every node runs, and output o's
- * value (graph output out_output[o], which must have the row shape out_shape) is copied into
- * row t of its buffer (row t % out_ring[o] for a ring; nowhere when out_ring[o] is -1). The loop
- * stops after the iteration whose graph output `cond` (a scalar) is nonzero, when cond >= 0.
- * Shapes and strides are per binding (output), TG_MAXDIM entries each, in bytes. */
+ * when r < 0, at the state's past before the loop: row bind_init_rows[b] + r of its initial
+ * value, or the initial value itself when bind_init_rows[b] is -1 (one past value). The rows
+ * are borrowed: nothing is copied in. Then every node runs, and output o's value (graph
+ * output out_output[o], which must have the shape of the buffer's rows) is copied into row t
+ * of its buffer (row t % out_ring[o] for a ring; nowhere when out_ring[o] is -1). The loop
+ * stops after the iteration whose graph output `cond` (a scalar) is nonzero, when cond >= 0. */
 typedef struct tg_scan_layout {
     int nbind;                      /* graph inputs bound to a row at every iteration */
     int nout;                       /* graph outputs copied into a row at every iteration */
@@ -60,23 +61,9 @@ typedef struct tg_scan_layout {
     int64_t n_steps;                /* the loop ends before iteration n_steps */
     int64_t stopped;                /* out: 1 when the condition ended the loop */
     const int *bind_input;          /* per binding: the graph input (index into graph_in) */
-    const int *bind_ndim;           /* per binding: dimensions of a row */
-    void *const *bind_data;         /* per binding: row 0 of the buffer */
     const int64_t *bind_offset;
     const int64_t *bind_ring;       /* per binding: 0, or the rows of a ring buffer */
-    const int64_t *bind_stride0;    /* per binding: bytes from one row of the buffer to the next */
-    const int64_t *bind_shape;      /* per binding: a row's shape */
-    const int64_t *bind_strides;    /* per binding: a row's strides in the buffer */
-    void *const *bind_init;         /* per binding: row 0 of the initial value, or NULL */
-    const int64_t *bind_init_rows;
-    const int64_t *bind_init_stride0;
-    const int64_t *bind_init_strides;       /* per binding: a row's strides there */
+    const int64_t *bind_init_rows;  /* per binding: 0 (no initial value), -1, or its rows */
     const int *out_output;          /* per output: the graph output (index into graph_out) */
-    const int *out_ndim;
-    const int *out_typenum;         /* per output: the buffer's numpy type number */
-    void *const *out_data;          /* per output: row 0 of the buffer */
     const int64_t *out_ring;        /* per output: 0 (row t), the rows of a ring, or -1 */
-    const int64_t *out_stride0;
-    const int64_t *out_shape;       /* per output: the shape every iteration must give */
-    const int64_t *out_strides;     /* per output: a row's strides in the buffer */
 } tg_scan_layout;

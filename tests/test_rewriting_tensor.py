@@ -241,3 +241,22 @@ def test_logsumexp_graph_is_not_rewritten_again():
     assert "local_stable_log" not in steps
     value = np.array([[1000.0, 1000.0], [-1.0, 2.0]])
     np.testing.assert_allclose(f(value), np.logaddexp.reduce(value, axis=1))
+
+
+def test_inc_subtensor_of_an_intermediate_runs_in_place():
+    from tensorgraph.tensor.subtensor import IncSubtensor
+
+    x = tt.dmatrix("x")
+    v = tt.dvector("v")
+    zeros = tt.zeros_like(x)
+    out = tt.inc_subtensor(zeros[-1], v) + 0   # inc into a buffer nobody else reads
+    kept = tt.set_subtensor(x[0], v)           # x is an input: never written
+    f = tg.function([x, v], [out, kept])
+    incs = [n.op for n in f.maker.fgraph.apply_nodes if isinstance(n.op, IncSubtensor)]
+    assert sorted(op.inplace for op in incs) == [False, True]
+    xv, vv = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    before = xv.copy()
+    a, b = f(xv, vv)
+    np.testing.assert_array_equal(a, [[0, 0, 0], [1, 2, 3]])
+    np.testing.assert_array_equal(b, [[1, 2, 3], [3, 4, 5]])
+    np.testing.assert_array_equal(xv, before)

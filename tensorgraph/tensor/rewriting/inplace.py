@@ -1,4 +1,5 @@
-"""Inplace rewrites: an Elemwise writes its result into an input buffer nobody else needs.
+"""Inplace rewrites: an Elemwise writes its result into an input buffer nobody else needs, an
+IncSubtensor increments (or sets) the part of its first input in place instead of a copy.
 
 Run last (one walk), with a ``DestroyHandler`` attached that checks every replacement: an
 input may be overwritten only when it is not a graph input, output, constant or view and the
@@ -11,6 +12,7 @@ from tensorgraph.rewriting.basic import NodeRewriter
 from tensorgraph.rewriting.destroyhandler import DestroyHandler, can_destroy
 from tensorgraph.rewriting.optdb import register_inplace
 from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.subtensor import IncSubtensor
 
 
 class ElemwiseInplace(NodeRewriter):
@@ -38,3 +40,29 @@ class ElemwiseInplace(NodeRewriter):
 
 
 register_inplace(ElemwiseInplace())
+
+
+class IncSubtensorInplace(NodeRewriter):
+    """IncSubtensor -> the same op writing into its first input, when it safely can (a
+    gradient's ``inc_subtensor(zeros(...), g, -1)`` then fills the zeros it allocated instead
+    of copying them first)."""
+
+    name = "incsubtensor_inplace"
+
+    def tracks(self):
+        return [IncSubtensor]
+
+    def add_requirements(self, fgraph):
+        DestroyHandler.attach_to(fgraph)
+
+    def transform(self, fgraph, node):
+        op = node.op
+        if op.inplace or node.inputs[0].type != node.outputs[0].type:
+            return None
+        if can_destroy(fgraph, node, 0) is not None:
+            return None
+        return [IncSubtensor(op.idx_list, inplace=True,
+                             set_instead_of_inc=op.set_instead_of_inc)(*node.inputs)]
+
+
+register_inplace(IncSubtensorInplace())

@@ -22,20 +22,36 @@ Dtype promotion (documented for users in ``tensorgraph.tensor``):
 
 from __future__ import annotations
 
+import builtins
 import functools
+import numbers
 
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.graph.basic import Apply, Constant, Variable
+from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.graph.type import Type
+from tensorgraph.scalar.variable import ScalarConstant, ScalarVariable
 
 __all__ = [
-    "ScalarType", "ScalarOp", "as_scalar", "upcast", "same_out", "upcast_out",
+    "ScalarType", "ScalarVariable", "ScalarConstant", "ScalarOp", "as_scalar", "constant",
+    "get_scalar_type", "cast", "ComplexError", "IntegerDivisionError",
+    "python_scalar_dtype", "NumpyAutocaster", "autocast_int", "autocast_float",
+    "autocast_float_as", "convert",
+    "upcast", "same_out", "upcast_out",
     "upcast_out_nobool", "upgrade_to_float", "upgrade_to_float_no_complex", "bool_out",
     "DISCRETE", "COMPLEX", "Add", "Mul", "Sub", "TrueDiv", "Neg", "Identity", "Cast",
     "add", "mul", "sub", "true_div", "neg", "identity",
+    # the scalar types by dtype name, and their groups (PyTensor's names)
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "int_types", "uint_types", "integer_types", "float_types", "complex_types",
+    "discrete_types", "continuous_types", "all_types", "discrete_dtypes",
+    "convert_to_bool", "convert_to_int8", "convert_to_int16", "convert_to_int32",
+    "convert_to_int64", "convert_to_uint8", "convert_to_uint16", "convert_to_uint32",
+    "convert_to_uint64", "convert_to_float16", "convert_to_float32", "convert_to_float64",
+    "convert_to_complex64", "convert_to_complex128",
 ]
 
 DISCRETE = frozenset(("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -43,10 +59,32 @@ DISCRETE = frozenset(("bool", "int8", "int16", "int32", "int64", "uint8", "uint1
 COMPLEX = frozenset(("complex64", "complex128"))
 
 
+class ComplexError(NotImplementedError):
+    """An operation that has no meaning for complex numbers was given one."""
+
+
+class IntegerDivisionError(TypeError):
+    """``/`` between two integers while ``config.int_division`` is 'raise'."""
+
+
 class ScalarType(Type):
-    """The type of one number of a given dtype (used inside fused/composite graphs)."""
+    """The type of one number of a given dtype.
+
+    Fused and composite graphs are made of scalar variables; PyTensor code also builds scalar
+    graphs itself (``tensorgraph.scalar.float64('x') + 1``). The instances named after their
+    dtype (``int32``, ``float64``, ...) are called to make variables and compare equal to
+    their variables' types (``x.type == float64``).
+    """
+
+    variable_type = ScalarVariable
+    constant_type = ScalarConstant
+    #: a scalar has no dimensions (code handling tensors and scalars alike reads these)
+    ndim = 0
+    shape = ()
 
     def __init__(self, dtype: str):
+        if dtype == "floatX":
+            dtype = config.floatX
         self.dtype = np.dtype(dtype).name
 
     def __eq__(self, other):
@@ -60,28 +98,234 @@ class ScalarType(Type):
 
     __repr__ = __str__
 
+    def clone(self, dtype=None, **kwargs) -> ScalarType:
+        """This type, or the scalar type of ``dtype``."""
+        return ScalarType(self.dtype if dtype is None else dtype)
+
+    def upcast(self, *others) -> str:
+        """The dtype of combining this type with ``others`` (types or variables)."""
+        return upcast(self.dtype, *[o.dtype for o in others])
+
     def filter(self, data, strict=False, allow_downcast=None):
-        arr = np.asarray(data)
+        """``data`` as a numpy scalar of this dtype, or ``TypeError`` saying why.
+
+        As for tensors: numpy values convert when their dtype casts safely; plain Python
+        numbers when their value survives (``3`` for int8, ``3.5`` for float32) or, for a
+        Python float, when this dtype is ``config.floatX``; ``allow_downcast`` allows any.
+        """
+        if hasattr(data, "type") and hasattr(data, "owner"):
+            raise TypeError(f"expected a {self.dtype} value, got the symbolic variable {data}; "
+                            "symbolic inputs are given to function(), values to its calls")
+        try:
+            arr = np.asarray(data)
+        except Exception as exc:   # noqa: BLE001  (numpy refuses many things in many ways)
+            raise TypeError(f"expected a {self.dtype} scalar, got {type(data).__name__}: "
+                            f"{exc}") from None
         if arr.ndim != 0:
             raise TypeError(f"expected a {self.dtype} scalar, got an array of shape {arr.shape}")
         if arr.dtype.name == self.dtype:
             return arr[()]
         if strict:
             raise TypeError(f"expected a {self.dtype} scalar, got {arr.dtype.name} (strict mode)")
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"expected a {self.dtype} scalar, got {type(data).__name__} "
+                            f"{data!r}")
         if allow_downcast or np.can_cast(arr.dtype, self.dtype, "safe"):
             return np.asarray(arr, dtype=self.dtype)[()]
-        raise TypeError(f"expected a {self.dtype} scalar, got {arr.dtype.name}: converting "
-                        "would lose precision")
+        if allow_downcast is None and not isinstance(data, (np.ndarray, np.generic)):
+            if isinstance(data, float) and self.dtype == config.floatX:
+                return np.asarray(arr, dtype=self.dtype)[()]
+            kept = _exact(arr, self.dtype)
+            if kept is not None:
+                return kept
+        raise TypeError(f"expected a {self.dtype} scalar, got {arr.dtype.name} {data!r}: "
+                        "converting would lose precision (cast it, or compile with "
+                        "allow_input_downcast=True)")
+
+    def values_eq_approx(self, a, b, tolerance: float = 1e-4) -> bool:
+        """Equal within a relative ``tolerance`` (exactly, for bools)."""
+        if self.dtype == "bool":
+            return builtins.bool(a == b)
+        if a == b:
+            return True
+        return builtins.bool(abs(a - b) <= tolerance * (abs(a) + abs(b)))
 
 
-def as_scalar(value) -> Variable:
-    """A scalar variable from a scalar variable or a Python/numpy number."""
+def _exact(arr, dtype):
+    """The 0-d ``arr`` as a ``dtype`` scalar when its value survives the conversion, else None."""
+    with np.errstate(all="ignore"):
+        converted = arr.astype(dtype)
+        same = np.array_equal(converted, arr, equal_nan=arr.dtype.kind in "fc")
+    return converted[()] if same else None
+
+
+_SCALAR_TYPES: dict[str, ScalarType] = {}
+
+
+def get_scalar_type(dtype) -> ScalarType:
+    """The ``ScalarType`` of ``dtype`` ('floatX' allowed; one shared instance per dtype)."""
+    new = ScalarType(dtype)
+    return _SCALAR_TYPES.setdefault(new.dtype, new)
+
+
+# ----------------------------------------------------------------------------------------------
+# Python numbers in graphs: the dtype they get (``config.cast_policy``, docs/dtypes.md)
+
+
+class NumpyAutocaster:
+    """The dtype rule of one kind of Python number under ``cast_policy='custom'`` (PyTensor's
+    ``autocast_int`` / ``autocast_float``): a number gets the first of ``dtypes`` that holds it
+    exactly, the last one when none does; a Python float gets ``config.floatX`` when floatX is
+    listed and is not float64.
+
+    tensorgraph's own rule is this one with ``dtypes`` (int8, int16, int32, int64) for ints and
+    just floatX (float64 when floatX is float16) for floats, so a Python float never depends on
+    its value; ``autocast_float_as`` changes the float dtypes for a block of code.
+    """
+
+    def __init__(self, dtypes, default=None):
+        self._dtypes = tuple(dtypes) if dtypes else None
+        self._default = default
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        if self._dtypes is not None:
+            return self._dtypes
+        return self._default()
+
+    @dtypes.setter
+    def dtypes(self, dtypes) -> None:
+        self._dtypes = tuple(dtypes) if dtypes is not None else None
+
+    def dtype_of(self, x) -> str:
+        """The dtype of the Python number ``x`` under ``cast_policy='custom'``."""
+        floatx = config.floatX
+        if isinstance(x, float) and floatx in self.dtypes and floatx != "float64":
+            return floatx
+        # float16 only when it is floatX: it keeps about 3 digits
+        candidates = [d for d in self.dtypes if d != "float16" or floatx == "float16"]
+        for dtype in candidates:
+            if np.dtype(dtype).kind in "iu":
+                info = np.iinfo(dtype)
+                if info.min <= x <= info.max:
+                    return dtype
+            elif float(np.asarray(x, dtype=dtype)) == x:
+                return dtype
+        return candidates[-1]
+
+    def __call__(self, x) -> np.ndarray:
+        """``x`` as a 0-d array of the dtype the current ``cast_policy`` gives it."""
+        if not isinstance(x, (numbers.Number, np.ndarray)) or np.ndim(x) != 0:
+            raise TypeError(f"an autocaster converts one Python number, got {x!r}")
+        if config.cast_policy != "custom" or isinstance(x, (np.ndarray, np.generic)):
+            return convert(x)
+        return np.asarray(x, dtype=self.dtype_of(x))
+
+
+def _default_float_dtypes() -> tuple[str, ...]:
+    return ("float32",) if config.floatX == "float32" else ("float64",)
+
+
+autocast_int = NumpyAutocaster(("int8", "int16", "int32", "int64"))
+autocast_float = NumpyAutocaster(None, default=_default_float_dtypes)
+
+
+class autocast_float_as:  # noqa: N801  (PyTensor's name)
+    """Within the block, Python floats get the first of ``dtypes`` that holds them exactly
+    (``config.floatX`` if listed and not float64): ``autocast_float_as('float32')`` keeps
+    ``fvector() + 1.1`` in float32 whatever floatX is. Needs ``cast_policy='custom'``."""
+
+    def __init__(self, *dtypes):
+        self.dtypes = tuple(np.dtype(d).name for d in dtypes)
+        self._check_policy()
+
+    @staticmethod
+    def _check_policy():
+        if config.cast_policy != "custom":
+            raise ValueError("autocast_float_as changes cast_policy='custom' only; "
+                             f"config.cast_policy is {config.cast_policy!r}")
+
+    def __enter__(self):
+        self._check_policy()
+        self._saved = autocast_float._dtypes
+        autocast_float.dtypes = self.dtypes
+        return self
+
+    def __exit__(self, *exc):
+        autocast_float._dtypes = self._saved
+        return False
+
+
+def python_scalar_dtype(value) -> str:
+    """The dtype a Python number gets as a constant, per ``config.cast_policy``:
+    'custom' (default) gives an int the narrowest of int8..int64 that holds it and a float
+    ``config.floatX`` (``autocast_float``); 'numpy+floatX' gives int64 and floatX."""
+    if isinstance(value, (builtins.bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Integral):
+        if config.cast_policy == "numpy+floatX":
+            return "int64"
+        if not -2 ** 63 <= value < 2 ** 63:
+            return "uint64" if value >= 0 else "int64"
+        return autocast_int.dtype_of(value)
+    if isinstance(value, numbers.Real):
+        if config.cast_policy == "numpy+floatX":
+            return config.floatX
+        return autocast_float.dtype_of(value)
+    if isinstance(value, numbers.Complex):
+        return "complex128"
+    raise TypeError(f"{value!r} is not a number")
+
+
+def convert(x, dtype=None) -> np.ndarray:
+    """``x`` as an array: of ``dtype`` when given ('floatX' allowed), else a Python number
+    gets its dtype from ``python_scalar_dtype`` and anything else numpy's."""
+    if dtype is not None:
+        return np.asarray(x).astype(config.floatX if dtype == "floatX" else dtype)
+    if isinstance(x, (numbers.Number, np.bool_)) and not isinstance(x, np.generic):
+        return np.asarray(x, dtype=python_scalar_dtype(x))
+    return np.asarray(x)
+
+
+def constant(x, name: str | None = None, dtype=None) -> ScalarConstant:
+    """A scalar constant holding the number ``x`` (a Python number gets its dtype as in
+    tensor graphs, docs/dtypes.md; ``dtype`` forces one)."""
+    arr = convert(x, dtype)
+    if arr.ndim != 0:
+        raise TypeError(f"a scalar constant holds one number, got an array of shape "
+                        f"{arr.shape}")
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"a scalar constant holds a number, got {type(x).__name__} {x!r}")
+    return ScalarConstant(get_scalar_type(arr.dtype.name), arr[()], name=name)
+
+
+def as_scalar(value, name: str | None = None) -> Variable:
+    """A scalar variable: scalar variables as they are, a 0-d tensor through
+    ``scalar_from_tensor``, the output of a one-output ``Apply``, a number as a constant."""
+    if isinstance(value, Apply):
+        if len(value.outputs) != 1:
+            raise ValueError(f"as_scalar: {value.op} has {len(value.outputs)} outputs; pick "
+                             "one of node.outputs")
+        value = value.outputs[0]
     if isinstance(value, Variable):
-        if not isinstance(value.type, ScalarType):
-            raise TypeError(f"expected a scalar variable, got {value} of type {value.type}")
-        return value
-    arr = np.asarray(value)
-    return Constant(ScalarType(arr.dtype.name), arr[()])
+        if isinstance(value.type, ScalarType):
+            return value
+        if getattr(value.type, "ndim", None) == 0 and hasattr(value.type, "dtype"):
+            return _tensor_op("scalar_from_tensor")(value)
+        raise TypeError(f"expected a scalar variable, got {value} of type {value.type}")
+    return constant(value, name=name)
+
+
+def cast(x, dtype):
+    """The scalar ``x`` converted to ``dtype`` ('floatX' allowed); ``x`` itself if it has it."""
+    x = as_scalar(x)
+    dtype = config.floatX if dtype == "floatX" else np.dtype(dtype).name
+    if x.type.dtype == dtype:
+        return x
+    if x.type.dtype in COMPLEX and dtype not in COMPLEX:
+        raise ComplexError(f"cast({x}, {dtype!r}) would drop the imaginary part; take the "
+                           "real part, the modulus or the angle explicitly")
+    return Cast(dtype)(x)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -221,18 +465,21 @@ class ScalarOp(Op):
 _tensor_ops: dict = {}
 
 
-def register_tensor_ops(math, constant) -> None:
+def register_tensor_ops(math, constant, scalar_from_tensor=None) -> None:
     """Give scalar gradients the tensor layer's ``math`` module (``mul``, ``switch``, ...) and
-    ``constant(array)``; called by ``tensorgraph.tensor.math``."""
+    ``constant(array)``, and ``as_scalar`` the conversion of a 0-d tensor
+    (``scalar_from_tensor``); called by ``tensorgraph.tensor.math``."""
     _tensor_ops.update(math=math, constant=constant)
+    if scalar_from_tensor is not None:
+        _tensor_ops["scalar_from_tensor"] = scalar_from_tensor
 
 
 def _tensor_op(name: str):
     try:
         return _tensor_ops[name]
     except KeyError:
-        raise RuntimeError("scalar gradients are tensor graphs: import tensorgraph.tensor "
-                           "before asking a scalar op for its gradient") from None
+        raise RuntimeError(f"scalar ops reach tensors ({name}) through the tensor layer: "
+                           "import tensorgraph.tensor first") from None
 
 
 def _tt():
@@ -338,3 +585,49 @@ sub = Sub()
 true_div = TrueDiv()
 neg = Neg()
 identity = Identity()
+
+
+# ----------------------------------------------------------------------------------------------
+# The scalar types by dtype name and their groups, as PyTensor names them (``bool`` shadows the
+# builtin in this module only: the code above uses ``builtins.bool``)
+
+bool = get_scalar_type("bool")  # noqa: A001
+int8 = get_scalar_type("int8")
+int16 = get_scalar_type("int16")
+int32 = get_scalar_type("int32")
+int64 = get_scalar_type("int64")
+uint8 = get_scalar_type("uint8")
+uint16 = get_scalar_type("uint16")
+uint32 = get_scalar_type("uint32")
+uint64 = get_scalar_type("uint64")
+float16 = get_scalar_type("float16")
+float32 = get_scalar_type("float32")
+float64 = get_scalar_type("float64")
+complex64 = get_scalar_type("complex64")
+complex128 = get_scalar_type("complex128")
+
+int_types = (int8, int16, int32, int64)
+uint_types = (uint8, uint16, uint32, uint64)
+integer_types = int_types + uint_types
+float_types = (float16, float32, float64)
+complex_types = (complex64, complex128)
+discrete_types = (bool, *integer_types)
+continuous_types = float_types + complex_types
+all_types = discrete_types + continuous_types
+discrete_dtypes = tuple(t.dtype for t in discrete_types)
+
+# the conversion op to each dtype (``convert_to_int32(x)`` is ``cast(x, 'int32')``)
+convert_to_bool = Cast("bool")
+convert_to_int8 = Cast("int8")
+convert_to_int16 = Cast("int16")
+convert_to_int32 = Cast("int32")
+convert_to_int64 = Cast("int64")
+convert_to_uint8 = Cast("uint8")
+convert_to_uint16 = Cast("uint16")
+convert_to_uint32 = Cast("uint32")
+convert_to_uint64 = Cast("uint64")
+convert_to_float16 = Cast("float16")
+convert_to_float32 = Cast("float32")
+convert_to_float64 = Cast("float64")
+convert_to_complex64 = Cast("complex64")
+convert_to_complex128 = Cast("complex128")

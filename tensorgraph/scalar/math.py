@@ -44,6 +44,8 @@ __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
     "arcsinh", "arccosh", "arctanh", "sigmoid", "softplus", "log1mexp", "erf", "erfc", "erfinv",
     "erfcinv", "gamma", "gammaln", "psi", "tri_gamma",
+    # PyTensor's names of some of them
+    "pow", "abs", "floor_div", "scalar_maximum", "scalar_minimum",
 ]
 
 
@@ -865,3 +867,11 @@ gamma = Gamma()
 gammaln = GammaLn()
 psi = Psi()
 tri_gamma = TriGamma()
+
+# PyTensor's names (``pow`` and ``abs`` shadow the builtins in this module only; the code above
+# does not use the builtins)
+pow = pow_  # noqa: A001
+abs = abs_  # noqa: A001
+floor_div = int_div
+scalar_maximum = maximum
+scalar_minimum = minimum

@@ -1,6 +1,7 @@
 """Turning Python values into tensor variables: ``as_tensor_variable`` and ``constant``.
 
-This is where Python numbers get their dtype (``config.cast_policy``):
+Python numbers get their dtype from ``config.cast_policy`` (``python_scalar_dtype``, defined
+with the scalar types in ``tensorgraph.scalar.basic``):
 
 * ``'custom'`` (default): a Python int becomes the narrowest signed int dtype that holds it
   (``2`` is int8), a Python float becomes ``config.floatX`` (so float32 graphs stay float32),
@@ -19,30 +20,9 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
+# where Python numbers get their dtype (re-exported: tensor code and users import it from here)
+from tensorgraph.scalar.basic import ScalarType, python_scalar_dtype  # noqa: F401
 from tensorgraph.tensor.type import TensorType, normalize_dtype
-
-_INT_LADDER = ("int8", "int16", "int32", "int64")
-
-
-def python_scalar_dtype(value) -> str:
-    """The dtype a Python number gets as a constant, per ``config.cast_policy``."""
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, numbers.Integral):
-        if config.cast_policy == "numpy+floatX":
-            return "int64"
-        for dtype in _INT_LADDER:
-            info = np.iinfo(dtype)
-            if info.min <= value <= info.max:
-                return dtype
-        return "uint64" if value >= 0 else "int64"
-    if isinstance(value, numbers.Real):
-        if config.floatX == "float32":
-            return "float32"
-        return "float64"
-    if isinstance(value, numbers.Complex):
-        return "complex128"
-    raise TypeError(f"{value!r} is not a number")
 
 
 def constant(value, name: str | None = None, ndim: int | None = None, dtype=None):
@@ -75,10 +55,15 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
     list of constants is one constant). ``ndim`` checks the number of dimensions, dropping
     leading dimensions of static size 1 to reach it. An ``Apply`` node gives its default
-    output. (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
+    output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``tensor_from_scalar``).
+    (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
     """
     if isinstance(x, Apply):
         x = _default_output(x)
+    if isinstance(x, Variable) and isinstance(x.type, ScalarType):
+        from tensorgraph.tensor.scalar_convert import tensor_from_scalar
+
+        x = tensor_from_scalar(x)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"expected a tensor, got {x} of type {x.type}")

@@ -443,3 +443,15 @@ def test_an_input_in_the_other_byte_order_is_made_native():
     swapped = np.arange(4, dtype=">f4")
     assert f.maker.fgraph.inputs[0].type.filter(swapped).dtype.isnative
     np.testing.assert_array_equal(f(swapped), np.arange(4, dtype="float32") * 2)
+
+
+def test_mode_is_the_third_positional_argument_as_in_theano():
+    """function(inputs, outputs, mode, updates, givens, ...): Theano's and PyTensor's order."""
+    x = tt.dvector("x")
+    w = tg.shared(np.zeros(2), name="w")
+    f = tg.function([x], x * 2, "FAST_COMPILE", [(w, w + x)])
+    assert f.maker.mode.optimizer == tg.compile.get_mode("FAST_COMPILE").optimizer
+    np.testing.assert_array_equal(f([1.0, 2.0]), [2.0, 4.0])
+    np.testing.assert_array_equal(w.get_value(), [1.0, 2.0])
+    with pytest.raises(TypeError, match="third argument is the mode"):
+        tg.function([x], x * 2, [(w, w + x)])

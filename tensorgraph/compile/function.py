@@ -9,11 +9,13 @@ from tensorgraph.configdefaults import config
 from tensorgraph.link.compile_events import CompileRecord, emit
 
 
-def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=None,
-             profile=None, on_unused_input=None, allow_input_downcast=None,
-             no_default_updates=False, accept_inplace=False, rebuild_strict=True,
-             trust_input=False):
+def function(inputs, outputs=None, mode=None, updates=None, givens=None,
+             no_default_updates=False, accept_inplace=False, name=None, rebuild_strict=True,
+             allow_input_downcast=None, profile=None, on_unused_input=None, trust_input=False):
     """Compile a function computing ``outputs`` from ``inputs``.
+
+    The arguments come in the order of Theano's and PyTensor's ``function``, so
+    ``function([x], y, "FAST_COMPILE")`` passes the mode; the others are best given by name.
 
     Parameters
     ----------
@@ -22,6 +24,8 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
         mutability). Shared variables are never listed: the function reads them implicitly.
     outputs : Variable, Out, or a list of them, or None
         A single output makes the function return one value; a list makes it return a list.
+    mode : str or Mode or None
+        'FAST_COMPILE', 'FAST_RUN', 'Mode', a Mode instance, or None for ``config.mode``.
     updates : list of (SharedVariable, expression) pairs, or a dict
         New values for shared variables, stored after the outputs are computed (an
         accumulator's output is its value before the call). Each expression must have the
@@ -29,8 +33,6 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
     givens : list of (Variable, Variable) pairs, or a dict
         Variables replaced in the graph before compiling (e.g. an input replaced by a slice of
         a shared dataset).
-    mode : str or Mode or None
-        'FAST_COMPILE', 'FAST_RUN', 'Mode', a Mode instance, or None for ``config.mode``.
     name : str
         Shown in errors, printing and profiles.
     profile : None, bool or ProfileStats
@@ -58,6 +60,9 @@ def function(inputs, outputs=None, updates=None, givens=None, mode=None, name=No
     Function
         ``f(*values, **named_values)``; ``f.maker.fgraph`` is the compiled graph.
     """
+    if isinstance(mode, (list, tuple, dict)):
+        raise TypeError("function()'s third argument is the mode, as in Theano and PyTensor; "
+                        f"got a {type(mode).__name__}: pass updates=... by name")
     if profile is None:
         profile = config.profile
     if profile is True:

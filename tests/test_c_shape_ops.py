@@ -104,9 +104,14 @@ def test_specify_shape_error_names_dimension_and_sizes():
     n = tt.lscalar("n")
     f = tensorgraph.function([x, n], tt.specify_shape(x, (n, 3)) * 2, mode=C)
     np.testing.assert_array_equal(f(np.ones((2, 3)), 2), np.full((2, 3), 2.0))
-    with pytest.raises(ValueError, match=r"dimension 0 has size 2, expected 5 \(expected shape "
+    # AssertionError in C as in perform (and PyTensor)
+    with pytest.raises(AssertionError, match=r"dimension 0 has size 2, expected 5 \(expected shape "
                                          r"\(5, 3\), got \(2, 3\)\)"):
         f(np.ones((2, 3)), 5)
+    py = tensorgraph.function([x, n], tt.specify_shape(x, (n, 3)) * 2,
+                              mode=tensorgraph.Mode("py", None))
+    with pytest.raises(AssertionError, match="dimension 0 has size 2, expected 5"):
+        py(np.ones((2, 3)), 5)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ class Shape_iC(CImplementation):
 @register(SpecifyShape)
 class SpecifyShapeC(CImplementation):
     def code(self, op, node, name, inputs, outputs, sub):
+        """A size that differs fails with an ``AssertionError``, as ``perform`` (and PyTensor's
+        SpecifyShape) raise: the message prefix names the exception (link/c/linkers.py)."""
         x, sizes, (z,) = inputs[0], inputs[1:], outputs
         ctx, fail = sub["ctx"], sub["fail"]
         ndim = node.inputs[0].type.ndim
@@ -57,7 +59,8 @@ class SpecifyShapeC(CImplementation):
                 }}
                 if (used < sizeof exp)
                     snprintf(exp + used, sizeof exp - used, "{',' if ndim == 1 else ''})");
-                tg_error({ctx}, "specify_shape: dimension %d has size %lld, expected %lld "
+                tg_error({ctx}, "AssertionError: specify_shape: dimension %d has size %lld, "
+                         "expected %lld "
                          "(expected shape %s, got %s)", d, (long long){x}->shape[d],
                          (long long)want[d], exp, tg_shape_str({x}, got, sizeof got));
                 {fail}

@@ -57,6 +57,22 @@ def test_a_pytensor_module_without_counterpart_resolves_through_its_family():
         importlib.import_module("pytensor.sparse")
 
 
+def test_a_test_tool_module_of_pytensor_is_answered_by_the_tools_stand_in():
+    """pytensor.npy_2_compat (numpy 1/2 shim of PyTensor's tests) imports in strict mode,
+    from the tool's stand-in, not from tensorgraph."""
+    import numpy as np
+
+    from pytensor.npy_2_compat import old_np_unique  # noqa: E402 (the mapping is installed)
+
+    assert old_np_unique.__module__ == "tg_standin_npy_2_compat"
+    arr = np.array([[3, 1], [1, 3]])
+    values, inverse = old_np_unique(arr, return_inverse=True)
+    assert values.tolist() == [1, 3] and inverse.shape == (4,)
+    np.testing.assert_array_equal(values[inverse], arr.ravel())
+    rows, index, inverse, counts = old_np_unique(arr, True, True, True, axis=0)
+    assert inverse.shape == (2,) and counts.tolist() == [1, 1]
+
+
 def test_foreign_objects_of_tensorgraph_modules_do_not_count():
     math = importlib.import_module("pytensor.tensor.math")
     with pytest.raises(AttributeError):

@@ -6,7 +6,8 @@
 // id; a longer move pans. The browser's own click is not used on the drawing: it is lost when
 // what was pressed leaves the DOM or moves before the release (a layout arriving from the
 // kernel redraws the boxes; a cell above changing height shifts them), and then only a second
-// click worked (issue 26). The pointer is captured, so the release comes here.
+// click worked (issue 26). The pointer is captured, so the release comes here. A click with no
+// press behind it (assistive technology, a script) still acts (listenToButtons).
 const TAP_PX = 5;
 const TAPPABLE = [["data-tg-unfold", "unfold"], ["data-tg-collapse", "close"],
   ["data-tg-group", "open"], ["data-tg-node", "select"]];
@@ -26,7 +27,9 @@ function listenToPointer({ root, svg, camera, act }) {
     const { x, y } = camera.offset();
     press = { pointer: ev.pointerId, x: ev.clientX, y: ev.clientY, vx: x, vy: y,
       target: tapped(ev.target), moved: false };
-    svg.setPointerCapture(ev.pointerId);
+    try {
+      svg.setPointerCapture(ev.pointerId);
+    } catch (e) { /* a script's pointerdown: no pointer to capture */ }
     root.focus({ preventScroll: true });
   });
   svg.addEventListener("pointermove", (ev) => {
@@ -53,12 +56,17 @@ function listenToPointer({ root, svg, camera, act }) {
   }, { passive: false });
 }
 
-// hovering a box lights its edges and the boxes at their other ends
+// hovering a box lights its edges and the boxes at their other ends, until the pointer
+// leaves it (or the drawing)
 function listenToHover({ svg, viewport }) {
-  svg.addEventListener("mouseover", (ev) => {
-    const node = ev.target.closest("[data-tg-node],[data-tg-group]");
+  const clear = () => {
     viewport.querySelectorAll(".tg-hover-edge").forEach((e) => e.classList.remove("tg-hover-edge"));
     viewport.querySelectorAll(".tg-hover-near").forEach((e) => e.classList.remove("tg-hover-near"));
+  };
+  svg.addEventListener("mouseleave", clear);
+  svg.addEventListener("mouseover", (ev) => {
+    clear();
+    const node = ev.target.closest("[data-tg-node],[data-tg-group]");
     if (!node) return;
     const id = node.getAttribute("data-tg-node") || `G:${node.getAttribute("data-tg-group")}`;
     for (const e of viewport.querySelectorAll(".tg-edge")) {
@@ -74,10 +82,14 @@ function listenToHover({ svg, viewport }) {
 }
 
 // the toolbar's buttons and the panel's links and close button (HTML: their clicks are the
-// browser's); the drawing acts on taps (above)
+// browser's); the drawing acts on taps (above), and on clicks no pointer made (detail 0)
 function listenToButtons({ root, svg, camera, act }) {
   root.addEventListener("click", (ev) => {
-    if (svg.contains(ev.target)) return;
+    if (svg.contains(ev.target)) {
+      const target = ev.detail === 0 && tapped(ev.target);
+      if (target) act[target.action](target.id);
+      return;
+    }
     const button = ev.target.closest("[data-act]");
     const goto = ev.target.closest("[data-goto]");
     if (!button && !goto) return;

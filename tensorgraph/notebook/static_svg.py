@@ -9,7 +9,7 @@ from html import escape
 
 from tensorgraph.notebook.layout import CHAR_W, LINE_H, PAD_Y
 
-#: the heat map's colour ramp, light yellow to dark red (nbext/graph_view.js draws the same;
+#: the heat map's colour ramp, light yellow to dark red (nbext/draw.js draws the same;
 #: a test checks they agree)
 HEAT_STOPS = ((255, 245, 200), (253, 190, 110), (240, 110, 60), (190, 30, 45), (120, 0, 40))
 #: text on a heat-coloured box: whichever of these reads better on its fill, in any theme

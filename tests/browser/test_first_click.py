@@ -4,9 +4,10 @@ A user runs every cell and clicks once on a node of a graph view in the output o
 is not the active one: the panel opens and the kernel has the selection. The same for the
 graph views of the compile report, the stepper and the profile, for a closed group (one click
 opens it) and for toolbar buttons (the graph view's zoom-in, the stepper's step). Each front
-end: 20 fresh pages (the page reloads: a new document, the same kernel), Run All, then one
-click on each target, in a rotating order, so every target is clicked first after Run All in
-some page and never in the active cell; the kernel is checked after each click.
+end: 20 fresh pages (3 unless ``-m slow``; the page reloads: a new document, the same
+kernel), Run All, then one click on each target, in a rotating order, so every target is
+clicked first after Run All in some page and never in the active cell; the kernel is checked
+after each click.
 
 A click is a press and a release (``press``: the pointer moves onto the target, presses,
 releases 60 ms later). The view acts on the press and release itself: the browser's click
@@ -21,7 +22,6 @@ import pytest
 from demo_graphs import SEED_CELL
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-PAGES = 20
 
 # the compiled seed is kept across Run All (each page runs every cell; the widgets are new)
 _LOAD, _, _BODY = SEED_CELL.partition("\n")
@@ -56,6 +56,7 @@ ALL_DRAWN = """(n) => { const roots = [...document.querySelectorAll('%s .tg-grap
 PROMPTS_DONE = """() => { const p = document.querySelectorAll('%s .jp-CodeCell .jp-InputArea-prompt');
   return p.length > 0 && [...p].every((e) => /\\[\\d+\\]/.test(e.textContent)); }""" % PANEL
 ACTIVE_CELL = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+QUIET_MS = 150
 
 
 def in_root(index: int, body: str) -> str:
@@ -66,11 +67,13 @@ def in_root(index: int, body: str) -> str:
 
 #: where to press for a target: the view comes into sight, then the middle of the first node
 #: (or closed group) that shows in its drawing and is what the pointer hits there, or of a
-#: toolbar button, once it has kept its place for two frames (what the kernel sends for the
-#: previous click may still grow a cell above); returns {x, y, id}
+#: toolbar button, once it has kept its place and nothing has come into the notebook for
+#: QUIET_MS (what the kernel sent for the previous click may still grow a cell above);
+#: returns {x, y, id}
 AIM = """async ([index, selector, attr]) => {
-  const root = index === null ? document.querySelector('%s') :
-    document.querySelectorAll('%s .tg-graph')[index];
+  const panel = document.querySelector('%s');
+  const root = index === null ? panel.querySelector('.tg-stepper') :
+    panel.querySelectorAll('.tg-graph')[index];
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   const find = () => {
     root.scrollIntoView({block: 'nearest'});
@@ -84,14 +87,20 @@ AIM = """async ([index, selector, attr]) => {
     }
     return null;
   };
-  let aim = find(), still = 0;
-  for (let n = 0; n < 100 && still < 2; n++) {
+  let changed = performance.now();
+  const arrivals = new MutationObserver(() => { changed = performance.now(); });
+  arrivals.observe(panel, {subtree: true, childList: true, characterData: true});
+  let aim = find();
+  const started = performance.now();
+  while (performance.now() - started < 10000) {
     await frame();
     const again = find();
-    still = aim && again && aim.x === again.x && aim.y === again.y ? still + 1 : 0;
+    if (!aim || !again || aim.x !== again.x || aim.y !== again.y) changed = performance.now();
     aim = again;
+    if (aim && performance.now() - changed >= %d) break;
   }
-  return aim; }""" % (PANEL + " .tg-stepper", PANEL)
+  arrivals.disconnect();
+  return aim; }""" % (PANEL, QUIET_MS)
 
 #: what the last press landed on: [index of its graph view (-1: none), the node's or group's
 #: id, a button's data-act, or 'step']
@@ -205,14 +214,19 @@ class FrontEnd:
             assert not missed, f"{self.name}, page {k} (order {order}): {missed}"
 
 
-def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab):
-    """20 fresh pages in each front end; their loading and Run All overlap (two kernels)."""
+@pytest.mark.parametrize("pages", [3, pytest.param(20, marks=pytest.mark.slow)])
+def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab, request, pages):
+    """Fresh pages in each front end, their loading and Run All overlapping (two kernels).
+    Issue 26 asks for 20 in a row: about 3 minutes on an idle 2-core machine (5 under load),
+    so that runs with ``-m slow``; every run of the suite does 3."""
+    if pages > 3 and "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("slow: run with -m slow")
     base = lab.server.base
     fronts = [FrontEnd(lab, "first_click_lab.ipynb",
                        f"{base}/lab/tree/first_click_lab.ipynb?reset"),
               FrontEnd(lab, "first_click_nb7.ipynb", f"{base}/notebooks/first_click_nb7.ipynb")]
     try:
-        for k in range(PAGES):
+        for k in range(pages):
             for front in fronts:
                 front.load()
             for front in fronts:
@@ -231,7 +245,8 @@ def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab):
 def test_a_press_survives_a_redraw_before_the_release(lab, target):
     """The kernel sends a layout while the button is down (a relayout, the stepper marking,
     a group opening): the boxes are drawn anew and the pressed element leaves the DOM. The
-    browser then fires no click; the view still acts on the press. A drag pans instead."""
+    browser then fires no click; the view still acts on the press. A drag pans instead; a
+    click no pointer made still acts."""
     nb = lab.open_notebook(f"press_{target}.ipynb", [SEED_CELL, GROUPS.replace(
         'if "grads" not in globals():', "if True:")])
     try:
@@ -274,5 +289,14 @@ def test_a_press_survives_a_redraw_before_the_release(lab, target):
         expanded = nb.kernel_eval("big.expanded")
         nb.page.wait_for_timeout(300)
         assert nb.kernel_eval("(big.selected, big.expanded)") == f"('', {expanded})"
+
+        # a click no pointer made (assistive technology, a script: detail 0) acts as a tap
+        clicked = root.locator(selector).last
+        ident = clicked.get_attribute(attr)
+        clicked.dispatch_event("click")
+        if target == "node":
+            assert kernel_holds(nb, [("big.selected", repr(ident))]) == []
+        else:
+            assert kernel_holds(nb, [(f"{ident!r} in big.expanded", "True")]) == []
     finally:
         nb.close()

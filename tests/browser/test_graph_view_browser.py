@@ -2,6 +2,7 @@
 nodes are drawn, a click selects (read back from the kernel), search finds an id, the dark
 theme applies, a closed group opens, a fused node shows its inner loop."""
 
+import ast
 import re
 
 from lab_driver import wait_kernel_idle
@@ -70,6 +71,13 @@ def test_graph_view_in_jupyterlab(lab):
         expected = int(nb.kernel_eval(
             "len([k for k in view.layout['items'] if not k.startswith('G:')])"))
         assert first.locator("[data-tg-node]").count() == expected > 10
+        # every box says what the kernel wrote for it (layout["text"]), not a text of its own
+        text = ast.literal_eval(nb.kernel_eval("view.layout['text']"))
+        drawn = first.evaluate("""(root) => Object.fromEntries([...root.querySelectorAll(
+            '[data-tg-node]')].map((g) => [g.getAttribute('data-tg-node'),
+            [...g.querySelectorAll(':scope > text:not(.tg-badge):not(.tg-outlabel)')]
+              .map((t) => t.textContent)]))""")
+        assert drawn == text
         nb.screenshot("graph_view_seed_train.png")
 
         # click the Gemv node: the kernel sees the selection, the panel shows it

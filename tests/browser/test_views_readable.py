@@ -104,7 +104,11 @@ def test_views_are_readable_in_both_themes_and_groups_open_in_place(lab):
             .filter(([, label]) => /open group W\\d+$/.test(label))
             .sort((a, b) => a[0] - b[0]).map(([, label]) => label.slice(11))""")
         assert layers == [f"W{k}" for k in range(64)], layers
+        # a hovered box lights its edges until the pointer leaves the drawing
+        big.locator(f'[data-tg-group="{first}"]').hover()
+        assert big.locator(".tg-hover-edge").count() > 0
         nb.page.mouse.move(1, 1)
+        assert big.locator(".tg-hover-edge, .tg-hover-near").count() == 0
         nb.screenshot("big_graph_group_opened.png", big)
     finally:
         nb.close()

@@ -7,7 +7,7 @@ Each is a JavaScript function of the view's root element (``.tg-graph``), for
 
 from __future__ import annotations
 
-#: the smallest node text fit() may draw, in screen pixels (READABLE_PX in graph_view.js)
+#: the smallest node text fit() may draw, in screen pixels (READABLE_PX in nbext/camera.js)
 READABLE_PX = 8
 #: WCAG AA contrast for body text
 MIN_CONTRAST = 4.5

@@ -75,9 +75,7 @@ class CLoop:
     """
 
     def __init__(self, runner):
-        op = runner.op
-        info = op.info
-        self.runner = runner
+        info = runner.op.info
         self.info = info
         fg = runner.function.maker.fgraph
         self.ok = (info.n_shared == 0 and runner.prealloc

@@ -1,6 +1,5 @@
 """function(): argument binding and checking, outputs, updates, givens, copies, options."""
 
-import time
 import warnings
 
 import numpy as np
@@ -387,18 +386,6 @@ def test_eval_uses_function():
     x = tt.dscalar("x")
     assert (x * 3).eval({x: 2}) == 6
     assert (x * 3).eval({"x": 2}) == 6
-
-
-def test_call_overhead_is_small():
-    x = tt.dvector("x")
-    f = tg.function([x], x + 1, mode="FAST_COMPILE")
-    a = np.ones(10)
-    f(a)
-    start = time.perf_counter()
-    for _ in range(2000):
-        f(a)
-    per_call = (time.perf_counter() - start) / 2000
-    assert per_call < 200e-6, f"{per_call * 1e6:.1f} us per call"
 
 
 def test_no_warnings_in_a_plain_call():

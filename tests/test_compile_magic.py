@@ -136,7 +136,7 @@ def test_a_compile_running_the_c_compiler_shows_its_progress(ip):
         chain = f"tt.{('tanh', 'exp', 'sin', 'cos')[k]}({chain})"
     out = run(ip, "f --mode FAST_RUN", f"v = tt.vector('v')\n{chain} + 0.25")
     texts = [o.data.get("text/plain", "") for o in out.outputs]
-    assert "compiling f: compiling C (1 translation unit) (0.0 s)" in texts
+    assert any(t.startswith("compiling f: compiling C (1 translation unit) (") for t in texts)
     done = [t for t in texts if t.startswith("compiled f: mode FAST_RUN")]
     assert len(done) == 1 and done[0].endswith("1 node in C, compiled (1 unit)"), texts
 

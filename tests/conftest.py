@@ -22,6 +22,30 @@ config.compile__tiers = False
 config.cache_rewritten_graphs = False
 
 
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true",
+                     help="also run the tests marked slow (CI runs everything)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers a developer selects by: ``browser`` (tests/browser: a real JupyterLab and
+    chromium), ``binder`` (notebooks run in an environment built from binder/), ``slow``
+    (long sweeps, skipped unless ``--all`` or ``-m slow``). The fast suite:
+    ``pytest -m "not browser and not binder"``."""
+    expression = config.getoption("markexpr") or ""
+    run_slow = config.getoption("--all") or (
+        "slow" in expression and "not slow" not in expression)
+    skip_slow = pytest.mark.skip(reason="slow: run with --all or -m slow")
+    for item in items:
+        path = str(item.fspath).replace(os.sep, "/")
+        if "/tests/browser/" in path:
+            item.add_marker(pytest.mark.browser)
+        if path.endswith("/tests/test_notebooks.py"):
+            item.add_marker(pytest.mark.binder)
+        if item.get_closest_marker("slow") is not None and not run_slow:
+            item.add_marker(skip_slow)
+
+
 @pytest.fixture(autouse=True)
 def _restore_config():
     saved = {name: (config.info(name).value, config.info(name).source) for name in config}

@@ -216,12 +216,6 @@ def _check(name, type_shape, shapes, fn, dtype="float64"):
                                        err_msg=f"{name} on an input of shape {shape}")
 
 
-def _skip_unless_slow_selected(request):
-    markexpr = request.config.getoption("markexpr") or ""
-    if "slow" not in markexpr or "not slow" in markexpr:
-        pytest.skip("slow: run with -m slow")
-
-
 @pytest.mark.parametrize("name, type_shape, shapes, fn", DYNAMIC)
 def test_debugmode_sweep(name, type_shape, shapes, fn):
     _check(name, type_shape, shapes, fn)
@@ -229,16 +223,14 @@ def test_debugmode_sweep(name, type_shape, shapes, fn):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, type_shape, shapes, fn", STATIC)
-def test_debugmode_sweep_static_shapes(request, name, type_shape, shapes, fn):
+def test_debugmode_sweep_static_shapes(name, type_shape, shapes, fn):
     """The same expressions on inputs whose length-1 axes are static (a function per shape:
-    three times the compiling). Runs when slow tests are selected (``-m slow``)."""
-    _skip_unless_slow_selected(request)
+    three times the compiling). Marked slow (``--all`` or ``-m slow`` runs it)."""
     _check(name, type_shape, shapes, fn)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, type_shape, shapes, fn", DYNAMIC)
-def test_debugmode_sweep_float32(request, name, type_shape, shapes, fn):
+def test_debugmode_sweep_float32(name, type_shape, shapes, fn):
     """The dynamic-shape sweep in float32 (DebugMode's float32 tolerances, other C)."""
-    _skip_unless_slow_selected(request)
     _check(name, type_shape, shapes, fn, "float32")

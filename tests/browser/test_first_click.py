@@ -215,12 +215,10 @@ class FrontEnd:
 
 
 @pytest.mark.parametrize("pages", [3, pytest.param(20, marks=pytest.mark.slow)])
-def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab, request, pages):
+def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab, pages):
     """Fresh pages in each front end, their loading and Run All overlapping (two kernels).
     Issue 26 asks for 20 in a row: about 3 minutes on an idle 2-core machine (5 under load),
-    so that runs with ``-m slow``; every run of the suite does 3."""
-    if pages > 3 and "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("slow: run with -m slow")
+    so that one is marked slow (``--all``); every run of the suite does 3."""
     base = lab.server.base
     fronts = [FrontEnd(lab, "first_click_lab.ipynb",
                        f"{base}/lab/tree/first_click_lab.ipynb?reset"),

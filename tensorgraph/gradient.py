@@ -51,7 +51,7 @@ from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.op import HasInnerGraph, Op
 from tensorgraph.graph.type import Type
 from tensorgraph.graph.utils import building_gradient
-from tensorgraph.scalar.basic import ScalarType
+from tensorgraph.scalar.basic import ScalarType, as_scalar
 
 __all__ = [
     "DisconnectedType", "disconnected_type", "NullType", "grad_undefined", "grad_not_implemented",
@@ -304,7 +304,7 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
                     result = _tt().cast(result, _dtype(var))
                 if isinstance(var.type, ScalarType) and not isinstance(result.type, ScalarType):
                     # scalar ops' gradients are 0-d tensor graphs; a scalar gets a scalar
-                    result = _tt().scalar_from_tensor(result)
+                    result = as_scalar(result)
                 if (cost_name is not None and var.name is not None and result.name is None
                         and result not in existing):
                     result.name = f"(d{cost_name}/d{var.name})"

@@ -425,7 +425,9 @@ def test_get_scalar_constant_value():
     x = tt.dmatrix("x")
     assert tt.get_scalar_constant_value(tt.constant(3)) == 3
     assert tt.get_scalar_constant_value(tt.cast(tt.constant(3), "float32") * 2) == 6
-    assert tt.get_scalar_constant_value(np.array([2, 2])) == 2
+    assert tt.get_underlying_scalar_constant_value(np.array([2, 2])) == 2
+    with pytest.raises(tt.NotScalarConstantError):   # 0-d values only, as PyTensor's
+        tt.get_scalar_constant_value(np.array([2, 2]))
     fixed = tt.TensorType("float64", (5, None))("f")
     assert tt.get_scalar_constant_value(fixed.shape[0]) == 5
     assert tt.get_underlying_scalar_constant_value(

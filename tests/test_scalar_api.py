@@ -8,6 +8,7 @@ import pytest
 import tensorgraph as tg
 import tensorgraph.scalar as ps
 import tensorgraph.tensor as tt
+from tensorgraph.compile import get_mode
 from tensorgraph.configdefaults import config
 from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
 
@@ -137,23 +138,62 @@ def test_as_scalar_converts_numbers_and_0d_tensors():
 def test_tensor_from_scalar_and_back():
     s = ps.int16("s")
     t = tt.tensor_from_scalar(s)
-    assert t.type == tt.TensorType("int16", ()) and isinstance(t.owner.op, TensorFromScalar)
-    assert tt.as_tensor_variable(s).type == t.type
-    assert tt.scalar_from_tensor(t) is s                  # the round trip adds no node
+    assert t.owner.op is tt.tensor_from_scalar and isinstance(t.owner.op, TensorFromScalar)
+    assert t.type == tt.TensorType("int16", ())
     v = tt.dscalar("v")
     back = tt.scalar_from_tensor(v)
-    assert back.type == ps.float64 and tt.tensor_from_scalar(back) is v
+    assert back.type == ps.float64 and back.owner.op is tt.scalar_from_tensor
     f = tg.function([s, v], [t * 2, back])
     doubled, value = f(4, 1.5)
     assert isinstance(doubled, np.ndarray) and doubled.shape == () and doubled == 8
     assert type(value) is np.float64 and value == 1.5
-    # constants stay constants (PyTensor folds these in its rewrites)
-    assert isinstance(tt.tensor_from_scalar(ps.constant(2)), tt.TensorConstant)
-    assert isinstance(tt.scalar_from_tensor(tt.constant(2.0)), ps.ScalarConstant)
     with pytest.raises(TypeError, match="0-d tensor"):
         tt.scalar_from_tensor(tt.dvector())
     with pytest.raises(TypeError, match="ScalarType"):
         tt.tensor_from_scalar(tt.dscalar())
+
+
+def test_conversions_keep_constants_and_skip_round_trips():
+    """as_tensor_variable / as_scalar convert without a node where none is needed; the ops
+    themselves always make one, and rewriting removes the round trips they leave."""
+    s, v = ps.int16("s"), tt.dscalar("v")
+    assert tt.as_tensor_variable(ps.int8()).type == tt.TensorType("int8", ())
+    assert ps.as_scalar(tt.tensor_from_scalar(s)) is s
+    assert tt.as_tensor_variable(tt.scalar_from_tensor(v)) is v
+    c = tt.as_tensor_variable(ps.constant(2))
+    assert isinstance(c, tt.TensorConstant) and c.dtype == "int8" and c.data == 2
+    assert isinstance(ps.as_scalar(tt.constant(2.0)), ps.ScalarConstant)
+    trip = tt.tensor_from_scalar(tt.scalar_from_tensor(v)) * 2
+    f = tg.function([v], trip)
+    ops = [type(n.op) for n in f.maker.fgraph.toposort()]
+    assert TensorFromScalar not in ops and ScalarFromTensor not in ops
+    kept = tg.function([v], trip, mode=get_mode("FAST_RUN").excluding(
+        "local_tensor_scalar_tensor"))
+    assert TensorFromScalar in [type(n.op) for n in kept.maker.fgraph.toposort()]
+    assert f(2.0) == kept(2.0) == 4.0
+
+
+def test_scalar_graphs_of_constants_fold():
+    xs = ps.float64("xs")
+    f = tg.function([xs], xs + ps.constant(2.0) * 3)
+    assert [n.op for n in f.maker.fgraph.toposort()] == [ps.add]
+    assert f(1.0) == 7.0
+
+
+def test_constant_values_read_through_scalars():
+    c = ps.constant(3) * 2
+    assert tt.get_underlying_scalar_constant_value(c) == 6
+    assert tt.get_scalar_constant_value(tt.tensor_from_scalar(ps.constant(4))) == 4
+    shared = tg.shared(np.ones((1, 1)), shape=(1, 1))
+    assert tt.get_underlying_scalar_constant_value(tt.scalar_from_tensor(shared.shape[0])) == 1
+    with pytest.raises(tt.NotScalarConstantError):
+        tt.get_underlying_scalar_constant_value(ps.int64())
+    # get_scalar_constant_value takes 0-d values only; the underlying one any equal entries
+    assert tt.get_underlying_scalar_constant_value(np.full(3, 5)) == 5
+    with pytest.raises(tt.NotScalarConstantError):
+        tt.get_scalar_constant_value(np.full(3, 5))
+    with pytest.raises(tt.NotScalarConstantError):
+        tt.get_scalar_constant_value(tt.constant(3, ndim=1))
 
 
 def test_scalars_mixed_with_tensors_give_tensors():
@@ -226,5 +266,9 @@ def test_pytensor_names_of_scalar_ops():
     assert issubclass(ps.ComplexError, NotImplementedError)
     with pytest.raises(ps.ComplexError):
         ps.cast(ps.complex64(), "float32")
+    with pytest.raises(ps.ComplexError):
+        tt.vector(dtype="complex64") % 5            # no modulo of complex numbers
+    with pytest.raises(ps.ComplexError):
+        ps.complex128() // 2
     assert ps.float64.values_eq_approx(1.0, 1.0 + 1e-6) and not ps.float64.values_eq_approx(1, 2)
     assert ps.int8.upcast(ps.float32) == "float32" and ps.int8.clone("int16") == ps.int16

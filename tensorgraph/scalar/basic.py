@@ -300,8 +300,9 @@ def constant(x, name: str | None = None, dtype=None) -> ScalarConstant:
 
 
 def as_scalar(value, name: str | None = None) -> Variable:
-    """A scalar variable: scalar variables as they are, a 0-d tensor through
-    ``scalar_from_tensor``, the output of a one-output ``Apply``, a number as a constant."""
+    """A scalar variable: scalar variables as they are, a 0-d tensor converted (a constant
+    stays one, else ``scalar_from_tensor``), the output of a one-output ``Apply``, a number as
+    a constant."""
     if isinstance(value, Apply):
         if len(value.outputs) != 1:
             raise ValueError(f"as_scalar: {value.op} has {len(value.outputs)} outputs; pick "
@@ -311,7 +312,7 @@ def as_scalar(value, name: str | None = None) -> Variable:
         if isinstance(value.type, ScalarType):
             return value
         if getattr(value.type, "ndim", None) == 0 and hasattr(value.type, "dtype"):
-            return _tensor_op("scalar_from_tensor")(value)
+            return _tensor_op("tensor_to_scalar")(value)
         raise TypeError(f"expected a scalar variable, got {value} of type {value.type}")
     return constant(value, name=name)
 
@@ -465,13 +466,13 @@ class ScalarOp(Op):
 _tensor_ops: dict = {}
 
 
-def register_tensor_ops(math, constant, scalar_from_tensor=None) -> None:
+def register_tensor_ops(math, constant, tensor_to_scalar=None) -> None:
     """Give scalar gradients the tensor layer's ``math`` module (``mul``, ``switch``, ...) and
     ``constant(array)``, and ``as_scalar`` the conversion of a 0-d tensor
-    (``scalar_from_tensor``); called by ``tensorgraph.tensor.math``."""
+    (``tensor_to_scalar``); called by ``tensorgraph.tensor.math``."""
     _tensor_ops.update(math=math, constant=constant)
-    if scalar_from_tensor is not None:
-        _tensor_ops["scalar_from_tensor"] = scalar_from_tensor
+    if tensor_to_scalar is not None:
+        _tensor_ops["tensor_to_scalar"] = tensor_to_scalar
 
 
 def _tensor_op(name: str):

@@ -21,7 +21,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar.basic import (
-    COMPLEX, ScalarOp, _tensor_op, _tt, bool_out, same_out, upcast, upcast_out,
+    COMPLEX, ComplexError, ScalarOp, _tensor_op, _tt, bool_out, same_out, upcast, upcast_out,
     upcast_out_nobool, upgrade_to_float,
 )
 
@@ -98,6 +98,17 @@ def _second_out(a, b):
     return (b,)
 
 
+class _RealOnly:
+    """Mixin: the op has no meaning for complex numbers (``//``, ``%``); building it on a
+    complex input raises ``ComplexError``."""
+
+    def output_dtypes(self, *dtypes):
+        for d in dtypes:
+            if d in COMPLEX:
+                raise ComplexError(f"{self.name} is not defined for complex numbers (got {d})")
+        return super().output_dtypes(*dtypes)
+
+
 class _ZeroGrad:
     """Mixin: the op is piecewise constant, every input gets a zero gradient."""
 
@@ -109,7 +120,7 @@ class _ZeroGrad:
 # Arithmetic
 
 
-class IntDiv(_ZeroGrad, ScalarOp):
+class IntDiv(_RealOnly, _ZeroGrad, ScalarOp):
     """``a // b``: floor division, as numpy (rounds toward -inf; floats stay floats)."""
 
     name = "int_div"
@@ -119,7 +130,7 @@ class IntDiv(_ZeroGrad, ScalarOp):
     symbol = "//"
 
 
-class Mod(ScalarOp):
+class Mod(_RealOnly, ScalarOp):
     """``a % b`` with numpy's sign rule: the result has the sign of ``b``."""
 
     nin = 2

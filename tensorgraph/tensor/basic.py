@@ -20,8 +20,9 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
-# where Python numbers get their dtype (re-exported: tensor code and users import it from here)
-from tensorgraph.scalar.basic import ScalarType, python_scalar_dtype  # noqa: F401
+from tensorgraph.scalar.basic import (  # noqa: F401  (python_scalar_dtype: re-exported)
+    Cast, Identity, ScalarOp, ScalarType, python_scalar_dtype,
+)
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
 
@@ -55,15 +56,15 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
     list of constants is one constant). ``ndim`` checks the number of dimensions, dropping
     leading dimensions of static size 1 to reach it. An ``Apply`` node gives its default
-    output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``tensor_from_scalar``).
+    output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``scalar_to_tensor``).
     (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
     """
     if isinstance(x, Apply):
         x = _default_output(x)
     if isinstance(x, Variable) and isinstance(x.type, ScalarType):
-        from tensorgraph.tensor.scalar_convert import tensor_from_scalar
+        from tensorgraph.tensor.scalar_convert import scalar_to_tensor
 
-        x = tensor_from_scalar(x)
+        x = scalar_to_tensor(x)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
             raise TypeError(f"expected a tensor, got {x} of type {x.type}")
@@ -145,12 +146,14 @@ class NotScalarConstantError(ValueError):
     number) while the graph is built."""
 
 
-def get_scalar_constant_value(v, elemwise: bool = True, only_process_constants: bool = False,
-                              max_recur: int = 10, raise_not_constant: bool = True):
+def get_underlying_scalar_constant_value(v, elemwise: bool = True,
+                                         only_process_constants: bool = False,
+                                         max_recur: int = 10, raise_not_constant: bool = True):
     """The value of ``v`` as a 0-d numpy array when it is known while the graph is built: a
-    number, a constant whose entries are all equal, or what casts, dimshuffles, ``x.shape[i]``
-    of a static size and (with ``elemwise``) elementwise ops of known values give. Otherwise a
-    ``NotScalarConstantError`` (or ``v`` itself when ``raise_not_constant`` is False)."""
+    number, a constant whose entries are all equal, or what casts, dimshuffles, conversions
+    between scalars and 0-d tensors, ``x.shape[i]`` of a static size and (with ``elemwise``)
+    elementwise and scalar ops of known values give. Otherwise a ``NotScalarConstantError``
+    (or ``v`` itself when ``raise_not_constant`` is False)."""
     try:
         return _scalar_constant(v, elemwise, only_process_constants, max_recur)
     except NotScalarConstantError:
@@ -159,7 +162,18 @@ def get_scalar_constant_value(v, elemwise: bool = True, only_process_constants: 
         return v
 
 
-get_underlying_scalar_constant_value = get_scalar_constant_value
+def get_scalar_constant_value(v, elemwise: bool = True, only_process_constants: bool = False,
+                              max_recur: int = 10, raise_not_constant: bool = True):
+    """``get_underlying_scalar_constant_value`` of a 0-d ``v`` only: an array or a tensor with
+    dimensions is not a scalar, even when all its entries are equal."""
+    ndim = v.ndim if isinstance(v, np.ndarray) else (
+        getattr(v.type, "ndim", 0) if isinstance(v, Variable) else 0)
+    if ndim != 0:
+        if raise_not_constant:
+            raise NotScalarConstantError(f"{v} has {ndim} dimensions, it is not a scalar")
+        return v
+    return get_underlying_scalar_constant_value(v, elemwise, only_process_constants, max_recur,
+                                                raise_not_constant)
 
 
 def _scalar_constant(v, elemwise, only_constants, depth):
@@ -177,6 +191,7 @@ def _scalar_constant(v, elemwise, only_constants, depth):
         raise NotScalarConstantError(f"{v} is not a constant")
     op, inputs = v.owner.op, v.owner.inputs
     from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+    from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
     from tensorgraph.tensor.shape import Shape_i, SpecifyShape
 
     if isinstance(op, Shape_i):
@@ -195,14 +210,13 @@ def _scalar_constant(v, elemwise, only_constants, depth):
                 return np.asarray(size, dtype="int64")
         elif source is not None and type(source.op).__name__ == "MakeVector":
             return _scalar_constant(source.inputs[index], elemwise, only_constants, depth - 1)
-    elif isinstance(op, (DimShuffle, SpecifyShape)):
+    elif isinstance(op, (DimShuffle, SpecifyShape, TensorFromScalar, ScalarFromTensor)):
         return _scalar_constant(inputs[0], elemwise, only_constants, depth - 1)
-    elif isinstance(op, Elemwise) and len(v.owner.outputs) == 1:
-        from tensorgraph.scalar.basic import Cast, Identity
-
-        if elemwise or isinstance(op.scalar_op, (Cast, Identity)):
+    elif isinstance(op, (Elemwise, ScalarOp)) and len(v.owner.outputs) == 1:
+        scalar_op = op.scalar_op if isinstance(op, Elemwise) else op
+        if elemwise or isinstance(scalar_op, (Cast, Identity)):
             values = [_scalar_constant(i, elemwise, only_constants, depth - 1) for i in inputs]
-            return np.asarray(op.scalar_op.impl(*values), dtype=v.type.dtype)
+            return np.asarray(scalar_op.impl(*values), dtype=v.type.dtype)
     raise NotScalarConstantError(f"{v} is not known to be constant")
 
 

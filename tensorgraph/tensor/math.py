@@ -23,12 +23,12 @@ from tensorgraph.scalar import math as psm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor import scalar_special as _special
 from tensorgraph.tensor.elemwise import Elemwise
-from tensorgraph.tensor.scalar_convert import scalar_from_tensor
+from tensorgraph.tensor.scalar_convert import tensor_to_scalar
 from tensorgraph.tensor.type import normalize_dtype
 
 # scalar gradients are tensor graphs written with this module, and ps.as_scalar converts 0-d
-# tensors with scalar_from_tensor (the scalar layer cannot import the tensor layer)
-ps.register_tensor_ops(sys.modules[__name__], constant, scalar_from_tensor)
+# tensors with tensor_to_scalar (the scalar layer cannot import the tensor layer)
+ps.register_tensor_ops(sys.modules[__name__], constant, tensor_to_scalar)
 
 __all__ = [
     "add", "mul", "sub", "neg", "true_div", "cast",

@@ -5,6 +5,11 @@ PyTensor code mixes the two: a scalar variable used where a tensor is expected
 through ``tensor_from_scalar``; a 0-d tensor given to a scalar op (``ps.as_scalar(t)``)
 becomes a scalar through ``scalar_from_tensor``. Both copy nothing but the number, and the
 gradient passes through them unchanged (zero for integers, which have no gradient).
+
+The two ops always make a node, as PyTensor's; the conversions ``as_tensor_variable`` and
+``as_scalar`` use (``scalar_to_tensor``, ``tensor_to_scalar``) keep constants constant and add
+no node for a round trip. The rewrites ``local_tensor_scalar_tensor`` and
+``local_scalar_tensor_scalar`` remove round trips left in a graph.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import ScalarType, get_scalar_type
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["TensorFromScalar", "ScalarFromTensor", "tensor_from_scalar", "scalar_from_tensor"]
+__all__ = ["TensorFromScalar", "ScalarFromTensor", "tensor_from_scalar", "scalar_from_tensor",
+           "scalar_to_tensor", "tensor_to_scalar"]
 
 _FLOAT_OR_COMPLEX = ("f", "c")
 
@@ -69,25 +75,28 @@ class ScalarFromTensor(Op):
         return [zeros_like(t)]
 
 
-_tensor_from_scalar = TensorFromScalar()
-_scalar_from_tensor = ScalarFromTensor()
+#: the ops (PyTensor's names: ``t.owner.op is tensor_from_scalar``); each call makes a node
+tensor_from_scalar = TensorFromScalar()
+scalar_from_tensor = ScalarFromTensor()
 
 
-def tensor_from_scalar(s):
-    """The scalar variable ``s`` as a 0-d tensor (a scalar constant gives a tensor constant,
-    a scalar taken from a tensor gives that tensor back)."""
-    if isinstance(s, Constant) and isinstance(s.type, ScalarType):
+def scalar_to_tensor(s):
+    """What ``as_tensor_variable`` makes of the scalar variable ``s``: a scalar constant gives
+    a tensor constant, a scalar taken from a tensor gives that tensor back, anything else one
+    ``tensor_from_scalar`` node."""
+    if isinstance(s, Constant):
         return TensorType(s.type.dtype, ()).make_constant(np.asarray(s.data), name=s.name)
-    if getattr(s, "owner", None) is not None and isinstance(s.owner.op, ScalarFromTensor):
+    if s.owner is not None and isinstance(s.owner.op, ScalarFromTensor):
         return s.owner.inputs[0]
-    return _tensor_from_scalar(s)
+    return tensor_from_scalar(s)
 
 
-def scalar_from_tensor(t):
-    """The 0-d tensor ``t`` as a scalar variable (a tensor constant gives a scalar constant,
-    a tensor made from a scalar gives that scalar back)."""
-    if isinstance(t, Constant) and isinstance(t.type, TensorType) and t.type.ndim == 0:
+def tensor_to_scalar(t):
+    """What ``tensorgraph.scalar.as_scalar`` makes of the 0-d tensor ``t``: a tensor constant
+    gives a scalar constant, a tensor made from a scalar gives that scalar back, anything else
+    one ``scalar_from_tensor`` node."""
+    if isinstance(t, Constant):
         return get_scalar_type(t.type.dtype).make_constant(np.asarray(t.data)[()], name=t.name)
-    if getattr(t, "owner", None) is not None and isinstance(t.owner.op, TensorFromScalar):
+    if t.owner is not None and isinstance(t.owner.op, TensorFromScalar):
         return t.owner.inputs[0]
-    return _scalar_from_tensor(t)
+    return scalar_from_tensor(t)

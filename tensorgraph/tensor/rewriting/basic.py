@@ -2,7 +2,8 @@
 
 Useless ops: ``x * 1``, ``x + 0``, ``x - 0``, ``x / 1``, ``neg(neg(x))``, identity
 dimshuffles, ``cast`` to the dtype ``x`` already has, ``reshape`` to ``x``'s own static shape,
-and dimshuffles of dimshuffles (composed into one). Each keeps the output's exact type or is
+dimshuffles of dimshuffles (composed into one), and scalar/0-d tensor round trips
+(``tensor_from_scalar(scalar_from_tensor(t))``). Each keeps the output's exact type or is
 skipped (a ``x * ones`` that broadcasts ``x`` is not useless).
 """
 
@@ -17,6 +18,7 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.rewriting.utils import fits, is_constant, is_elemwise, scalar_op_of
+from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
 from tensorgraph.tensor.shape import Reshape
 from tensorgraph.tensor.type import TensorType
 
@@ -30,7 +32,7 @@ def constant_folding(fgraph, node):
         return None
     if node.op.destroy_map or not node.op.do_constant_folding(fgraph, node):
         return None
-    if not all(isinstance(o.type, TensorType) for o in node.outputs):
+    if not all(isinstance(o.type, (TensorType, ps.ScalarType)) for o in node.outputs):
         return None
     storage = [[None] for _ in node.outputs]
     node.op.perform(node, [i.data for i in node.inputs], storage)
@@ -39,8 +41,31 @@ def constant_folding(fgraph, node):
         value = np.asarray(value, dtype=out.type.dtype)
         if value.ndim != out.type.ndim:
             return None
-        results.append(constant(value))
+        if isinstance(out.type, ps.ScalarType):   # a scalar graph's node (xs * 2 + 1)
+            results.append(out.type.make_constant(value[()]))
+        else:
+            results.append(constant(value))
     return results
+
+
+@register_canonicalize("useless")
+@node_rewriter([TensorFromScalar])
+def local_tensor_scalar_tensor(fgraph, node):
+    """tensor_from_scalar(scalar_from_tensor(t)) -> t (PyTensor's name)."""
+    (s,) = node.inputs
+    if s.owner is not None and isinstance(s.owner.op, ScalarFromTensor):
+        return [s.owner.inputs[0]]
+    return None
+
+
+@register_canonicalize("useless")
+@node_rewriter([ScalarFromTensor])
+def local_scalar_tensor_scalar(fgraph, node):
+    """scalar_from_tensor(tensor_from_scalar(s)) -> s (PyTensor's name)."""
+    (t,) = node.inputs
+    if t.owner is not None and isinstance(t.owner.op, TensorFromScalar):
+        return [t.owner.inputs[0]]
+    return None
 
 
 @register_canonicalize("useless")

@@ -17,6 +17,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
+from tensorgraph.raise_op import assert_op
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
@@ -547,6 +548,13 @@ def squeeze(x, axis=None) -> Variable:
             raise ValueError(f"squeeze: dimension {d} of {x} has size {x.type.shape[d]}, not 1")
     unknown = [d for d in axes if x.type.shape[d] is None]
     if unknown:
+        # a size that is not 1 is a ValueError (numpy's and PyTensor's), in every back end
+        from tensorgraph.tensor import math
+
+        ones = [math.eq(shape_i(x, d), 1) for d in unknown]
+        x = assert_op(x, *ones, msg=f"squeeze: dimension{'s' if len(unknown) > 1 else ''} "
+                      f"{', '.join(map(str, unknown))} of {x} must have size 1",
+                      error="ValueError")
         x = specify_shape(x, [1 if d in unknown else None for d in range(x.ndim)])
     return DimShuffle(x.ndim, [d for d in range(x.ndim) if d not in axes])(x)
 

@@ -482,7 +482,10 @@ def glue_module(cached_only: bool = False):
                           extra_compile_args=["-fwrapv"], python_api=True,
                           runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
     if library is not None and not getattr(library, "_tg_typed", False):
+        from tensorgraph.link.c.malloc import tune_malloc
+
         _type_glue(library)
+        tune_malloc()  # once per process, when the glue first loads
     return library
 
 

@@ -14,10 +14,10 @@ from tensorgraph import config
 
 
 # Functions in tests wait for their optimized code (tests of what C computes, caches, VM
-# structure); the tests of tiers turn them on (tests/test_tiers.py). run_python turns them off
+# structure); the tests of tiers turn them on (tests/link/test_tiers.py). run_python turns them off
 # in the processes it starts, unless the test gives TENSORGRAPH_FLAGS itself.
 config.compile__tiers = False
-# and rewrite every graph (tests read rewrite histories); tests/test_rewrite_cache.py turns
+# and rewrite every graph (tests read rewrite histories); tests/compile/test_rewrite_cache.py turns
 # the cache of rewritten graphs on
 config.cache_rewritten_graphs = False
 

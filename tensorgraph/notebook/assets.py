@@ -8,7 +8,7 @@ importing its siblings as ``import { a, b } from "./part.js";``; ``es_module`` j
 one: every part once, after the parts it imports, without those imports and without the
 ``export`` keyword of its declarations (the entry keeps its ``export default``). The parts
 then share one scope, so their top-level names must differ: a module declaring a name twice
-does not load (``tests/test_graph_view.py`` checks the joined module with node when there is
+does not load (``tests/notebook/test_graph_view.py`` checks the joined module with node when there is
 one; the browser tests load it for real).
 """
 

@@ -16,7 +16,7 @@ Ops (each with ``perform``, ``infer_shape`` and a gradient):
   still reaches every repeated entry, as in PyTensor: use unique indices with ``set``).
 
 Every op here has C (``tensorgraph/link/c/ops/subtensor.py`` and ``advanced_index.py``,
-checked against ``perform`` in tests/test_c_subtensor.py and tests/test_c_advanced_indexing.py);
+checked against ``perform`` in tests/link/c/ops/test_subtensor.py and tests/link/c/ops/test_advanced_indexing.py);
 only ``uint64`` index values run ``perform``.
 
 An op's ``idx_list`` describes the index's structure; the values come from the op's inputs after

@@ -1,0 +1,10 @@
+"""What IPython shows for an object, read in tests of the notebook layer without a browser."""
+
+
+def displayed(shell, obj) -> list[dict]:
+    """The outputs IPython publishes for ``obj`` as a cell's last expression."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as captured:
+        data, _ = shell.display_formatter.format(obj)
+    return [o.data for o in captured.outputs] + ([data] if data else [])

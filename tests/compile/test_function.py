@@ -379,7 +379,7 @@ def test_profile_flag_gives_a_profile():
     x = tt.dscalar("x")
     assert not hasattr(tg.function([x], x, profile=False), "profile")
     f = tg.function([x], x * 2, profile=True)
-    assert f(1) == 2 and f.profile.call_count == 1  # details in tests/test_profiling.py
+    assert f(1) == 2 and f.profile.call_count == 1  # details in tests/compile/test_profiling.py
 
 
 def test_eval_uses_function():

@@ -8,27 +8,10 @@ import pytest
 import tensorgraph as tg
 import tensorgraph.tensor as tt
 from tensorgraph.compile.mode import Mode
+from seed_graphs import seed
 from tensorgraph.ifelse import ifelse
 
 LINKERS = ["py", "vm", "vm_nogc", "c|py", "c|py_nogc", "cvm", "cvm_nogc", "c"]
-
-
-def seed(linker="cvm"):
-    with tg.config.change_flags(floatX="float32"):
-        x, y = tt.matrix("x"), tt.vector("y")
-        w = tg.shared(np.linspace(-1, 1, 7).astype("float32"), name="w")
-        b = tg.shared(np.float32(0.5), name="b")
-        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
-        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
-        cost = xent.mean() + 0.01 * (w ** 2).sum()
-        gw, gb = tg.grad(cost, [w, b])
-        train = tg.function([x, y], [p_1 > 0.5, xent], name="train",
-                            updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)],
-                            mode=Mode(linker, "fast_run"))
-    rng = np.random.default_rng(0)
-    data = (rng.standard_normal((6, 7)).astype("float32"),
-            rng.integers(0, 2, 6).astype("float32"))
-    return train, data
 
 
 def shared_values(fn):

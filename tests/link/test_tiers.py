@@ -90,7 +90,7 @@ def test_both_tiers_agree_on_every_op_of_the_sweep(tiers_on, held_compiles):
     softmax family, indexing, products...) in one function: the quick tier (perform, as no
     new C is compiled yet) and the optimized tier give the same values within float
     tolerance, with the same dtypes and shapes."""
-    import test_debugmode_sweep as sweep
+    import sweep_cases as sweep
 
     x, s = tt.matrix("x"), tt.vector("s")
     outputs = [make(x) for _name, make in sorted(sweep._expressions(2).items())]

@@ -1,4 +1,4 @@
-"""The compile report's Python side beyond what tests/test_compile_magic.py covers: the step
+"""The compile report's Python side beyond what tests/notebook/test_compile_magic.py covers: the step
 list follows the step shown; every graph it shows names the outputs as the graph view does."""
 
 import numpy as np

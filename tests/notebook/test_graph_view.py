@@ -12,6 +12,7 @@ import pytest
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt
+from display_checks import displayed
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.notebook import GraphView, show
 from tensorgraph.notebook.graph_model import AUTO_OPEN, GROUP_MAX, graph_model, payload_bytes
@@ -188,7 +189,7 @@ def test_the_graph_views_modules_join_into_the_one_anywidget_loads(tmp_path):
 
     esm = GraphView._esm
     assert esm == es_module("graph_view.js")
-    parts = {p.name for p in (pathlib.Path(__file__).parents[1] / "nbext").glob("*.js")}
+    parts = {p.name for p in (pathlib.Path(__file__).resolve().parents[2] / "nbext").glob("*.js")}
     assert {line[len("// ---- nbext/"):] for line in esm.splitlines()
             if line.startswith("// ---- ")} == parts
     assert "model.off" not in esm  # anywidget drops a view's listeners on the model
@@ -305,15 +306,6 @@ def test_display_bundle_has_the_widget_a_static_svg_and_text():
     json.dumps(data)  # what the kernel sends must be JSON
 
 
-def displayed(shell, obj) -> list[dict]:
-    """The outputs IPython publishes for ``obj`` as a cell's last expression."""
-    from IPython.utils.capture import capture_output
-
-    with capture_output() as captured:
-        data, _ = shell.display_formatter.format(obj)
-    return [o.data for o in captured.outputs] + ([data] if data else [])
-
-
 def test_the_extension_displays_functions_as_views_and_keeps_plain_reprs(ipython_shell):
     _, train = seed()
     live, static = displayed(ipython_shell, train)
@@ -367,7 +359,7 @@ def test_the_browser_and_the_static_picture_use_one_heat_ramp():
 
     from tensorgraph.notebook.static_svg import HEAT_STOPS, contrast, heat_rgb, text_on
 
-    nbext = pathlib.Path(__file__).parents[1] / "nbext"
+    nbext = pathlib.Path(__file__).resolve().parents[2] / "nbext"
     js = (nbext / "draw.js").read_text()
     found = re.search(r"const HEAT_STOPS = (\[\[.*?\]\]);", js)
     assert found and json.loads(found.group(1)) == [list(c) for c in HEAT_STOPS]

@@ -13,7 +13,7 @@ from IPython.core.error import UsageError  # noqa: E402
 
 from tensorgraph.compile.profiling import ProfileStats  # noqa: E402
 from tensorgraph.notebook import GraphView, ProfileView  # noqa: E402
-from test_stepper import seed  # noqa: E402
+from seed_graphs import seed  # noqa: E402
 
 
 def profiled_seed(calls=5):
@@ -75,7 +75,7 @@ def test_the_saved_chrome_trace_is_valid(tmp_path):
 
 
 def test_a_profile_displays_as_the_view_with_a_static_form(ipython_shell):
-    from test_graph_view import displayed
+    from display_checks import displayed
 
     profile, _ = profiled_seed()
     data, static = displayed(ipython_shell, profile)

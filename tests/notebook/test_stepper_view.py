@@ -13,7 +13,7 @@ import tensorgraph.tensor as tt  # noqa: E402
 from tensorgraph.compile.mode import Mode  # noqa: E402
 from tensorgraph.notebook import Stepper  # noqa: E402
 from tensorgraph.notebook.value_preview import preview, preview_html  # noqa: E402
-from test_stepper import seed  # noqa: E402
+from seed_graphs import seed  # noqa: E402
 
 
 def test_buttons_step_and_the_view_marks_what_ran():

@@ -59,7 +59,7 @@ def test_node_rewriter_records_tracks_name_and_source():
     assert exp_to_exp2.name == "exp_to_exp2"
     filename, line = exp_to_exp2.source
     assert filename == __file__ and line > 0
-    assert exp_to_exp2.location.endswith(f"test_rewriting_machinery.py:{line}")
+    assert exp_to_exp2.location.endswith(f"test_machinery.py:{line}")
     with pytest.raises(ValueError, match="at least one op"):
         node_rewriter([])
 
@@ -158,7 +158,7 @@ def test_equilibrium_limit_names_the_rewriter():
 
     x = tt.vector("x")
     fg = FunctionGraph([x], [tt.exp(x)])
-    with pytest.raises(RewriteLimitError, match=r"grow \(defined at .*test_rewriting_machinery") as info:
+    with pytest.raises(RewriteLimitError, match=r"grow \(defined at .*test_machinery") as info:
         EquilibriumGraphRewriter([grow], max_use_ratio=2).rewrite(fg)
     assert "nodes" in str(info.value) and "optdb__max_use_ratio" in str(info.value)
 

@@ -15,7 +15,7 @@ from tensorgraph.compile.mode import Mode
 from tensorgraph.graph import Apply, Op
 from tensorgraph.link.c.op import COp
 
-DOC = Path(__file__).parent.parent / "docs" / "c_backend.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "c_backend.md"
 
 
 @pytest.fixture(scope="module")

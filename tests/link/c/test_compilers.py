@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 3))
 GCC, CLANG, NM, READELF = (shutil.which(n) for n in ("gcc", "clang", "nm", "readelf"))
 OPENMP_SYMBOL = re.compile(r"^(GOMP_|omp_|__kmpc_|kmp_)")
 

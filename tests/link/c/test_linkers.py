@@ -229,7 +229,7 @@ def test_node_errors_are_reported_once_with_the_node():
             f(np.ones(2, "float32"), np.ones(3, "float32"))
         message = str(info.value)
         assert message.count("in node") == 1, message
-        assert "test_c_linkers.py" in message
+        assert "test_linkers.py" in message
 
 
 def test_without_a_compiler_c_py_warns_and_c_refuses():

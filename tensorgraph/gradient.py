@@ -33,7 +33,9 @@ is computed from the cost), and a disconnected ``wrt`` gets ``fill(wrt, 0)``.
 
 from __future__ import annotations
 
+import functools
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -64,10 +66,19 @@ __all__ = [
 ]
 
 
+@functools.cache
 def _tt():
-    import tensorgraph.tensor as tt
+    """The tensor functions gradients are built from, imported from their own modules when
+    first needed (the tensor modules import this one) rather than through the tensor package,
+    whose ``__init__`` would join the tensor layer's import cycle."""
+    from tensorgraph.tensor.basic import as_tensor_variable
+    from tensorgraph.tensor.creation import eye, zeros_like
+    from tensorgraph.tensor.extra_ops import broadcast_to
+    from tensorgraph.tensor.math import add, cast, clip, second
+    from tensorgraph.tensor.reduction import sum
+    from tensorgraph.tensor.type import scalar
 
-    return tt
+    return SimpleNamespace(add=add, as_tensor_variable=as_tensor_variable, broadcast_to=broadcast_to, cast=cast, clip=clip, eye=eye, scalar=scalar, second=second, sum=sum, zeros_like=zeros_like)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ Parameters broadcast as in numpy; the distributions with vector parameters
 
 from __future__ import annotations
 
+import functools
 import inspect
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -34,10 +36,14 @@ __all__ = [
 ]
 
 
+@functools.cache
 def _tt():
-    import tensorgraph.tensor as tt
+    """The tensor functions the distributions use, imported from their own modules when first
+    needed rather than through the tensor package, whose ``__init__`` imports this one."""
+    from tensorgraph.tensor.basic import as_tensor_variable
+    from tensorgraph.tensor.math import cast, true_div
 
-    return tt
+    return SimpleNamespace(as_tensor_variable=as_tensor_variable, cast=cast, true_div=true_div)
 
 
 class BernoulliRV(RandomVariable):

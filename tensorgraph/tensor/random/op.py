@@ -17,6 +17,8 @@ generators are the reference, and reproducing their streams in C would add nothi
 from __future__ import annotations
 
 import copy
+import functools
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -27,10 +29,18 @@ from tensorgraph.tensor.random.type import RandomGeneratorType, random_generator
 __all__ = ["RandomVariable", "normalize_size"]
 
 
+@functools.cache
 def _tt():
-    import tensorgraph.tensor as tt
+    """The tensor functions random variables are built from, imported from their own modules
+    when first needed rather than through the tensor package, whose ``__init__`` imports this
+    one."""
+    from tensorgraph.tensor.basic import as_tensor_variable, constant
+    from tensorgraph.tensor.join import stack
+    from tensorgraph.tensor.math import cast, maximum
+    from tensorgraph.tensor.shape import shape_tuple
+    from tensorgraph.tensor.type import TensorType
 
-    return tt
+    return SimpleNamespace(TensorType=TensorType, as_tensor_variable=as_tensor_variable, cast=cast, constant=constant, maximum=maximum, shape_tuple=shape_tuple, stack=stack)
 
 
 def normalize_size(size) -> Variable:

@@ -36,15 +36,16 @@ def params_broadcast_shapes(param_shapes, ndims_params):
 def broadcast_params(params, ndims_params):
     """The distribution parameters ``params`` broadcast over their batch dimensions (all but
     the last ``ndims_params[k]`` of each), as a random variable combines them."""
-    import tensorgraph.tensor as tt
+    from tensorgraph.tensor.basic import as_tensor_variable
     from tensorgraph.tensor.extra_ops import broadcast_to
+    from tensorgraph.tensor.shape import shape_tuple
 
-    params = [tt.as_tensor_variable(p) for p in params]
+    params = [as_tensor_variable(p) for p in params]
     if len(params) != len(ndims_params):
         raise ValueError(f"broadcast_params: {len(params)} parameters but "
                          f"{len(ndims_params)} core dimension counts")
-    shapes = params_broadcast_shapes([tt.shape_tuple(p) for p in params], ndims_params)
-    return [p if tuple(tt.shape_tuple(p)) == shape else broadcast_to(p, shape)
+    shapes = params_broadcast_shapes([shape_tuple(p) for p in params], ndims_params)
+    return [p if tuple(shape_tuple(p)) == shape else broadcast_to(p, shape)
             for p, shape in zip(params, shapes)]
 
 

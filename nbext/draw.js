@@ -52,7 +52,7 @@ function pathOf(points) {
 }
 
 function frameSvg(gid, [x0, y0, x1, y1], g) {
-  return `<g class="tg-frame" data-tg-frame="${esc(gid)}">
+  return `<g class="tg-frame${g.k ? ` tg-frame-${g.k}` : ""}" data-tg-frame="${esc(gid)}">
     <rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" rx="8"></rect>
     <text x="${x0 + (g.fold ? 70 : 24)}" y="${y0 + 13}" class="tg-frame-label">${esc(cut(g.label, 80))}</text>
     <g class="tg-collapse" data-tg-collapse="${esc(gid)}" role="button" aria-label="close group">
@@ -86,6 +86,7 @@ function boxSvg(id, [cx, cy, w, h], lines, n) {
   if (n.f && n.f.includes("v")) cls.push("tg-view");
   if (n.f && n.f.includes("f")) cls.push("tg-fused");
   if (n.o) cls.push("tg-output");
+  if (n.r) cls.push(`tg-role-${n.r}`);  // an inner input of a loop: sequence, state, ...
   const shape = n.k === "apply"
     ? `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="5"></rect>`
     : n.k === "constant" ? `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="2" class="tg-const-box"></rect>`
@@ -98,7 +99,8 @@ function boxSvg(id, [cx, cy, w, h], lines, n) {
 
 function groupSvg(gid, [cx, cy, w, h], lines, g) {
   const x = cx - w / 2, y = cy - h / 2;
-  return `<g class="tg-group" data-tg-group="${esc(gid)}" role="button" aria-label="open group ${esc(g.label)}">
+  // an inner graph's group (k: 'loop' for a scan, 'inner') looks apart from a line's
+  return `<g class="tg-group${g.k ? ` tg-group-${g.k}` : ""}" data-tg-group="${esc(gid)}" role="button" aria-label="open group ${esc(g.label)}">
     <rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6"></rect>
     ${linesSvg(cx, y, lines)}</g>`;
 }

@@ -9,6 +9,7 @@ function table(rows) {
 function detailRows(d) {
   const rows = [];
   if (d.kind && d.kind !== "apply") rows.push(`<div>${esc(d.kind)} &middot; <code>${esc(d.type)}</code></div>`);
+  if (d.role) rows.push(`<div class="tg-role">${esc(d.role)}</div>`);
   if (d.runs) rows.push(`<div>runs: <b>${esc(d.runs)}</b>${d.why_python ? ` &mdash; ${esc(d.why_python)}` : ""}</div>`);
   if (d.outputs_of_graph) rows.push(`<div>${esc(d.outputs_of_graph.join(", "))}</div>`);
   if (d.params && Object.keys(d.params).length) {
@@ -28,8 +29,13 @@ function detailRows(d) {
   if (d.lines && d.lines.length) {
     rows.push(`<div class="tg-sec">built by</div>${d.lines.map((l) => `<pre class="tg-line">${esc(l)}</pre>`).join("")}`);
   }
+  if (d.loop) {
+    rows.push(`<div class="tg-sec">loop</div>${table(Object.entries(d.loop).map(([k, v]) =>
+      `<tr><td>${esc(k)}</td><td><code>${esc(Array.isArray(v) ? v.join(", ") : v)}</code></td></tr>`))}`);
+  }
   if (d.inner) {
-    rows.push(`<details class="tg-inner" open><summary>fused loop (inner scalar graph)</summary><pre>${esc(d.inner.join("\n"))}</pre></details>`);
+    const what = d.inner_group ? "inner graph (open the group to see it drawn)" : "fused loop (inner scalar graph)";
+    rows.push(`<details class="tg-inner" open><summary>${what}</summary><pre>${esc(d.inner.join("\n"))}</pre></details>`);
   }
   if (d.value) {
     const v = d.value;

@@ -86,7 +86,7 @@ class _TreePrinter:
         self.depth = depth
         self.stop_on_name = stop_on_name
         self.done: set = set()
-        self.inner_ops: list = []      # ops with an inner graph met, in order
+        self.inner_ops: list = []      # nodes with an inner graph met, in order (one per op)
 
     def line(self, var, prefix: str, suffix: str = "") -> str:
         key = var.owner if var.owner is not None else var
@@ -110,8 +110,9 @@ class _TreePrinter:
         if self.stop_on_name and var.name is not None and level > 0:
             return
         self.done.add(node)
-        if _inner_fgraph(node.op) is not None and node.op not in self.inner_ops:
-            self.inner_ops.append(node.op)
+        if _inner_fgraph(node.op) is not None and all(n.op is not node.op
+                                                      for n in self.inner_ops):
+            self.inner_ops.append(node)
         for k, inp in enumerate(node.inputs):
             last = k == len(node.inputs) - 1
             branch = "└─ " if last else "├─ "
@@ -151,6 +152,16 @@ def _inner_fgraph(op):
     return inner if isinstance(inner, FunctionGraph) else None
 
 
+def _node_inner_fgraph(node):
+    """The inner graph to print for ``node``: a scan of a compiled function runs its step as
+    compiled (rewritten; ``node.tag.scan_runner``), and that is the graph whose ids the graph
+    view, the stepper and the profile use (``D/B``); else the op's inner graph as built."""
+    runner = getattr(getattr(node, "tag", None), "scan_runner", None)
+    if runner is not None:
+        return runner.function.maker.fgraph
+    return _inner_fgraph(node.op)
+
+
 def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = False,
                depth: int = -1, ids: str = "CHAR", id_type: str | None = None,
                stop_on_name: bool = False, print_inner_graphs: bool = True):
@@ -182,14 +193,16 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
         printer.tree(var, "", " ", 0, suffix)
     if print_inner_graphs and printer.inner_ops:
         lines += ["", "Inner graphs:"]
-        for op in printer.inner_ops:     # (an inner graph may hold more inner graphs)
-            inner = _inner_fgraph(op)
+        for node in printer.inner_ops:   # (an inner graph may hold more inner graphs)
+            inner = _node_inner_fgraph(node)
             sub = _TreePrinter(lines, _Ids(ids, inner), print_type, print_shape, depth,
                                stop_on_name)
-            lines += ["", str(op)]
+            compiled = inner is not _inner_fgraph(node.op)
+            lines += ["", str(node.op) + (" (as compiled)" if compiled else "")]
             for out in inner.outputs:
                 sub.tree(out, " ← ", "    ", 0)
-            printer.inner_ops += [o for o in sub.inner_ops if o not in printer.inner_ops]
+            printer.inner_ops += [n for n in sub.inner_ops
+                                  if all(m.op is not n.op for m in printer.inner_ops)]
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text

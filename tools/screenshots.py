@@ -6,7 +6,9 @@ Starts a JupyterLab, runs a notebook in Debian's chromium (see ``tests/browser/l
 and saves the views the README shows: the seed's ``train`` before and after rewriting, a
 node's panel, the dark theme, the MLP's gradient closed and with a group open; the compile
 report of ``%%tg_compile train`` at the stabilizing step and with the Gemv's generated C; the
-stepper stopped at the first NaN; the profile view of the seed's ``train`` with its heat map.
+stepper stopped at the first NaN; the profile view of the seed's ``train`` with its heat map;
+a scan (an RNN's training step) closed, opened with its inner graph, in the light and the dark
+theme (``--only scan`` renders just these).
 A development tool (the ``test`` extra, not in the wheel); look at the pictures after changing
 the view.
 """
@@ -14,6 +16,7 @@ the view.
 from __future__ import annotations
 
 import argparse
+import ast
 import pathlib
 import sys
 import tempfile
@@ -99,7 +102,63 @@ def _run_shots(lab, out: pathlib.Path) -> list[pathlib.Path]:
     return shots
 
 
-def render(out: pathlib.Path) -> list[pathlib.Path]:
+SCAN_CELL = """\
+%load_ext tensorgraph
+import numpy as np
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+import tensorgraph.notebook as tgn
+from tensorgraph.scan import scan
+rng = np.random.default_rng(0)
+xs, h0 = tt.dtensor3("xs"), tt.dmatrix("h0")
+w_in = tg.shared(rng.standard_normal((4, 8)) * 0.3, name="w_in")
+w_rec = tg.shared(rng.standard_normal((8, 8)) * 0.3, name="w_rec")
+hs, _ = scan(lambda x_t, h_prev, h_prev2: tt.tanh(tt.dot(x_t, w_in) + tt.dot(h_prev, w_rec)
+                                                  + 0.1 * h_prev2),
+             sequences=xs, outputs_info=dict(initial=tt.stack([h0, h0]), taps=[-1, -2]),
+             name="rnn")
+loss = (hs[-1] ** 2).mean()
+g_in, g_rec = tg.grad(loss, [w_in, w_rec])
+step = tg.function([xs, h0], loss, updates=[(w_in, w_in - 0.1 * g_in),
+                                            (w_rec, w_rec - 0.1 * g_rec)], name="step")
+view = tgn.show(step, height=700)
+view"""
+
+
+def _scan_shots(lab, out: pathlib.Path) -> list[pathlib.Path]:
+    """An RNN's training step: the forward loop closed, then opened (its inner graph, the
+    inputs marked by role) with a state's panel, in the light and the dark theme."""
+    nb = lab.open_notebook("scan_shots.ipynb", [SCAN_CELL])
+    nb.page.set_viewport_size({"width": 1400, "height": 1600})
+    _wait_drawn(nb, 0)
+    view = _view(nb, 0)
+    shots = [nb.screenshot(str(out / "scan_closed.png"), view)]
+    # the forward loop, in the group of the line that built it: open both by clicking
+    path = nb.kernel_eval("view.model.group_path(next(g['node'] for g in view.graph['groups'] "
+                          "if g.get('k') == 'loop' and 'grad' not in g['label']))")
+    for group in ast.literal_eval(path):
+        view.locator('[data-act="fit"]').click()  # the whole graph in sight
+        nb.page.wait_for_timeout(400)
+        view.locator(f'[data-tg-group="{group}"]').click()
+        _wait_drawn(nb, 0, f'[data-tg-frame="{group}"]')
+    state = nb.kernel_eval("next(n['id'] for n in view.graph['nodes'] if n.get('r') == 'state')")
+    view.locator(f'[data-tg-node="{state.strip(chr(39))}"]').click()
+    nb.page.wait_for_selector(".tg-detail .tg-role", timeout=30_000)
+    nb.page.wait_for_timeout(500)
+    shots.append(nb.screenshot(str(out / "scan_opened.png"), view))
+    nb.page.evaluate("() => window.jupyterapp.commands.execute("
+                     "'apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    nb.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+    nb.page.wait_for_timeout(800)
+    shots.append(nb.screenshot(str(out / "scan_opened_dark.png"), view))
+    nb.page.evaluate("() => window.jupyterapp.commands.execute("
+                     "'apputils:change-theme', {theme: 'JupyterLab Light'})")
+    nb.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    nb.close()
+    return shots
+
+
+def render(out: pathlib.Path, only: str | None = None) -> list[pathlib.Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -110,6 +169,9 @@ def render(out: pathlib.Path) -> list[pathlib.Path]:
             with sync_playwright() as p:
                 browser = launch_chromium(p)
                 lab = Lab(server, browser)
+                shots += _scan_shots(lab, out)
+                if only == "scan":
+                    return shots
                 shots += _report_shots(lab, out)
                 shots += _run_shots(lab, out)
                 nb = lab.open_notebook("screenshots.ipynb", CELLS)
@@ -149,8 +211,9 @@ def render(out: pathlib.Path) -> list[pathlib.Path]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/images", help="directory for the PNG files")
+    parser.add_argument("--only", choices=["scan"], help="render only these views")
     args = parser.parse_args(argv)
-    for path in render(pathlib.Path(args.out).resolve()):
+    for path in render(pathlib.Path(args.out).resolve(), args.only):
         print(path)
     return 0
 

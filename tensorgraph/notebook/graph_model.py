@@ -10,8 +10,13 @@ variable, a list of them, an Apply, a FunctionGraph or a compiled function becom
 * groups, for big graphs: one per line of user code that built the nodes, and inside a big
   line group one per named input it works on (a layer built in a Python loop reads its own
   weights ``W3``), so that a 64-layer network opens as a handful of boxes;
+* for a node whose op holds an inner graph (a scan's step, an OpFromGraph), a group whose
+  inside is that graph (``inner_graphs.py``): the node itself and the inner nodes, with the
+  inner inputs marked by role (sequence, recurrent state with its tap, non-sequence) and
+  edges from the outer inputs into them, and from the inner outputs to the node; inner ids
+  are prefixed with the node's (``D/B``); the group is closed until opened, as any other;
 * details of one node on request (its op's parameters, types, user lines, C or Python, the
-  inner graph of a fused loop), for the view's panel.
+  inner graph of a fused loop, a scan's layout), for the view's panel.
 
 Only short texts travel: about 100-200 bytes per node (see ``payload_bytes``).
 """
@@ -25,6 +30,15 @@ from collections import defaultdict
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.ids import graph_ids, roots_of
 from tensorgraph.graph.utils import format_frame
+from tensorgraph.notebook.inner_graphs import (
+    SEP,
+    inner_graph,
+    input_roles,
+    is_scan,
+    loop_summary,
+    outer_to_inner,
+    output_roles,
+)
 from tensorgraph.printing import debugprint, leaf_kind, op_label, type_label
 
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
@@ -42,8 +56,11 @@ class GraphModel:
     ----------
     nodes : list of dict, in id order, outputs last (the payload's node entries)
     edges : list of [source id, target id, label]
-    groups : list of dict (id, label, parent, size)
-    by_id : {id: Apply node or leaf Variable or output Variable}
+    groups : list of dict (id, label, parent, size; an inner graph's group also ``k``
+        ('loop' for a scan, 'inner' otherwise), ``node`` (the node's id) and ``note``)
+    by_id : {id: Apply node or leaf Variable or output Variable}, inner ones included
+    scopes : {id prefix: the GraphIds of that graph}: ``''`` for the graph itself, ``'D/'``
+        for the inner graph of node D
     """
 
     def __init__(self, obj, title: str | None = None, maker=None):
@@ -65,6 +82,7 @@ class GraphModel:
         self.nodes: list[dict] = []
         self.edges: list[list] = []
         self.groups: list[dict] = []
+        self.scopes: dict = {"": self.ids}
         self._folds = 0
         self._build()
 
@@ -82,45 +100,8 @@ class GraphModel:
 
     def _build(self) -> None:
         ids = self.ids
-        destroyers = set()
-        for key in ids.order:
-            node_id = ids[key]
-            self.by_id[node_id] = key
-            if isinstance(key, Apply):
-                entry = {"id": node_id, "k": "apply", "op": op_label(key.op),
-                         "cls": type(key.op).__name__,
-                         "t": type_label(key.outputs[0]) if len(key.outputs) == 1 else
-                         f"{len(key.outputs)} outputs"}
-                line = self._line_of(key)
-                if line is not None:
-                    entry["l"] = line
-                flags = ""
-                if getattr(key.op, "destroy_map", None):
-                    flags += "i"
-                    destroyers.add(key)
-                if getattr(key.op, "view_map", None):
-                    flags += "v"
-                if type(getattr(key.op, "scalar_op", None)).__name__ == "Composite":
-                    flags += "f"
-                if flags:
-                    entry["f"] = flags
-                if self.kinds is not None and key in self.kinds:
-                    entry["c"] = self.kinds[key]
-                tv = _test_value_line(key.outputs)
-                if tv:
-                    entry["tv"] = tv
-                self.nodes.append(entry)
-                for inp in key.inputs:
-                    label = type_label(inp) if inp.owner is not None else ""
-                    self.edges.append([ids[inp], node_id, label])
-            else:
-                kind = leaf_kind(key)
-                text = key._label() if isinstance(key, Constant) else str(key)
-                entry = {"id": node_id, "k": kind, "op": text, "t": type_label(key)}
-                tv = _test_value_line([key])
-                if tv:
-                    entry["tv"] = tv
-                self.nodes.append(entry)
+        self._add_nodes(ids, "", self.kinds)
+        self._outer_nodes = len(self.nodes)
         maker = getattr(self.function, "maker", None) or self._maker
         roots = roots_of(self.obj)
         if maker is not None and len(roots) != len(maker.fgraph.outputs):
@@ -137,9 +118,111 @@ class GraphModel:
             index[ids[var]].setdefault("o", []).append(text)
         if self.count_apply() > AUTO_OPEN:
             self._group()
+        for key in ids.order:
+            if isinstance(key, Apply):
+                self._add_inner(key, ids[key], "", index)
+
+    def _add_nodes(self, ids, prefix: str, kinds) -> list[dict]:
+        """Entries and edges of every node and leaf of one graph (``ids``), their ids prefixed
+        with ``prefix`` (an inner graph's: ``'D/'``); the entries added."""
+        added = []
+        for key in ids.order:
+            node_id = prefix + ids[key]
+            self.by_id[node_id] = key
+            if isinstance(key, Apply):
+                entry = {"id": node_id, "k": "apply", "op": op_label(key.op),
+                         "cls": type(key.op).__name__,
+                         "t": type_label(key.outputs[0]) if len(key.outputs) == 1 else
+                         f"{len(key.outputs)} outputs"}
+                line = self._line_of(key)
+                if line is not None:
+                    entry["l"] = line
+                flags = ""
+                if getattr(key.op, "destroy_map", None):
+                    flags += "i"
+                if getattr(key.op, "view_map", None):
+                    flags += "v"
+                if type(getattr(key.op, "scalar_op", None)).__name__ == "Composite":
+                    flags += "f"
+                if flags:
+                    entry["f"] = flags
+                if kinds is not None and key in kinds:
+                    entry["c"] = kinds[key]
+                for inp in key.inputs:
+                    label = type_label(inp) if inp.owner is not None else ""
+                    self.edges.append([prefix + ids[inp], node_id, label])
+                variables = key.outputs
+            else:
+                text = key._label() if isinstance(key, Constant) else str(key)
+                entry = {"id": node_id, "k": leaf_kind(key), "op": text, "t": type_label(key)}
+                variables = [key]
+            tv = _test_value_line(variables)
+            if tv:
+                entry["tv"] = tv
+            self.nodes.append(entry)
+            added.append(entry)
+        return added
+
+    def _add_inner(self, node, node_id: str, prefix: str, index: dict) -> None:
+        """The inner graph of ``node`` (id ``node_id`` in the graph of ids prefix ``prefix``),
+        when its op has one: a group holding the node and the inner graph, the inner inputs
+        marked by role, edges from the node's inputs into the inner inputs they feed and from
+        the inner outputs to the node (see the module docstring); inner graphs of inner nodes
+        likewise, nested."""
+        fgraph, function = inner_graph(node)
+        if fgraph is None:
+            return
+        inner_ids = graph_ids(function if function is not None else fgraph)
+        inner_prefix = node_id + SEP
+        self.scopes[inner_prefix] = inner_ids
+        entries = self._add_nodes(inner_ids, inner_prefix, _runtime_kinds(function))
+        index.update((e["id"], e) for e in entries)
+        outer = index[node_id]
+        gid = f"in:{node_id}"
+        n_apply = sum(1 for e in entries if e["k"] == "apply")
+        loop = is_scan(node.op)
+        self.groups.append({
+            "id": gid, "label": f"{op_label(node.op)} [{node_id}]", "parent": outer.get("g"),
+            "n": n_apply + 1, "k": "loop" if loop else "inner", "node": node_id,
+            "note": (f"loop of {n_apply} inner node{'s' if n_apply != 1 else ''}: open it"
+                     if loop else f"inner graph, {n_apply} node{'s' if n_apply != 1 else ''}: "
+                     "open it")})
+        outer["g"] = gid
+        for entry in entries:
+            entry["g"] = gid
+        for pos, ((role, text, tap), var) in enumerate(zip(input_roles(node, fgraph),
+                                                           fgraph.inputs)):
+            if var in inner_ids and var.owner is None:
+                entry = index[inner_prefix + inner_ids[var]]
+                entry.update(op=text, r=role)
+                if tap is not None:
+                    entry["tap"] = tap
+        for text, var in zip(output_roles(node, fgraph), fgraph.outputs):
+            source = inner_prefix + inner_ids[var]
+            index[source].setdefault("o", []).append(text)
+            self.edges.append([source, node_id, ""])  # its "o" label says what it becomes
+        # each outer input goes into the inner inputs it feeds, not into the node
+        scope = self.scopes[prefix]
+        dropped, routed = [], []
+        for inp, feeds in zip(node.inputs, outer_to_inner(node, fgraph)):
+            targets = [inner_prefix + inner_ids[fgraph.inputs[i]] for i in feeds
+                       if fgraph.inputs[i] in inner_ids]
+            if targets:
+                source = prefix + scope[inp]
+                dropped.append(source)
+                label = type_label(inp) if inp.owner is not None else ""
+                routed += [[source, t, label] for t in dict.fromkeys(targets)]
+        for source in dropped:
+            at = next(k for k, e in enumerate(self.edges) if e[0] == source and e[1] == node_id)
+            del self.edges[at]
+        self.edges += routed
+        for key in inner_ids.order:
+            if isinstance(key, Apply):
+                self._add_inner(key, inner_prefix + inner_ids[key], inner_prefix, index)
 
     def count_apply(self) -> int:
-        return sum(1 for n in self.nodes if n["k"] == "apply")
+        """Op nodes of the graph itself (inner graphs' nodes not counted)."""
+        return sum(1 for n in self.nodes[:self._outer_nodes] if n["k"] == "apply")
 
     # -- groups -----------------------------------------------------------------------------
 
@@ -282,16 +365,25 @@ class GraphModel:
                 return text.upper()
             raise KeyError(f"no node with id {node_or_id!r} in this graph (ids look like 'A', "
                            "'BK', as dprint prints them)")
-        if node_or_id in self.ids:
-            return self.ids[node_or_id]
+        for prefix, ids in self.scopes.items():  # the graph itself first, then inner graphs
+            if node_or_id in ids:
+                return prefix + ids[node_or_id]
         raise KeyError(f"{node_or_id} is not part of this graph")
+
+    def scope_of(self, node_id: str) -> str:
+        """The id prefix of the graph a node is in: ``''``, or ``'D/'`` for ``'D/B'``."""
+        return node_id[:node_id.rfind(SEP) + 1]
 
     def detail(self, node_id: str) -> dict:
         """Everything the panel shows about one node (see the module docstring)."""
         key = self.by_id[node_id]
         entry = next(n for n in self.nodes if n["id"] == node_id)
+        prefix = self.scope_of(node_id)
+        ids = self.scopes[prefix]
         if not isinstance(key, Apply):
             out = {"id": node_id, "kind": entry["k"], "title": entry["op"], "type": entry["t"]}
+            if "r" in entry:
+                out["role"] = _role_text(entry)
             value = _leaf_value(key)
             if value is not None:
                 out["value"] = value
@@ -305,7 +397,7 @@ class GraphModel:
             "params": {name: _short(getattr(op, name, None))
                        for name in (getattr(op, "__props__", None) or ())
                        if name != "scalar_op" or type(op.scalar_op).__name__ != "Composite"},
-            "inputs": [{"id": self.ids[v], "label": v._label()[:80], "type": type_label(v)}
+            "inputs": [{"id": prefix + ids[v], "label": v._label()[:80], "type": type_label(v)}
                        for v in key.inputs],
             # an output's own label repeats the (long) op: its name, or its index, says more
             "outputs": [{"label": (v.name or f"out{k}")[:80], "type": type_label(v)}
@@ -318,8 +410,8 @@ class GraphModel:
             detail["destroy_map"] = {str(k): v for k, v in op.destroy_map.items()}
         if getattr(op, "view_map", None):
             detail["view_map"] = {str(k): v for k, v in op.view_map.items()}
-        if self.kinds is not None:
-            kind = self.kinds.get(key)
+        if entry.get("c"):
+            kind = entry["c"]
             detail["runs"] = "C" if kind == "C" else "Python (perform)"
             if kind != "C":
                 detail["why_python"] = _why_python(key)
@@ -327,7 +419,13 @@ class GraphModel:
         if type(inner).__name__ == "Composite":
             detail["inner"] = _inner_graph(inner)
         elif _op_inner_fgraph(op) is not None:   # OpFromGraph, Scan: the inner graph's tree
-            detail["inner"] = debugprint(_op_inner_fgraph(op), file="str").splitlines()
+            # the graph drawn in the node's group (a compiled step as it runs): its ids are
+            # the group's without the prefix
+            detail["inner"] = debugprint(inner_graph(key)[0], file="str").splitlines()
+            detail["inner_group"] = f"in:{node_id}"
+        loop = loop_summary(key)
+        if loop is not None:
+            detail["loop"] = loop
         tests = _test_values(key.outputs)
         if tests:
             detail["test_values"] = tests
@@ -534,9 +632,34 @@ def _test_value_line(variables) -> str:
     return "\n".join(lines)
 
 
+def _role_text(entry: dict) -> str:
+    """What an inner input of a loop is, in words: ``state h0, tap -1 (its value one step
+    back)``."""
+    role, text = entry["r"], entry["op"]
+    tap = entry.get("tap")
+    if role == "sequence":
+        where = "this step's entry" if tap == 0 else f"entry t{tap:+d}"
+        return f"{text}: a sequence, read at {where} in each step"
+    if role == "state":
+        return (f"{text}: a recurrent state, its value {-tap} step{'s' if tap != -1 else ''} "
+                "back (the initial value before the first steps)")
+    if role == "non-sequence":
+        return f"{text}: the same value at every step"
+    if role == "shared":
+        return f"{text}: a shared variable the loop updates"
+    return text
+
+
 def _why_python(node) -> str:
     from tensorgraph.ifelse import IfElse
 
+    if is_scan(node.op):
+        _, step = inner_graph(node)
+        kinds = _runtime_kinds(step) or {}
+        in_c = sum(kind == "C" for kind in kinds.values())
+        return (f"the loop is driven by the Scan op; its step is compiled: {in_c} of "
+                f"{len(kinds)} inner nodes run C" + (" (open the group to see them)"
+                                                     if kinds else ""))
     if isinstance(node.op, IfElse) or getattr(node.op, "lazy", False):
         return "a lazy op: the VM's Python loop runs it, so only the branch taken is computed"
     from tensorgraph.link.c.codegen import c_implementation

@@ -40,7 +40,8 @@ def item_text(entry: dict) -> list[str]:
     """The lines drawn in a node's or a closed group's box (``visible_graph`` gives every
     item its ``lines``; the layout sends them to the browser)."""
     if entry.get("group"):
-        return [_cut(entry["label"], GROUP_CHARS), f"{entry['n']} nodes, closed"]
+        return [_cut(entry["label"], GROUP_CHARS),
+                _cut(entry.get("note") or f"{entry['n']} nodes, closed", GROUP_CHARS)]
     first = _cut(entry["op"])
     if entry["k"] == "constant":
         return [first, f"[{entry['id']}]"]
@@ -88,7 +89,7 @@ def visible_graph(payload: dict, expanded) -> dict:
             if key not in items:
                 g = groups[closed]
                 items[key] = {"id": key, "group": closed, "label": g["label"], "n": g["n"],
-                              "frame": g["parent"]}
+                              "frame": g["parent"], "note": g.get("note")}
                 items[key]["lines"] = item_text(items[key])
     frames = {}
     for gid in expanded:

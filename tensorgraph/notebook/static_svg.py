@@ -49,6 +49,11 @@ def _hex(rgb) -> str:
 
 _FILL = {"apply": "#eef2f8", "input": "#e3f2e1", "shared": "#fbefd3", "constant": "#ffffff"}
 _STROKE = {"apply": "#6b8cc7", "input": "#3d8b37", "shared": "#b8860b", "constant": "#bdbdbd"}
+#: a loop's inner inputs by role (graph_view.css draws the same): (fill, stroke, dash)
+_ROLE = {"state": ("#efe3f4", "#8e44ad", ""), "non-sequence": ("#f7f7f7", "#666666", "4 2"),
+         "shared": ("#fbefd3", "#b8860b", "")}
+#: a loop's group, closed (box) and open (frame): (fill, stroke)
+_LOOP = ("#f4eef7", "#8e44ad")
 
 
 def _path(points) -> str:
@@ -97,9 +102,11 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
            '</defs>', f"<title>{escape(payload.get('title', 'graph'))}</title>"]
     for gid, (x0, y0, x1, y1) in layout.get("frames", {}).items():
         label = escape(groups.get(gid, {}).get("label", gid))
+        fill, stroke = (("#faf7fc", _LOOP[1]) if groups.get(gid, {}).get("k") == "loop"
+                        else ("#f4f7fc", "#1976d2"))
         out.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" rx="8" '
-                   f'fill="#f4f7fc" stroke="#1976d2" stroke-dasharray="4 3" stroke-opacity="0.5"/>'
-                   f'<text x="{x0 + 8}" y="{y0 + 13}" fill="#1976d2" font-size="10">{label}</text>')
+                   f'fill="{fill}" stroke="{stroke}" stroke-dasharray="4 3" stroke-opacity="0.5"/>'
+                   f'<text x="{x0 + 8}" y="{y0 + 13}" fill="{stroke}" font-size="10">{label}</text>')
     for a, b, n, label, points in layout.get("edges", ()):
         out.append(f'<path d="{_path(points)}" fill="none" stroke="#888" '
                    f'marker-end="url(#a)"/>')
@@ -108,6 +115,8 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
         lines = text.get(item_id, ())
         if item_id.startswith("G:"):
             fill, stroke, dash, rx = "#f7f7f7", "#1976d2", ' stroke-dasharray="5 3"', 6
+            if groups.get(item_id[2:], {}).get("k") == "loop":
+                (fill, stroke), dash = _LOOP, ' stroke-width="2"'
         else:
             n = nodes.get(item_id)
             if n is None:
@@ -115,6 +124,9 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
             fill, stroke = _FILL.get(n["k"], "#eeeeee"), _STROKE.get(n["k"], "#999999")
             dash = ' stroke-dasharray="2 2"' if n["k"] == "constant" else ""
             rx = h / 2 if n["k"] in ("input", "shared") else 5
+            if n.get("r") in _ROLE:
+                fill, stroke, role_dash = _ROLE[n["r"]]
+                dash = f' stroke-dasharray="{role_dash}"' if role_dash else ""
             if n.get("o"):
                 stroke, dash = "#c0392b", ' stroke-width="2.2"'
             if item_id in heat:

@@ -117,24 +117,27 @@ def _declare(config: Config) -> None:
 
     # -- modes, linkers, rewrites --------------------------------------------------
     add("mode", ModeParam(("Mode", "FAST_RUN", "FAST_COMPILE", "DebugMode",
-                           "NanGuardMode", "MonitorMode", "JAX", "NUMBA", "DEBUG_MODE",
-                           "CVM", "C"),
+                           "NanGuardMode", "MonitorMode", "JAX", "NUMBA", "PYTORCH",
+                           "DEBUG_MODE", "CVM", "C"),
                           """Default compilation mode of
         function(): 'Mode' uses the linker and optimizer flags, 'FAST_RUN' rewrites fully
         and runs C, 'FAST_COMPILE' does few rewrites and runs numpy code, 'DebugMode'
         cross-checks Python and C implementations and rewrites (slow), 'NanGuardMode'
         stops at the first node producing nan/inf/huge values, 'MonitorMode' calls user
-        hooks around every node, 'JAX' / 'NUMBA' compile the whole graph with JAX / Numba
-        (optional extras), 'DEBUG_MODE' is the deprecated name of 'DebugMode', 'CVM' and
+        hooks around every node, 'JAX' / 'NUMBA' / 'PYTORCH' compile the whole graph with
+        JAX / Numba / torch.compile (optional extras), 'DEBUG_MODE' is the deprecated name
+        of 'DebugMode', 'CVM' and
         'C' are PyTensor's names of FAST_RUN's rewrites with the 'cvm' / 'c' linker. Names
         are case-insensitive ('fast_run'). A Mode instance is accepted too."""))
     add("linker", EnumStr(("cvm", "c|py", "py", "c", "c|py_nogc", "vm", "vm_nogc",
-                           "cvm_nogc", "jax", "numba"), """How a rewritten graph becomes a
+                           "cvm_nogc", "jax", "numba", "pytorch"), """How a rewritten graph becomes
+        a
         callable when mode='Mode': 'py' calls each node's numpy perform; 'c' compiles the
         whole graph into one C program; 'c|py' uses per-node C code where an Op has it and
         numpy otherwise; 'vm' / 'cvm' run the node loop in Python / in C and free
         intermediate results early; the _nogc variants keep them (faster, more memory);
-        'jax' / 'numba' compile the whole graph into one JAX / Numba function."""))
+        'jax' / 'numba' / 'pytorch' compile the whole graph into one JAX / Numba /
+        torch.compile function."""))
     add("allow_gc", BoolParam(True, """Free intermediate results as soon as no later node
         needs them. False keeps them between calls: faster, more memory."""))
     add("optimizer", EnumStr(("o4", "o3", "o2", "o1", "unsafe", "fast_run", "fast_compile",

@@ -40,7 +40,7 @@ EXPECTED_DEFAULTS = {
 CHOICES = {
     "floatX": ("float64", "float32", "float16"),
     "linker": ("cvm", "c|py", "py", "c", "c|py_nogc", "vm", "vm_nogc", "cvm_nogc", "jax",
-               "numba"),
+               "numba", "pytorch"),
     "optimizer": ("o4", "o3", "o2", "o1", "unsafe", "fast_run", "fast_compile", "merge",
                   "stabilize", "None"),
     "compute_test_value": ("off", "ignore", "warn", "raise", "pdb"),
@@ -66,7 +66,7 @@ def test_documented_choices(name, choices):
 
 def test_mode_accepts_each_named_mode():
     for name in ("Mode", "FAST_RUN", "FAST_COMPILE", "DebugMode", "NanGuardMode", "JAX",
-                 "NUMBA", "DEBUG_MODE"):
+                 "NUMBA", "PYTORCH", "DEBUG_MODE"):
         config.mode = name
         assert config.mode == name
 

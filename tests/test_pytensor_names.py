@@ -59,8 +59,8 @@ def test_config_mode_takes_pytensors_spellings():
 
 
 def test_modes_tensorgraph_does_not_have_say_so():
-    with pytest.raises(NotImplementedError, match="PYTORCH.*not yet available"):
-        get_mode("PYTORCH")
+    with pytest.raises(NotImplementedError, match="MLX.*not yet available"):
+        get_mode("MLX")
     with pytest.raises(ValueError, match="unknown mode 'FASTER'"):
         get_mode("FASTER")
 

@@ -12,15 +12,16 @@ register themselves instead of being special-cased here:
   ``tensorgraph.compile.debugmode`` / ``nanguardmode`` / ``monitormode`` with their defaults
   (their modules are imported on first use); ``'DEBUG_MODE'``, Theano's old name, gives
   ``'DebugMode'`` with a DeprecationWarning.
-* ``'JAX'``, ``'NUMBA'``: the 'fast_run' rewrites without the C-only and BLAS ones (and, for
-  JAX, without fusion and inplace, which XLA does itself), the whole graph compiled into one
-  function of that back end (linkers 'jax' and 'numba', ``tensorgraph/link/jax``, ``numba``;
-  docs/backends.md). The back end's library is an optional extra; without it the mode's
-  error names the ``pip install tensorgraph[...]`` to run.
+* ``'JAX'``, ``'NUMBA'``, ``'PYTORCH'``: the 'fast_run' rewrites without the C-only and BLAS
+  ones (and, for JAX, without fusion and inplace, which XLA does itself), the whole graph
+  compiled into one function of that back end (linkers 'jax', 'numba' and 'pytorch',
+  ``tensorgraph/link/jax``, ``numba``, ``pytorch``; docs/backends.md). The back end's
+  library is an optional extra; without it the mode's error names the
+  ``pip install tensorgraph[...]`` to run.
 
 PyTensor's spellings work too: names are case-insensitive (``'fast_run'``, ``'cvm'``),
 ``'CVM'`` is FAST_RUN's rewrites and linker, ``'C'`` the same rewrites with the 'c' linker,
-``get_default_mode()`` is ``get_mode(None)``; 'PYTORCH' and 'MLX' say they are not available
+``get_default_mode()`` is ``get_mode(None)``; 'MLX' says it is not available
 (``PLANNED_MODES``).
 
 ``config.mode`` (default 'Mode') is the mode of ``function(mode=None)``. The default
@@ -283,7 +284,6 @@ register_mode("C", lambda: Mode("c", "fast_run", fallback=True))
 #: modes PyTensor has and tensorgraph does not have yet: get_mode says so instead of
 #: "unknown mode" (a back end registering one of these names takes precedence)
 PLANNED_MODES = {
-    "PYTORCH": "there is no PyTorch back end yet; 'FAST_RUN' (C) or 'JAX' compile the whole graph",
     "MLX": "there is no MLX back end; 'FAST_RUN' (C) or 'JAX' compile the whole graph",
 }
 
@@ -323,6 +323,7 @@ register_mode("DEBUG_MODE", _deprecated_debug_mode)
 BACKEND_MODES = {
     "JAX": ("jax", "jax", "jax", ("c_only", "blas", "fusion", "inplace")),
     "NUMBA": ("numba", "numba", "numba", ("c_only", "blas")),
+    "PYTORCH": ("pytorch", "torch", "pytorch", ("c_only", "blas")),
 }
 
 

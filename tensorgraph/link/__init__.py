@@ -8,9 +8,9 @@ with ``register_linker`` instead of editing the modes:
 
 * here: 'py' and 'vm' (Python loop, gc per ``config.allow_gc``), 'vm_nogc' (never gc);
 * the C backend registers 'c', 'c|py', 'c|py_nogc', 'cvm', 'cvm_nogc'; the whole-graph back
-  ends 'jax' and 'numba' (``link/jax``, ``link/numba``; they import their library only when
-  a graph is linked). Their modules are listed in ``_LAZY_LINKER_MODULES`` so that asking for
-  one of these names imports it on demand.
+  ends 'jax', 'numba' and 'pytorch' (``link/jax``, ``link/numba``, ``link/pytorch``; they
+  import their library only when a graph is linked). Their modules are listed in
+  ``_LAZY_LINKER_MODULES`` so that asking for one of these names imports it on demand.
 
 ``tensorgraph.link.basic`` has the linker classes PyTensor code constructs (``PerformLinker``,
 ``VMLinker``, ``CLinker``, ``OpWiseCLinker``), each standing for one of these names.
@@ -26,7 +26,8 @@ _LINKERS: dict = {}
 _LAZY_LINKER_MODULES: dict[str, str] = {
     name: "tensorgraph.link.c.linkers" for name in ("c", "c|py", "c|py_nogc", "cvm", "cvm_nogc")}
 _LAZY_LINKER_MODULES.update({"jax": "tensorgraph.link.jax.linker",
-                             "numba": "tensorgraph.link.numba.linker"})
+                             "numba": "tensorgraph.link.numba.linker",
+                             "pytorch": "tensorgraph.link.pytorch.linker"})
 
 
 def register_linker(name: str, factory) -> None:

@@ -1,0 +1,658 @@
+"""The 'pytorch' linker: a FunctionGraph as one ``torch.compile``, compiled once per input shapes.
+
+Linking looks up every node's implementation (``tensorgraph.link.pytorch``) and raises one
+``UnsupportedOpsError`` listing every op without one. At the first call with each input
+signature (the shapes and dtypes of the inputs), the program
+
+1. traces the graph into one FX graph of aten operations: ``make_fx`` runs a Python function
+   evaluating the nodes in order on fake tensors (shapes and dtypes only, no data), so
+   Python-level work (numpy shape arithmetic, the op implementations' own code) leaves no
+   trace and the graph holds only tensor operations;
+2. hands that graph to ``torch.compile`` (``fullgraph=True``, ``dynamic=False``: one graph,
+   no graph breaks, the shapes of that signature), which compiles it with Inductor (C++
+   kernels on the CPU, built by the system's C++ compiler) and runs it.
+
+``program.seconds`` adds tracing to ``"generate"`` and ``torch.compile`` to ``"compile"``;
+``source()`` shows the FX graph and the code Inductor wrote for it.
+
+Why trace first instead of handing ``torch.compile`` the node-evaluating Python function
+itself: TorchDynamo would trace that interpreter (dicts of variables, numpy shape
+arithmetic, ``perform`` calls) and break the graph wherever it cannot, silently falling back
+to eager Python between the pieces. ``make_fx`` records only tensor operations, so the
+compiled graph is always one graph.
+
+Sizes computed from input values: fake tensors have no values, so an array size that
+depends on the value of an input (``zeros(n)``, a draw of ``size=(n, 3)``) makes the program
+pass the integer scalar inputs as Python ints from then on (each new value traces and
+compiles again, once); a graph without such inputs gets a ``StaticShapeError`` naming the
+node.
+
+Random draws: ``torch.compile`` takes no ``torch.Generator`` argument (TorchDynamo: "Failed
+to convert args/kwargs to proxy" for the generator), so the compiled graph draws from
+PyTorch's default generator (Inductor's own random kernels). Each call seeds it from a seed
+drawn from a copy of each input numpy generator (so the call never changes the input
+generator; a generator output, a shared generator's update, is that advanced copy) and
+restores the process's own PyTorch random state afterwards; calls drawing random numbers
+take turns (one lock) because that generator is process-wide. The numbers are PyTorch's, not
+numpy's; a reseeded stream repeats itself.
+
+Values crossing the boundary: inputs go in as tensors sharing the numpy arrays' memory
+(``torch.from_numpy``; arrays that are not C-contiguous are copied first, so one compiled
+graph fits every call of a signature); outputs come back as numpy arrays sharing the output
+tensors' memory, copied when they would alias an input.
+
+Compile cache: unless the process chose one itself (``TORCHINDUCTOR_CACHE_DIR`` set and not
+empty; a child process inherits the parent's choice, tensorgraph's included), Inductor's
+caches (FX graphs, generated C++ and its shared libraries) live under
+``<compiledir>/torch``, so a new process compiling the same graph skips Inductor's codegen
+and the C++ compiler (``program.compiled_from == "disk"``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import warnings
+from time import perf_counter
+
+import numpy as np
+
+from tensorgraph.configdefaults import config
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.backend import (
+    Program,
+    RandomPlan,
+    UnsupportedOpsError,
+    WholeGraphLinker,
+    branch_owners,
+    copy_generator,
+    require,
+    unsupported_reason,
+)
+
+__all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
+
+_trace_state = threading.local()
+#: torch.compile, Inductor's hooks and the seeding of the default generator are process-wide
+_COMPILE_LOCK = threading.RLock()
+_RANDOM_LOCK = threading.Lock()
+
+
+class StaticShapeError(ValueError):
+    """A size PyTorch needs when tracing depends on the values of the function's inputs."""
+
+
+def static_ints(value, what: str) -> tuple:
+    """``value`` (a known integer scalar or vector) as Python ints, or StaticShapeError."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        raise StaticShapeError(
+            f"PyTorch needs {what} when it traces the graph (array sizes are fixed then), but "
+            "it is computed from the values of the function's inputs; compute it from shapes "
+            "or constants, or use mode FAST_RUN")
+    return tuple(int(v) for v in np.asarray(value).reshape(-1))
+
+
+class _Checks:
+    """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
+    ``code`` is None, or an int32 tensor: 0, or the number of the first failing check in the
+    trace's registry."""
+
+    def __init__(self, registry: list, node):
+        self.registry = registry
+        self.node = node
+        self.code = None
+
+    def add(self, bad, error, message):
+        import torch
+
+        if not isinstance(bad, torch.Tensor):
+            if bool(np.any(bad)):
+                raise error(message)
+            return
+        self.registry.append((self.node, error, message))
+        number = torch.tensor(len(self.registry), dtype=torch.int32)
+        bad = torch.any(bad)
+        code = self.result()
+        self.code = torch.where((code == 0) & bad, number, code)
+
+    def merge(self, code):
+        import torch
+
+        self.code = code if self.code is None else torch.where(self.code == 0, code, self.code)
+
+    def result(self):
+        import torch
+
+        return torch.zeros((), dtype=torch.int32) if self.code is None else self.code
+
+
+def current_checks() -> _Checks:
+    stack = getattr(_trace_state, "scopes", None)
+    if not stack:
+        raise RuntimeError("runtime_check is only valid while a PyTorch node is traced")
+    return stack[-1]
+
+
+class checks_scope:
+    """``with checks_scope(node) as scope``: the run-time checks registered inside go to a
+    scope of their own (a function traced on its own: a side of ``torch.cond``), whose
+    ``scope.result()`` that function returns."""
+
+    def __init__(self, node):
+        self.scope = _Checks(_trace_state.registry, node)
+
+    def __enter__(self):
+        _trace_state.scopes.append(self.scope)
+        return self.scope
+
+    def __exit__(self, *exc):
+        _trace_state.scopes.pop()
+        return False
+
+
+def _concrete(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float, complex))
+
+
+class _Generator:
+    """What a random generator input is while tracing: the draws use PyTorch's default
+    generator (see the module docstring), so the value only marks the chain."""
+
+    def __repr__(self):
+        return "<the default torch generator>"
+
+
+GENERATOR = _Generator()
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluating a graph while tracing
+
+
+class GraphFunction:
+    """A FunctionGraph evaluated on tensors while tracing: the program's graph, or the inner
+    graph of an op (``IndexLoop``). Building it looks up every node's implementation and adds
+    ``(node, reason)`` to ``problems`` for each node PyTorch cannot run."""
+
+    def __init__(self, fgraph, problems: list):
+        from tensorgraph.ifelse import IfElse
+        from tensorgraph.link.pytorch import implementation
+
+        self.fgraph = fgraph
+        self.nodes = fgraph.toposort()
+        self.position = {node: i for i, node in enumerate(self.nodes)}
+        self.functions = {}
+        for node in self.nodes:
+            if isinstance(node.op, IfElse):
+                continue
+            impl = implementation(node.op)
+            if impl is None:
+                problems.append((node, unsupported_reason(node.op, "PyTorch")))
+                continue
+            try:
+                self.functions[node] = impl(node.op, node)
+            except NotImplementedError as exc:
+                problems.append((node, str(exc) or unsupported_reason(node.op, "PyTorch")))
+        owners = branch_owners(fgraph, self.nodes)
+        self.top = [n for n in self.nodes if n not in owners]
+        self.blocks: dict = {}
+        for node in self.nodes:
+            if node in owners:
+                self.blocks.setdefault(owners[node], []).append(node)
+
+    def __call__(self, *inputs) -> list:
+        """The outputs of the graph for ``inputs`` (inside a trace: an inner graph)."""
+        env = dict(zip(self.fgraph.inputs, inputs))
+        self.evaluate(self.top, env)
+        return [v.data if isinstance(v, Constant) else env[v] for v in self.fgraph.outputs]
+
+    def evaluate(self, nodes, env):
+        """Compute ``nodes`` (in order) into ``env``, {variable: value}."""
+        from tensorgraph.ifelse import IfElse
+
+        scope = _trace_state.scopes[-1]
+        for node in nodes:
+            # an ifelse reads its condition only: each side computes its own values
+            read = node.inputs[:1] if isinstance(node.op, IfElse) else node.inputs
+            values = [v.data if isinstance(v, Constant) else env[v] for v in read]
+            scope.node = node
+            try:
+                if isinstance(node.op, IfElse):
+                    outputs = self._ifelse(node, values, env)
+                elif all(_concrete(v) for v in values):
+                    outputs = _perform(node, values)
+                else:
+                    outputs = self.functions[node](*values)
+                    if len(node.outputs) == 1:
+                        outputs = (outputs,)
+            except Exception as exc:  # noqa: BLE001 - every failure names its node
+                if getattr(exc, "node", None) is not None:
+                    raise
+                from tensorgraph.graph.errors import reraise_with_node
+
+                reraise_with_node(exc, node, None, self.position[node], fgraph=self.fgraph)
+            env.update(zip(node.outputs, outputs))
+
+    def _side_nodes(self, node, side) -> list:
+        """The nodes of one side of an ifelse, those of the ifelse nodes inside it included."""
+        from tensorgraph.ifelse import IfElse
+
+        found = []
+        for inner in self.blocks.get((node, side), []):
+            found.append(inner)
+            if isinstance(inner.op, IfElse):
+                found += self._side_nodes(inner, 0) + self._side_nodes(inner, 1)
+        return found
+
+    def _ifelse(self, node, values, env):
+        """Only the side taken computes its own nodes: the ``cond`` operator (``torch.cond``'s)
+        over the two sides (or
+        the side itself when the condition is known while tracing). Each side gets the
+        tensors it reads from outside as operands."""
+        import torch
+
+        from tensorgraph.link.pytorch import as_tensor
+
+        n = node.op.n_outs
+        condition = values[0]
+
+        def chosen_of(k):
+            return node.inputs[1 + k * n:1 + (k + 1) * n]
+
+        if _concrete(condition):
+            k = 0 if np.asarray(condition) else 1
+            child = dict(env)
+            self.evaluate(self.blocks.get((node, k), []), child)
+            return tuple(_cast_value(v.data if isinstance(v, Constant) else child[v],
+                                     out.type.dtype)
+                         for v, out in zip(chosen_of(k), node.outputs))
+        inside = {o for k in (0, 1) for m in self._side_nodes(node, k) for o in m.outputs}
+        outside = []
+        for k in (0, 1):
+            for var in [i for m in self._side_nodes(node, k) for i in m.inputs] + \
+                    list(chosen_of(k)):
+                if var not in inside and not isinstance(var, Constant) and var not in outside \
+                        and isinstance(env.get(var), torch.Tensor):
+                    outside.append(var)
+
+        def side(k):
+            def branch(*operands):
+                child = dict(env)
+                child.update(zip(outside, operands))
+                with checks_scope(node) as scope:
+                    self.evaluate(self.blocks.get((node, k), []), child)
+                results = []
+                for v, out in zip(chosen_of(k), node.outputs):
+                    value = as_tensor(v.data if isinstance(v, Constant) else child[v],
+                                      out.type.dtype)
+                    # a side's output may not be one of its operands: torch.cond refuses
+                    # aliases
+                    results.append(value.clone())
+                return tuple(results) + (scope.result(),)
+            return branch
+
+        # the operator itself, not torch.cond: torch.cond hands the sides to TorchDynamo,
+        # which cannot trace this evaluator (it keeps Python state); inside make_fx, the
+        # operator traces each side with make_fx, as everything else here
+        from torch._higher_order_ops.cond import cond_op
+
+        predicate = as_tensor(condition) != 0
+        try:
+            *results, code = cond_op(predicate, side(0), side(1),
+                                     tuple(env[v] for v in outside))
+        except Exception as exc:  # noqa: BLE001 - torch's message says what differs
+            if "metadata" in str(exc) or "same" in str(exc):
+                raise ValueError(f"PyTorch computes both sides of an ifelse with the same "
+                                 f"shapes and dtypes; here they differ ({exc})") from None
+            raise
+        current_checks().merge(code)
+        return tuple(results)
+
+
+def _cast_value(value, dtype):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        from tensorgraph.link.pytorch import as_tensor
+
+        return as_tensor(value, dtype)
+    return np.asarray(value, dtype=dtype)
+
+
+def _perform(node, values):
+    """A node whose inputs are all known while tracing (constants, shapes): computed with its
+    numpy ``perform``, so the result stays a known value."""
+    storage = [[None] for _ in node.outputs]
+    node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
+                           for v in values], storage)
+    return [cell[0] for cell in storage]
+
+
+# ----------------------------------------------------------------------------------------------
+# The compile cache
+
+
+_cache_ready: list = []
+_cache_lock = threading.Lock()
+
+
+def _use_cache_dir() -> None:
+    """Inductor's caches under ``<compiledir>/torch`` (see the module docstring). Inductor
+    reads its directory from the environment, so this sets TORCHINDUCTOR_CACHE_DIR, unless the
+    process set it to a directory of its own before. The variable is read before torch is
+    imported here: torch writes its own choice into it (the absolute path of an empty value,
+    the current directory) the first time it asks for the directory."""
+    with _cache_lock:
+        if _cache_ready:
+            return
+        current = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or None  # empty: not set
+        require("torch", "pytorch", "PYTORCH")
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+        if current is None or os.path.abspath(current) == os.path.abspath(default_cache_dir()):
+            from tensorgraph.link.c import cachedir
+
+            path = os.path.join(config.compiledir, "torch")
+            cachedir.prepare(path)
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = path
+        # else: the user's own cache, left alone
+        _cache_ready.append(True)
+
+
+class _Compiled:
+    """One signature's compiled graph, the run-time checks its trace registered, its FX graph
+    and the code Inductor wrote."""
+
+    __slots__ = ("function", "registry", "graph_module", "signature", "inductor_code",
+                 "compiled")
+
+    def __init__(self, function, registry, graph_module, signature):
+        self.function = function
+        self.registry = registry
+        self.graph_module = graph_module
+        self.signature = signature
+        self.inductor_code: list = []
+        self.compiled = False
+
+
+def _counter(name: str) -> int:
+    from torch._dynamo.utils import counters
+
+    return int(counters["inductor"][name])
+
+
+def _to_tensor(value, torch):
+    """A numpy input as a tensor sharing its memory (copied when not C-contiguous)."""
+    array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if not array.flags.c_contiguous or not array.dtype.isnative:
+        array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+    if not array.flags.writeable:
+        with warnings.catch_warnings():
+            # torch warns that it cannot protect read-only memory; the graph never writes it
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(array)
+    return torch.from_numpy(array)
+
+
+# ----------------------------------------------------------------------------------------------
+# The program
+
+
+class TorchProgram(Program):
+    """The graph as one ``torch.compile`` per input signature (see the module docstring)."""
+
+    backend = "PyTorch"
+    description = "one torch.compile (Inductor)"
+
+    def __init__(self, fgraph):
+        super().__init__()
+        started = perf_counter()
+        _use_cache_dir()  # before torch is imported: see there
+        torch = require("torch", "pytorch", "PYTORCH")
+        from tensorgraph.tensor.random.type import RandomGeneratorType
+        from tensorgraph.tensor.type import TensorType
+
+        self.torch = torch
+        self.fgraph = fgraph
+        self.plan = RandomPlan(fgraph)
+        problems = list(self.plan.problems)
+        self.graph = GraphFunction(fgraph, problems)
+        for k, var in enumerate(fgraph.inputs):
+            if not isinstance(var.type, (TensorType, RandomGeneratorType)):
+                client = next((n for n in self.graph.nodes if var in n.inputs), None)
+                if client is not None:
+                    problems.append((client, f"PyTorch takes no input of type {var.type}"))
+        if problems:
+            raise UnsupportedOpsError("PyTorch", problems, fgraph)
+        self.position = self.graph.position
+        rng_inputs = set(self.plan.inputs)
+        self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
+        self.computed = []  # the variables the compiled graph returns, each once
+        self.output_plan = []
+        for k, var in enumerate(fgraph.outputs):
+            if isinstance(var.type, RandomGeneratorType):
+                chain = self.plan.outputs.get(k)
+                self.output_plan.append(("rng", self.plan.chains[chain][0]) if chain is not None
+                                        else ("input", fgraph.inputs.index(var)))
+            elif isinstance(var, Constant):
+                self.output_plan.append(("constant", var.data))
+            elif var.owner is None:
+                self.output_plan.append(("input", fgraph.inputs.index(var)))
+            else:
+                if var not in self.computed:
+                    self.computed.append(var)
+                self.output_plan.append(("computed", self.computed.index(var)))
+        self.out_dtypes = [v.type.dtype for v in self.computed]
+        self.static: tuple = ()  # positions in array_positions passed as Python ints
+        self._compiled: dict = {}
+        self._lock = threading.Lock()
+        self._last = None
+        self.seconds["generate"] = perf_counter() - started
+
+    # -- tracing ------------------------------------------------------------------------------
+
+    def _trace(self, static_values, *tensors):
+        """The graph's computed outputs and the check code, from the array inputs (tensors;
+        the static ones, Python ints, bound first)."""
+        from tensorgraph.link.pytorch import as_tensor
+
+        env = {}
+        inputs = self.fgraph.inputs
+        tensors = iter(tensors)
+        for j, pos in enumerate(self.array_positions):
+            env[inputs[pos]] = (np.asarray(static_values[j], dtype=inputs[pos].type.dtype)
+                                if j in static_values else next(tensors))
+        for pos in self.plan.inputs:
+            env[inputs[pos]] = GENERATOR
+        _trace_state.scopes = []
+        with checks_scope(None) as scope:
+            self.graph.evaluate(self.graph.top, env)
+        return tuple(as_tensor(env[v], d) for v, d in zip(self.computed, self.out_dtypes)) + \
+            (scope.result(),)
+
+    # -- compiling ----------------------------------------------------------------------------
+
+    def _signature(self, args):
+        return tuple((tuple(a.shape), str(a.dtype)) if hasattr(a, "shape") else a for a in args)
+
+    def _make_scalars_static(self) -> bool:
+        """After a size turned out to depend on input values: pass the integer scalar inputs
+        as Python ints (a new value compiles again). False when there are none, or they
+        already are."""
+        if self.static:
+            return False
+        candidates = tuple(j for j, pos in enumerate(self.array_positions)
+                           if getattr(self.fgraph.inputs[pos].type, "ndim", None) == 0
+                           and np.dtype(self.fgraph.inputs[pos].type.dtype).kind in "iu")
+        if not candidates:
+            return False
+        with self._lock:
+            self.static = candidates
+            self._compiled = {}
+        return True
+
+    def _compile(self, args) -> _Compiled:
+        """Trace for the shapes and dtypes of ``args`` (tensors, and Python ints for the
+        static inputs) and wrap the FX graph in ``torch.compile``, once per signature (the
+        compile itself happens at the first run, ``_run_first``)."""
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        key = self._signature(args)
+        with self._lock:
+            found = self._compiled.get(key)
+            if found is not None:
+                return found
+            registry: list = []
+            _trace_state.registry = registry
+            static_values = {j: args[j] for j in self.static}
+            tensors = [a for j, a in enumerate(args) if j not in static_values]
+            started = perf_counter()
+            with _COMPILE_LOCK:
+                graph_module = make_fx(functools.partial(self._trace, static_values),
+                                       tracing_mode="fake")(*tensors)
+            self.seconds["generate"] += perf_counter() - started
+            function = self.torch.compile(graph_module, fullgraph=True, dynamic=False)
+            found = self._compiled[key] = _Compiled(function, registry, graph_module, key)
+            self._last = found
+            return found
+
+    def _run_first(self, compiled, tensors):
+        """The first run of a signature: torch.compile compiles now (timed, with Inductor's
+        code kept for ``source()``)."""
+        from unittest import mock
+
+        from torch._inductor.graph import GraphLowering
+
+        with _COMPILE_LOCK:
+            if compiled.compiled:
+                return compiled.function(*tensors)
+            hits = _counter("fxgraph_cache_hit")
+            started = perf_counter()
+            with mock.patch.object(GraphLowering, "save_output_code",
+                                   compiled.inductor_code.append):
+                outputs = compiled.function(*tensors)
+            self.seconds["compile"] += perf_counter() - started
+            self.compiled_from = "disk" if _counter("fxgraph_cache_hit") > hits else "compiled"
+            compiled.compiled = True
+            return outputs
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def run(self, values: list) -> list:
+        __tracebackhide__ = True  # noqa: F841
+        torch = self.torch
+        args = [values[k] for k in self.array_positions]
+        for j in range(len(args)):
+            args[j] = int(args[j]) if j in self.static else _to_tensor(args[j], torch)
+        compiled = self._compiled.get(self._signature(args))
+        if compiled is None:
+            try:
+                compiled = self._compile(args)
+            except StaticShapeError:
+                if self._make_scalars_static():
+                    return self.run(values)
+                raise
+        tensors = [a for j, a in enumerate(args) if j not in self.static]
+        copies = {}
+        if self.plan.inputs:
+            seeds = []
+            for pos in self.plan.inputs:
+                copy = copies[pos] = copy_generator(values[pos])
+                seeds.append(int(copy.integers(1 << 62)))
+            seed = int(np.random.SeedSequence(seeds).generate_state(1, np.uint64)[0] >> 1)
+            with _RANDOM_LOCK, torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                outputs = self._call(compiled, tensors)
+        else:
+            outputs = self._call(compiled, tensors)
+        *outputs, code = outputs
+        if compiled.registry:
+            code = int(code)
+            if code:
+                self._fail(compiled.registry[code - 1])
+        arrays = self._arrays(outputs, tensors)
+        results = []
+        for kind, what in self.output_plan:
+            if kind == "computed":
+                results.append(arrays[what])
+            elif kind == "input":
+                results.append(values[what])
+            elif kind == "rng":
+                results.append(copies[what])
+            else:
+                results.append(what)
+        return results
+
+    def _call(self, compiled, tensors):
+        if not compiled.compiled:
+            return self._run_first(compiled, tensors)
+        return compiled.function(*tensors)
+
+    @staticmethod
+    def _arrays(outputs, tensors) -> list:
+        """The output tensors as numpy arrays, copied where one would share memory with an
+        input (the caller's array) or an earlier output, or is a broadcast (stride 0)."""
+        import torch
+
+        taken = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
+        arrays = []
+        for t in outputs:
+            if t.numel() and (t.untyped_storage().data_ptr() in taken or 0 in t.stride()):
+                t = t.clone(memory_format=torch.contiguous_format)
+            if t.numel():
+                taken.add(t.untyped_storage().data_ptr())
+            arrays.append(t.numpy())
+        return arrays
+
+    def _fail(self, check):
+        __tracebackhide__ = True  # noqa: F841
+        from tensorgraph.graph.errors import reraise_with_node
+
+        node, error, message = check
+        reraise_with_node(error(message), node, None, self.position.get(node),
+                          fgraph=self.fgraph)
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def source(self) -> str:
+        """The FX graph of the last traced signature and the code Inductor wrote for it
+        (PyTorch traces and compiles per input shapes: before the first call there is none)."""
+        last = self._last
+        if last is None:
+            return ("# PyTorch traces and compiles this graph at its first call, for the shapes\n"
+                    "# of that call's inputs; call the function once to see the program.")
+        shapes = ", ".join(f"{d}{list(s)}" if isinstance(s, tuple) else str(s)
+                           for s, d in (a if isinstance(a, tuple) else (a, "int")
+                                        for a in last.signature)) or "no arguments"
+        text = (f"# FX graph (aten operations) for inputs {shapes}\n"
+                f"{last.graph_module.code.strip()}\n")
+        if last.inductor_code:
+            text += "\n# Inductor's code for it (what torch.compile runs)\n" + \
+                "\n".join(last.inductor_code)
+        elif last.compiled:
+            text += "\n# Inductor's code: not shown (torch.compile found it in its cache)\n"
+        return text
+
+
+class TorchLinker(WholeGraphLinker):
+    """Registered as the linker 'pytorch' (mode 'PYTORCH')."""
+
+    name = "pytorch"
+
+    def build(self, fgraph) -> TorchProgram:
+        return TorchProgram(fgraph)
+
+
+def _register():
+    from tensorgraph import link
+
+    link.register_linker("pytorch", TorchLinker)
+
+
+_register()
+
+#: PyTensor's spelling of the class
+PytorchLinker = TorchLinker

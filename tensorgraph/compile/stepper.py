@@ -9,6 +9,16 @@ lazy ``ifelse``: only the branch it takes), so what a stepper shows is what runs
     run.values["BK"]            # what node BK computed (ids as dprint prints them)
     prediction, xent = run.finish()   # the rest; the same results as train(X, Y)
 
+Stepping into a scan: when the next node is a ``Scan``, ``step()`` enters it and runs its
+inner graph (the step as compiled, the ids the graph view draws in the scan's group: ``D/B``
+is inner node ``B`` of scan ``D``) node by node, one iteration after the other, with a
+stepper of the inner function per iteration fed by the loop (``ScanLoop``: the same buffers,
+the same checks as a call); after the last iteration the scan's outputs are stored and the
+outer graph goes on. ``run_to_iteration(k)`` runs the entered (or next) scan up to the start
+of iteration ``k``; ``values_at("D/B", k)`` is what inner node ``B`` computed in iteration
+``k``; ``run_until_nonfinite()`` looks inside the loop and names the iteration and the inner
+node. ``step_over()`` runs a whole scan (or the rest of it) as one node.
+
 Why a VM of its own: the stepper links the function's graph again with its own storage cells
 (the compiled C is found in memory, nothing compiles), so normal calls of the function, even
 between two steps, neither see nor disturb it, and their fast path stays untouched. Shared
@@ -37,24 +47,40 @@ from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import format_user_line
 
-__all__ = ["Stepper", "NonFinite", "NonFiniteInputs", "call_arguments"]
+__all__ = ["Stepper", "NonFinite", "NonFiniteInputs", "ScanVisit", "call_arguments"]
+
+#: joins a scan node's id and an inner node's id (``D/B``), as the graph view does
+SEP = "/"
 
 
 class NonFinite:
     """Where ``run_until_nonfinite`` stopped: the first node whose output holds nan or inf
     while none of its inputs did (the culprit, not a victim)."""
 
+    #: inside a scan: the iteration, and the scan node and its id (None outside)
+    iteration = scan = scan_id = None
+
     def __init__(self, node, node_id: str, output: int, nan: int, inf: int, size: int):
         self.node, self.node_id, self.output = node, node_id, output
         self.nan, self.inf, self.size = nan, inf, size
         self.line = format_user_line(node)
+
+    def inside(self, scan, scan_id: str, iteration: int) -> NonFinite:
+        """This culprit was found in ``iteration`` of ``scan`` (id ``scan_id``): its id gets
+        the scan's as prefix (``D/B``), outermost scan first."""
+        if self.scan is None:
+            self.iteration, self.scan, self.scan_id = iteration, scan, scan_id
+        self.node_id = scan_id + SEP + self.node_id
+        return self
 
     def __str__(self) -> str:
         var = self.node.outputs[self.output]
         name = f" ({var.name})" if var.name else ""
         counts = ", ".join(f"{n} {kind}" for kind, n in (("nan", self.nan), ("inf", self.inf))
                            if n)
-        return (f"output {self.output}{name} of {self.node.op} [id {self.node_id}] has "
+        where = (f" in iteration {self.iteration} of {self.scan.op} [id {self.scan_id}]"
+                 if self.scan is not None else "")
+        return (f"output {self.output}{name} of {self.node.op} [id {self.node_id}]{where} has "
                 f"{counts} (of {self.size} elements); created at {self.line or '(unknown)'}")
 
     __repr__ = __str__
@@ -111,8 +137,10 @@ class Stepper:
     position : how many nodes have run
     current : the node that runs next (None when every node has run)
     ran : the nodes run so far, in order
-    times : {node: seconds its thunk took}
+    times : {node: seconds its thunk took} (a scan stepped into: the time of its inner nodes)
     done : every node has run; finished : ``finish()`` returned the results
+    scan : the ``ScanVisit`` of the scan node being stepped through, or None
+    visits : {scan node: its ScanVisit}, for every scan stepped into (finished ones too)
     """
 
     def __init__(self, function, *args, **kwargs):
@@ -150,6 +178,10 @@ class Stepper:
             self._values[var] = cell[0]
         self.failed: BaseException | None = None
         self.finished = False
+        self.scan: ScanVisit | None = None
+        self.visits: dict = {}
+        self._last = None  # what the last advance ran: ("node" | "entered", node) or
+        #                    ("scan", visit, inner stepper, iteration)
         self._order = self.vm.lazy_schedule() if self.vm.lazy else self._plain_order()
         self._next = next(self._order, None)
 
@@ -169,11 +201,46 @@ class Stepper:
         shared variables: as the call started)."""
         return StepValues(self)
 
+    @property
+    def current_id(self) -> str | None:
+        """The id of the node that runs next, inside the scans entered: ``'D/B'`` (None when
+        every node has run)."""
+        if self.scan is not None:
+            inner = self.scan.inner
+            rest = inner.current_id if inner is not None else None
+            return self.ids[self.scan.node] + (SEP + rest if rest else "")
+        return None if self.current is None else self.ids[self.current]
+
+    @property
+    def current_node(self) -> Apply | None:
+        """The node that runs next, inside the scans entered (an inner node)."""
+        if self.scan is not None and self.scan.inner is not None:
+            return self.scan.inner.current_node
+        return self.current
+
+    @property
+    def iteration(self) -> int | None:
+        """The iteration of the scan entered (this level's), or None outside a scan."""
+        return None if self.scan is None else self.scan.loop.t
+
+    def where(self) -> str:
+        """Where the run is, in words: the scans entered with their iterations, the next node."""
+        parts, run = [], self
+        while run.scan is not None:
+            parts.append(f"iteration {run.scan.loop.t} of {run.scan.node.op} "
+                         f"[id {run.ids[run.scan.node]}]")
+            if run.scan.inner is None:
+                break
+            run = run.scan.inner
+        node = self.current_node
+        if node is not None:
+            parts.append(f"next: {node.op} [id {self.current_id}]")
+        return ", ".join(parts)
+
     def __repr__(self) -> str:
         name = self.function.name or "function"
         state = ("finished" if self.finished else "failed" if self.failed else
-                 "done, finish() for the results" if self.done else
-                 f"next: {self.current.op} [id {self.ids[self.current]}]")
+                 "done, finish() for the results" if self.done else self.where())
         return f"<Stepper of {name}: {self.position} of {len(self.vm.nodes)} nodes run; {state}>"
 
     # -- running --------------------------------------------------------------------------
@@ -191,6 +258,8 @@ class Stepper:
     def run_to(self, node_or_id) -> list[Apply]:
         """Run until ``node_or_id`` (an Apply, one of its outputs, or its id) has run."""
         self._alive()
+        if isinstance(node_or_id, str) and SEP in node_or_id:
+            return self._run_to_inner(node_or_id.strip().upper())
         node = self._node(node_or_id)
         if node in self.times:
             raise ValueError(f"run_to: {node.op} [id {self.ids[node]}] has run already "
@@ -198,7 +267,7 @@ class Stepper:
         ran = []
         while not self.done:
             ran.append(self._advance())
-            if ran[-1] is node:
+            if self._last is not None and self._last[0] != "scan" and self._last[1] is node:
                 return ran
         raise ValueError(f"run_to: {node.op} [id {self.ids[node]}] did not run in this call "
                          "(a branch of an ifelse not taken); every other node has run")
@@ -210,6 +279,9 @@ class Stepper:
         self._alive()
         while not self.done:
             node = self._advance()
+            if self._last[0] == "scan":
+                continue
+            node = self._last[1]
             if node in self.times and predicate(node, [self._values.get(o)
                                                        for o in node.outputs]):
                 return node
@@ -222,21 +294,173 @@ class Stepper:
         answer is a ``NonFiniteInputs`` naming them (every node reading them would only be a
         victim)."""
         self._alive()
-        bad_inputs = self._nonfinite_inputs()
+        bad_inputs = self._nonfinite_inputs() if self.position == 0 and self.scan is None else []
         if bad_inputs:
             return NonFiniteInputs(bad_inputs)
         while not self.done:
-            node = self._advance()
-            if node not in self.times:
-                continue
-            if any(self._holds_bad(v) for v in node.inputs):
-                continue  # a victim of an earlier node, not the culprit
-            for k, out in enumerate(node.outputs):
-                counts = _bad_counts(self._values.get(out)) if self._holds_bad(out) else None
-                if counts:
-                    return NonFinite(node, self.ids[node], k, counts[0], counts[1],
-                                     int(np.size(self._values[out])))
+            self._advance()
+            found = self._last_culprit()
+            if found is not None:
+                return found
         return None
+
+    def _last_culprit(self) -> NonFinite | None:
+        """The last node run (an inner node inside a scan), when it turned finite inputs into
+        nan or inf."""
+        last = self._last
+        if last is None or last[0] == "entered":
+            return None  # a scan stepped through: its inner nodes were looked at
+        if last[0] == "scan":
+            _, visit, inner, t = last
+            found = inner._last_culprit() if inner is not None else None
+            return None if found is None else found.inside(visit.node, self.ids[visit.node], t)
+        node = last[1]
+        if node not in self.times or any(self._holds_bad(v) for v in node.inputs):
+            return None  # not run (a lazy node's request), or a victim of an earlier node
+        for k, out in enumerate(node.outputs):
+            counts = _bad_counts(self._values.get(out)) if self._holds_bad(out) else None
+            if counts:
+                return NonFinite(node, self.ids[node], k, counts[0], counts[1],
+                                 int(np.size(self._values[out])))
+        return None
+
+    # -- scans ----------------------------------------------------------------------------
+
+    def run_to_iteration(self, k: int) -> Stepper:
+        """Run the scan stepped into (when none is: the nodes before the next scan of the call,
+        then into it) until iteration ``k`` is about to start: iterations before ``k`` have
+        run node by node (``values_at`` has their values), nothing of ``k`` has. ``k`` equal
+        to the number of steps runs the whole loop and leaves it."""
+        self._alive()
+        if not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"run_to_iteration(k): k must be a whole number >= 0, got {k!r}")
+        if self.scan is None:
+            while not self.done and not self._is_scan(self._next):
+                self._advance()
+            if self.done:
+                raise ValueError("run_to_iteration: no scan is left to run in this call of "
+                                 f"{self.function._label()}")
+            self._enter()
+        visit = self.scan
+        loop = visit.loop
+        started = visit.inner is not None and visit.inner.position > 0
+        if k < loop.t or (k == loop.t and started):
+            raise ValueError(f"run_to_iteration({k}): {visit.node.op} "
+                             f"[id {self.ids[visit.node]}] is in iteration {loop.t} already"
+                             + (" (some of its nodes have run)" if started else ""))
+        if k > loop.n_steps:
+            raise ValueError(f"run_to_iteration({k}): {visit.node.op} "
+                             f"[id {self.ids[visit.node]}] runs at most {loop.n_steps} "
+                             "iterations")
+        while self.scan is visit and loop.t < k:
+            self._advance()
+        if loop.t < k:
+            raise ValueError(f"run_to_iteration({k}): the loop stopped after iteration "
+                             f"{loop.t - 1} (its until condition)")
+        return self
+
+    def step_over(self) -> Apply:
+        """Run the scan stepped into to its end (node by node), or the next node whole (a
+        scan without stepping into it); the node completed."""
+        self._alive()
+        if self.scan is not None:
+            node = self.scan.node
+            while self.scan is not None:
+                self._advance()
+            return node
+        if self.done:
+            raise ValueError("step_over: every node has run")
+        return self._advance(enter=False)
+
+    def values_at(self, key, k: int):
+        """What an inner variable of a scan stepped into held in iteration ``k``: ``key`` is its
+        id with the scan's (``'D/B'``, as the graph view shows it)."""
+        scan_id, _, rest = str(key).strip().upper().partition(SEP)
+        visit = self._visit_of(scan_id, key)
+        stepper = visit.steppers.get(k)
+        if stepper is None and visit.inner is not None and visit.loop.t == k:
+            stepper = visit.inner
+        if stepper is None:
+            raise KeyError(f"iteration {k} of {visit.node.op} [id {scan_id}] has not been "
+                           f"stepped through (iterations stepped: "
+                           f"{_ranges(sorted(visit.steppers))})")
+        return stepper.values[rest]
+
+    def _visit_of(self, scan_id: str, key) -> ScanVisit:
+        node = self.ids.find(scan_id)
+        if node is None or not self._is_scan_node(node):
+            raise KeyError(f"{key!r}: {scan_id!r} is not the id of a scan node of "
+                           f"{self.function._label()} (inner ids look like 'D/B')")
+        visit = self.visits.get(node)
+        if visit is None:
+            raise KeyError(f"{key!r}: {node.op} [id {scan_id}] has not been stepped into "
+                           "(step into it, or run_to_iteration(k))")
+        return visit
+
+    def _run_to_inner(self, text: str) -> list:
+        """run_to an inner node (``'D/B'``): until it has run next (in this iteration or a
+        later one)."""
+        scan_id, _, rest = text.partition(SEP)
+        node = self.ids.find(scan_id)
+        if node is None or not self._is_scan_node(node):
+            raise KeyError(f"no scan node with id {scan_id!r} in the compiled graph of "
+                           f"{self.function._label()}")
+        if node in self.times:
+            raise ValueError(f"run_to: {node.op} [id {scan_id}] has run already")
+        ran = []
+        while not self.done:
+            ran.append(self._advance())
+            if self._last_id() == text:
+                return ran
+        raise ValueError(f"run_to: no node {text!r} ran in this call")
+
+    def _last_id(self) -> str | None:
+        last = self._last
+        if last is None:
+            return None
+        if last[0] == "scan":
+            _, visit, inner, _t = last
+            rest = inner._last_id() if inner is not None else None
+            return self.ids[visit.node] + (SEP + rest if rest else "")
+        return self.ids[last[1]]
+
+    def _is_scan_node(self, node) -> bool:
+        op = getattr(node, "op", None)
+        return type(op).__name__ == "Scan" and hasattr(op, "info")
+
+    def _is_scan(self, index) -> bool:
+        return index is not None and self._is_scan_node(self.vm.nodes[index])
+
+    def _enter(self) -> None:
+        """Step into the scan that runs next: its loop on the values of its inputs."""
+        node = self.vm.nodes[self._next]
+        inputs = [self.vm.storage_map[v][0] for v in node.inputs]
+        self.scan = self.visits[node] = ScanVisit(node, inputs)
+
+    def _advance_in_scan(self) -> Apply:
+        """One inner node of the scan stepped into (the loop left when it ends)."""
+        visit = self.scan
+        started = time.perf_counter()
+        try:
+            node, inner, t = visit.advance()
+        except Exception as exc:
+            self.failed = exc
+            self._next = None
+            self._give_back.detach()
+            self.vm.storage_map.clear()
+            raise
+        self._scan_time = getattr(self, "_scan_time", 0.0) + time.perf_counter() - started
+        self._last = ("scan", visit, inner, t)
+        if not visit.loop.done:
+            return node
+        i = self._next
+        outer, thunk = self.vm.nodes[i], self.vm.thunks[i]
+        visit.loop.store_results(thunk.outputs)
+        self.scan = None
+        self._completed(i, outer, thunk, None, self._scan_time)
+        self._scan_time = 0.0
+        self._last = ("entered", outer) if node is None else self._last
+        return node if node is not None else outer
 
     def finish(self):
         """Run the rest; return the outputs as the function returns them, and write the
@@ -310,7 +534,13 @@ class Stepper:
             raise RuntimeError(f"this stepper stopped on an error ({type(self.failed).__name__})"
                                "; make another with f.stepper(...)")
 
-    def _advance(self) -> Apply:
+    def _advance(self, enter: bool = True) -> Apply:
+        """Run one node: the next of this graph, or inside a scan the next inner node (the
+        first step on a scan node enters it); the node run."""
+        if enter and self.scan is None and self._is_scan(self._next):
+            self._enter()
+        if self.scan is not None:
+            return self._advance_in_scan()
         i = self._next
         node, thunk = self.vm.nodes[i], self.vm.thunks[i]
         started = time.perf_counter()
@@ -325,9 +555,15 @@ class Stepper:
                                   i, fgraph=self.vm.fgraph)
             finally:
                 self.vm.storage_map.clear()  # nothing of the failed call stays alive
+        self._completed(i, node, thunk, requires, time.perf_counter() - started)
+        self._last = ("node", node)
+        return node
+
+    def _completed(self, i: int, node, thunk, requires, elapsed: float) -> None:
+        """Node ``i`` ran (or, lazy, asked for inputs): record it, move to the next."""
         self.position += 1
         if not (getattr(thunk, "lazy", False) and requires):
-            self.times[node] = self.times.get(node, 0.0) + time.perf_counter() - started
+            self.times[node] = self.times.get(node, 0.0) + elapsed
             self.ran.append(node)
             unsafe = self._unsafe
             for out, cell in zip(node.outputs, thunk.outputs):
@@ -337,7 +573,6 @@ class Stepper:
             self._next = self._order.send(requires)
         except StopIteration:
             self._next = None
-        return node
 
     def _plain_order(self):
         """Node indices in toposort order (the VM's loop), freeing cells as it does."""
@@ -347,6 +582,78 @@ class Stepper:
             if free_after is not None:
                 for cell in free_after[i]:
                     cell[0] = None
+
+
+class ScanVisit:
+    """A scan node a stepper steps through: its loop (``ScanLoop``: the iteration ``loop.t``,
+    the buffers), a stepper of the compiled step per iteration (``inner``: the current one;
+    ``steppers``: {iteration: finished stepper}, their values kept), and per inner node the
+    time summed over the iterations stepped (``times``) and how many ran it (``runs``)."""
+
+    def __init__(self, node, inputs):
+        from tensorgraph.scan.loop import ScanLoop
+        from tensorgraph.scan.op import Scan
+
+        self.node = node
+        runner = Scan.runner_of(node)
+        self.function = runner.function
+        self.loop = ScanLoop(node.op, node, inputs, None, runner.prealloc)
+        self.steppers: dict = {}
+        self.times: dict = {}
+        self.runs: dict = {}
+        self.inner: Stepper | None = None
+        self._start()
+
+    def _start(self) -> None:
+        if not self.loop.done:
+            self.inner = Stepper(self.function, *self.loop.arguments())
+
+    def _end(self) -> None:
+        """The iteration's step has run: hand its outputs to the loop, start the next."""
+        inner, loop = self.inner, self.loop
+        outputs = inner.finish()
+        for node, took in inner.times.items():
+            self.times[node] = self.times.get(node, 0.0) + took
+            self.runs[node] = self.runs.get(node, 0) + 1
+        self.steppers[loop.t] = inner
+        self.inner = None
+        loop.accept(outputs if isinstance(outputs, list) else [outputs])
+        self._start()
+
+    def advance(self):
+        """Run the next inner node: ``(node, its stepper, iteration)``, or Nones when the
+        loop ended without running one (no steps left)."""
+        from tensorgraph.scan.loop import reraise_in_iteration
+
+        while not self.loop.done:
+            inner, t = self.inner, self.loop.t
+            if inner.done:  # a step without nodes
+                self._end()
+                continue
+            try:
+                node = inner._advance()
+            except Exception as exc:
+                reraise_in_iteration(exc, self.loop)
+            if inner.done:
+                self._end()
+            return node, inner, t
+        return None, None, None
+
+    def __repr__(self) -> str:
+        return (f"<ScanVisit of {self.node.op}: iteration {self.loop.t} of at most "
+                f"{self.loop.n_steps}>")
+
+
+def _ranges(values) -> str:
+    """``0-3, 7``: a sorted list of ints as ranges."""
+    out, start = [], None
+    for k, v in enumerate(values):
+        if start is None:
+            start = v
+        if k + 1 == len(values) or values[k + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ", ".join(out) or "none"
 
 
 class StepValues:
@@ -370,6 +677,17 @@ class StepValues:
         return key
 
     def __getitem__(self, key):
+        if isinstance(key, str) and SEP in key:
+            # 'D/B': its latest value (this iteration's, else the last iteration's)
+            stepper = self._stepper
+            scan_id, _, rest = key.strip().upper().partition(SEP)
+            visit = stepper._visit_of(scan_id, key)
+            last = visit.steppers.get(max(visit.steppers, default=-1))
+            for inner in (visit.inner, last):
+                if inner is not None and rest in inner.values:
+                    return inner.values[rest]
+            raise KeyError(f"{key!r} has not been computed yet in {visit.node.op} "
+                           f"[id {scan_id}]")
         var = self._var(key)
         values = self._stepper._values
         if var not in values:

@@ -152,7 +152,7 @@ def classify_failure(nodeid: str, exc: dict, used: list[str], internals: dict,
     name = missing_from_exc(exc)
     if name is None and _BLOCKED_RE.search(exc.get("message", "")):
         name = _BLOCKED_RE.search(exc["message"]).group(0)
-    if name is None and mode == "probe" and used:
+    if name is None and used:   # strict: used holds only NOT_PROVIDED / internal placeholders
         name = used[0]
     found = _BLOCKED_RE.search(name or "")
     if found:
@@ -384,7 +384,8 @@ def _mode_table(data: dict, mode: str) -> list[str]:
         if f["absent"]:
             imp = "absent"
         elif mode == "strict":
-            imp = "yes" if f["imports"] else "no"
+            n = len(f["import_missing"])
+            imp = ("yes" + (f" ({n} placeholders)" if n else "")) if f["imports"] else "no"
         else:
             imp = f"{len(f['import_missing'])} / {len(f.get('blocked', []))}"
         lines.append(
@@ -420,6 +421,15 @@ def markdown(report: dict, top: int = 40) -> str:
             out += ["Import errors:", ""]
             out += [f"- {lb}: {f['import_error']}" for lb, f in failed_imports]
             out.append("")
+        if mode == "strict":
+            held = [(lb, f["import_missing"]) for lb, f in data["modules"].items()
+                    if f["imports"] and f["import_missing"]]
+            if held:
+                out += ["Placeholders the imports needed (names of NOT_PROVIDED modules and "
+                        "PyTensor internals listed in internals.toml; a test using one fails):",
+                        ""]
+                out += [f"- {lb}: " + ", ".join(f"`{n}`" for n in names) for lb, names in held]
+                out.append("")
         blocked = [(lb, b) for lb, f in data["modules"].items() for b in f.get("blocked", [])]
         if blocked:
             out += ["Module-level statements that raised (probe runs the rest):", ""]

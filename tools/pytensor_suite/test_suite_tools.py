@@ -53,8 +53,27 @@ def test_strict_missing_name_is_an_import_error_naming_the_pytensor_module():
 def test_a_pytensor_module_without_counterpart_resolves_through_its_family():
     extra_ops = importlib.import_module("pytensor.tensor.extra_ops")
     assert extra_ops.squeeze is importlib.import_module("tensorgraph.tensor.shape").squeeze
-    with pytest.raises(ModuleNotFoundError, match="pytensor.sparse"):
-        importlib.import_module("pytensor.sparse")
+    with pytest.raises(ModuleNotFoundError, match="pytensor.xtensor"):
+        importlib.import_module("pytensor.xtensor")
+
+
+def test_a_not_provided_module_imports_and_its_names_fail_when_a_test_uses_them(monkeypatch):
+    ns = {}
+    exec("import pytensor.sparse\nfrom pytensor.sparse import SparseTensorType", ns)
+    placeholder = ns["SparseTensorType"]
+    assert mapping.missing_name_of(placeholder) == "pytensor.sparse.SparseTensorType"
+    monkeypatch.setattr(mapping, "IN_TEST", True)
+    with pytest.raises(mapping.MissingName, match="pytensor.sparse.SparseTensorType"):
+        placeholder("csc", dtype="float64")
+
+
+def test_strict_internal_name_is_a_placeholder_other_missing_names_raise(monkeypatch):
+    monkeypatch.setattr(mapping, "_KNOWN", mapping._KNOWN | {"pytensor.tensor.subtensor"})
+    ns = {}
+    exec("from pytensor.tensor.subtensor import basic_shape", ns)   # internals.toml [names]
+    assert mapping.missing_name_of(ns["basic_shape"]) == "pytensor.tensor.subtensor.basic_shape"
+    with pytest.raises(ImportError, match="no_such_helper"):
+        exec("from pytensor.tensor.subtensor import no_such_helper", {})
 
 
 def test_a_test_tool_module_of_pytensor_is_answered_by_the_tools_stand_in():

@@ -40,6 +40,15 @@ The interface for that:
 
 The profiler reads these arrays; it never writes them.
 
+Scans: the inner nodes of a scan run in its compiled step, not in the function's VM. The
+profile times them there too (the step's VM, natively in C, the loop of iterations included,
+or through its hooks) and ``as_records()`` gives, after the scan node's row, one row per inner
+node with its time summed over every iteration (``calls`` = iterations, ``node_id`` ``D/B``
+as dprint and the graph view name it, ``inside`` = the scan's id); the scan's own row gets
+``iterations``, ``inner_seconds`` and ``loop_overhead`` (its time minus its inner nodes': the
+loop's bookkeeping, copying each step's outputs into the rows). Inner rows are not added to
+the totals (the scan's time holds them); the summary lists them under "Loops".
+
 A whole-graph back end (modes JAX and NUMBA, ``vm.backend`` set) runs the graph as one
 compiled function: there are no per-node times to measure. Its profile has the call and VM
 (whole graph) times, the back end's own compile times, and says that the node tables are
@@ -155,6 +164,46 @@ def _nbytes_of(value) -> int:
     return int(getattr(value, "nbytes", 0) or 0)
 
 
+class _LoopRecord:
+    """A scan node of a profiled function: its compiled step's nodes timed over every
+    iteration (see the module docstring)."""
+
+    def __init__(self, node, node_id: str, runner):
+        self.node, self.node_id, self.runner = node, node_id, runner
+        function = runner.function
+        if getattr(function, "tier", "optimized") != "optimized":
+            function.wait_optimized()  # time the code that will keep running
+        self.ids = graph_ids(function)
+        self.record = _FunctionRecord(f"{node.op} (step)", function.maker, function.vm, 0.0)
+        if self.record.native:
+            ProfileStats._install_shape_hook(self.record, function.vm)
+        else:
+            ProfileStats._install_timing_hooks(self.record, function.vm)
+        self._iterations0 = runner.counters["iterations"]
+
+    @property
+    def iterations(self) -> int:
+        return self.runner.counters["iterations"] - self._iterations0
+
+    def reset(self) -> None:
+        self.record.reset()
+        self._iterations0 = self.runner.counters["iterations"]
+
+
+def _loop_records(maker, vm) -> list:
+    """A ``_LoopRecord`` per scan node of the function's graph compiled for its mode."""
+    loops = []
+    ids = None
+    for node in vm.nodes:
+        runner = getattr(node.tag, "scan_runner", None)
+        if runner is None or getattr(runner, "reference", False):
+            continue
+        if ids is None:
+            ids = graph_ids(maker.fgraph)
+        loops.append(_LoopRecord(node, ids[node], runner))
+    return loops
+
+
 class _TimedVM:
     """Stands in for a Function's VM: times each run, passes everything else through."""
 
@@ -259,6 +308,7 @@ class ProfileStats:
     def attach(self, maker, vm, name, link_seconds: float) -> ProfiledFunction:
         """Link ``vm`` into a ``ProfiledFunction`` recording into this profile."""
         record = _FunctionRecord(name, maker, vm, link_seconds)
+        record.loops = _loop_records(maker, vm)
         record.skip_next = bool(config.profiling__ignore_first_call)
         self.records.append(record)
         if not self.name:
@@ -326,6 +376,8 @@ class ProfileStats:
         if record.skip_next:
             record.skip_next = False
             record.reset()
+            for loop in getattr(record, "loops", ()):
+                loop.reset()
             return
         record.calls += 1
         record.call_seconds += seconds
@@ -378,6 +430,7 @@ class ProfileStats:
         for record in self.records:
             times, counts = record.node_times(), record.node_counts()
             ids = graph_ids(record.fgraph)
+            loops = {loop.node: loop for loop in getattr(record, "loops", ())}
             for i, node in enumerate(record.nodes):
                 calls = int(counts[i])
                 rows.append({
@@ -390,7 +443,51 @@ class ProfileStats:
                     "output_shapes": record.shapes[i], "output_bytes": record.nbytes[i],
                     "output_dtypes": [getattr(o.type, "dtype", None) for o in node.outputs],
                 })
+                if node in loops:
+                    rows += self._loop_rows(record, loops[node], rows[-1], total)
         return rows
+
+    @staticmethod
+    def _loop_rows(record, loop, scan_row: dict, total: float) -> list[dict]:
+        """The rows of a scan's inner nodes, and the scan row's loop figures."""
+        inner = loop.record
+        times, counts = inner.node_times(), inner.node_counts()
+        inner_seconds = float(times.sum())
+        scan_row.update(iterations=loop.iterations, inner_seconds=inner_seconds,
+                        loop_overhead=max(scan_row["seconds"] - inner_seconds, 0.0))
+        rows = []
+        for i, node in enumerate(inner.nodes):
+            calls = int(counts[i])
+            rows.append({
+                "function": record.name, "node_id": f"{loop.node_id}/{loop.ids[node]}",
+                "inside": loop.node_id, "position": i, "node": str(node),
+                "op": str(node.op), "op_class": type(node.op).__name__,
+                "kind": inner.kinds[i], "calls": calls, "seconds": float(times[i]),
+                "seconds_per_call": float(times[i]) / calls if calls else 0.0,
+                "percent": 100.0 * float(times[i]) / total,
+                "output_shapes": inner.shapes[i], "output_bytes": inner.nbytes[i],
+                "output_dtypes": [getattr(o.type, "dtype", None) for o in node.outputs],
+            })
+        return rows
+
+    def _loops_text(self, rows) -> str:
+        """Per scan: iterations, its time, its inner nodes' time summed over the iterations
+        and the loop's own overhead, then its inner nodes."""
+        lines = []
+        for scan in (r for r in rows if "iterations" in r):
+            inner = sorted((r for r in rows if r.get("inside") == scan["node_id"]
+                            and r["function"] == scan["function"]), key=lambda r: -r["seconds"])
+            lines += [f"Loop {scan['node_id']} {scan['op']}: {scan['iterations']} iterations in "
+                      f"{scan['calls']} calls, {scan['seconds']:.6f} s; inner nodes "
+                      f"{scan['inner_seconds']:.6f} s, the loop's own overhead "
+                      f"{scan['loop_overhead']:.6f} s",
+                      "  <% of loop> <time (s)> <per iteration> <#iterations> <type> <id> <node>"]
+            whole = scan["seconds"] or 1.0
+            for row in inner:
+                lines.append(f"  {100 * row['seconds'] / whole:6.1f}% {row['seconds']:10.6f} "
+                             f"{row['seconds_per_call'] * 1e6:12.2f}us {row['calls']:8d} "
+                             f"{row['kind']:>6} {row['node_id']:>5}  {row['node']}")
+        return "\n".join(["Loops", "-----", *lines]) if lines else ""
 
     # -- the printed summary ---------------------------------------------------------------
 
@@ -413,9 +510,13 @@ class ProfileStats:
     def summary_text(self, n_ops_to_print=None, n_apply_to_print=None) -> str:
         n_ops = config.profiling__n_ops if n_ops_to_print is None else n_ops_to_print
         n_apply = config.profiling__n_apply if n_apply_to_print is None else n_apply_to_print
-        rows = self.as_records()
+        all_rows = self.as_records()
+        rows = [r for r in all_rows if "inside" not in r]  # a scan's time holds its inner nodes'
         parts = [self._header(), self._class_table(rows, n_ops), self._op_table(rows, n_ops),
                  self._apply_table(rows, n_apply)]
+        loops = self._loops_text(all_rows)
+        if loops:
+            parts.append(loops)
         if config.profile_memory:
             parts.append(self.memory_text())
         if config.profile_optimizer:

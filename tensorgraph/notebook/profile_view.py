@@ -120,7 +120,8 @@ class ProfileView(StaticFallback, widgets.VBox):
         record_name = self._record().name if self.profile.records else None
         rows = [r for r in self.profile.as_records() if r["function"] == record_name]
         if self.grouping != "node":
-            rows = _grouped(rows, self.grouping)
+            # a scan's time holds its inner nodes': summed once, in the scan's row
+            rows = _grouped([r for r in rows if "inside" not in r], self.grouping)
         key, largest_first = COLUMNS[self.sort_by]
         if self.grouping != "node" and key in ("node_id", "position"):
             key, largest_first = "op", False
@@ -188,12 +189,22 @@ class ProfileView(StaticFallback, widgets.VBox):
                                                         else ["nodes"])
         cum, lines = 0.0, []
         for r in rows[:ROWS]:
-            cum += r["percent"]
+            if "inside" not in r:  # an inner node's time is in its scan's already
+                cum += r["percent"]
             bar = (f"<div style='display:flex;align-items:center;gap:4px'><div style='width:"
                    f"{max(1, r['percent']):.0f}px;max-width:100px;height:9px;background:"
                    f"var(--jp-brand-color1,#1976d2)'></div>{r['percent']:.1f}</div>")
-            cells = ([f"<code>{html.escape(r['node_id'])}</code>",
-                      html.escape(r["op"][:70])] if node else [html.escape(r[self.grouping][:80])])
+            op = html.escape(r["op"][:70]) if node else ""
+            if node and "iterations" in r:
+                calls = max(r["calls"], 1)
+                op += (f" <span class='tg-muted'>&middot; {r['iterations'] / calls:g} iterations"
+                       f"/call, inner nodes {r['inner_seconds'] / calls * 1e6:.1f} &micro;s, "
+                       f"loop overhead {r['loop_overhead'] / calls * 1e6:.1f} &micro;s</span>")
+            elif node and "inside" in r:
+                op = (f"<span class='tg-muted'>&#8627; in loop {html.escape(r['inside'])}, "
+                      f"{r['calls']} iterations:</span> " + op)
+            cells = ([f"<code>{html.escape(r['node_id'])}</code>", op] if node
+                     else [html.escape(r[self.grouping][:80])])
             cells += [bar, f"{cum:.1f}", f"{r['seconds_per_call'] * 1e6:.1f} &micro;s",
                       str(r["calls"])]
             if node:

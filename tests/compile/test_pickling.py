@@ -28,7 +28,7 @@ def watch(fgraph, i, node, thunk):
 
 
 MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode", "NanGuardMode", MonitorMode(post_func=watch),
-         "JAX", "NUMBA"]
+         "JAX", "NUMBA", "PYTORCH"]
 
 
 def _train(mode):
@@ -49,7 +49,8 @@ DATA = (np.arange(12.0).reshape(4, 3) / 10, np.array([0.0, 1.0, 1.0, 0.0]))
 @pytest.mark.parametrize("mode", [tg.Mode(linker=k, optimizer="fast_run") for k in LINKERS] + MODES,
                          ids=[f"linker-{k}" for k in LINKERS] + ["FAST_RUN", "FAST_COMPILE",
                                                                   "DebugMode", "NanGuardMode",
-                                                                  "MonitorMode", "JAX", "NUMBA"])
+                                                                  "MonitorMode", "JAX", "NUMBA",
+                                                                  "PYTORCH"])
 def test_a_pickled_function_computes_and_updates_as_the_original(mode, dumps):
     train, w, b = _train(mode)
     train(*DATA)  # the pickle holds the shared values as they are now

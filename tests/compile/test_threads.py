@@ -21,7 +21,8 @@ from tensorgraph.graph import Apply, Op
 from tensorgraph.link.c import cachedir
 
 LINKERS = ["cvm", "cvm_nogc", "c", "c|py", "c|py_nogc", "py", "vm", "vm_nogc"]
-MODES = ["FAST_RUN", "FAST_COMPILE", "MonitorMode", "NanGuardMode", "DebugMode", "JAX", "NUMBA"]
+MODES = ["FAST_RUN", "FAST_COMPILE", "MonitorMode", "NanGuardMode", "DebugMode", "JAX", "NUMBA",
+         "PYTORCH"]
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The whole-graph back ends' shared parts: the mode names, 'DEBUG_MODE', the op tables, the
-ifelse partition, and the rule that only tensorgraph/link/jax imports jax and only
-tensorgraph/link/numba imports numba."""
+ifelse partition, and the rule that only tensorgraph/link/jax imports jax, only
+tensorgraph/link/numba imports numba and only tensorgraph/link/pytorch imports torch."""
 
 import pathlib
 import re
@@ -32,11 +32,12 @@ def test_debug_mode_is_debugmode_with_a_deprecation_warning():
 
 
 def test_the_mode_flag_takes_the_new_names():
-    for name in ("JAX", "NUMBA", "DEBUG_MODE"):
+    for name in ("JAX", "NUMBA", "PYTORCH", "DEBUG_MODE"):
         config.mode = name
     config.mode = "FAST_RUN"
     config.linker = "jax"
     config.linker = "numba"
+    config.linker = "pytorch"
 
 
 def test_op_tables_look_up_along_the_class_hierarchy():
@@ -97,17 +98,17 @@ def test_only_the_back_end_packages_import_their_library():
         parts = path.relative_to(PACKAGE).parts
         for match in pattern.finditer(path.read_text(encoding="utf-8")):
             library = match.group(2)
-            if parts[:2] != ("link", library):
+            if parts[:2] != ("link", {"torch": "pytorch"}.get(library, library)):
                 offenders.append(f"{'/'.join(parts)} imports {library}")
     assert offenders == []
 
 
-def test_compiling_in_fast_run_imports_neither_jax_nor_numba(run_python):
+def test_compiling_in_fast_run_imports_neither_jax_nor_numba_nor_torch(run_python):
     code = ("import sys, numpy as np, tensorgraph as tg, tensorgraph.tensor as tt\n"
             "x = tt.vector('x')\n"
             "tg.function([x], tt.exp(x).sum(), mode='FAST_RUN')(np.ones(3))\n"
-            "tg.compile.mode.get_mode('JAX'); tg.compile.mode.get_mode('NUMBA')\n"
-            "print(sorted(m for m in ('jax', 'numba') if m in sys.modules))\n")
+            "for name in ('JAX', 'NUMBA', 'PYTORCH'): tg.compile.mode.get_mode(name)\n"
+            "print(sorted(m for m in ('jax', 'numba', 'torch') if m in sys.modules))\n")
     proc = run_python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
@@ -121,7 +122,7 @@ def test_unknown_modes_still_list_the_names():
         get_mode("JAX")
 
 
-@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA", "PYTORCH"])
 def test_a_stepper_of_a_whole_graph_function_says_why_it_cannot_step(mode):
     x = tt.vector("x")
     f = tg.function([x], tt.exp(x).sum(), mode=mode)
@@ -129,7 +130,7 @@ def test_a_stepper_of_a_whole_graph_function_says_why_it_cannot_step(mode):
         f.stepper(np.ones(3))
 
 
-@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA", "PYTORCH"])
 def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_path):
     import pickle
 
@@ -148,7 +149,8 @@ def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_
     assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]
 
 
-@pytest.mark.parametrize("mode,backend", [("JAX", "JAX"), ("NUMBA", "Numba")])
+@pytest.mark.parametrize("mode,backend", [("JAX", "JAX"), ("NUMBA", "Numba"),
+                                          ("PYTORCH", "PyTorch")])
 def test_a_scan_is_named_as_not_supported_yet(mode, backend):
     from tensorgraph.link.backend import UnsupportedOpsError
 
@@ -178,7 +180,7 @@ def test_a_subclass_computing_otherwise_does_not_inherit_the_implementation():
             return np.exp(x) + 1
 
     x = tt.vector("x")
-    for mode in ("JAX", "NUMBA"):
+    for mode in ("JAX", "NUMBA", "PYTORCH"):
         with pytest.raises(UnsupportedOpsError, match="Hotter"):
             tg.function([x], Hotter(-1)(x), mode=mode)
         with pytest.raises(UnsupportedOpsError, match="exp"):

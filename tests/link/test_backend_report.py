@@ -1,4 +1,5 @@
-"""The compile report of the whole-graph back ends (``%%tg_compile --mode JAX`` / ``NUMBA``):
+"""The compile report of the whole-graph back ends (``%%tg_compile --mode JAX`` / ``NUMBA`` /
+``PYTORCH``):
 the rewrite steps without the rewrites the mode leaves out, the compile time split into
 rewriting, writing the back end's program and its compile, and the back end's own code where
 C is shown for FAST_RUN."""
@@ -25,7 +26,10 @@ gw, gb = tg.grad(cost, [w, b])
 updates = [(w, w - 0.1 * gw), (b, b - 0.1 * gb)]
 '''
 
-LEFT_OUT = {"JAX": {"c_only", "blas", "fusion", "inplace"}, "NUMBA": {"c_only", "blas"}}
+LEFT_OUT = {"JAX": {"c_only", "blas", "fusion", "inplace"}, "NUMBA": {"c_only", "blas"},
+            "PYTORCH": {"c_only", "blas"}}
+BACKEND = {"JAX": "JAX", "NUMBA": "Numba", "PYTORCH": "PyTorch"}
+LIBRARY = {"JAX": "jax", "NUMBA": "numba", "PYTORCH": "torch"}
 
 
 @pytest.fixture
@@ -36,9 +40,9 @@ def ip(ipython_shell):
     return ipython_shell
 
 
-@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA", "PYTORCH"])
 def test_tg_compile_reports_the_back_end(ip, mode):
-    pytest.importorskip(mode.lower())
+    pytest.importorskip(LIBRARY[mode])
     with config.change_flags(floatX="float32"), capture_output() as out:
         ip.run_cell_magic("tg_compile", f"train --mode {mode}", SEED + "[p_1 > 0.5, xent]")
     train = ip.user_ns["train"]
@@ -47,7 +51,7 @@ def test_tg_compile_reports_the_back_end(ip, mode):
     assert len(reports) == 1
     report = CompileReport(train)
     record = report.record
-    backend = "JAX" if mode == "JAX" else "Numba"
+    backend = BACKEND[mode]
     assert record.backend == backend and report.backend == backend
     assert record.mode == mode
     summary = report._summary.value
@@ -65,6 +69,9 @@ def test_tg_compile_reports_the_back_end(ip, mode):
     code = report.backend_source()
     if mode == "JAX":
         assert "jaxpr" in code and "stablehlo" in code and "f32[5,7]" in code
+    elif mode == "PYTORCH":  # the FX graph of aten ops and the C++ Inductor wrote for it
+        assert "# FX graph" in code and "float32[5, 7]" in code and "aten.mm" in code
+        assert "Inductor's code" in code
     else:
         assert "def graph(" in code and "@_jit" in code
     node = next(n for n in train.maker.fgraph.toposort() if "Dot" in str(n.op))

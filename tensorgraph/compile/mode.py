@@ -183,10 +183,11 @@ class Mode:
                 raise TypeError(f"{attr.split('_')[1]}: tags are non-empty strings, got {t!r}")
         from tensorgraph.rewriting.presets import check_tags
 
+        excluding = attr == "rewrite_excluding"
         if self.db is not None:
-            self.db.check_tags(tags)
+            self.db.check_tags(tags, excluding=excluding)
         else:
-            check_tags(tags)
+            check_tags(tags, excluding=excluding)
         new = self.clone()
         setattr(new, attr, getattr(self, attr) + tuple(t for t in tags if t not in
                                                        getattr(self, attr)))

@@ -28,7 +28,7 @@ from tensorgraph.rewriting.basic import (
 )
 
 __all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB",
-           "register_alias"]
+           "register_alias", "register_absent"]
 
 
 #: other names of rewrites and tags (PyTensor's spelling -> ours), see ``register_alias``
@@ -40,6 +40,20 @@ def register_alias(alias: str, name: str) -> None:
     ``name``: PyTensor code names ``local_add_canonizer`` where the rewrite here is
     ``local_add_canonical``."""
     ALIASES[alias] = name
+
+
+#: PyTensor rewrite names and tags with no counterpart here -> why (see ``register_absent``)
+ABSENT: dict[str, str] = {}
+
+
+def register_absent(name: str, reason: str) -> None:
+    """Record that PyTensor's rewrite or tag ``name`` has no counterpart here, and why.
+
+    Ported code often excludes a PyTensor rewrite (``mode.excluding("local_cut_useless_reduce")``)
+    to keep a node its test looks at; with no such rewrite here, excluding it changes nothing,
+    so ``excluding`` accepts the name. Including or requiring it raises a ValueError that says
+    why (a misspelt name is still an error: only registered names pass)."""
+    ABSENT[name] = reason
 
 
 def _tag_set(value, what: str) -> frozenset:
@@ -245,16 +259,25 @@ class RewriteDatabase:
         """Every name or tag a query can use here: the rewrites' and databases' names and tags."""
         return frozenset(t for e in self._walk_entries() for t in (e.name, *e.tags))
 
-    def check_tags(self, tags) -> None:
+    def check_tags(self, tags, excluding: bool = False) -> None:
         """A ValueError naming the close matches for the first of ``tags`` no rewrite or
-        database here has (a misspelt tag would otherwise select or drop nothing, silently)."""
+        database here has (a misspelt tag would otherwise select or drop nothing, silently).
+        ``excluding``: the tags are to be excluded, so PyTensor's names of rewrites that do
+        not exist here (``register_absent``) pass."""
         known = self.known_tags()
         for tag in tags:
-            if ALIASES.get(tag, tag) not in known:
-                close = difflib.get_close_matches(tag, sorted(known), n=3)
-                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close else
-                        "optdb.describe() lists the rewrites, their tags and phases")
-                raise ValueError(f"unknown rewrite name or tag {tag!r}; {hint}")
+            if ALIASES.get(tag, tag) in known:
+                continue
+            if tag in ABSENT:
+                if excluding:
+                    continue
+                raise ValueError(f"{tag!r} is a PyTensor rewrite or tag with no counterpart in "
+                                 f"tensorgraph ({ABSENT[tag]}); it can be excluded (a no-op) "
+                                 "but not included or required")
+            close = difflib.get_close_matches(tag, sorted(known), n=3)
+            hint = (f"did you mean {' or '.join(map(repr, close))}?" if close else
+                    "optdb.describe() lists the rewrites, their tags and phases")
+            raise ValueError(f"unknown rewrite name or tag {tag!r}; {hint}")
 
     def tags_of(self, name: str) -> frozenset:
         """The effective tags of a registered rewrite (own tags, name and enclosing phases)."""

@@ -26,7 +26,8 @@ the helpers below; modes load them on first compile.
 
 from __future__ import annotations
 
-from tensorgraph.rewriting.db import EquilibriumDB, SequenceDB, WalkerDB, register_alias
+from tensorgraph.rewriting.db import (EquilibriumDB, SequenceDB, WalkerDB, register_absent,
+                                      register_alias)
 from tensorgraph.rewriting.merge import MergeRewriter
 
 __all__ = ["optdb", "register_canonicalize", "register_stabilize", "register_specialize",
@@ -49,6 +50,19 @@ for _alias, _name in {"local_add_canonizer": "local_add_canonical",
                       "InplaceElemwiseOptimizer": "elemwise_inplace",
                       "cond_make_inplace": "ifelse_as_view"}.items():
     register_alias(_alias, _name)
+
+# PyTensor rewrites and tags with no counterpart here: excluding them is a no-op
+for _name, _why in {
+        "local_second_to_alloc": "PyTensor rewrites second(x, y) into an alloc; no rewrite "
+                                 "here changes fill/second nodes that way",
+        "local_cut_useless_reduce": "PyTensor removes reductions over no axis",
+        "bool_idx_to_nonzero": "PyTensor turns boolean-mask indexing into nonzero() integer "
+                               "indexing; here the indexing ops take the mask as it is",
+        "c_blas": "PyTensor's tag of the rewrites that swap its Python BLAS ops for C ones; "
+                  "tensorgraph's Gemm and Gemv carry their C themselves",
+        "scipy_blas": "PyTensor's tag of the rewrites that run Ger through scipy's BLAS",
+}.items():
+    register_absent(_name, _why)
 
 # tags given to every rewrite of a phase by its register_* helper, as in Theano / PyTensor
 _PHASE_TAGS = {

@@ -71,13 +71,14 @@ def _load_rewrites():
         importlib.import_module(name)
 
 
-def check_tags(tags) -> None:
+def check_tags(tags, excluding: bool = False) -> None:
     """A ValueError, naming the close matches, for a tag or name no registered rewrite has
-    (``Mode.including/excluding/requiring``, ``%%tg_compile --including``)."""
+    (``Mode.including/excluding/requiring``, ``%%tg_compile --including``); ``excluding``
+    lets PyTensor's names of rewrites absent here pass (``db.register_absent``)."""
     from tensorgraph.rewriting.optdb import optdb
 
     _load_rewrites()
-    optdb.check_tags(tags)
+    optdb.check_tags(tags, excluding=excluding)
 
 
 def query_for_mode(mode) -> Q:

@@ -19,6 +19,11 @@
   shapes are open), the generated Python for Numba; a selected node shows its lines of it
   (Numba) or where it is in the program (JAX).
 
+A function holding scans: the steps of each scan's inner graph (its step, compiled with the
+function's mode: ``Scan.runner_of(node).function``) follow the function's own in the list and
+on the slider, labelled ``loop D`` (the scan's id); at such a step the view shows that inner
+graph. ``report.step_scope(i)`` says which graph step ``i`` rewrote ('' for the function's).
+
 Everything is also Python: ``report.step`` (the step shown, linked to the slider),
 ``report.mode`` ("after", "before", "steps"), ``report.show_step(i)``, ``report.steps``
 (the history's records), ``report.step_of(node)``, ``report.c_source(node)`` (and
@@ -69,9 +74,17 @@ class CompileReport(StaticFallback, widgets.VBox):
         self.record = getattr(maker, "compile_record", None)
         self.history = getattr(maker.fgraph, "rewrite_history", None)
         self.steps = list(self.history) if self.history is not None else []
+        #: per step: (its history, the scan id whose inner graph it rewrote or '', maker)
+        self._sources = [(self.history, "", maker)] * len(self.steps)
+        for scope, inner_maker in _inner_makers(fn):
+            inner = getattr(inner_maker.fgraph, "rewrite_history", None)
+            if inner is not None:
+                self.steps += list(inner)
+                self._sources += [(inner, scope, inner_maker)] * len(inner)
         self._made_by = self.history.made_by() if self.history is not None else {}
         self._catalog = _RewriteCatalog()
         self._places = StepLayout(self.history) if self.history is not None else None
+        self._inner_places = {id(h): StepLayout(h) for h, scope, _ in self._sources if scope}
         self.view = GraphView(fn, height=480)
 
         self._summary = widgets.HTML(_summary_html(self.record, fn))
@@ -143,6 +156,10 @@ class CompileReport(StaticFallback, widgets.VBox):
             self.mode = "steps"
             self.step = index
         return self
+
+    def step_scope(self, index: int) -> str:
+        """Which graph step ``index`` rewrote: '' (the function's) or a scan's id."""
+        return self._sources[index][1]
 
     def phase(self, step) -> str | None:
         """The phase of the rewrite database a step's rewrite runs in (``"canonicalize"``,
@@ -259,11 +276,14 @@ class CompileReport(StaticFallback, widgets.VBox):
     def _options(self, text: str) -> list:
         words = text.lower().split()
         options = []
-        for step in self.steps:
+        for k, step in enumerate(self.steps):
             phase, tags = self._catalog.describe(step)
-            haystack = " ".join([step.name, phase or "", *tags]).lower()
+            scope = self._sources[k][1]
+            where = f"loop {scope}" if scope else ""
+            haystack = " ".join([step.name, phase or "", where, *tags]).lower()
             if all(w in haystack for w in words):
-                options.append((f"{step.index:4d}  {step.name}  [{phase or '-'}]", step.index))
+                options.append((f"{k:4d}  {step.name}  [{phase or '-'}]"
+                                + (f"  ({where})" if where else ""), k))
         return options
 
     def _on_filter(self, change) -> None:
@@ -306,17 +326,20 @@ class CompileReport(StaticFallback, widgets.VBox):
             self._step_info.value = "<i>no rewrite steps</i>"
             return
         step = self.steps[self.step]
+        history, scope, maker = self._sources[self.step]
+        places = self._inner_places[id(history)] if scope else self._places
         before = self._before.value
         memo: dict = {}
-        graph = self.history.rebuild(step.index if before else step.index + 1, memo)
+        graph = history.rebuild(step.index if before else step.index + 1, memo)
         records = step.removed if before else step.added
         mark = "removed" if before else "added"
         marks = {memo[r.node]: mark for r in records if r.node in memo
                  and memo[r.node] in graph.apply_nodes}
         where = "before" if before else "after"
-        self.view.set_graph(graph, title=f"{where} step {step.index}: {step.name}", marks=marks,
-                            place=lambda model: self._places.place(model, memo),
-                            maker=self.function.maker)
+        loop = f"inner graph of loop {scope}, " if scope else ""
+        self.view.set_graph(graph, title=f"{loop}{where} step {step.index}: {step.name}",
+                            marks=marks, place=lambda model: places.place(model, memo),
+                            maker=maker)
         self._light_step()
         self._step_info.value = self._step_html(step, len(marks), mark, memo)
 
@@ -340,7 +363,11 @@ class CompileReport(StaticFallback, widgets.VBox):
         doc = self._catalog.doc(step)
         removed = self._records_html(step.removed, memo)
         added = self._records_html(step.added, memo)
-        return (f"<div class='tg-step-info'><b>step {step.index}: {html.escape(step.name)}</b>"
+        scope = self._sources[self.step][1] if self._sources else ""
+        loop = (f"the inner graph of loop <code>{html.escape(scope)}</code> (step "
+                f"{step.index} of its own): ") if scope else ""
+        return (f"<div class='tg-step-info'>{loop}<b>step {self.step}: "
+                f"{html.escape(step.name)}</b>"
                 f" &middot; phase <code>{html.escape(phase or '-')}</code>"
                 f" &middot; {step.seconds * 1e3:.3f} ms<br>"
                 f"tags: {html.escape(', '.join(tags) or '-')}<br>"
@@ -400,6 +427,26 @@ class _RewriteCatalog:
             return ""
         target = getattr(rewriter, "fn", None) or type(rewriter)
         return inspect.getdoc(target) or ""
+
+
+def _inner_makers(fn) -> list:
+    """``(scan id, maker)`` of each scan's compiled step in ``fn``, in id order (nested
+    scans' steps after their scan's, ids joined: ``D/B``)."""
+    from tensorgraph.graph.ids import graph_ids
+
+    found = []
+
+    def visit(function, prefix):
+        ids = graph_ids(function)
+        nodes = [n for n in ids.order if getattr(getattr(n, "tag", None), "scan_runner", None)
+                 is not None and not n.tag.scan_runner.reference]
+        for node in nodes:
+            inner = node.tag.scan_runner.function
+            found.append((prefix + ids[node], inner.maker))
+            visit(inner, prefix + ids[node] + "/")
+
+    visit(fn, "")
+    return found
 
 
 def _summary_html(record, fn) -> str:

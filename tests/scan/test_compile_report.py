@@ -1,0 +1,46 @@
+"""The compile report of a function holding a scan (tensorgraph/notebook/compile_report.py):
+the rewrite steps of the scan's inner graph (its step compiled with the function's mode)
+follow the function's own, labelled with the scan's id, and showing one draws that inner
+graph at that step."""
+
+import numpy as np
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.graph.ids import graph_ids
+from tensorgraph.notebook.compile_report import CompileReport
+from tensorgraph.scan import scan
+
+
+def test_the_inner_graphs_rewrite_steps_are_listed_and_shown():
+    x, h0 = tt.dmatrix("x"), tt.dvector("h0")
+    w = tg.shared(np.eye(3) * 0.5, name="w")
+    h, _ = scan(lambda x_t, h_prev: tt.tanh(tt.dot(h_prev, w) + x_t), sequences=x,
+                outputs_info=h0, name="rnn")
+    f = tg.function([x, h0], (h[-1] ** 2).sum(), mode="FAST_RUN")
+    node = next(n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan")
+    sid = graph_ids(f)[node]
+    inner_history = node.tag.scan_runner.function.maker.fgraph.rewrite_history
+    outer_history = f.maker.fgraph.rewrite_history
+    assert len(inner_history) > 0
+    rep = CompileReport(f)
+    assert len(rep.steps) == len(outer_history) + len(inner_history)
+    first_inner = len(outer_history)
+    assert rep.step_scope(first_inner) == sid and rep.step_scope(0) == ""
+    labels = [label for label, _ in rep._list.options]
+    assert sum(f"(loop {sid})" in label for label in labels) == len(inner_history)
+    rep._filter.value = f"loop {sid}"  # the list filters by loop too
+    assert [v for _, v in rep._list.options] == list(range(first_inner, len(rep.steps)))
+    # the step that made the Gemv of the inner graph (Dot -> Gemv), shown: the inner graph
+    gemv_step = next(k for k in range(first_inner, len(rep.steps))
+                     if any(type(r.node.op).__name__ == "Gemv" for r in rep.steps[k].added))
+    rep.show_step(gemv_step)
+    assert rep.mode == "steps" and rep._slider.value == gemv_step
+    assert rep.view.graph["title"].startswith(f"inner graph of loop {sid}, after step")
+    assert "Gemv" in {n.get("cls") for n in rep.view.graph["nodes"]}
+    assert "added" in rep.view.marks.values()
+    assert f"loop <code>{sid}</code>" in rep._step_info.value
+    rep.show_step(gemv_step, before=True)
+    assert "Gemv" not in {n.get("cls") for n in rep.view.graph["nodes"]}
+    rep.show_step(0)  # the function's own steps still show its graph
+    assert not rep.view.graph["title"].startswith("inner graph")

@@ -1,10 +1,20 @@
-"""Side-by-side benchmarks: tensorgraph (FAST_RUN) against numpy written by hand and PyTensor's
-C backend (linker 'cvm'; installed by the ``bench`` extra), with the targets of the project.
+"""Side-by-side benchmarks: tensorgraph (FAST_RUN) against numpy written by hand, PyTensor's
+C backend (linker 'cvm'; installed by the ``bench`` extra) and JAX written by hand (``jax``:
+``jax.jit`` of the same numpy-style code, ``jax.lax.scan`` for the loop), with the targets of
+the project; and tensorgraph's whole-graph modes beside FAST_RUN (columns ``tg:JAX``,
+``tg:NUMBA``, ``tg:PYTORCH``: the same graph compiled with ``mode="JAX"`` etc.).
 
     python benchmarks/run.py            # full sizes, more rounds (a few minutes)
     python benchmarks/run.py --quick    # fewer rounds (under a minute)
     python benchmarks/run.py --quick --tiny --frameworks tensorgraph,numpy   # smoke run
     python benchmarks/run.py --load 2   # with 2 CPU-bound processes beside it (a busy machine)
+    python benchmarks/run.py --frameworks tensorgraph,numpy   # FAST_RUN and numpy alone
+
+A framework or mode that cannot run a case (not installed, or an op its back end lacks: the
+scan loop in the tensorgraph modes today) shows ``n/a (reason)`` in its cell, with the whole
+message in the notes. Each framework's first result is compared with FAST_RUN's (each starts
+from the same parameters), and a note names any that differs beyond float32 tolerance. A second
+table gives every framework's time over tensorgraph FAST_RUN's (below 1: faster than FAST_RUN).
 
 Throughput cases (``benchmarks/cases/*.py``) are built once per framework in this process, then
 timed *interleaved*: each round times one batch of calls of every framework, in a rotating
@@ -25,13 +35,14 @@ its median batch per case, and the targets are the busy machine's: the cases wit
 ``LOADED_TARGET`` (the seed step and the MLP step: at most numpy's time, a spread no wider than
 numpy's); the other cases show their ratios without a target.
 
-The ratio column is tensorgraph's time over the target's baseline; a target is met when the
+The ratio column is tensorgraph (FAST_RUN)'s time over the target's baseline; a target is met when the
 ratio is at most the target's. ``--check`` makes the exit code 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib.util
 import os
@@ -46,8 +57,9 @@ sys.path.insert(1, os.path.dirname(HERE))          # tensorgraph from this check
 
 from cases import CASES, Unavailable  # noqa: E402
 from cases import compile_scaling, compile_time, rnn_compile  # noqa: E402
+from cases._frameworks import MODE_COLUMNS  # noqa: E402
 
-FRAMEWORKS = ["tensorgraph", "numpy", "pytensor", "jax"]
+FRAMEWORKS = ["tensorgraph", "numpy", "pytensor", "jax", *MODE_COLUMNS]
 #: cases measured in new processes (compile times), after the throughput cases
 COMPILE_CASES = ["compile", "scaling", "rnn_compile"]
 
@@ -98,6 +110,15 @@ def interleaved(fns: dict, rounds: int, batch_seconds: float, spreads: dict | No
     if spreads is not None:
         spreads.update({name: max(samples[name]) / medians[name] for name in names})
     return medians
+
+
+def _load_average() -> str:
+    """The system's 1-minute load average (other work on the machine), or '?' where the
+    platform has none."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "?"
 
 
 def _burn() -> None:
@@ -200,6 +221,66 @@ class Row:
                 + [ratio_text, target_text, self.verdict()])
 
 
+def not_available(exc) -> str:
+    """The table cell of a framework or mode that cannot run a case: ``n/a (reason)``, short
+    (the notes have the whole message)."""
+    problems = getattr(exc, "problems", None)      # UnsupportedOpsError: the ops it lacks
+    if problems:
+        ops = sorted({type(node.op).__name__ for node, _ in problems})
+        return f"n/a (no {', '.join(ops)})"
+    if isinstance(exc, (Unavailable, ImportError)):
+        return "n/a (not installed)"
+    return f"n/a ({type(exc).__name__})"
+
+
+def _values(result) -> list:
+    """A step's result as a list of numpy arrays (JAX arrays, tuples of them, lists)."""
+    import numpy as np
+
+    items = result if isinstance(result, (list, tuple)) else [result]
+    return [np.asarray(item) for item in items]
+
+
+def differs(result, reference) -> str | None:
+    """How ``result`` differs from ``reference`` beyond float32 tolerance, or None."""
+    import numpy as np
+
+    got, want = _values(result), _values(reference)
+    if len(got) != len(want):
+        return f"{len(got)} outputs, FAST_RUN has {len(want)}"
+    for k, (a, b) in enumerate(zip(got, want)):
+        if a.shape != b.shape:
+            return f"output {k}: shape {a.shape}, FAST_RUN's {b.shape}"
+        a, b = a.astype("float64"), b.astype("float64")
+        if not np.allclose(a, b, rtol=1e-3, atol=1e-4, equal_nan=True):
+            return f"output {k}: max |difference| {np.nanmax(np.abs(a - b)):.3g}"
+    return None
+
+
+def print_relative(rows, frameworks, out=sys.stdout):
+    """Each framework's time over tensorgraph FAST_RUN's, per case (below 1: faster)."""
+    others = [fw for fw in frameworks if fw != "tensorgraph"]
+    if "tensorgraph" not in frameworks or not others:
+        return
+    header = ["case"] + others
+    body = []
+    for r in rows:
+        tg = r.times.get("tensorgraph")
+        cells = [r.title]
+        for fw in others:
+            value = r.times.get(fw)
+            if isinstance(tg, float) and isinstance(value, float) and tg > 0:
+                cells.append(f"{value / tg:.2f}x")
+            else:
+                cells.append(value.split(" (")[0] if isinstance(value, str) else "-")
+        body.append(cells)
+    widths = [max(len(line[k]) for line in [header] + body) for k in range(len(header))]
+    print("\ntime over tensorgraph FAST_RUN's (below 1: faster than FAST_RUN):", file=out)
+    for line in [header, ["-" * w for w in widths]] + body:
+        print("  ".join(c.ljust(w) if k == 0 else c.rjust(w)
+                        for k, (c, w) in enumerate(zip(line, widths))), file=out)
+
+
 def print_table(rows, frameworks, out=sys.stdout):
     header = ["case"] + frameworks + ["tensorgraph ratio", "target", "met"]
     body = [r.cells(frameworks) for r in rows]
@@ -224,19 +305,36 @@ def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes, 
     for case_name in case_names:
         case = importlib.import_module(f"cases.{case_name}")
         size = case.size(tiny)
-        fns, times = {}, {}
+        fns, times, firsts = {}, {}, {}
         for fw in frameworks:
-            make = getattr(case, f"make_{fw}", None)
+            if fw in MODE_COLUMNS:
+                make = functools.partial(case.make_tensorgraph, mode=MODE_COLUMNS[fw])
+            else:
+                make = getattr(case, f"make_{fw}", None)
             if make is None:
                 continue
             try:
                 fns[fw] = make(size)
-                fns[fw]()                       # first call: lazy set-up out of the timing
+                firsts[fw] = fns[fw]()          # first call: lazy set-up out of the timing
             except Unavailable as exc:
+                fns.pop(fw, None)
+                if fw == "jax":
+                    times[fw] = not_available(exc)
                 notes.append(f"{case.NAME}/{fw}: skipped ({exc})")
             except Exception as exc:  # a framework failing must not hide the others
-                times[fw] = "error"
-                notes.append(f"{case.NAME}/{fw}: error: {type(exc).__name__}: {exc}")
+                fns.pop(fw, None)
+                # a mode or JAX lacking what the case needs is a fact of the table; tensorgraph
+                # FAST_RUN, numpy or PyTensor failing is a bug to see
+                times[fw] = not_available(exc) if fw in MODE_COLUMNS or fw == "jax" else "error"
+                first_lines = " / ".join(str(exc).strip().splitlines()[:2])
+                notes.append(f"{case.NAME}/{fw}: {times[fw]}: {type(exc).__name__}: "
+                             f"{first_lines}")
+        if "tensorgraph" in firsts:
+            for fw, first in firsts.items():
+                problem = None if fw == "tensorgraph" else differs(first, firsts["tensorgraph"])
+                if problem:
+                    notes.append(f"{case.NAME}/{fw}: first result differs from FAST_RUN's: "
+                                 f"{problem}")
         spreads: dict = {}
         times.update(interleaved(fns, rounds, batch_seconds, spreads) if fns else {})
         if load:
@@ -264,6 +362,20 @@ def throughput_rows(case_names, frameworks, tiny, rounds, batch_seconds, notes, 
 def compile_rows(frameworks, quick, notes):
     cold_n, warm_n = (1, 2) if quick else (3, 5)
     times_cold, times_warm, times_edit = {}, {}, {}
+    for fw in (f for f in frameworks if f in MODE_COLUMNS):
+        mode = MODE_COLUMNS[fw]
+        try:
+            cold, warm = compile_time.tensorgraph_times(cold_n, warm_n, mode=mode)
+            times_cold[fw] = statistics.median(s["first"] for s in cold)
+            times_warm[fw] = statistics.median(s["first"] for s in warm)
+            notes.append(f"tensorgraph mode {mode} graph -> first results: cold "
+                         + ", ".join(fmt_time(s["first"]) for s in cold) + "; warm "
+                         + ", ".join(fmt_time(s["first"]) for s in warm) + "; of which "
+                         "function(): " + ", ".join(fmt_time(s["compile"]) for s in cold + warm))
+        except Exception as exc:
+            times_cold[fw] = times_warm[fw] = f"n/a ({type(exc).__name__})"
+            notes.append(f"compile/{fw}: {exc}")
+        print(f"  measured compile {fw}", file=sys.stderr, flush=True)
     if "tensorgraph" in frameworks:
         try:
             cold, warm = compile_time.tensorgraph_times(cold_n, warm_n)
@@ -415,6 +527,7 @@ def main(argv=None) -> int:
     # new processes with the default flags
     config.compile__tiers = False
     notes = []
+    load_before = _load_average()
     started = time.perf_counter()
     load = start_load(args.load) if args.load else []
     try:
@@ -429,9 +542,12 @@ def main(argv=None) -> int:
           f"{', tiny sizes' if args.tiny else ''}): median time per call, {rounds} interleaved "
           f"rounds{f', {args.load} CPU-bound processes beside it' if args.load else ''}")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}")
+          f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}; "
+          f"load average (1 min) {load_before} before the run, {_load_average()} after "
+          "(the work of other processes; the run adds about 1)")
     print()
     print_table(rows, frameworks)
+    print_relative(rows, frameworks)
     for note in notes:
         print(f"  note: {note}")
     missed = [r.title for r in rows if r.verdict() == "MISSED"]

@@ -81,3 +81,53 @@ def test_rnn_cases_run(tmp_path):
     row(lines, "RNN forward 10 steps, 4x8-16 f32")
     train = row(lines, "RNN train step (BPTT) 10 steps, 4x8-16 f32")
     assert "<= 0.6x numpy" in train and train.split()[-1] in ("ok", "MISSED"), out
+
+
+def cells_of(lines, title, frameworks):
+    """framework -> cell of the main table's row ``title`` (cells are 2+ spaces apart)."""
+    import re
+
+    found = next(line for line in lines if line.startswith(title))
+    cells = re.split(r"\s{2,}", found.strip())
+    return dict(zip(frameworks, cells[1:1 + len(frameworks)]))
+
+
+def is_time(cell):
+    return any(cell.endswith(unit) for unit in (" ns", " us", " ms", " s"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
+def test_the_modes_and_jax_by_hand_join_the_table(tmp_path):
+    """Columns for JAX written by hand and tensorgraph's JAX, NUMBA and PYTORCH modes on one
+    case (each a compile of its own: seconds for PyTorch): a time where the back end is
+    installed, "n/a (not installed)" where not, never "error"; the first results agree with
+    FAST_RUN's; the table of times over FAST_RUN's has the row."""
+    frameworks = ["tensorgraph", "jax", "tg:JAX", "tg:NUMBA", "tg:PYTORCH"]
+    out, lines = run_table(tmp_path, ["chain"], frameworks)
+    cells = cells_of(lines, "elementwise chain, 1e+04 f32", frameworks)
+    needs = {"jax": "jax", "tg:JAX": "jax", "tg:NUMBA": "numba", "tg:PYTORCH": "torch"}
+    for fw, module in needs.items():
+        if importlib.util.find_spec(module) is None:
+            assert cells[fw] == "n/a (not installed)", (fw, out)
+        else:
+            assert is_time(cells[fw]), (fw, out)
+    assert "differs from FAST_RUN" not in out, out
+    relative = lines.index(next(line for line in lines if line.startswith("time over")))
+    assert lines[relative + 1].split() == ["case"] + frameworks[1:], out
+    ratios = cells_of(lines[relative:], "elementwise chain", frameworks[1:])
+    for fw, ratio in ratios.items():
+        assert ratio.endswith("x") if is_time(cells[fw]) else ratio == "n/a", (fw, out)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
+def test_a_mode_without_scan_shows_why(tmp_path):
+    """The scan RNN: JAX by hand runs it (lax.scan); tensorgraph's JAX mode either runs it or
+    shows "n/a (no <ops>)" in its cell and the back end's message in a note, not a crash."""
+    frameworks = ["tensorgraph", "jax", "tg:JAX"]
+    out, lines = run_table(tmp_path, ["rnn_forward"], frameworks)
+    cells = cells_of(lines, "RNN forward 10 steps, 4x8-16 f32", frameworks)
+    assert is_time(cells["tensorgraph"]) and is_time(cells["jax"]), out
+    if not is_time(cells["tg:JAX"]):
+        assert cells["tg:JAX"].startswith("n/a (no "), out
+        assert any(line.strip().startswith("note: rnn_forward/tg:JAX: n/a (no ")
+                   and "JAX back end" in line for line in lines), out

@@ -1,5 +1,6 @@
 """A tanh RNN over a sequence, h[t] = tanh(x[t] W_x + h[t-1] W_h + b), h[-1] = 0, written with
-each framework's loop (tensorgraph's and PyTensor's scan, a numpy for loop); the loss is the
+each framework's loop (tensorgraph's and PyTensor's scan, a numpy for loop, JAX's
+lax.scan); the loss is the
 mean squared error of the last hidden state against a target. ``rnn_forward`` times the last
 hidden state, ``rnn_train`` one SGD step with back-propagation through time."""
 
@@ -26,9 +27,9 @@ def data(size):
     return x, y, params
 
 
-def tensorgraph_functions(size, train: bool):
-    """The compiled function (forward or training step) and its arguments, waiting for the
-    optimized code of the function and of its loops' steps (compile tiers)."""
+def tensorgraph_functions(size, train: bool, mode="FAST_RUN"):
+    """The compiled function (forward or training step) in ``mode`` and its arguments, waiting
+    for the optimized code of the function and of its loops' steps (compile tiers)."""
     import tensorgraph as tg
     import tensorgraph.tensor as tt
     from tensorgraph.configdefaults import config
@@ -45,11 +46,11 @@ def tensorgraph_functions(size, train: bool):
         if train:
             cost = ((h[-1] - y) ** 2).mean()
             grads = tg.grad(cost, [w_x, w_h, b])
-            f = tg.function([x, y], cost, mode="FAST_RUN",
+            f = tg.function([x, y], cost, mode=mode,
                             updates=[(p, p - LR * g) for p, g in zip((w_x, w_h, b), grads)])
             args = (x_val, y_val)
         else:
-            f = tg.function([x], h[-1], mode="FAST_RUN")
+            f = tg.function([x], h[-1], mode=mode)
             args = (x_val,)
     f.wait_optimized()
     for node in f.maker.fgraph.apply_nodes:
@@ -116,3 +117,38 @@ def pytensor_function(size, train: bool):
         return lambda: f(x_val, y_val)
     f = pt.function([x], h[-1], mode=mode)
     return lambda: f(x_val)
+
+
+def jax_function(size, train: bool):
+    """JAX by hand: the loop as ``jax.lax.scan`` (the hidden state its carry), the training
+    step's gradient by ``jax.grad`` through the scan, one ``jax.jit`` around it all."""
+    jax, jnp = _frameworks.jax()
+    x_val, y_val, params = data(size)
+    x, y = jnp.asarray(x_val), jnp.asarray(y_val)
+
+    def last_hidden(params, x):
+        w_x, w_h, b = params
+        h0 = jnp.zeros((x.shape[1], w_h.shape[0]), jnp.float32)
+        h, _ = jax.lax.scan(lambda h, x_t: (jnp.tanh(x_t @ w_x + h @ w_h + b), None), h0, x)
+        return h
+
+    if not train:
+        forward = jax.jit(last_hidden)
+        state = [jnp.asarray(p) for p in params]
+        return lambda: jax.block_until_ready(forward(state, x))
+
+    def loss(params, x, y):
+        return ((last_hidden(params, x) - y) ** 2).mean()
+
+    @jax.jit
+    def train_step(params, x, y):
+        cost, grads = jax.value_and_grad(loss)(params, x, y)
+        return cost, [p - LR * g for p, g in zip(params, grads)]
+
+    state = [[jnp.asarray(p) for p in params]]
+
+    def step():
+        cost, state[0] = train_step(state[0], x, y)
+        return jax.block_until_ready(cost)
+
+    return step

@@ -19,14 +19,14 @@ def data(size):
             rng.standard_normal(size).astype("float32"))
 
 
-def make_tensorgraph(size):
+def make_tensorgraph(size, mode="FAST_RUN"):
     import tensorgraph as tg
     import tensorgraph.tensor as tt
 
     x_val, y_val = data(size)
     x, y = tt.vector("x", dtype="float32"), tt.vector("y", dtype="float32")
     out = tt.tanh(x * y + tt.exp(-x)) * np.float32(0.5) + tt.log1p(y * y)
-    f = tg.function([x, y], out, mode="FAST_RUN")
+    f = tg.function([x, y], out, mode=mode)
     return lambda: f(x_val, y_val)
 
 
@@ -43,3 +43,11 @@ def make_pytensor(size):
     out = ptt.tanh(x * y + ptt.exp(-x)) * np.float32(0.5) + ptt.log1p(y * y)
     f = pt.function([x, y], out, mode=mode)
     return lambda: f(x_val, y_val)
+
+
+def make_jax(size):
+    jax, jnp = _frameworks.jax()
+    x_val, y_val = data(size)
+    x, y = jnp.asarray(x_val), jnp.asarray(y_val)
+    f = jax.jit(lambda x, y: jnp.tanh(x * y + jnp.exp(-x)) * np.float32(0.5) + jnp.log1p(y * y))
+    return lambda: jax.block_until_ready(f(x, y))

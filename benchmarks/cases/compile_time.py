@@ -3,7 +3,9 @@
 module cache, *warm* with the cache the cold run filled. ``first``: the ``function(...)`` calls
 and the first call of each (the number a notebook user waits for); ``compile``: the
 ``function(...)`` calls alone; ``optimized``: until both run their optimized code (compile
-tiers, ``wait_optimized()``). Graph building and imports are reported apart. JAX beside it:
+tiers, ``wait_optimized()``). Graph building and imports are reported apart. The same
+program compiles in tensorgraph's JAX, NUMBA and PYTORCH modes too (the mode as the script's
+argument), each back end's own disk cache under the temporary ``base_compiledir``. JAX beside it:
 ``jax.jit`` of the same program written with jax.numpy, its persistent compilation cache empty
 (cold) or filled (warm)."""
 
@@ -39,8 +41,10 @@ gw, gb = tg.grad(cost, [w, b])
 X = rng.standard_normal((400, 784)).astype("float32")
 Y = (rng.random(400) > 0.5).astype("float32")
 t2 = time.perf_counter()
-train = tg.function([x, y], [prediction, xent], updates=[(w, w - 0.01 * gw), (b, b - 0.01 * gb)])
-predict = tg.function([x], prediction)
+mode = sys.argv[1] if len(sys.argv) > 1 else None
+train = tg.function([x, y], [prediction, xent], updates=[(w, w - 0.01 * gw), (b, b - 0.01 * gb)],
+                    mode=mode)
+predict = tg.function([x], prediction, mode=mode)
 t3 = time.perf_counter()
 train(X, Y)
 predict(X)
@@ -130,15 +134,18 @@ def _run(script: str, env: dict, *args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def tensorgraph_times(cold_samples: int, warm_samples: int):
-    """(cold samples, warm samples): dicts of import / graph / compile seconds."""
+def tensorgraph_times(cold_samples: int, warm_samples: int, mode: str | None = None):
+    """(cold samples, warm samples): dicts of import / graph / compile seconds; ``mode``
+    (``"JAX"`` ...) compiles in that mode instead of the default (its back end's disk cache
+    goes under the same ``base_compiledir``)."""
+    args = (mode,) if mode else ()
     cold, warm = [], []
     with tempfile.TemporaryDirectory(prefix="tg-bench-cache-") as base:
         for k in range(cold_samples):
             env = _env(os.path.join(base, f"cold{k}"))
-            cold.append(_run(_TENSORGRAPH, env))
+            cold.append(_run(_TENSORGRAPH, env, *args))
         env = _env(os.path.join(base, "cold0"))
-        warm = [_run(_TENSORGRAPH, env) for _ in range(warm_samples)]
+        warm = [_run(_TENSORGRAPH, env, *args) for _ in range(warm_samples)]
     return cold, warm
 
 

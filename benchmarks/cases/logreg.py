@@ -25,7 +25,7 @@ def data(size):
     return x, y, w
 
 
-def make_tensorgraph(size):
+def make_tensorgraph(size, mode="FAST_RUN"):
     import tensorgraph as tg
     import tensorgraph.tensor as tt
     from tensorgraph.configdefaults import config
@@ -41,7 +41,7 @@ def make_tensorgraph(size):
         cost = xent.mean() + L2 * (w ** 2).sum()
         gw, gb = tg.grad(cost, [w, b])
         train = tg.function([x, y], [prediction, xent],
-                            updates=[(w, w - LR * gw), (b, b - LR * gb)], mode="FAST_RUN")
+                            updates=[(w, w - LR * gw), (b, b - LR * gb)], mode=mode)
     return lambda: train(x_val, y_val)
 
 
@@ -79,3 +79,27 @@ def make_pytensor(size):
                         updates=[(w, w - np.float32(LR) * gw), (b, b - np.float32(LR) * gb)],
                         mode=mode)
     return lambda: train(x_val, y_val)
+
+
+def make_jax(size):
+    jax, jnp = _frameworks.jax()
+    x_val, y_val, w_val = data(size)
+    x, y = jnp.asarray(x_val), jnp.asarray(y_val)
+    state = [jnp.asarray(w_val), jnp.asarray(np.float32(0.0))]
+
+    def loss(w, b, x, y):
+        p_1 = 1 / (1 + jnp.exp(-(x @ w) - b))
+        xent = -y * jnp.log(p_1) - (1 - y) * jnp.log(1 - p_1)
+        return xent.mean() + L2 * (w ** 2).sum(), (p_1 > 0.5, xent)
+
+    @jax.jit
+    def train(w, b, x, y):
+        (_, (prediction, xent)), (gw, gb) = jax.value_and_grad(
+            loss, argnums=(0, 1), has_aux=True)(w, b, x, y)
+        return prediction, xent, w - LR * gw, b - LR * gb
+
+    def step():
+        prediction, xent, state[0], state[1] = train(*state, x, y)
+        return jax.block_until_ready((prediction, xent))
+
+    return step

@@ -28,7 +28,7 @@ def data(size):
     return x, t, params
 
 
-def make_tensorgraph(size):
+def make_tensorgraph(size, mode="FAST_RUN"):
     import tensorgraph as tg
     import tensorgraph.tensor as tt
     from tensorgraph.configdefaults import config
@@ -42,7 +42,7 @@ def make_tensorgraph(size):
         logp = log_softmax(tt.dot(h, w2) + b2, axis=1)
         cost = -(t * logp).sum(axis=1).mean()
         grads = tg.grad(cost, [w1, b1, w2, b2])
-        step = tg.function([x, t], cost, mode="FAST_RUN",
+        step = tg.function([x, t], cost, mode=mode,
                            updates=[(p, p - LR * g) for p, g in zip((w1, b1, w2, b2), grads)])
     return lambda: step(x_val, t_val)
 
@@ -84,3 +84,29 @@ def make_pytensor(size):
     step = pt.function([x, t], cost, mode=mode,
                        updates=[(p, p - lr * g) for p, g in zip((w1, b1, w2, b2), grads)])
     return lambda: step(x_val, t_val)
+
+
+def make_jax(size):
+    jax, jnp = _frameworks.jax()
+    x_val, t_val, params = data(size)
+    x, t = jnp.asarray(x_val), jnp.asarray(t_val)
+    state = [[jnp.asarray(p) for p in params]]
+
+    def loss(params, x, t):
+        w1, b1, w2, b2 = params
+        h = jnp.tanh(x @ w1 + b1)
+        logits = h @ w2 + b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        logp = shifted - jnp.log(jnp.exp(shifted).sum(axis=1, keepdims=True))
+        return -(t * logp).sum(axis=1).mean()
+
+    @jax.jit
+    def train(params, x, t):
+        cost, grads = jax.value_and_grad(loss)(params, x, t)
+        return cost, [p - LR * g for p, g in zip(params, grads)]
+
+    def step():
+        cost, state[0] = train(state[0], x, t)
+        return jax.block_until_ready(cost)
+
+    return step

@@ -9,8 +9,8 @@ TARGET = ("numpy", None)    # the issue sets a target for the training step only
 size = _rnn.size
 
 
-def make_tensorgraph(size):
-    f, args = _rnn.tensorgraph_functions(size, train=False)
+def make_tensorgraph(size, mode="FAST_RUN"):
+    f, args = _rnn.tensorgraph_functions(size, train=False, mode=mode)
     return lambda: f(*args)
 
 
@@ -20,3 +20,7 @@ def make_numpy(size):
 
 def make_pytensor(size):
     return _rnn.pytensor_function(size, train=False)
+
+
+def make_jax(size):
+    return _rnn.jax_function(size, train=False)

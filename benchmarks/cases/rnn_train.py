@@ -10,8 +10,8 @@ TARGETS = [("numpy", 0.6), ("pytensor", 0.5)]   # both must hold (issue 22)
 size = _rnn.size
 
 
-def make_tensorgraph(size):
-    f, args = _rnn.tensorgraph_functions(size, train=True)
+def make_tensorgraph(size, mode="FAST_RUN"):
+    f, args = _rnn.tensorgraph_functions(size, train=True, mode=mode)
     return lambda: f(*args)
 
 
@@ -21,3 +21,7 @@ def make_numpy(size):
 
 def make_pytensor(size):
     return _rnn.pytensor_function(size, train=True)
+
+
+def make_jax(size):
+    return _rnn.jax_function(size, train=True)

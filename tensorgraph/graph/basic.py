@@ -106,6 +106,47 @@ class Variable:
     __repr__ = __str__
 
 
+class NominalVariable(Variable):
+    """An input variable identified by ``(id, type)`` alone: ``NominalVariable(1, t)`` twice is
+    the same object. Inner graphs written with nominal inputs (numbered 0, 1, ...) compare and
+    hash equal when they compute the same thing, whatever variables they were built from, which
+    is what makes two ops holding such graphs interchangeable (as in PyTensor)."""
+
+    _instances: dict = {}
+    _classes: dict = {}
+
+    def __new__(cls, id, typ, name: str | None = None):
+        key = (id, typ)
+        existing = NominalVariable._instances.get(key)
+        if existing is not None:
+            return existing
+        # the variable class of the type (TensorVariable for a TensorType: operators, dtype)
+        base = type(typ.make_variable())
+        if base is Variable or issubclass(base, NominalVariable):
+            kind = NominalVariable
+        else:
+            kind = NominalVariable._classes.get(base)
+            if kind is None:
+                kind = type(f"Nominal{base.__name__}", (NominalVariable, base), {})
+                NominalVariable._classes[base] = kind
+        obj = Variable.__new__(kind)
+        NominalVariable._instances[key] = obj
+        return obj
+
+    def __init__(self, id, typ, name: str | None = None):
+        if getattr(self, "_nominal_ready", False):
+            return
+        super().__init__(typ, None, None, name if name is not None else f"*{id}-{typ}")
+        self.id = id
+        self._nominal_ready = True
+
+    def clone(self, name: str | None = None) -> NominalVariable:
+        return self                       # one object per (id, type): a clone is itself
+
+    def __reduce__(self):
+        return (NominalVariable, (self.id, self.type, self.name))
+
+
 class Constant(Variable):
     """A variable with a fixed value, stored in ``data`` (already filtered by the type)."""
 

@@ -10,6 +10,7 @@ from tensorgraph.tensor.basic import (  # noqa: F401
     NotScalarConstantError, as_tensor, as_tensor_variable, constant, get_scalar_constant_value,
     get_underlying_scalar_constant_value,
 )
+from tensorgraph.tensor.type_other import NoneConst  # noqa: F401
 from tensorgraph.tensor.scalar_convert import scalar_from_tensor, tensor_from_scalar  # noqa: F401
 from tensorgraph.tensor.variable import TensorConstant, TensorVariable
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise

@@ -24,6 +24,7 @@ from tensorgraph.scalar.basic import (  # noqa: F401  (python_scalar_dtype: re-e
     Cast, Identity, ScalarOp, ScalarType, python_scalar_dtype,
 )
 from tensorgraph.tensor.type import TensorType, normalize_dtype
+from tensorgraph.tensor.type_other import NoneTypeT
 
 
 def constant(value, name: str | None = None, ndim: int | None = None, dtype=None):
@@ -67,7 +68,7 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
         x = scalar_to_tensor(x)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
-            raise TypeError(f"expected a tensor, got {x} of type {x.type}")
+            raise TypeError(f"expected a tensor (a TensorType variable), got {x} of type {x.type}")
         if ndim is not None and x.ndim != ndim:
             x = _with_ndim(x, ndim)
         if dtype is not None and x.dtype != normalize_dtype(dtype):
@@ -186,6 +187,8 @@ def _scalar_constant(v, elemwise, only_constants, depth):
     if not isinstance(v, Variable):
         raise NotScalarConstantError(f"{v!r} is not a number or a variable")
     if isinstance(v, Constant):
+        if v.data is None and isinstance(v.type, NoneTypeT):
+            return None                   # NoneConst: its value is None, as in PyTensor
         return _single_value(np.asarray(v.data), v)
     if only_constants or depth <= 0 or v.owner is None:
         raise NotScalarConstantError(f"{v} is not a constant")

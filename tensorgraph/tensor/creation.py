@@ -26,7 +26,7 @@ from tensorgraph.tensor.shape import (
 from tensorgraph.tensor.type import DISCRETE_DTYPES, TensorType, normalize_dtype
 
 __all__ = [
-    "Alloc", "ARange", "Eye", "Tri", "alloc", "zeros", "ones", "full", "zeros_like",
+    "Alloc", "ARange", "Eye", "Tri", "alloc", "zeros", "ones", "full", "empty", "zeros_like",
     "ones_like", "full_like", "arange", "eye", "identity_like", "tri", "tril", "triu",
 ]
 
@@ -147,6 +147,13 @@ def full(shape, fill_value, dtype=None) -> Variable:
 def zeros(shape, dtype=None) -> Variable:
     """An array of zeros (``config.floatX`` unless ``dtype``)."""
     return full(shape, constant(0, dtype=_dtype_or_floatx(dtype)))
+
+
+def empty(shape, dtype=None) -> Variable:
+    """An array of ``shape`` whose values the caller will overwrite (``np.empty``'s role;
+    ``config.floatX`` unless ``dtype``). Its values are unspecified; here they are zeros, from
+    the same allocation as ``zeros``, so a graph never reads uninitialized memory."""
+    return zeros(shape, dtype=dtype)
 
 
 def ones(shape, dtype=None) -> Variable:

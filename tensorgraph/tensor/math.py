@@ -196,6 +196,8 @@ eq = _elemwise_function(psm.eq, "eq", "a, b",
 neq = _elemwise_function(psm.neq, "neq", "a, b",
                          "a != b elementwise (bool); the != operator on variables is identity.")
 isnan = _elemwise_function(psm.isnan, "isnan", "a", "True where a is nan.")
+#: PyTensor's second name of ``isnan`` (its own code calls ``isnan_`` where it may skip the test)
+isnan_ = isnan
 isinf = _elemwise_function(psm.isinf, "isinf", "a", "True where a is +inf or -inf.")
 isfinite = _elemwise_function(psm.isfinite, "isfinite", "a", "True where a is neither inf nor nan.")
 and_ = _elemwise_function(psm.and_, "and_", "a, b",

@@ -441,12 +441,30 @@ def _inner_makers(fn) -> list:
         nodes = [n for n in ids.order if getattr(getattr(n, "tag", None), "scan_runner", None)
                  is not None and not n.tag.scan_runner.reference]
         for node in nodes:
-            inner = node.tag.scan_runner.function
-            found.append((prefix + ids[node], inner.maker))
+            runner = node.tag.scan_runner
+            inner = runner.function
+            maker = inner.maker
+            if not getattr(maker.fgraph, "rewrite_history", None):
+                maker = _recorded_maker(runner)
+            found.append((prefix + ids[node], maker))
             visit(inner, prefix + ids[node] + "/")
 
     visit(fn, "")
     return found
+
+
+def _recorded_maker(runner):
+    """The inner graph of a scan rewritten again with its mode, its steps recorded: the step
+    came from the cache of rewritten graphs, which keeps no history (the same graph, the same
+    rewrites: the result is the graph that runs)."""
+    from tensorgraph import hooks
+    from tensorgraph.compile.rewrite_cache import recording
+    from tensorgraph.graph.utils import compiling
+
+    fgraph = runner.op.fgraph
+    with recording(), compiling():
+        return hooks.function_maker(list(fgraph.inputs), list(fgraph.outputs), mode=runner.mode,
+                                    name=f"{runner.op.title} (inner)", on_unused_input="ignore")
 
 
 def _summary_html(record, fn) -> str:

@@ -44,3 +44,21 @@ def test_the_inner_graphs_rewrite_steps_are_listed_and_shown():
     assert "Gemv" not in {n.get("cls") for n in rep.view.graph["nodes"]}
     rep.show_step(0)  # the function's own steps still show its graph
     assert not rep.view.graph["title"].startswith("inner graph")
+
+
+def test_a_step_from_the_cache_of_rewritten_graphs_still_shows_its_steps():
+    # the second compile of the same graph in a process takes the rewritten inner graph from
+    # the cache, which keeps no history: the report rewrites it again, recording the steps
+    def compiled():
+        x, h0 = tt.dmatrix("x"), tt.dvector("h0")
+        w = tg.shared(np.eye(3) * 0.5, name="w")
+        h, _ = scan(lambda x_t, h_prev: tt.tanh(tt.dot(h_prev, w) + x_t), sequences=x,
+                    outputs_info=h0, name="again")
+        return tg.function([x, h0], h.sum(), mode="FAST_RUN")
+
+    counts = []
+    with tg.config.change_flags(cache_rewritten_graphs=True):
+        for _ in range(2):
+            rep = CompileReport(compiled())
+            counts.append(sum(1 for k in range(len(rep.steps)) if rep.step_scope(k)))
+    assert counts[0] > 0 and counts[1] == counts[0]

@@ -35,7 +35,7 @@ from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot",
-           "dense_dot", "vecdot", "matvec", "vecmat", "cov"]
+           "batched_tensordot", "dense_dot", "vecdot", "matvec", "vecmat", "cov"]
 
 
 def dot_mismatch(a_var, b_var, a, b) -> str | None:
@@ -435,6 +435,54 @@ def batched_dot(a, b):
     if b.ndim == 3:
         keep.append(2)
     return out if len(keep) == 3 else DimShuffle(3, keep)(out)
+
+
+def batched_tensordot(x, y, axes=2):
+    """``tensordot(x[i], y[i], axes)`` for each i along the first (batch) axis. ``axes``: an
+    int n (the last n axes of ``x`` with the n axes of ``y`` after the batch axis) or two
+    lists of axes of ``x`` and ``y`` (counted with the batch axis, which cannot be summed).
+    The result has the batch axis, then the free axes of ``x``, then those of ``y``."""
+    from tensorgraph.tensor.math import mul
+    from tensorgraph.tensor.shape import reshape, shape_i
+
+    x, y = as_tensor_variable(x), as_tensor_variable(y)
+    if x.ndim < 1 or y.ndim < 1:
+        raise TypeError(f"batched_tensordot: both operands need a batch axis, got {x} "
+                        f"({x.type}) and {y} ({y.type})")
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n < 0 or n > x.ndim - 1 or n > y.ndim - 1:
+            raise ValueError(f"batched_tensordot: cannot sum over {n} axes of {x.type} and "
+                             f"{y.type} (the batch axis is not summed)")
+        ax_x, ax_y = list(range(x.ndim - n, x.ndim)), list(range(1, n + 1))
+    else:
+        try:
+            ax_x, ax_y = ([normalize_axis(a, v.ndim, "axis") for a in
+                           ([part] if isinstance(part, (int, np.integer)) else part)]
+                          for part, v in zip(axes, (x, y), strict=True))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"batched_tensordot: axes must be an int or two lists of axes, "
+                             f"got {axes!r} ({exc})") from None
+        if len(ax_x) != len(ax_y):
+            raise ValueError(f"batched_tensordot: {len(ax_x)} axes of x against {len(ax_y)} "
+                             f"of y ({axes!r})")
+        if 0 in ax_x or 0 in ax_y:
+            raise ValueError(f"batched_tensordot: the batch axis 0 cannot be summed ({axes!r})")
+    free_x = [d for d in range(1, x.ndim) if d not in ax_x]
+    free_y = [d for d in range(1, y.ndim) if d not in ax_y]
+
+    def size(v, dims):
+        """The product of the sizes of ``dims`` of ``v`` (1 for none)."""
+        sizes = [shape_i(v, d) for d in dims]
+        return mul(*sizes) if len(sizes) > 1 else (sizes[0] if sizes else 1)
+
+    batch = shape_i(x, 0)
+    x3 = reshape(x.dimshuffle([0] + free_x + ax_x), [batch, size(x, free_x), size(x, ax_x)])
+    y3 = reshape(y.dimshuffle([0] + ax_y + free_y), [shape_i(y, 0), size(y, ax_y),
+                                                     size(y, free_y)])
+    out = batched_dot(x3, y3)
+    return reshape(out, [batch] + [shape_i(x, d) for d in free_x]
+                   + [shape_i(y, d) for d in free_y])
 
 
 dense_dot = dot

@@ -71,3 +71,30 @@ def test_nominal_variable_is_one_object_per_id_and_type():
     assert isinstance(a, NominalVariable) and a.dtype == "float64"
     f = tg.function([a], a * 2)
     np.testing.assert_allclose(f(np.ones((2, 2))), 2 * np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("xshape, yshape, axes", [
+    ((2, 3, 4), (2, 4, 3, 5), [[2], [1]]),
+    ((2, 3, 4), (2, 3, 6, 4), [[1, 2], [1, 3]]),
+    ((2, 3, 4), (2, 4, 5), 1),
+    ((3, 4), (3, 4), 1),
+    ((2, 3), (2, 5), 0),
+])
+def test_batched_tensordot_is_tensordot_per_batch_entry(xshape, yshape, axes):
+    rng = np.random.default_rng(0)
+    a, b = rng.random(xshape), rng.random(yshape)
+    x = tt.tensor(dtype="float64", shape=(None,) * len(xshape))
+    y = tt.tensor(dtype="float64", shape=(None,) * len(yshape))
+    f = tg.function([x, y], tt.batched_tensordot(x, y, axes))
+    np_axes = axes if isinstance(axes, int) else ([d - 1 for d in axes[0]],
+                                                  [d - 1 for d in axes[1]])
+    expected = np.stack([np.tensordot(a[i], b[i], axes=np_axes) for i in range(xshape[0])])
+    np.testing.assert_allclose(f(a, b), expected)
+
+
+def test_batched_tensordot_refuses_summing_the_batch_axis():
+    x, y = tt.tensor3("x"), tt.tensor3("y")
+    with pytest.raises(ValueError, match="batch axis 0 cannot be summed"):
+        tt.batched_tensordot(x, y, [[0], [0]])
+    with pytest.raises(ValueError, match="2 axes of x against 1"):
+        tt.batched_tensordot(x, y, [[1, 2], [1]])

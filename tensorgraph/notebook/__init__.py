@@ -7,6 +7,8 @@ records and never patches it.  ``%load_ext tensorgraph`` calls
 
 from tensorgraph.graph.utils import register_location_formatter, unregister_location_formatter
 from tensorgraph.notebook.cell_locations import CellLocations
+from tensorgraph.notebook.compare import Comparison, compare
+from tensorgraph.notebook.compare_magic import CompareMagics
 from tensorgraph.notebook.compile_magic import CompileMagics
 from tensorgraph.notebook.compile_report import CompileReport, last_report, report
 from tensorgraph.notebook.config_magic import ConfigMagics
@@ -20,10 +22,10 @@ from tensorgraph.notebook.step_magic import StepMagics
 from tensorgraph.notebook.stepper_view import Stepper
 
 __all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
-           "ProfileView", "line_plot",
+           "ProfileView", "line_plot", "compare", "Comparison",
            "load_ipython_extension", "unload_ipython_extension"]
 
-_MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics, ProfileMagics)
+_MAGICS = (ConfigMagics, ShowMagics, CompileMagics, StepMagics, ProfileMagics, CompareMagics)
 _cell_locations: dict = {}  # id(shell) -> its CellLocations
 
 
@@ -38,12 +40,19 @@ def _profile_bundle(profile):
     ProfileView(profile)._ipython_display_()
 
 
+def _comparison_bundle(comparison):
+    """Rich display of a ``Comparison`` (``tgn.compare``): its table and graphs as a widget,
+    then its static form."""
+    comparison.view()._ipython_display_()
+
+
 def _displayed_types():
     from tensorgraph.compile.compiled import Function
     from tensorgraph.compile.profiling import ProfileStats
     from tensorgraph.graph.fg import FunctionGraph
 
-    return {Function: _graph_bundle, FunctionGraph: _graph_bundle, ProfileStats: _profile_bundle}
+    return {Function: _graph_bundle, FunctionGraph: _graph_bundle, ProfileStats: _profile_bundle,
+            Comparison: _comparison_bundle}
 
 
 def load_ipython_extension(ipython):

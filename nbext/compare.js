@@ -1,0 +1,116 @@
+// tensorgraph mode comparison (tgn.compare): one row per mode with bars for the compile times
+// (cold, warm) and the time per call (median, with the 25-75 % spread as a whisker), whether
+// the results agree with the reference mode, and the node count after rewriting. A click on a
+// row (or Enter on a focused row) selects the mode: the trait `selected`, which the kernel
+// answers by showing that mode's graph below. The kernel computes every number; this module
+// only draws the trait `rows`.
+//
+// Contract for tests and user CSS: the root has class `tg-compare`; each row is a `tr` with
+// `data-tg-mode="<mode>"`, class `tg-cmp-error` when the mode failed, `tg-cmp-selected` when
+// it is the selected one.
+
+function esc(text) {
+  return String(text ?? "").replace(/[&<>"']/g, (c) => ({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+function seconds(value) {
+  if (value === null || value === undefined) return "–";
+  if (value >= 1) return `${value.toFixed(2)} s`;
+  if (value >= 1e-3) return `${(value * 1e3).toFixed(1)} ms`;
+  return `${(value * 1e6).toFixed(0)} µs`;
+}
+
+function bar(value, max, label, whisker) {
+  if (value === null || value === undefined) return `<span class="tg-cmp-none">${esc(label)}</span>`;
+  const width = max > 0 ? Math.max(1, (100 * value) / max) : 1;
+  let w = "";
+  if (whisker) {
+    const [lo, hi] = whisker;
+    const left = (100 * lo) / max, right = Math.min(100, (100 * hi) / max);
+    w = `<span class="tg-cmp-whisker" style="left:${left.toFixed(1)}%;width:${Math.max(0.5, right - left).toFixed(1)}%"></span>`;
+  }
+  return `<div class="tg-cmp-cell"><div class="tg-cmp-track"><span class="tg-cmp-bar" style="width:${width.toFixed(1)}%"></span>${w}</div><span class="tg-cmp-num">${esc(label)}</span></div>`;
+}
+
+function agreement(row, reference) {
+  if (row.error) return "";
+  if (row.mode === reference) return `<span class="tg-cmp-ref">reference</span>`;
+  if (row.agrees === null || row.agrees === undefined) return "–";
+  const diff = row.max_abs_diff === null ? "" : ` <span class="tg-cmp-sub">max |Δ| ${Number(row.max_abs_diff).toPrecision(2)}</span>`;
+  const bad = (row.outputs || []).filter((o) => o.agrees === false).map((o) => `${o.name}${o.note ? ": " + o.note : ""}`);
+  return row.agrees
+    ? `<span class="tg-cmp-ok">✓ agrees</span>${diff}`
+    : `<span class="tg-cmp-bad" title="${esc(bad.join("; "))}">✗ differs</span>${diff}`;
+}
+
+function tableHtml(model) {
+  const rows = model.get("rows") || [];
+  const reference = model.get("reference");
+  const selected = model.get("selected");
+  const ok = rows.filter((r) => !r.error);
+  const maxOf = (key) => Math.max(0, ...ok.map((r) => r[key] || 0));
+  const compileMax = Math.max(maxOf("compile_cold"), maxOf("compile_warm"), 1e-9);
+  const callMax = Math.max(maxOf("call_p75"), maxOf("call_median"), 1e-12);
+  const fastest = model.get("fastest");
+  const body = rows.map((r) => {
+    const cls = [r.error ? "tg-cmp-error" : "", r.mode === selected ? "tg-cmp-selected" : ""].join(" ");
+    const head = `<th scope="row"><span class="tg-cmp-mode">${esc(r.mode)}</span>${r.mode === fastest ? ` <span class="tg-cmp-badge" title="smallest median time per call among the modes that agree">fastest</span>` : ""}</th>`;
+    if (r.error) {
+      return `<tr class="${cls}" data-tg-mode="${esc(r.mode)}" tabindex="0">${head}<td colspan="5" class="tg-cmp-why">${esc(r.error)}</td></tr>`;
+    }
+    const note = r.compile_note ? esc(r.compile_note) : "";
+    const cold = bar(r.compile_cold, compileMax, seconds(r.compile_cold));
+    const warm = bar(r.compile_warm, compileMax, seconds(r.compile_warm));
+    const call = bar(r.call_median, callMax, `${seconds(r.call_median)}`, [r.call_p25, r.call_p75]);
+    const spread = `<span class="tg-cmp-sub">${seconds(r.call_p25)}–${seconds(r.call_p75)}, ${r.calls} calls</span>`;
+    return `<tr class="${cls}" data-tg-mode="${esc(r.mode)}" tabindex="0" title="${note}">${head}` +
+      `<td>${cold}</td><td>${warm}</td><td>${call}${spread}</td>` +
+      `<td>${agreement(r, reference)}</td><td class="tg-cmp-nodes">${r.nodes ?? "–"}</td></tr>`;
+  }).join("");
+  return `<table class="tg-cmp-table"><thead><tr><th>mode</th>` +
+    `<th title="new process, empty compile directory: function() to the first result">compile, cold</th>` +
+    `<th title="new process, the compile directory the cold one filled">compile, warm</th>` +
+    `<th title="median time per call; whisker and small print: 25-75 %">time per call</th>` +
+    `<th>results vs ${esc(reference || "–")}</th><th>nodes</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function render({ model, el }) {
+  el.classList.add("tg-compare-host");
+  const root = document.createElement("div");
+  root.className = "tg-compare";
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  el.appendChild(root);
+
+  function draw() {
+    const notes = [...new Set((model.get("rows") || []).filter((r) => !r.error && r.compile_note).map((r) => r.compile_note))];
+    root.innerHTML = `<div class="tg-cmp-title">${esc(model.get("title"))}</div>${tableHtml(model)}` +
+      `<div class="tg-cmp-foot">Click a row to see that mode's graph after rewriting. ` +
+      `Compile: seconds from function() to the first result in a new process (cold: empty cache; warm: the cache the cold one filled).` +
+      (notes.length ? ` ${notes.map(esc).join("; ")}.` : "") + `</div>`;
+  }
+  function choose(event) {
+    const tr = event.target.closest("tr[data-tg-mode]");
+    if (!tr || !root.contains(tr)) return;
+    if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
+    if (event.type === "keydown") event.preventDefault();
+    model.set("selected", tr.getAttribute("data-tg-mode"));
+    model.save_changes();
+  }
+  root.addEventListener("click", choose);
+  root.addEventListener("keydown", choose);
+  const redraw = () => draw();
+  model.on("change:rows", redraw);
+  model.on("change:selected", redraw);
+  model.on("change:title", redraw);
+  draw();
+  return () => {
+    model.off("change:rows", redraw);
+    model.off("change:selected", redraw);
+    model.off("change:title", redraw);
+    root.removeEventListener("click", choose);
+    root.removeEventListener("keydown", choose);
+  };
+}
+
+export default { render };

@@ -1,0 +1,450 @@
+"""``compare``: compile one graph in several modes and measure them side by side.
+
+    cmp = tgn.compare([prediction, xent], [x, y], updates=updates, args=D,
+                      modes=["FAST_RUN", "JAX", "NUMBA", "PYTORCH"])
+    cmp.rows          # one dict per mode: compile times, call times, agreement, nodes, error
+    cmp.function("JAX")   # that mode's compiled function
+    cmp                   # (with the extension loaded) the comparison widget
+
+It answers "which back end is fastest for *my* graph?" with numbers measured here, on the
+user's arguments. What each number means (the docs say the same, docs/backends.md):
+
+* ``compile_cold``: seconds from ``function()`` to the first call's result in a new Python
+  process whose compile directory is empty, so nothing of this graph is cached (not the C
+  modules, not the rewritten graph, not XLA's or Numba's cache). Before the clock starts the
+  process has imported tensorgraph and compiled a tiny unrelated graph in the mode, so the
+  number leaves out importing the back end's library and starting its compiler (one-time
+  costs of a process, not of a graph). The first call is inside the number because JAX
+  compiles at the first call when input shapes are open, and FAST_RUN's optimized C may still
+  be compiling in the background (``compile__tiers``): it is waited for.
+* ``compile_warm``: the same, in a second new process with the compile directory the cold one
+  filled: what a restarted kernel pays for a graph compiled before (C modules and rewritten
+  graph from the cache, XLA's persistent cache, Numba's cache).
+* ``call_median`` and the spread ``call_p25``/``call_p75`` (``call_min``/``call_max``): seconds
+  per call in this process, each call timed alone, after one call that is not counted, at most
+  ``repeat`` calls and no more than ``budget`` seconds (at least 3 calls).
+* ``outputs``: per output (and per updated shared variable, after one call from the same
+  state), its dtype, shape, the largest absolute difference from the reference (the first mode
+  that ran) and whether it agrees: same dtype and shape, values within the dtype's tolerance.
+
+A mode whose library is missing or which fails to compile or run the graph is a row with
+``error`` (the error's first line); the comparison goes on. Shared variables are put back to
+their values before the comparison after each mode's calls, so every mode starts from the same
+state and the comparison changes nothing. The two fresh processes per mode need the graph and
+the arguments to pickle; when they do not, the compile times are None with a ``compile_note``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+__all__ = ["compare", "Comparison", "DEFAULT_MODES"]
+
+DEFAULT_MODES = ("FAST_RUN", "JAX", "NUMBA", "PYTORCH")
+#: tolerance (relative and absolute) of a float comparison, by the coarser dtype of the two
+TOLERANCE = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7, "complex64": 1e-4,
+             "complex128": 1e-7}
+#: environment variables that would point a fresh process at a back end's cache outside the
+#: empty compile directory (a cold compile must find nothing)
+CACHE_ENVIRONMENT = ("JAX_COMPILATION_CACHE_DIR", "NUMBA_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
+WORKER = "tensorgraph.notebook.compare_worker"
+MARK = "TG_COMPARE "  # the worker's answer line
+
+
+def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None, givens=None,
+            repeat: int = 50, budget: float = 1.0, compile_times: bool | list = True,
+            timeout: float = 300.0, name: str | None = None) -> Comparison:
+    """Compile ``outputs`` of ``inputs`` (with ``updates``, ``givens``) in each of ``modes``,
+    call each compiled function with ``args`` and measure (see the module docstring).
+
+    ``outputs`` may also be a compiled Function: its graph as it was given (inputs, outputs,
+    updates) is compiled again in each mode. ``compile_times``: True measures the cold and
+    warm compile times of every mode (two fresh processes per mode: a few seconds each, more
+    for PYTORCH, whose processes import torch and start Inductor), a list of modes measures
+    those only, False none (the times are then None, with a ``compile_note``). Every row has
+    ``compile_here`` anyway: the seconds this process took to compile the mode, with whatever
+    its caches held. ``timeout``: seconds each fresh process may take.
+
+    >>> cmp = compare(y, [x], ["FAST_RUN", "JAX"], args=(data,))   # doctest: +SKIP
+    >>> cmp.fastest(), cmp.row("JAX")["agrees"]                     # doctest: +SKIP
+    ('FAST_RUN', True)
+    """
+    if isinstance(modes, str):
+        modes = [m.strip() for m in modes.split(",") if m.strip()]
+    modes = list(dict.fromkeys(modes))
+    if not modes:
+        raise ValueError("compare: give at least one mode, e.g. modes=['FAST_RUN', 'JAX']")
+    if not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"compare: repeat must be an integer >= 1, got {repeat!r}")
+    if not budget > 0:
+        raise ValueError(f"compare: budget must be > 0 seconds, got {budget!r}")
+    if hasattr(outputs, "maker"):
+        if inputs is not None or updates is not None or givens is not None:
+            raise TypeError("compare(f, ...): a compiled function brings its inputs, updates "
+                            "and givens; give args=... only")
+        name = name or outputs.name
+        inputs, outputs, updates = _given_graph(outputs)
+    elif inputs is None:
+        raise TypeError("compare(outputs, inputs, ...): inputs is missing (a list of symbolic "
+                        "inputs), or pass a compiled function as the first argument")
+    args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
+    graph = {"inputs": list(inputs), "outputs": outputs,
+             "updates": _pairs(updates), "givens": givens}
+    return Comparison(modes, graph, args, repeat=repeat, budget=budget,
+                      compile_times=compile_times, timeout=timeout, name=name)
+
+
+class Comparison:
+    """The measurements of ``compare`` (see the module docstring): ``rows`` (plain data),
+    ``table()`` (the rows as text), ``function(mode)``, ``graph_text(mode)``, ``fastest()``.
+    With the extension loaded it displays as the comparison widget (``view()``).
+
+    >>> cmp = tgn.compare(train, args=D)                             # doctest: +SKIP
+    >>> [(r["mode"], r["call_median"]) for r in cmp.rows]             # doctest: +SKIP
+    [('FAST_RUN', 3.3e-05), ('JAX', 0.00051), ('NUMBA', 4.9e-05), ('PYTORCH', 0.00016)]
+    """
+
+    def __init__(self, modes, graph, args, *, repeat, budget, compile_times, timeout, name):
+        self.modes = list(modes)
+        self.args = args
+        self.name = name or "compare"
+        self.repeat, self.budget = repeat, budget
+        self._timeout = timeout
+        self._functions: dict = {}
+        self._errors: dict = {}
+        self.rows: list[dict] = [self._compile(mode, graph) for mode in self.modes]
+        self._measure_calls()
+        measured = (self.modes if compile_times is True
+                    else [] if not compile_times else list(compile_times))
+        for row in self.rows:
+            if row["mode"] not in measured:
+                row["compile_note"] = "not measured (compile_times)"
+        if measured:
+            self._measure_compiles(graph, measured)
+
+    # -- what scripts use ---------------------------------------------------------------------
+
+    @property
+    def reference(self) -> str | None:
+        """The mode the others are compared with: the first mode that ran."""
+        return next((r["mode"] for r in self.rows if r["error"] is None), None)
+
+    def row(self, mode: str) -> dict:
+        """The row of ``mode``."""
+        for r in self.rows:
+            if r["mode"] == mode:
+                return r
+        raise KeyError(f"{mode!r} was not compared; the modes are {', '.join(self.modes)}")
+
+    def function(self, mode: str):
+        """The function compiled in ``mode`` (the one whose calls were timed); a mode that
+        failed raises its error again, as a RuntimeError naming the mode."""
+        self.row(mode)
+        if mode not in self._functions:
+            raise RuntimeError(f"mode {mode} did not compile or run this graph: "
+                               f"{self._errors[mode]}") from self._errors[mode]
+        return self._functions[mode]
+
+    def graph_text(self, mode: str) -> str:
+        """``mode``'s graph after rewriting, as ``dprint`` prints it (its node ids are the ones
+        the graph view and errors use)."""
+        from tensorgraph.printing import debugprint
+
+        return debugprint(self.function(mode), file="str")
+
+    def fastest(self) -> str | None:
+        """The mode with the smallest median time per call among those that ran and agree
+        with the reference (None when none did)."""
+        timed = [r for r in self.rows if r["call_median"] is not None and r["agrees"] is not False]
+        return min(timed, key=lambda r: r["call_median"])["mode"] if timed else None
+
+    def table(self) -> str:
+        """The rows as a plain text table (what ``print(cmp)`` shows)."""
+        head = ["mode", "compile cold", "compile warm", "call median", "p25-p75", "agrees",
+                "max |diff|", "nodes"]
+        lines = []
+        for r in self.rows:
+            if r["error"] is not None:
+                lines.append([r["mode"], f"error: {r['error']}"])
+                continue
+            lines.append([r["mode"], _seconds(r["compile_cold"]), _seconds(r["compile_warm"]),
+                          _seconds(r["call_median"]),
+                          f"{_seconds(r['call_p25'])}-{_seconds(r['call_p75'])}",
+                          "reference" if r["agrees"] is None else ("yes" if r["agrees"] else "NO"),
+                          _diff(r["max_abs_diff"]), str(r["nodes"])])
+        widths = [max(len(h), *(len(line[k]) for line in lines if len(line) > 2 and k < len(line)))
+                  for k, h in enumerate(head)]
+        text = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
+        for line in lines:
+            if len(line) == 2:
+                text.append(f"{line[0].ljust(widths[0])}  {line[1]}")
+            else:
+                text.append("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+        notes = sorted({r["compile_note"] for r in self.rows
+                        if r["error"] is None and r["compile_note"]})
+        return "\n".join(text + [f"compile times: {n}" for n in notes])
+
+    def view(self):
+        """The comparison widget (``compare_view.CompareView``)."""
+        from tensorgraph.notebook.compare_view import CompareView
+
+        return CompareView(self)
+
+    def __repr__(self) -> str:
+        return f"<Comparison {self.name}: {', '.join(self.modes)}>\n{self.table()}"
+
+    # -- measuring ----------------------------------------------------------------------------
+
+    def _compile(self, mode: str, graph: dict) -> dict:
+        from tensorgraph.compile.function import function
+
+        row = {"mode": mode, "error": None, "compile_here": None, "compile_cold": None,
+               "compile_warm": None, "compile_note": None, "call_median": None, "call_p25": None, "call_p75": None,
+               "call_min": None, "call_max": None, "calls": 0, "outputs": [],
+               "agrees": None, "max_abs_diff": None, "nodes": None, "summary": ""}
+        started = time.perf_counter()
+        try:
+            fn = function(graph["inputs"], graph["outputs"], updates=graph["updates"],
+                          givens=graph["givens"], mode=mode, on_unused_input="ignore",
+                          name=f"{self.name}[{mode}]")
+            if getattr(fn, "wait_optimized", None) is not None:
+                fn.wait_optimized()
+        except Exception as exc:  # noqa: BLE001 - a mode that fails is a row, not the end
+            return self._failed(row, exc)
+        row["compile_here"] = time.perf_counter() - started
+        row["nodes"] = len(fn.maker.fgraph.apply_nodes)
+        record = getattr(fn.maker, "compile_record", None)
+        row["summary"] = record.summary() if record is not None else ""
+        self._functions[mode] = fn
+        return row
+
+    def _failed(self, row: dict, exc: BaseException) -> dict:
+        self._errors[row["mode"]] = exc
+        self._functions.pop(row["mode"], None)
+        row["error"] = first_line(exc)
+        return row
+
+    def _measure_calls(self) -> None:
+        shared = _shared_of(self._functions.values())
+        saved = [(s, copy.deepcopy(s.get_value(borrow=False))) for s in shared]
+        reference = None
+        try:
+            for row in self.rows:
+                fn = self._functions.get(row["mode"])
+                if fn is None:
+                    continue
+                _restore(saved)
+                try:
+                    results = _results(fn, self.args)
+                    times = _timed_calls(fn, self.args, self.repeat, self.budget)
+                except Exception as exc:  # noqa: BLE001 - see _compile
+                    self._failed(row, exc)
+                    continue
+                row.update(_spread(times))
+                if reference is None:
+                    reference = results
+                    row["outputs"] = [_described(n, v) for n, v in results]
+                    continue
+                row["outputs"] = [_agreement(n, v, ref) for (n, v), (_, ref)
+                                  in zip(results, reference)]
+                row["agrees"] = all(o["agrees"] for o in row["outputs"])
+                diffs = [o["max_abs_diff"] for o in row["outputs"] if o["max_abs_diff"] is not None]
+                row["max_abs_diff"] = max(diffs) if diffs else None
+        finally:
+            _restore(saved)
+
+    def _measure_compiles(self, graph: dict, measured: list) -> None:
+        from tensorgraph.configdefaults import config
+
+        flags = {}
+        for name in config:
+            info = config.info(name)
+            if info.mutable and not info.is_default:
+                flags[name] = info.value
+        try:
+            job = pickle.dumps({"graph": graph, "args": self.args,
+                                "flags": _picklable(flags)}, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - a graph or argument that does not pickle
+            for row in self.rows:
+                row["compile_note"] = (f"not measured: the graph or the arguments do not "
+                                       f"pickle ({first_line(exc)})")
+            return
+        workdir = tempfile.mkdtemp(prefix="tg-compare-")
+        try:
+            job_path = os.path.join(workdir, "job.pickle")
+            with open(job_path, "wb") as f:
+                f.write(job)
+            for row in self.rows:
+                if row["error"] is not None or row["mode"] not in measured:
+                    continue
+                compiledir = os.path.join(workdir, f"cache-{row['mode']}")
+                for kind in ("cold", "warm"):
+                    answer = _run_worker(job_path, row["mode"], compiledir, self._timeout)
+                    if "error" in answer:
+                        row["compile_note"] = f"{kind} compile failed: {answer['error']}"
+                        break
+                    row[f"compile_{kind}"] = answer["seconds"]
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _given_graph(fn):
+    """(inputs, outputs, updates) of a compiled function's graph as it was given."""
+    maker = fn.maker
+    n_out = len(maker.outputs)
+    inputs = maker.inputs
+    computed = maker.original_graph[1]
+    outputs = computed[:n_out]
+    if maker.unpack_single and n_out == 1:
+        outputs = outputs[0]
+    updates = list(zip(maker.update_targets, computed[n_out:]))
+    return inputs, outputs, updates
+
+
+def _pairs(updates):
+    if updates is None:
+        return None
+    return list(updates.items()) if isinstance(updates, dict) else list(updates)
+
+
+def _shared_of(functions) -> list:
+    seen, shared = set(), []
+    for fn in functions:
+        for s in fn.maker.shared_inputs:
+            if id(s) not in seen:
+                seen.add(id(s))
+                shared.append(s)
+    return shared
+
+
+def _restore(saved) -> None:
+    for s, value in saved:
+        s.set_value(copy.deepcopy(value))
+
+
+def _results(fn, args) -> list[tuple[str, object]]:
+    """(name, value) of every output of one call, then of every updated shared variable."""
+    out = fn(*args)
+    values = [out] if fn.maker.unpack_single else list(out)
+    named = []
+    for k, (o, v) in enumerate(zip(fn.maker.outputs, values)):
+        label = getattr(o.variable, "name", None) or f"output {k}"
+        named.append((label, np.array(v, copy=True)))
+    for k, s in enumerate(fn.maker.update_targets):
+        value = s.get_value(borrow=False)
+        if isinstance(value, np.ndarray) or np.isscalar(value):
+            named.append((f"{s.name or f'shared {k}'} (updated)", np.array(value, copy=True)))
+    return named
+
+
+def _timed_calls(fn, args, repeat: int, budget: float) -> list[float]:
+    """Seconds of each call, after one uncounted call (``_results`` made it)."""
+    times: list[float] = []
+    clock = time.perf_counter
+    started = clock()
+    while len(times) < repeat:
+        t = clock()
+        fn(*args)
+        times.append(clock() - t)
+        if len(times) >= 3 and clock() - started > budget:
+            break
+    return times
+
+
+def _spread(times: list[float]) -> dict:
+    p25, median, p75 = (float(v) for v in np.percentile(times, [25, 50, 75]))
+    return {"call_median": median, "call_p25": p25, "call_p75": p75,
+            "call_min": float(min(times)), "call_max": float(max(times)), "calls": len(times)}
+
+
+def _described(name: str, value) -> dict:
+    return {"name": name, "dtype": str(value.dtype), "shape": list(value.shape),
+            "max_abs_diff": None, "agrees": None}
+
+
+def _agreement(name: str, value, reference) -> dict:
+    """One output against the reference's: dtype, shape, largest difference, agreement."""
+    out = _described(name, value)
+    same_dtype = value.dtype == reference.dtype
+    if value.shape != reference.shape:
+        out["agrees"] = False
+        out["note"] = f"shape {value.shape} where the reference has {reference.shape}"
+        return out
+    if value.dtype.kind in "fciub" and reference.dtype.kind in "fciub":
+        a, b = value.astype(np.complex128 if "c" in value.dtype.kind + reference.dtype.kind
+                            else np.float64), reference
+        diff = np.abs(a - b)
+        both_nan = np.isnan(a) & np.isnan(b) if diff.size else diff.astype(bool)
+        diff = np.where(both_nan, 0.0, diff)
+        out["max_abs_diff"] = float(np.nanmax(diff)) if diff.size else 0.0
+        if np.isnan(out["max_abs_diff"]):
+            out["max_abs_diff"] = float("inf")
+        tol = max(TOLERANCE.get(str(value.dtype), 0.0), TOLERANCE.get(str(reference.dtype), 0.0))
+        close = bool(np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True)) if diff.size else True
+    else:
+        close = bool(np.array_equal(value, reference))
+    out["agrees"] = bool(same_dtype and close)
+    if not same_dtype:
+        out["note"] = f"dtype {value.dtype} where the reference has {reference.dtype}"
+    return out
+
+
+def _picklable(flags: dict) -> dict:
+    kept = {}
+    for k, v in flags.items():
+        try:
+            pickle.dumps(v)
+        except Exception:  # noqa: BLE001 - a flag that cannot travel stays behind
+            continue
+        kept[k] = v
+    return kept
+
+
+def _run_worker(job_path: str, mode: str, compiledir: str, timeout: float) -> dict:
+    """One fresh process compiling the job in ``mode`` with ``compiledir`` as its compile
+    directory (``compare_worker``); its answer, or {"error": why}."""
+    env = {k: v for k, v in os.environ.items() if k not in CACHE_ENVIRONMENT}
+    flags = env.get("TENSORGRAPH_FLAGS", "")
+    env["TENSORGRAPH_FLAGS"] = ",".join(p for p in (
+        flags, f"base_compiledir={compiledir}", f"compiledir={compiledir}/c") if p)
+    try:
+        done = subprocess.run([sys.executable, "-m", WORKER, job_path, mode], env=env,
+                              cwd=os.path.dirname(job_path),
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"a fresh process took more than {timeout:.0f} s"}
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith(MARK):
+            return json.loads(line[len(MARK):])
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"error": f"the fresh process ended with code {done.returncode}: {last[:200]}"}
+
+
+def first_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (a row shows this much of an error)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _seconds(value) -> str:
+    if value is None:
+        return "-"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value * 1e6:.0f} us"
+
+
+def _diff(value) -> str:
+    return "-" if value is None else f"{value:.2g}"

@@ -318,7 +318,7 @@ class Stepper(StaticFallback, widgets.VBox):
                     parts.append(preview_html(f"output {k}" + (f" ({var.name})" if var.name
                                                                else ""), inner.values[var]))
             for k, var in enumerate(target.inputs):
-                label = f"input {k}: {var.name or inner.ids.get(var, '') or var}"
+                label = f"input {k}: {var.name or scan_id + '/' + inner.ids.get(var, '?')}"
                 if var in inner.values:
                     parts.append(preview_html(label, inner.values[var]))
         elif target is not None and target in inner.values:

@@ -21,6 +21,7 @@ elementwise ops are written from their scalar op's ``symbol`` (infix/prefix) or 
 from __future__ import annotations
 
 import io
+import itertools
 import sys
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
@@ -309,10 +310,47 @@ class FunctionPrinter:
         return f"{self.name}({_call_args(parts)})"
 
 
+class PatternPrinter:
+    """Writes a node from a %-pattern over its printed inputs, PyTensor's way:
+    ``PatternPrinter(("|%(0)s - %(1)s|", -1000))`` prints ``|a - b|``. One pattern per output
+    (a pattern is a string or a ``(string, precedence)`` pair; the precedence is kept for
+    PyTensor code that reads it, the inputs arrive already parenthesized)."""
+
+    def __init__(self, *patterns):
+        if not patterns:
+            raise TypeError("PatternPrinter needs at least one pattern")
+        self.patterns = [(p, None) if isinstance(p, str) else tuple(p) for p in patterns]
+
+    def __call__(self, node, args: list[str]) -> str:
+        pattern = self.patterns[0][0]
+        return pattern % {str(i): a for i, a in enumerate(args)}
+
+
+class DefaultPrinter:
+    """Writes a node as ``Op(args)`` (what ``pp`` writes for an op with no printer)."""
+
+    def __call__(self, node, args: list[str]) -> str:
+        return f"{node.op}({_call_args(args)})"
+
+
+default_printer = DefaultPrinter()
+
+
+def _takes_two(key) -> bool:
+    import inspect
+
+    try:
+        return len(inspect.signature(key).parameters) == 2
+    except (TypeError, ValueError):
+        return False
+
+
 class PPrinter:
     """The ``pp`` registry and printer. ``pprint.assign(key, printer)``: ``key`` is an Op class
-    (applies to subclasses) or a predicate ``op -> bool``; ``printer(node, args) -> str`` gets
-    the already printed inputs. Later assignments win."""
+    (applies to subclasses), an Op instance (that op), a predicate ``op -> bool`` or, as in
+    PyTensor, ``(pstate, variable) -> bool``; ``printer(node, args) -> str`` gets the already
+    printed inputs. A printer for an Op instance is used first; among the others, later
+    assignments win."""
 
     def __init__(self):
         self.printers: list = []
@@ -320,17 +358,27 @@ class PPrinter:
     def assign(self, key, printer) -> None:
         self.printers.insert(0, (key, printer))
 
-    def _find(self, op):
+    def _find(self, op, var=None):
+        # a printer given for this very op wins over classes and predicates (PyTensor keeps
+        # those in a table it reads first)
+        for key, printer in self.printers:
+            if isinstance(key, Op) and op == key:
+                return printer
         for key, printer in self.printers:
             if isinstance(key, type):
                 if isinstance(op, key):
+                    return printer
+            elif isinstance(key, Op):
+                continue
+            elif _takes_two(key):
+                if var is not None and key(None, var):
                     return printer
             elif key(op):
                 return printer
         return None
 
     def node_text(self, node, args: list[str]) -> str:
-        printer = self._find(node.op)
+        printer = self._find(node.op, node.outputs[0])
         if printer is not None:
             return printer(node, args)
         scalar_op = getattr(node.op, "scalar_op", None)
@@ -439,6 +487,30 @@ def _reduction_text(node, args):
         return f"{name}({_call_args(args)})"
     axis = axis[0] if len(axis) == 1 else tuple(axis)
     return f"{name}({_call_args(args)}, axis={axis})"
+
+
+def min_informative_str(obj, indent_level: int = 0, _prev_obs=None, _tag_generator=None) -> str:
+    """The graph of ``obj`` (a variable or an Apply) as short lines ``A. Add``: each variable
+    gets a letter; a named variable prints its name and is not expanded (the name says what it
+    is), one seen before prints its letter only; children are indented one space."""
+    prev = {} if _prev_obs is None else _prev_obs
+    tags = iter(id_letters(k) for k in itertools.count()) if _tag_generator is None \
+        else _tag_generator
+    pad = " " * indent_level
+    if obj in prev:
+        return pad + prev[obj]
+    tag = next(tags)
+    prev[obj] = tag
+    node = obj if isinstance(obj, Apply) else obj.owner
+    if isinstance(obj, Variable) and (obj.name is not None or node is None):
+        return f"{pad}{tag}. {obj.name if obj.name is not None else obj}"
+    label = type(node.op).__name__
+    scalar_op = getattr(node.op, "scalar_op", None)
+    if scalar_op is not None:
+        label = type(scalar_op).__name__
+    lines = [f"{pad}{tag}. {label}"]
+    lines += [min_informative_str(i, indent_level + 1, prev, tags) for i in node.inputs]
+    return "\n".join(lines)
 
 
 pprint = PPrinter()

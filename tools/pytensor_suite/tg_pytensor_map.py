@@ -120,6 +120,8 @@ NOT_PROVIDED: dict[str, str] = {
                        "tensorgraph",
     "pytensor.assumptions": "PyTensor 3's matrix assumptions (assume, SpecifyAssumptions): "
                             "not in tensorgraph",
+    "pytensor.tensor.linalg": "linear algebra ops (inv, solve, cholesky, ...): not in "
+                              "tensorgraph yet",
     "pytensor.typed_list": "typed lists of tensors: not in tensorgraph (Python lists are "
                            "refused as graph values, a documented difference)",
 }

@@ -700,7 +700,9 @@ class ProfileStats:
 
     def _tips(self, rows) -> str:
         tips = []
-        py_rows = [r for r in rows if r["kind"] == "Py"]
+        # a loop's row is a Python node whose iterations run its compiled step (the "Loops"
+        # section says where its time goes), not a node without C
+        py_rows = [r for r in rows if r["kind"] == "Py" and "iterations" not in r]
         linkers = {r.mode.linker_name for r in self.records}
         if py_rows and linkers & {"py", "vm", "vm_nogc"}:
             tips.append(f"All {len(py_rows)} nodes ran numpy perform (linker "

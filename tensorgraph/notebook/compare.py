@@ -48,6 +48,8 @@ import time
 
 import numpy as np
 
+from tensorgraph.notebook.compare_worker import first_line
+
 __all__ = ["compare", "Comparison", "DEFAULT_MODES"]
 
 DEFAULT_MODES = ("FAST_RUN", "JAX", "NUMBA", "PYTORCH")
@@ -57,7 +59,9 @@ TOLERANCE = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7, "complex64": 1e-
 #: environment variables that would point a fresh process at a back end's cache outside the
 #: empty compile directory (a cold compile must find nothing)
 CACHE_ENVIRONMENT = ("JAX_COMPILATION_CACHE_DIR", "NUMBA_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
-WORKER = "tensorgraph.notebook.compare_worker"
+#: run as a script by its path, so the fresh process does not import the notebook layer
+#: (IPython, ipywidgets): only what compiling needs
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_worker.py")
 MARK = "TG_COMPARE "  # the worker's answer line
 
 
@@ -418,7 +422,7 @@ def _run_worker(job_path: str, mode: str, compiledir: str, timeout: float) -> di
     env["TENSORGRAPH_FLAGS"] = ",".join(p for p in (
         flags, f"base_compiledir={compiledir}", f"compiledir={compiledir}/c") if p)
     try:
-        done = subprocess.run([sys.executable, "-m", WORKER, job_path, mode], env=env,
+        done = subprocess.run([sys.executable, WORKER, job_path, mode], env=env,
                               cwd=os.path.dirname(job_path),
                               capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -428,12 +432,6 @@ def _run_worker(job_path: str, mode: str, compiledir: str, timeout: float) -> di
             return json.loads(line[len(MARK):])
     last = (done.stderr.strip().splitlines() or ["no output"])[-1]
     return {"error": f"the fresh process ended with code {done.returncode}: {last[:200]}"}
-
-
-def first_line(exc: BaseException) -> str:
-    """``Type: first line of the message`` (a row shows this much of an error)."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def _seconds(value) -> str:

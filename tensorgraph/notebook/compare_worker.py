@@ -1,10 +1,10 @@
 """The fresh process behind ``compare``'s cold and warm compile times.
 
-    python -m tensorgraph.notebook.compare_worker JOB_PICKLE MODE
+    python .../tensorgraph/notebook/compare_worker.py JOB_PICKLE MODE
 
 ``compare`` starts it with ``TENSORGRAPH_FLAGS`` pointing the compile directory at a
 directory of its own (empty for the cold compile, as the cold one left it for the warm one).
-It loads the job (the graph, the arguments, the notebook's changed flags), compiles a tiny
+Run by its path, it imports what compiling needs and not the notebook layer. It loads the job (the graph, the arguments, the notebook's changed flags), compiles a tiny
 unrelated graph in the mode (importing the back end and starting its compiler are costs of a
 process, not of the graph), then times ``function()`` up to the first call's result, and
 prints one line ``TG_COMPARE {json}``: ``seconds``, or ``error`` (the error's first line).
@@ -23,8 +23,6 @@ def main(argv: list[str]) -> int:
     try:
         answer = _compile(job_path, mode)
     except Exception as exc:  # noqa: BLE001 - the answer says why, the parent goes on
-        from tensorgraph.notebook.compare import first_line
-
         answer = {"error": first_line(exc)}
     print("TG_COMPARE " + json.dumps(answer), flush=True)
     return 0
@@ -50,6 +48,12 @@ def _compile(job_path: str, mode: str) -> dict:
         fn.wait_optimized()
     fn(*job["args"])
     return {"seconds": time.perf_counter() - started}
+
+
+def first_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (a row of the comparison shows this much)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -21,8 +21,15 @@ function seconds(value) {
   return `${(value * 1e6).toFixed(0)} µs`;
 }
 
-function bar(value, max, label, whisker) {
-  if (value === null || value === undefined) return `<span class="tg-cmp-none">${esc(label)}</span>`;
+function diffText(value) {
+  if (value === 0) return "0";
+  return Math.abs(value) >= 1e-3 && Math.abs(value) < 1e4 ? Number(value).toPrecision(2) : Number(value).toExponential(1);
+}
+
+function bar(value, max, label, whisker, missing) {
+  if (value === null || value === undefined) {
+    return `<span class="tg-cmp-none" title="${esc(missing || "")}">${missing ? (missing.startsWith("not measured") ? "not measured" : "failed") : "–"}</span>`;
+  }
   const width = max > 0 ? Math.max(1, (100 * value) / max) : 1;
   let w = "";
   if (whisker) {
@@ -37,7 +44,7 @@ function agreement(row, reference) {
   if (row.error) return "";
   if (row.mode === reference) return `<span class="tg-cmp-ref">reference</span>`;
   if (row.agrees === null || row.agrees === undefined) return "–";
-  const diff = row.max_abs_diff === null ? "" : ` <span class="tg-cmp-sub">max |Δ| ${Number(row.max_abs_diff).toPrecision(2)}</span>`;
+  const diff = row.max_abs_diff === null ? "" : ` <span class="tg-cmp-sub">max |Δ| ${diffText(row.max_abs_diff)}</span>`;
   const bad = (row.outputs || []).filter((o) => o.agrees === false).map((o) => `${o.name}${o.note ? ": " + o.note : ""}`);
   return row.agrees
     ? `<span class="tg-cmp-ok">✓ agrees</span>${diff}`
@@ -60,8 +67,8 @@ function tableHtml(model) {
       return `<tr class="${cls}" data-tg-mode="${esc(r.mode)}" tabindex="0">${head}<td colspan="5" class="tg-cmp-why">${esc(r.error)}</td></tr>`;
     }
     const note = r.compile_note ? esc(r.compile_note) : "";
-    const cold = bar(r.compile_cold, compileMax, seconds(r.compile_cold));
-    const warm = bar(r.compile_warm, compileMax, seconds(r.compile_warm));
+    const cold = bar(r.compile_cold, compileMax, seconds(r.compile_cold), null, r.compile_note);
+    const warm = bar(r.compile_warm, compileMax, seconds(r.compile_warm), null, r.compile_note);
     const call = bar(r.call_median, callMax, `${seconds(r.call_median)}`, [r.call_p25, r.call_p75]);
     const spread = `<span class="tg-cmp-sub">${seconds(r.call_p25)}–${seconds(r.call_p75)}, ${r.calls} calls</span>`;
     return `<tr class="${cls}" data-tg-mode="${esc(r.mode)}" tabindex="0" title="${note}">${head}` +
@@ -83,11 +90,12 @@ function render({ model, el }) {
   el.appendChild(root);
 
   function draw() {
-    const notes = [...new Set((model.get("rows") || []).filter((r) => !r.error && r.compile_note).map((r) => r.compile_note))];
+    const notes = [...new Set((model.get("rows") || []).filter((r) => !r.error && r.compile_note
+      && !r.compile_note.startsWith("not measured")).map((r) => `${r.mode}: ${r.compile_note}`))];
     root.innerHTML = `<div class="tg-cmp-title">${esc(model.get("title"))}</div>${tableHtml(model)}` +
       `<div class="tg-cmp-foot">Click a row to see that mode's graph after rewriting. ` +
-      `Compile: seconds from function() to the first result in a new process (cold: empty cache; warm: the cache the cold one filled).` +
-      (notes.length ? ` ${notes.map(esc).join("; ")}.` : "") + `</div>`;
+      `Compile: seconds from function() to the first result in a new process (cold: empty compile cache; warm: the cache the cold one filled).` +
+      (notes.length ? ` ${notes.map(esc).join("; ")}` : "") + `</div>`;
   }
   function choose(event) {
     const tr = event.target.closest("tr[data-tg-mode]");

@@ -545,6 +545,11 @@ def main(argv=None) -> int:
           f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}; "
           f"load average (1 min) {load_before} before the run, {_load_average()} after "
           "(the work of other processes; the run adds about 1)")
+    versions = [f"{name} {sys.modules[name].__version__}" for name in ("pytensor", "jax", "numba",
+                                                                       "torch")
+                if name in sys.modules and hasattr(sys.modules[name], "__version__")]
+    if versions:
+        print("frameworks: " + ", ".join(versions))
     print()
     print_table(rows, frameworks)
     print_relative(rows, frameworks)

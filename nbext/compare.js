@@ -107,15 +107,12 @@ function render({ model, el }) {
   }
   root.addEventListener("click", choose);
   root.addEventListener("keydown", choose);
-  const redraw = () => draw();
-  model.on("change:rows", redraw);
-  model.on("change:selected", redraw);
-  model.on("change:title", redraw);
+  // anywidget drops a view's model listeners itself when the view goes
+  model.on("change:rows", draw);
+  model.on("change:selected", draw);
+  model.on("change:title", draw);
   draw();
   return () => {
-    model.off("change:rows", redraw);
-    model.off("change:selected", redraw);
-    model.off("change:title", redraw);
     root.removeEventListener("click", choose);
     root.removeEventListener("keydown", choose);
   };

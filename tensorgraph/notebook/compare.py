@@ -417,9 +417,11 @@ def _picklable(flags: dict) -> dict:
 def _run_worker(job_path: str, mode: str, compiledir: str, timeout: float) -> dict:
     """One fresh process compiling the job in ``mode`` with ``compiledir`` as its compile
     directory (``compare_worker``); its answer, or {"error": why}."""
+    from tensorgraph.configparser import ENV_FLAGS
+
     env = {k: v for k, v in os.environ.items() if k not in CACHE_ENVIRONMENT}
-    flags = env.get("TENSORGRAPH_FLAGS", "")
-    env["TENSORGRAPH_FLAGS"] = ",".join(p for p in (
+    flags = env.get(ENV_FLAGS, "")  # the user's flags go along; the compile directory is ours
+    env[ENV_FLAGS] = ",".join(p for p in (
         flags, f"base_compiledir={compiledir}", f"compiledir={compiledir}/c") if p)
     try:
         done = subprocess.run([sys.executable, WORKER, job_path, mode], env=env,

@@ -2,10 +2,10 @@
 
     python .../tensorgraph/notebook/compare_worker.py JOB_PICKLE MODE
 
-``compare`` starts it with ``TENSORGRAPH_FLAGS`` pointing the compile directory at a
-directory of its own (empty for the cold compile, as the cold one left it for the warm one).
-Run by its path, it imports what compiling needs and not the notebook layer. It loads the job (the graph, the arguments, the notebook's changed flags), compiles a tiny
-unrelated graph in the mode (importing the back end and starting its compiler are costs of a
+``compare`` starts it with the flags' environment variable (``configparser.ENV_FLAGS``)
+pointing the compile directory at a directory of its own (empty for the cold compile, as the cold one left it for the warm one).
+Run by its path, it imports what compiling needs and not the notebook layer. It loads the
+job (the graph, the arguments, the notebook's changed flags), compiles a tiny unrelated graph in the mode (importing the back end and starting its compiler are costs of a
 process, not of the graph), then times ``function()`` up to the first call's result, and
 prints one line ``TG_COMPARE {json}``: ``seconds``, or ``error`` (the error's first line).
 """

@@ -1,4 +1,5 @@
-"""The PyTorch back end (mode ``'PYTORCH'``): the whole rewritten graph as one ``torch.compile``.
+"""The PyTorch back end (mode ``'PYTORCH'``): the whole rewritten graph as one FX graph that
+Inductor (``torch.compile``'s compiler) compiles.
 
 How each op computes in PyTorch lives here, in one table from op class to implementation (the
 convention of ``tensorgraph.link.c.ops``): an implementation is a function of the op and the
@@ -23,8 +24,9 @@ appears in the one error listing every op the graph cannot run in PyTorch. Scala
 and returns a function of tensors.
 
 The graph is traced once per input signature into one FX graph of aten operations
-(``make_fx`` on fake tensors: nothing is computed while tracing), which ``torch.compile``
-compiles (Inductor, generated C++ on the CPU). While tracing, values computed from shapes and
+(``make_fx`` on fake tensors: nothing is computed while tracing), which Inductor compiles
+(generated C++ on the CPU; ``tensorgraph.link.pytorch.linker`` says why not through
+TorchDynamo). While tracing, values computed from shapes and
 constants only are numpy values (the node's ``perform`` computes them), so sizes stay known:
 ``alloc(0, x.shape[0] + 1)`` has a static shape. ``as_tensor(value, dtype)`` turns either kind
 into a tensor. A check that can only be made on run-time values (an index in range, an

@@ -114,8 +114,13 @@ def rewriter_for_query(query: Q, db=None):
     return _cache[key]
 
 
-def rewrite_for_mode(fgraph, mode) -> None:
-    """Rewrite ``fgraph`` in place as ``mode`` says, recording the steps in its history."""
+def rewrite_for_mode(fgraph, mode, excluding: tuple = ()) -> None:
+    """Rewrite ``fgraph`` in place as ``mode`` says (leaving out the rewrites tagged or named
+    in ``excluding``), recording the steps in its history.
+
+    While it runs, ``fgraph.rewrite_mode`` is ``mode``: rewrites of ops holding an inner graph
+    (scan's ``scan_pushout_rewritten``) rewrite that graph as the function's own mode would,
+    so what those rewrites make inside is visible outside."""
     history = getattr(fgraph, "rewrite_history", None)
     if history is None:
         history = RewriteHistory()
@@ -123,10 +128,17 @@ def rewrite_for_mode(fgraph, mode) -> None:
     if isinstance(mode.optimizer, GraphRewriter):      # Mode(optimizer=<a rewriter>)
         rewriter = mode.optimizer
     else:
-        rewriter = rewriter_for_query(query_for_mode(mode), getattr(mode, "db", None))
+        query = query_for_mode(mode)
+        if excluding:
+            query = query.excluding(*excluding)
+        rewriter = rewriter_for_query(query, getattr(mode, "db", None))
     started = time.perf_counter()
     if rewriter is not None:
-        # nodes made by rewrites get test values as config.compute_test_value_opt says
-        with config.change_flags(compute_test_value=config.compute_test_value_opt):
-            rewriter.rewrite(fgraph)
+        fgraph.rewrite_mode = mode
+        try:
+            # nodes made by rewrites get test values as config.compute_test_value_opt says
+            with config.change_flags(compute_test_value=config.compute_test_value_opt):
+                rewriter.rewrite(fgraph)
+        finally:
+            del fgraph.rewrite_mode
     history.total_seconds = time.perf_counter() - started

@@ -22,12 +22,13 @@ it as on any graph, and its rewrite history is the compiled inner function's
 from __future__ import annotations
 
 from tensorgraph.graph.basic import Constant, ancestors, clone_replace, io_toposort
-from tensorgraph.rewriting.basic import graph_rewriter, node_rewriter
-from tensorgraph.rewriting.db import EquilibriumDB
+from tensorgraph.rewriting.basic import GraphRewriter, graph_rewriter, node_rewriter
+from tensorgraph.rewriting.db import EquilibriumDB, WalkerDB
 from tensorgraph.rewriting.optdb import optdb, register_canonicalize
 from tensorgraph.scan.op import Scan, ScanInfo
 
-__all__ = ["scan_pushout", "scan_merge", "scan_save_mem"]
+__all__ = ["scan_pushout", "scan_pushout_rewritten", "scan_use_invariant_inputs",
+           "scan_merge", "scan_save_mem"]
 
 
 class _Item:
@@ -155,6 +156,28 @@ def scan_pushout(fgraph, node):
 
 
 def _push_out_invariants(parts: _Parts) -> bool:
+    """Move out what the inner graph computes from non-sequences and constants."""
+    wanted, non_seq_phs = _invariant_values(parts)
+    if not wanted:
+        return False
+    outer_values = clone_replace(wanted, non_seq_phs)
+    mapping = {}
+    for var, outer in zip(wanted, outer_values):
+        ph = var.type(var.name)
+        mapping[var] = ph
+        parts.non_seqs.append(_Item(outer=outer, phs=[ph], label=var.name or ""))
+    parts.replace_inner(mapping)
+    return True
+
+
+def _invariant_values(parts: _Parts, constants_too: bool = False):
+    """(the inner values computed from non-sequences and constants alone that the rest of
+    the step or its outputs read, {non-sequence placeholder: outer value}).
+
+    Nodes computed from constants alone stay inside (constant folding folds them there) and
+    are copied out when an invariant node outside reads them, unless ``constants_too``: after
+    the inner graph is rewritten, those left are ones folding refused (an ``Alloc`` of a
+    constant shape), run at every step unless they move out too."""
     outputs = parts.inner_outputs()
     non_seq_phs = {r.phs[0]: r.outer for r in parts.non_seqs}
     inputs = [ph for s in parts.seqs for ph in s.phs] + [ph for s in parts.states
@@ -167,11 +190,14 @@ def _push_out_invariants(parts: _Parts) -> bool:
     for n in nodes:
         if all(isinstance(i, Constant) or i in constant for i in n.inputs):
             constant.update(n.outputs)
+            if constants_too and n.inputs:
+                invariant.update(n.outputs)
+                movable.append(n)
         elif all(i in invariant or i in constant or isinstance(i, Constant) for i in n.inputs):
             invariant.update(n.outputs)
             movable.append(n)
     if not movable:
-        return False
+        return [], non_seq_phs
     moved = set(movable)
     # the values the varying part (or the outputs) reads from the invariant part
     wanted, seen = [], set()
@@ -186,16 +212,111 @@ def _push_out_invariants(parts: _Parts) -> bool:
         if out.owner in moved and out not in seen:
             seen.add(out)
             wanted.append(out)
+    return wanted, non_seq_phs
+
+
+@node_rewriter([Scan])
+def scan_pushout_rewritten(fgraph, node):
+    """Invariants the inner graph's own rewrites make move out of the loop too.
+
+    ``scan_pushout`` (canonicalize) sees the step as written; the inner graph is rewritten
+    later, when it is compiled with the function's mode (``Scan.prepare_for_mode``), and those
+    rewrites make new values that depend on non-sequences only: ``dot(h, W)`` of a vector
+    ``h`` becomes ``Gemv(zeros(W.shape[1]), 1, W.T, h, 0)`` in the ``blas`` phase, whose
+    ``W.T``, ``W.shape[1]`` and zero buffer would be computed at every step.
+
+    Here (after the outer graph's ``blas``, fusion and Gemv pair phases, before its ``merge2``
+    and ``inplace``) a copy of the inner graph is rewritten as the function's mode says,
+    ``inplace`` left out (a value moved out must not be one the step overwrites); each value
+    of it computed from non-sequences and constants alone that the step reads is computed
+    outside, once, and passed as a new non-sequence. The loop keeps its inner graph as
+    written (its compile records every rewrite step, Dot -> Gemv included); the new
+    non-sequence's placeholder carries the value's structural key (``tag.scan_invariant``),
+    and ``scan_use_invariant_inputs``, in the same phase of the inner graph's own rewriting,
+    replaces the value equal to it by the placeholder. Runs only inside a mode's rewriting
+    (``fgraph.rewrite_mode``)."""
+    op = node.op
+    mode = op.mode if op.mode is not None else getattr(fgraph, "rewrite_mode", None)
+    if isinstance(mode, str):  # scan(mode="...") by name: its inner rewriting not known here
+        return None
+    if mode is None or isinstance(getattr(mode, "optimizer", None), GraphRewriter):
+        return None
+    from tensorgraph.graph.fg import FunctionGraph
+    from tensorgraph.rewriting.presets import rewrite_for_mode
+
+    scratch = FunctionGraph(list(op.fgraph.inputs), list(op.fgraph.outputs), clone=True)
+    rewrite_for_mode(scratch, mode, excluding=("inplace",))
+    if any(n.op.destroy_map for n in scratch.apply_nodes):
+        return None  # a rewrite outside 'inplace' made an op overwrite its input: leave it
+    rewritten = Scan(scratch.inputs, scratch.outputs, op.info, name=op.name, mode=op.mode,
+                     labels=op.labels, allow_gc=op.allow_gc)
+    found = _Parts(rewritten.make_node(*node.inputs))
+    wanted, non_seq_phs = _invariant_values(found, constants_too=True)
     if not wanted:
-        return False
+        return None
+    inner_inputs = found.op.fgraph.inputs
+    memo = {}
+    keys = [_position_key(v, inner_inputs, memo) for v in wanted]
+    parts = _Parts(node)
+    known = {r.phs[0].tag.scan_invariant for r in parts.non_seqs
+             if hasattr(r.phs[0].tag, "scan_invariant")}
     outer_values = clone_replace(wanted, non_seq_phs)
-    mapping = {}
-    for var, outer in zip(wanted, outer_values):
+    added = False
+    for var, key, outer in zip(wanted, keys, outer_values):
+        if key in known:
+            continue
+        known.add(key)
         ph = var.type(var.name)
-        mapping[var] = ph
+        ph.tag.scan_invariant = key
         parts.non_seqs.append(_Item(outer=outer, phs=[ph], label=var.name or ""))
-    parts.replace_inner(mapping)
-    return True
+        added = True
+    return parts.build() if added else None
+
+
+def _position_key(var, inputs, memo):
+    """A structural key of an inner value: ops, constants and the positions of the inner
+    inputs it reads (equal in every copy of the same inner graph)."""
+    positions = {v: i for i, v in enumerate(inputs)}
+
+    def leaf(v):
+        if isinstance(v, Constant):
+            return ("const", v.signature())
+        if v.owner is None:
+            return ("input", positions.get(v, -1))
+        return memo[v]
+
+    if var.owner is None:
+        return leaf(var)
+    for n in io_toposort([v for v in ancestors([var]) if v.owner is None], [var]):
+        if n.outputs[0] in memo:
+            continue
+        args = tuple(leaf(i) for i in n.inputs)
+        for out in n.outputs:
+            memo[out] = (n.op, args, out.index)
+    return memo[var]
+
+
+@graph_rewriter
+def scan_use_invariant_inputs(fgraph):
+    """In a scan's inner graph, values equal to what a placeholder tagged by
+    ``scan_pushout_rewritten`` stands for (``tag.scan_invariant``: its structural key) read
+    the placeholder instead: the loop computes them once, outside."""
+    from tensorgraph.rewriting.basic import RewriteSettings, apply_replacement
+
+    tagged = {v.tag.scan_invariant: v for v in fgraph.inputs
+              if hasattr(v.tag, "scan_invariant")}
+    if not tagged:
+        return 0
+    memo, pairs = {}, []
+    for n in fgraph.toposort():
+        for out in n.outputs:
+            ph = tagged.get(_position_key(out, fgraph.inputs, memo))
+            if ph is not None and ph.type == out.type:
+                pairs.append((out, ph))
+    if not pairs:
+        return 0
+    settings = RewriteSettings.from_config()
+    return int(apply_replacement(fgraph, scan_use_invariant_inputs, None, pairs, settings))
 
 
 def _drop_unread_outputs(fgraph, parts: _Parts) -> bool:
@@ -420,3 +541,11 @@ scan_opt = EquilibriumDB()
 optdb.register("scan_opt", scan_opt, position=3.5)
 scan_opt.register("scan_merge", scan_merge, "fast_run", "fast_compile", "scan")
 scan_opt.register("scan_save_mem", scan_save_mem, "fast_run", "fast_compile", "scan")
+
+# after the phases that make new inner values (blas 4, fusion 5, gemv_pair_fusion 5.5), before
+# merge2 (6: merges the moved values with equal ones outside) and inplace (7)
+scan_late = WalkerDB()
+optdb.register("scan_late", scan_late, position=5.8)
+scan_late.register("scan_pushout_rewritten", scan_pushout_rewritten, "fast_run", "scan")
+optdb.register("scan_use_invariant_inputs", scan_use_invariant_inputs, "fast_run", "scan",
+               position=5.81)

@@ -240,3 +240,109 @@ def test_infer_shape_of_every_output_kind():
     values = [np.ones((4, 3)), np.ones((2, 3)), np.zeros(3)]
     for out in outs:
         check_infer_shape(out, [x, init, h0], values)
+
+
+# ----------------------------------------------------------------------------------------------
+# values the inner graph's own rewrites make (Gemv's W.T and zero buffer) are computed outside
+
+
+def invariant_inner_nodes(f):
+    """Per scan of ``f``: the nodes of its compiled step computed from non-sequences and
+    constants alone (each would run at every step for the same value)."""
+    from tensorgraph.graph.basic import Constant
+
+    found = []
+    for node in scan_nodes(f):
+        fg = Scan.runner_of(node).function.maker.fgraph
+        invariant = set(fg.inputs[node.op.info.inner_non_seq_start:])
+        nodes = []
+        for n in fg.toposort():
+            if all(isinstance(i, Constant) or i in invariant for i in n.inputs):
+                invariant.update(n.outputs)
+                nodes.append(n)
+        found.append(nodes)
+    return found
+
+
+def _vector_rnn_train():
+    """A tanh RNN on one vector state (dot(h, W): a Gemv in the step, built from W.T and a
+    zero buffer of W.shape[1]) and its gradient (a Gemv over W with a zero buffer too)."""
+    x, h0 = tt.dmatrix("x"), tt.dvector("h0")
+    w = tensorgraph.shared(np.random.default_rng(0).normal(size=(4, 4)) * 0.5, name="w")
+    h, _ = scan(lambda x_t, h: tt.tanh(tt.dot(h, w) + x_t), sequences=x, outputs_info=h0,
+                name="rnn")
+    cost = (h[-1] ** 2).sum()
+    return x, h0, w, cost, tensorgraph.grad(cost, [w, h0])
+
+
+def _numpy_vector_rnn_train(x, h0, w):
+    hs = [h0]
+    for x_t in x:
+        hs.append(np.tanh(hs[-1] @ w + x_t))
+    dh, gw = 2 * hs[-1], np.zeros_like(w)
+    for t in range(len(x) - 1, -1, -1):
+        da = dh * (1 - hs[t + 1] ** 2)
+        gw += np.outer(hs[t], da)
+        dh = w @ da
+    return (hs[-1] ** 2).sum(), gw, dh
+
+
+def test_invariants_made_by_the_inner_rewrites_are_computed_outside():
+    x, h0, w, cost, grads = _vector_rnn_train()
+    f = tensorgraph.function([x, h0], [cost] + grads, mode="FAST_RUN")
+    assert len(scan_nodes(f)) == 2
+    assert invariant_inner_nodes(f) == [[], []]
+    # the steps still hold the Gemv products, now reading W.T and the buffer from outside
+    inner = [[type(n.op).__name__ for n in Scan.runner_of(node).function.maker.fgraph.toposort()]
+             for node in scan_nodes(f)]
+    assert all("Gemv" in ops for ops in inner)
+    assert not any("DimShuffle" in ops and "Alloc" in ops for ops in inner)
+    xv = np.random.default_rng(1).normal(size=(7, 4))
+    hv = np.random.default_rng(2).normal(size=4)
+    for got, want in zip(f(xv, hv), _numpy_vector_rnn_train(xv, hv, w.get_value())):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_without_the_rewrite_those_invariants_stay_in_the_step():
+    x, h0, w, cost, grads = _vector_rnn_train()
+    mode = tensorgraph.compile.mode.get_mode("FAST_RUN").excluding("scan_pushout_rewritten")
+    f = tensorgraph.function([x, h0], [cost] + grads, mode=mode)
+    stayed = invariant_inner_nodes(f)
+    assert all(stayed)  # W.T in the forward step, the Gemv's zero buffer in the backward one
+    names = {type(n.op).__name__ for nodes in stayed for n in nodes}
+    assert {"DimShuffle", "Alloc"} <= names
+    xv, hv = np.ones((3, 4)) * 0.1, np.zeros(4)
+    g = tensorgraph.function([x, h0], [cost] + grads, mode="FAST_RUN")
+    for a, b in zip(f(xv, hv), g(xv, hv)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_the_step_keeps_its_graph_as_written_and_records_the_replacement():
+    x, h0, w, cost, grads = _vector_rnn_train()
+    f = tensorgraph.function([x, h0], cost, mode="FAST_RUN")
+    (node,) = scan_nodes(f)
+    assert "scan_pushout_rewritten" in step_names(f)
+    # the loop's own graph is the step as written (a Dot); its compile makes the Gemv and then
+    # reads the value computed outside (both recorded steps of the inner graph)
+    assert "Dot" in inner_ops(node)
+    inner_steps = [s.name for s in Scan.runner_of(node).function.maker.fgraph.rewrite_history]
+    assert "scan_use_invariant_inputs" in inner_steps
+    tagged = [v for v in node.op.fgraph.inputs if hasattr(v.tag, "scan_invariant")]
+    assert tagged and all(not node.op.fgraph.clients.get(v) for v in tagged)
+
+
+def test_a_function_with_the_moved_invariants_pickles_and_runs_in_threads():
+    import pickle
+    from concurrent.futures import ThreadPoolExecutor
+
+    x, h0, w, cost, grads = _vector_rnn_train()
+    f = tensorgraph.function([x, h0], [cost] + grads, mode="FAST_RUN")
+    g = pickle.loads(pickle.dumps(f))
+    assert invariant_inner_nodes(g) == [[], []]
+    rng = np.random.default_rng(3)
+    args = [(rng.normal(size=(5, 4)), rng.normal(size=4)) for _ in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda a: g(*a), args))
+    for a, got in zip(args, results):
+        for r, want in zip(got, _numpy_vector_rnn_train(*a, w.get_value())):
+            np.testing.assert_allclose(r, want, rtol=1e-10, atol=1e-12)

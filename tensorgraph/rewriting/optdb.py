@@ -48,7 +48,10 @@ for _alias, _name in {"local_add_canonizer": "local_add_canonical",
                       "local_mul_canonizer": "local_mul_canonical",
                       "inplace_elemwise_optimizer": "elemwise_inplace",
                       "InplaceElemwiseOptimizer": "elemwise_inplace",
-                      "cond_make_inplace": "ifelse_as_view"}.items():
+                      "cond_make_inplace": "ifelse_as_view",
+                      # PyTensor runs its constant folding also as one topological walk under
+                      # this name; here the one constant_folding rewrite does both jobs
+                      "topo_constant_folding": "constant_folding"}.items():
     register_alias(_alias, _name)
 
 # PyTensor rewrites and tags with no counterpart here: excluding them is a no-op
@@ -63,6 +66,8 @@ for _name, _why in {
         "c_blas": "PyTensor's tag of the rewrites that swap its Python BLAS ops for C ones; "
                   "tensorgraph's Gemm and Gemv carry their C themselves",
         "scipy_blas": "PyTensor's tag of the rewrites that run Ger through scipy's BLAS",
+        "fuse_indexed_into_elemwise": "PyTensor fuses indexing into the elementwise loops of "
+                                      "its Numba back end; here indexing stays its own node",
 }.items():
     register_absent(_name, _why)
 

@@ -5,7 +5,8 @@ folding, useless ops), ``math`` (canonical add/mul chains), ``stabilize``, ``sig
 products of sigmoids and exponentials), ``specialize``, ``tensordot`` (``TensorDot`` lowered to
 ``Dot``), ``shape`` (the shape feature, shape rewrites and run-time shape asserts), ``blas``,
 ``fusion``, ``gemv_pair`` (two products over one matrix with elementwise work between them, in
-one pass) and ``inplace``.
+one pass), ``inplace`` and ``subtensor`` (gathers along one axis as ``AdvancedSubtensor1``,
+useless ``Subtensor`` nodes removed).
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
@@ -19,3 +20,4 @@ from tensorgraph.tensor.rewriting import fusion  # noqa: F401
 from tensorgraph.tensor.rewriting import gemv_pair  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
 from tensorgraph.tensor.rewriting import shape  # noqa: F401
+from tensorgraph.tensor.rewriting import subtensor  # noqa: F401

@@ -5,6 +5,10 @@ the rewrite history like any other rewrite).
   constants move out of the loop and are computed once: ``dot(x_t, W.T)`` inside becomes
   ``dot(x_t, W_T)`` with ``W_T = W.T`` computed outside; non-sequences nothing reads any
   more and outputs nobody reads (not fed back) are removed.
+* ``scan_pushout_rewritten`` (after ``blas`` and fusion, before ``merge2`` and ``inplace``):
+  what the inner graph's own rewrites make from non-sequences alone (a ``Gemv``'s ``W.T``
+  and zero buffer) is computed outside too; ``scan_use_invariant_inputs`` makes the
+  compiled step read it.
 * ``scan_merge`` (phase ``scan_opt``): two loops over the same number of steps, neither
   reading the other's results, become one loop (its inner graph holds both steps); equal
   sequences and non-sequences are read once, and states that turn out to compute the same

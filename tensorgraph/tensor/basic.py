@@ -111,9 +111,9 @@ def _with_ndim(x, ndim):
     """``x`` with leading static size-1 dimensions dropped down to ``ndim`` dimensions."""
     extra = x.ndim - ndim
     if extra <= 0 or any(s != 1 for s in x.type.shape[:extra]):
-        raise ValueError(f"as_tensor_variable: expected a {ndim}-d tensor, got {x} "
-                         f"({x.type}, {x.ndim}-d); only leading dimensions of size 1 can be "
-                         "dropped")
+        raise ValueError(f"Tensor of type {x.type} could not be cast to have {ndim} dimensions: "
+                         f"as_tensor_variable expected a {ndim}-d tensor, got {x} ({x.ndim}-d); "
+                         "only leading dimensions of size 1 can be dropped")
     from tensorgraph.tensor.elemwise import DimShuffle
 
     return DimShuffle(x.ndim, tuple(range(extra, x.ndim)))(x)

@@ -64,8 +64,10 @@ class Alloc(Op):
             if size is not None and size < 0:
                 raise ValueError(f"alloc: size {size} of dimension {d} is negative")
             if vsize not in (None, 1) and size is not None and size != vsize:
-                raise ValueError(f"alloc: the value {value} (static shape {value.type.shape}) "
-                                 f"cannot be broadcast to size {size} in dimension {d}")
+                raise ValueError(f"alloc: Alloc static input type and target shape are "
+                                 f"incompatible: the value {value} (static shape "
+                                 f"{value.type.shape}) cannot be broadcast to size {size} in "
+                                 f"dimension {d}")
             static.append(size if size is not None else (vsize if vsize != 1 else None))
         return Apply(self, [value, *sizes], [TensorType(value.dtype, tuple(static))()])
 
@@ -79,7 +81,8 @@ class Alloc(Op):
             if vsize != size and not (vsize == 1 and value_type.shape[d] == 1):
                 detail = ("its type does not declare the dimension broadcastable (size 1)"
                           if vsize == 1 else "the sizes differ")
-                raise ValueError(f"alloc: cannot fill shape {shape} with a value of shape "
+                why = "Runtime broadcasting not allowed: " if vsize == 1 else ""
+                raise ValueError(f"alloc: {why}cannot fill shape {shape} with a value of shape "
                                  f"{np.shape(value)}: dimension {d} of the value has size "
                                  f"{vsize}, the target {size} ({detail})")
         out = np.empty(shape, dtype=node.outputs[0].type.dtype)

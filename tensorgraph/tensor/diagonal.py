@@ -145,7 +145,8 @@ def diag(v, k: int = 0):
         return alloc_diag(v, k)
     if v.ndim == 2:
         return diagonal(v, k)
-    raise ValueError(f"diag: expected a vector or a matrix, got {v} ({v.type})")
+    raise ValueError(f"diag: Input must be 1- or 2-d. Expected a vector or a matrix, got {v} "
+                     f"({v.type})")
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
@@ -184,7 +185,7 @@ def triu_indices(n, k: int = 0, m=None):
 def _from(a, what):
     a = as_tensor_variable(a)
     if a.ndim != 2:
-        raise ValueError(f"{what}: a must be a matrix, got {a} ({a.type})")
+        raise ValueError(f"{what}: a must be two dimensional (a matrix), got {a} ({a.type})")
     return shape_i(a, 0), shape_i(a, 1)
 
 

@@ -37,7 +37,8 @@ class DimShuffle(Op):
                 raise ValueError(f"dimshuffle: {d!r} is not a dimension of a {input_ndim}-d input "
                                  "(use 0..ndim-1 or 'x')")
         if len(set(kept)) != len(kept):
-            raise ValueError(f"dimshuffle: pattern {new_order} repeats a dimension")
+            raise ValueError(f"dimshuffle: pattern {new_order} repeats a dimension; a dimension "
+                             "may not appear twice")
         self.input_ndim = int(input_ndim)
         self.new_order = tuple(d if d == "x" else int(d) for d in new_order)
         self.dropped = tuple(d for d in range(input_ndim) if d not in kept)
@@ -103,7 +104,9 @@ def _broadcast_static(op, inputs):
         known = {s for s in sizes if s is not None and s != 1}
         if len(known) > 1:
             shapes = ", ".join(f"{i} {i.type.shape}" for i in inputs)
-            raise ValueError(f"{op}: inputs cannot be broadcast together: dimension {d} has sizes "
+            static = ", ".join(str(i.type.shape) for i in inputs)
+            raise ValueError(f"{op}: Incompatible Elemwise input shapes [{static}]: the inputs "
+                             f"cannot be broadcast together, dimension {d} has sizes "
                              f"{sorted(known)} ({shapes})")
         if known:
             shape.append(known.pop())
@@ -213,7 +216,8 @@ def _runtime_shape(node, inputs):
         for d, size in enumerate(shape):
             if size == 1 and out_shape[d] != 1 and var.type.shape[d] != 1:
                 raise ValueError(
-                    f"input {var} has size 1 in dimension {d} at run time but its "
+                    f"Runtime broadcasting not allowed: input {var} has size 1 in dimension "
+                    f"{d} at run time but its "
                     f"type {var.type} does not declare that dimension broadcastable (size 1); "
                     f"input shapes: {shapes}. Declare it, e.g. with tt.row/tt.col, "
                     "shape=(1, None), or x.dimshuffle('x', 0)")

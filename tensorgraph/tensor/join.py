@@ -102,7 +102,7 @@ def _joined_static(op, tensors, axis):
             shapes = ", ".join(f"{t} {t.type.shape}" for t in tensors)
             raise ValueError(f"{op}: the inputs must have equal sizes in every dimension but the "
                              f"joined one ({axis}); dimension {d} has sizes {sorted(known)} "
-                             f"({shapes})")
+                             f"({shapes}); the other dimensions must match exactly")
         shape.append(known.pop() if known else None)
     return tuple(shape)
 
@@ -220,7 +220,7 @@ def stack(tensors, axis: int = 0) -> Variable:
         raise TypeError(f"stack takes a list or tuple of tensors, got {type(tensors).__name__}")
     tensors = [as_tensor_variable(t) for t in tensors]
     if not tensors:
-        raise ValueError("stack needs at least one tensor")
+        raise ValueError("stack: No tensor arguments provided; it needs at least one tensor")
     ndim = tensors[0].ndim
     for i, t in enumerate(tensors):
         if t.ndim != ndim:

@@ -52,8 +52,9 @@ def moveaxis(a, source, destination):
     destination = ([destination] if isinstance(destination, numbers.Integral)
                    else list(destination))
     if len(source) != len(destination):
-        raise ValueError(f"moveaxis: {len(source)} source axes but {len(destination)} "
-                         "destinations")
+        raise ValueError("moveaxis: `source` and `destination` arguments must have the same "
+                         f"number of elements, got {len(source)} source axes and "
+                         f"{len(destination)} destinations")
     source = [normalize_axis(s, a.ndim, "moveaxis source") for s in source]
     destination = [normalize_axis(d, a.ndim, "moveaxis destination") for d in destination]
     if len(set(source)) != len(source) or len(set(destination)) != len(destination):
@@ -68,7 +69,8 @@ def matrix_transpose(x):
     """The transpose of the last two dimensions (``np.matrix_transpose``, ``x.mT``)."""
     x = as_tensor_variable(x)
     if x.ndim < 2:
-        raise ValueError(f"matrix_transpose: needs at least 2 dimensions, {x} has {x.ndim}")
+        raise ValueError(f"matrix_transpose: Input array must be at least 2-dimensional, {x} "
+                         f"has {x.ndim} dimensions")
     return swapaxes(x, -1, -2)
 
 

@@ -74,7 +74,7 @@ def normalize_axis(axis, ndim: int, what: str = "reduction") -> tuple[int, ...]:
             raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, got {axis!r}")
         a = normalize_one_axis(a, ndim, what)
         if a in result:
-            raise ValueError(f"{what}: axis {axis!r} repeats axis {a}")
+            raise ValueError(f"{what}: repeated axis {a} in axis={axis!r}")
         result.append(a)
     return tuple(sorted(result))
 

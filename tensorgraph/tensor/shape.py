@@ -132,8 +132,8 @@ def as_shape_scalars(shape, what: str = "shape") -> list[Variable]:
             return [constant(int(v), dtype=_INT64) for v in vec.data]
         length = vec.type.shape[0]
         if length is None:
-            raise ValueError(f"{what} {vec} is a vector of unknown length; give its length with "
-                             "ndim=... or specify_shape(v, (n,))")
+            raise ValueError(f"{what} {vec} is a vector of unknown length. Use specify_shape to "
+                             "set the length (specify_shape(v, (n,))), or give ndim=...")
         from tensorgraph.tensor.subtensor import getitem
 
         return [as_int_scalar(getitem(vec, i), what) for i in range(length)]
@@ -307,7 +307,7 @@ class SpecifyShape(Op):
             if x.shape[d] != size:
                 expected = tuple("?" if i not in self.checked else
                                  int(sizes[self.checked.index(i)]) for i in range(x.ndim))
-                raise AssertionError(f"specify_shape: dimension {d} has size {x.shape[d]}, "
+                raise AssertionError(f"SpecifyShape: dimension {d} has size {x.shape[d]}, "
                                      f"expected {int(size)} (expected shape {expected}, got "
                                      f"{x.shape})")
         output_storage[0][0] = x
@@ -341,13 +341,14 @@ def specify_shape(x, shape) -> Variable:
         entries = list(shape) if isinstance(shape, (list, tuple)) else [shape]
         if any(e is Ellipsis for e in entries):   # ``...`` stands for the unspecified sizes
             if sum(e is Ellipsis for e in entries) > 1:
-                raise ValueError("specify_shape: the shape may hold one Ellipsis (...)")
+                raise ValueError("Multiple Ellipsis in specify_shape: the shape may hold one "
+                                 "Ellipsis (...)")
             k = next(i for i, e in enumerate(entries) if e is Ellipsis)
             fill = max(x.ndim - (len(entries) - 1), 0)
             entries = entries[:k] + [None] * fill + entries[k + 1:]
     if len(entries) != x.ndim:
         raise ValueError(f"specify_shape: {x} has {x.ndim} dimensions but the shape "
-                         f"{tuple(entries)} has {len(entries)} entries")
+                         f"{tuple(entries)} has {len(entries)} entries; it will never match")
     checked, sizes = [], []
     for d, s in enumerate(entries):
         if s is None:
@@ -465,8 +466,8 @@ def _reshape_static(x, entries) -> tuple:
     rest = int(np.prod([e for e in out if e is not None]))
     if not unresolved:
         if rest != size:
-            raise ValueError(f"reshape: cannot reshape {x} of static shape {x.type.shape} (size "
-                             f"{size}) into shape {requested}")
+            raise ValueError(f"Reshape: Input shape {x.type.shape} is incompatible with new "
+                             f"shape {requested}: cannot reshape {x} (size {size})")
     elif len(unresolved) == 1 and rest != 0:
         if size % rest:
             raise ValueError(f"reshape: cannot reshape {x} of static shape {x.type.shape} (size "

@@ -168,8 +168,8 @@ def _broadcast_index_static(shapes, op) -> tuple:
         sizes = [s[d - ndim + len(s)] for s in shapes if d - ndim + len(s) >= 0]
         known = {s for s in sizes if s is not None and s != 1}
         if len(known) > 1:
-            raise IndexError(f"{op}: shape mismatch: indexing arrays could not be broadcast "
-                             f"together with shapes {', '.join(str(s) for s in shapes)}")
+            raise IndexError(f"{op}: shape mismatch: indexing tensors could not be broadcast "
+                             f"together with shapes [{', '.join(str(s) for s in shapes)}]")
         if known:
             out.append(known.pop())
         elif sizes and all(s == 1 for s in sizes):
@@ -813,8 +813,8 @@ def _parse_index(x, index):
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for {x}: it is {x.ndim}-d but {consumed} "
-                         f"{'were' if consumed != 1 else 'was'} indexed")
+        raise IndexError(f"too many indices for tensor: tensor is {x.ndim}-dimensional, but "
+                         f"{consumed} {'were' if consumed != 1 else 'was'} indexed ({x})")
     if ellipses:
         i = ellipses[0]
         fill = [("slice", (None, None, None))] * (x.ndim - consumed)

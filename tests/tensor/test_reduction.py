@@ -263,7 +263,7 @@ def test_bad_axes_are_reported():
         tt.sum(x, axis=2)
     with pytest.raises(ValueError, match="axis -3 is out of range"):
         tt.max(x, axis=-3)
-    with pytest.raises(ValueError, match=r"repeats axis 1"):
+    with pytest.raises(ValueError, match=r"repeated axis 1"):
         tt.sum(x, axis=(1, -1))
     with pytest.raises(TypeError, match="axis must be None, an int or a tuple"):
         tt.prod(x, axis=1.0)

@@ -59,7 +59,7 @@ class SpecifyShapeC(CImplementation):
                 }}
                 if (used < sizeof exp)
                     snprintf(exp + used, sizeof exp - used, "{',' if ndim == 1 else ''})");
-                tg_error({ctx}, "AssertionError: specify_shape: dimension %d has size %lld, "
+                tg_error({ctx}, "AssertionError: SpecifyShape: dimension %d has size %lld, "
                          "expected %lld "
                          "(expected shape %s, got %s)", d, (long long){x}->shape[d],
                          (long long)want[d], exp, tg_shape_str({x}, got, sizeof got));

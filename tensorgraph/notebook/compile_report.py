@@ -49,6 +49,8 @@ __all__ = ["CompileReport", "report", "last_report"]
 #: the reports %%tg_compile showed lately, newest last, by function name (a few: widgets are
 #: heavy)
 _SHOWN: OrderedDict = OrderedDict()
+#: what a traced back end's code is called, for a node that has no lines of its own in it
+_PROGRAM_TEXT = {"JAX": "jaxpr", "PyTorch": "FX graph"}
 _KEEP = 16
 
 MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite steps", "steps")]
@@ -205,13 +207,14 @@ class CompileReport(StaticFallback, widgets.VBox):
 
     @property
     def backend(self) -> str | None:
-        """The whole-graph back end running the function ('JAX', 'Numba'), or None (C / the
+        """The whole-graph back end running the function ('JAX', 'Numba', 'PyTorch'), or None (C / the
         Python VM)."""
         return getattr(self.function.vm, "backend", None)
 
     def backend_source(self) -> str:
         """The back end's own code for the whole graph: the jaxpr and StableHLO for JAX (of
-        the last compiled input shapes), the generated Python module for Numba; ValueError
+        the last compiled input shapes), the generated Python module for Numba, the FX graph
+        and Inductor's code for PyTorch; ValueError
         for a function running C or Python nodes (see ``c_source``)."""
         if self.backend is None:
             raise ValueError("this function runs node by node (C or Python), not as one "
@@ -220,8 +223,8 @@ class CompileReport(StaticFallback, widgets.VBox):
 
     def backend_node_source(self, node_or_id) -> str:
         """A node's part of the back end's code: its lines of the generated Python (Numba,
-        under the comment naming the node), or, for JAX (one traced program), a note that the
-        node is part of the jaxpr shown."""
+        under the comment naming the node), or, for JAX and PyTorch (one traced program), a
+        note that the node is part of the jaxpr or FX graph shown."""
         node = self._final_node(node_or_id)
         node_id = self._ids()[node]
         lines = self.backend_source().splitlines()
@@ -229,8 +232,9 @@ class CompileReport(StaticFallback, widgets.VBox):
         start = next((i for i, line in enumerate(lines) if line.strip().startswith(marker)),
                      None)
         if start is None:
+            program = _PROGRAM_TEXT.get(self.backend, "code")
             return (f"# [{node_id}] {node.op} is traced into the one {self.backend} program "
-                    "below: its operations are in the jaxpr")
+                    f"below: its operations are in the {program} shown")
         indent = len(lines[start]) - len(lines[start].lstrip())
         end = start + 1
         while end < len(lines):

@@ -79,6 +79,8 @@ def test_tg_compile_reports_the_back_end(ip, mode):
     assert part.startswith("# [")
     if mode == "NUMBA":
         assert "np.dot" in part
+    else:  # one traced program: the note names the code it is part of
+        assert ("jaxpr" if mode == "JAX" else "FX graph") in part
     with pytest.raises(ValueError, match="not as one back-end program"):
         CompileReport(tg.function([], tg.tensor.constant(1.0) * 2)).backend_source()
 

@@ -28,7 +28,7 @@ from tensorgraph.rewriting.basic import (
 )
 
 __all__ = ["RewriteDatabaseQuery", "RewriteDatabase", "SequenceDB", "EquilibriumDB", "WalkerDB",
-           "register_alias", "register_absent"]
+           "register_alias", "register_absent", "register_built_in"]
 
 
 #: other names of rewrites and tags (PyTensor's spelling -> ours), see ``register_alias``
@@ -54,6 +54,18 @@ def register_absent(name: str, reason: str) -> None:
     so ``excluding`` accepts the name. Including or requiring it raises a ValueError that says
     why (a misspelt name is still an error: only registered names pass)."""
     ABSENT[name] = reason
+
+
+#: PyTensor rewrite names whose result the graph constructors here always build -> how
+BUILT_IN: dict[str, str] = {}
+
+
+def register_built_in(name: str, how: str) -> None:
+    """Record that PyTensor's rewrite ``name`` needs no rewrite here: the constructors build its
+    result directly (``concatenate([x])`` is ``x``: no Join to remove, PyTensor's
+    ``local_join_1``). Including or requiring it passes (the effect is always there);
+    excluding it passes too but cannot undo it (``how`` says why)."""
+    BUILT_IN[name] = how
 
 
 def _tag_set(value, what: str) -> frozenset:
@@ -267,6 +279,8 @@ class RewriteDatabase:
         known = self.known_tags()
         for tag in tags:
             if ALIASES.get(tag, tag) in known:
+                continue
+            if tag in BUILT_IN:
                 continue
             if tag in ABSENT:
                 if excluding:

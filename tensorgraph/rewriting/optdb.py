@@ -27,7 +27,7 @@ the helpers below; modes load them on first compile.
 from __future__ import annotations
 
 from tensorgraph.rewriting.db import (EquilibriumDB, SequenceDB, WalkerDB, register_absent,
-                                      register_alias)
+                                      register_alias, register_built_in)
 from tensorgraph.rewriting.merge import MergeRewriter
 
 __all__ = ["optdb", "register_canonicalize", "register_stabilize", "register_specialize",
@@ -51,7 +51,8 @@ for _alias, _name in {"local_add_canonizer": "local_add_canonical",
                       "cond_make_inplace": "ifelse_as_view",
                       # PyTensor runs its constant folding also as one topological walk under
                       # this name; here the one constant_folding rewrite does both jobs
-                      "topo_constant_folding": "constant_folding"}.items():
+                      "topo_constant_folding": "constant_folding",
+                      "BlasOpt": "blas"}.items():
     register_alias(_alias, _name)
 
 # PyTensor rewrites and tags with no counterpart here: excluding them is a no-op
@@ -66,10 +67,19 @@ for _name, _why in {
         "c_blas": "PyTensor's tag of the rewrites that swap its Python BLAS ops for C ones; "
                   "tensorgraph's Gemm and Gemv carry their C themselves",
         "scipy_blas": "PyTensor's tag of the rewrites that run Ger through scipy's BLAS",
+        "local_useless_slice": "PyTensor drops slice entries that select everything from an "
+                               "index (x[0:n, i] -> x[:, i]); here only a Subtensor that keeps "
+                               "all of x is removed (local_useless_subtensor)",
         "fuse_indexed_into_elemwise": "PyTensor fuses indexing into the elementwise loops of "
                                       "its Numba back end; here indexing stays its own node",
 }.items():
     register_absent(_name, _why)
+
+# PyTensor rewrites whose result the constructors here build directly
+for _name, _how in {
+        "local_join_1": "concatenate/join of one tensor returns that tensor, no Join node",
+}.items():
+    register_built_in(_name, _how)
 
 # tags given to every rewrite of a phase by its register_* helper, as in Theano / PyTensor
 _PHASE_TAGS = {

@@ -57,3 +57,40 @@ def test_a_query_mode_accepts_the_exclusion_too():
     x = tt.vector("x")
     f = tg.function([x], x[x > 0], mode=mode)
     np.testing.assert_array_equal(f(np.array([1.0, -1.0, 2.0])), [1.0, 2.0])
+
+
+def test_built_in_rewrite_names_pass_every_query():
+    # PyTensor's local_join_1 removes a Join of one tensor; concatenate builds none
+    from tensorgraph.rewriting.db import BUILT_IN
+
+    assert "local_join_1" in BUILT_IN
+    m = tt.matrix("m")
+    for mode in (get_default_mode().including("local_join_1"),
+                 get_default_mode().requiring("local_join_1"),
+                 get_default_mode().excluding("local_join_1")):
+        f = tg.function([m], tt.concatenate([m]), mode=mode)
+        assert "Join" not in [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
+        np.testing.assert_array_equal(f(np.eye(2)), np.eye(2))
+
+
+def test_blasopt_names_the_blas_phase():
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    ops = {type(n.op).__name__ for n in tg.function(
+        [x, y], tt.dot(x, y), mode=get_mode("FAST_RUN").excluding("BlasOpt")
+    ).maker.fgraph.toposort()}
+    assert not ops & {"Gemm", "Gemv", "Dot22"}, ops
+
+
+def test_shape_unsafe_tags_the_assert_removal():
+    assert "shape_unsafe" in optdb["specialize"].tags_of("local_remove_all_assert")
+    x = tt.dvector("x")
+    out = tt.specify_shape(x, (2,))
+    f = tg.function([x], out, mode=get_default_mode().excluding("shape_unsafe"))
+    with pytest.raises(AssertionError):
+        f(np.ones(3))
+
+
+def test_local_useless_slice_is_absent():
+    assert "local_useless_slice" in ABSENT
+    with pytest.raises(ValueError, match="no counterpart"):
+        get_default_mode().including("local_useless_slice")

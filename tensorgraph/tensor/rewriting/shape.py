@@ -294,7 +294,7 @@ def local_useless_assert(fgraph, node):
     return [fits(node.outputs[0], assert_op(x, *kept, msg=node.op.msg, error=node.op.error))]
 
 
-@register_in("specialize", "unsafe", "shape", default_tags=False)
+@register_in("specialize", "unsafe", "shape", "shape_unsafe", default_tags=False)
 @node_rewriter([Assert])
 def local_remove_all_assert(fgraph, node):
     """Assert(x, ...) -> x: trust that the inputs are valid (the 'unsafe' preset)."""

@@ -30,6 +30,9 @@ class DimShuffle(Op):
     view_map = {0: [0]}
 
     def __init__(self, input_ndim: int, new_order):
+        if not isinstance(input_ndim, (int, np.integer)) or isinstance(input_ndim, bool):
+            raise TypeError(f"DimShuffle: input_ndim must be an integer, got "
+                            f"{type(input_ndim).__name__}: {input_ndim!r}")
         new_order = tuple(new_order)
         kept = [d for d in new_order if d != "x"]
         for d in kept:

@@ -217,7 +217,8 @@ def join(axis: int, *tensors) -> Variable:
 def stack(tensors, axis: int = 0) -> Variable:
     """numpy's ``stack``: tensors of one shape joined along a new ``axis``, dtypes upcast."""
     if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"stack takes a list or tuple of tensors, got {type(tensors).__name__}")
+        raise TypeError("stack: First argument should be a Sequence (a list or tuple of "
+                        f"tensors), got {type(tensors).__name__}")
     tensors = [as_tensor_variable(t) for t in tensors]
     if not tensors:
         raise ValueError("stack: No tensor arguments provided; it needs at least one tensor")

@@ -62,10 +62,11 @@ def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
         raise TypeError(f"{what} must be an int, got {type(axis).__name__}: {axis!r}")
     axis = int(axis)
     if not -ndim <= axis < ndim:
-        raise AxisError(f"{what}: axis {axis} is out of range for a {ndim}-d tensor "
-                        f"(valid: {-ndim}..{ndim - 1})" if ndim else
-                        f"{what}: axis {axis} is out of range for a 0-d tensor, which has no "
-                        "axes (use axis=None where allowed)")
+        # numpy's wording (ported tests match it), then the valid range
+        raise AxisError(f"{what}: axis {axis} is out of bounds for array of dimension {ndim} "
+                        f"(out of range; valid: {-ndim}..{ndim - 1})" if ndim else
+                        f"{what}: axis {axis} is out of bounds for array of dimension 0: a 0-d "
+                        "tensor has no axes (use axis=None where allowed)")
     return axis % ndim
 
 
@@ -94,8 +95,8 @@ def as_int_scalar(value, what: str = "size") -> Variable:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.name in INT_DTYPES:
             return constant(int(value), dtype=_INT64)
-        raise TypeError(f"{what} must be an int or an integer scalar variable, got "
-                        f"{type(value).__name__}: {value!r}")
+        raise TypeError(f"{what} must be an int or an integer scalar variable (sizes must be "
+                        f"integer types), got {type(value).__name__}: {value!r}")
     return constant(int(value), dtype=_INT64)
 
 

@@ -92,3 +92,15 @@ def test_join_and_indexing():
     with pytest.raises(IndexError, match=r"indexing tensors could not be broadcast together "
                                          r"with shapes \[\(10,\), \(9,\)\]"):
         x[i, j]
+
+
+def test_axis_sizes_and_arguments():
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2 "
+                                         r"\(out of range; valid: -2..1\)"):
+        tt.specify_broadcastable(tt.dmatrix(), 2)
+    with pytest.raises(TypeError, match="must be integer types.*got float: 2.2"):
+        tt.specify_shape(tt.dvector(), (2.2,))
+    with pytest.raises(TypeError, match="First argument should be a Sequence.*got TensorVariable"):
+        tt.stack(tt.dvector())
+    with pytest.raises(TypeError, match="input_ndim must be an integer, got tuple"):
+        DimShuffle((1,), (0,))

@@ -70,6 +70,8 @@ for _name, _why in {
         "local_useless_slice": "PyTensor drops slice entries that select everything from an "
                                "index (x[0:n, i] -> x[:, i]); here only a Subtensor that keeps "
                                "all of x is removed (local_useless_subtensor)",
+        "extract_diag_lift_pass": "PyTensor moves diagonal and index reads below allocs, "
+                                  "elementwise ops and writes; no rewrite here does that",
         "fuse_indexed_into_elemwise": "PyTensor fuses indexing into the elementwise loops of "
                                       "its Numba back end; here indexing stays its own node",
 }.items():

@@ -46,60 +46,41 @@ from tensorgraph.link.backend import (
     RandomPlan,
     UnsupportedOpsError,
     WholeGraphLinker,
-    branch_owners,
     copy_generator,
     require,
-    unsupported_reason,
 )
+from tensorgraph.link.traced import Checks, Trace, TracedGraph
 
 __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
 
-_trace_state = threading.local()
 
+class _Checks(Checks):
+    """Run-time checks folded into a ``jnp.int32`` code (see ``tensorgraph.link.traced``)."""
 
-class _Checks:
-    """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
-    ``code`` is 0, or the number of the first failing check in the trace's registry."""
-
-    def __init__(self, registry: list, node):
-        self.registry = registry
-        self.node = node
-        self.code = None
-
-    def add(self, bad, error, message):
+    @staticmethod
+    def traced(value) -> bool:
         import jax
+
+        return isinstance(value, jax.core.Tracer)
+
+    @staticmethod
+    def int32(number: int):
         import jax.numpy as jnp
 
-        if not isinstance(bad, jax.core.Tracer):
-            if bool(np.any(bad)):
-                raise error(message)
-            return
-        self.registry.append((self.node, error, message))
-        number = jnp.int32(len(self.registry))
-        bad = jnp.any(bad)
-        code = jnp.int32(0) if self.code is None else self.code
-        self.code = jnp.where((code == 0) & bad, number, code)
+        return jnp.int32(number)
 
-    def merge(self, code):
+    @staticmethod
+    def library():
         import jax.numpy as jnp
 
-        self.code = code if self.code is None else jnp.where(self.code == 0, code, self.code)
-
-    def result(self):
-        import jax.numpy as jnp
-
-        return jnp.int32(0) if self.code is None else self.code
+        return jnp
 
 
-def current_checks() -> _Checks:
-    stack = getattr(_trace_state, "scopes", None)
-    if not stack:
-        raise RuntimeError("runtime_check is only valid while a JAX node is traced")
-    return stack[-1]
-
-
-def _concrete(value) -> bool:
-    return isinstance(value, (np.ndarray, np.generic, bool, int, float, complex))
+TRACE = Trace("JAX", _Checks)
+current_checks = TRACE.current
+#: ``with checks_scope(node) as scope``: a scope of checks of its own (a side of ``lax.cond``,
+#: a loop body), whose ``scope.result()`` the function JAX traces on its own returns
+checks_scope = TRACE.scope
 
 
 _cache_ready: list = []
@@ -133,126 +114,44 @@ class _Compiled:
         self.signature = signature
 
 
-class GraphFunction:
-    """A FunctionGraph evaluated on JAX values while tracing: the program's graph, or the inner
-    graph of an op (``IndexLoop``). Building it looks up every node's implementation and adds
-    ``(node, reason)`` to ``problems`` for each node JAX cannot run."""
+class GraphFunction(TracedGraph):
+    """A FunctionGraph evaluated on JAX values while tracing (``tensorgraph.link.traced``):
+    the program's graph, or the inner graph of an op (``IndexLoop``)."""
 
-    def __init__(self, fgraph, problems: list):
-        from tensorgraph.ifelse import IfElse
+    backend = "JAX"
+    trace = TRACE
+
+    @staticmethod
+    def implementation(op):
         from tensorgraph.link.jax import implementation
 
-        self.fgraph = fgraph
-        self.nodes = fgraph.toposort()
-        self.position = {node: i for i, node in enumerate(self.nodes)}
-        self.functions = {}
-        for node in self.nodes:
-            if isinstance(node.op, IfElse):
-                continue
-            impl = implementation(node.op)
-            if impl is None:
-                problems.append((node, unsupported_reason(node.op, "JAX")))
-                continue
-            try:
-                self.functions[node] = impl(node.op, node)
-            except NotImplementedError as exc:
-                problems.append((node, str(exc) or unsupported_reason(node.op, "JAX")))
-        owners = branch_owners(fgraph, self.nodes)
-        self.top = [n for n in self.nodes if n not in owners]
-        self.blocks: dict = {}
-        for node in self.nodes:
-            if node in owners:
-                self.blocks.setdefault(owners[node], []).append(node)
+        return implementation(op)
 
-    def __call__(self, *inputs) -> list:
-        """The outputs of the graph for ``inputs`` (inside a trace: an inner graph)."""
-        env = dict(zip(self.fgraph.inputs, inputs))
-        self.evaluate(self.top, env)
-        return [v.data if isinstance(v, Constant) else env[v] for v in self.fgraph.outputs]
+    @staticmethod
+    def cast(value, dtype):
+        import jax.numpy as jnp
 
-    def evaluate(self, nodes, env):
-        """Compute ``nodes`` (in order) into ``env``, {variable: value}."""
-        from tensorgraph.ifelse import IfElse
+        return jnp.asarray(value, dtype=dtype)
 
-        scope = _trace_state.scopes[-1]
-        for node in nodes:
-            # an ifelse reads its condition only: each side computes its own values
-            read = node.inputs[:1] if isinstance(node.op, IfElse) else node.inputs
-            values = [v.data if isinstance(v, Constant) else env[v] for v in read]
-            scope.node = node
-            try:
-                if isinstance(node.op, IfElse):
-                    outputs = self._ifelse(node, values, env)
-                elif all(_concrete(v) for v in values):
-                    outputs = _perform(node, values)
-                else:
-                    outputs = self.functions[node](*values)
-                    if len(node.outputs) == 1:
-                        outputs = (outputs,)
-            except Exception as exc:  # noqa: BLE001 - every failure names its node
-                if getattr(exc, "node", None) is not None:
-                    raise
-                from tensorgraph.graph.errors import reraise_with_node
-
-                reraise_with_node(exc, node, None, self.position[node], fgraph=self.fgraph)
-            env.update(zip(node.outputs, outputs))
-
-    def _ifelse(self, node, values, env):
-        """Only the side taken computes its own nodes: ``lax.cond`` over the two sides (or the
-        side itself when the condition is known while tracing)."""
+    def cond(self, node, condition, env):
+        """Only the side taken computes its own nodes: ``lax.cond`` over the two sides."""
         import jax
         import jax.numpy as jnp
 
-        n = node.op.n_outs
-        condition = values[0]
-
-        def side(k, scoped):
+        def side(k):
             def branch():
-                child = dict(env)
-                with checks_scope(node) if scoped else _no_scope() as scope:
-                    self.evaluate(self.blocks.get((node, k), []), child)
-                chosen = node.inputs[1 + k * n:1 + (k + 1) * n]
-                results = tuple(jnp.asarray(
-                    v.data if isinstance(v, Constant) else child[v], dtype=out.type.dtype)
-                    for v, out in zip(chosen, node.outputs))
-                return (results, scope.result()) if scoped else results
+                with checks_scope(node) as scope:
+                    results = self.side(node, k, env)
+                return results, scope.result()
             return branch
 
-        if _concrete(condition):
-            return side(0 if np.asarray(condition) else 1, False)()
         try:
-            results, code = jax.lax.cond(jnp.asarray(condition) != 0, side(0, True),
-                                         side(1, True))
+            results, code = jax.lax.cond(jnp.asarray(condition) != 0, side(0), side(1))
         except TypeError as exc:
             raise ValueError(f"JAX computes both sides of an ifelse with the same shapes and "
                              f"dtypes; here they differ ({exc})") from None
         current_checks().merge(code)
         return results
-
-
-class checks_scope:
-    """``with checks_scope(node) as scope``: the run-time checks registered inside go to a
-    scope of their own (a function JAX traces on its own: a side of ``lax.cond``, a loop
-    body), whose ``scope.result()`` the traced function returns."""
-
-    def __init__(self, node):
-        self.scope = _Checks(_trace_state.registry, node)
-
-    def __enter__(self):
-        _trace_state.scopes.append(self.scope)
-        return self.scope
-
-    def __exit__(self, *exc):
-        _trace_state.scopes.pop()
-        return False
-
-
-class _no_scope:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 class JaxProgram(Program):
@@ -314,7 +213,7 @@ class JaxProgram(Program):
             env[inputs[pos]] = value
         for pos, seed in zip(self.plan.inputs, args[n:]):
             env[inputs[pos]] = jax.random.key(seed)
-        _trace_state.scopes = []
+        TRACE.start()
         with checks_scope(None) as scope:
             self.graph.evaluate(self.graph.top, env)
         return tuple(env[v] for v in self.computed), scope.result()
@@ -352,7 +251,7 @@ class JaxProgram(Program):
             if found is not None:
                 return found
             registry: list = []
-            _trace_state.registry = registry
+            TRACE.registry = registry
             started = perf_counter()
             with jax.enable_x64(True):
                 lowered = self._jitted.lower(*args)
@@ -442,26 +341,17 @@ class JaxProgram(Program):
                     "# function once to see the program.")
         avals = [jax.ShapeDtypeStruct(a[0], np.dtype(a[1])) if isinstance(a, tuple) else a
                  for a in last.signature]
-        registry_before = getattr(_trace_state, "registry", None)
-        _trace_state.registry = []
+        registry_before = TRACE.registry
+        TRACE.registry = []
         try:
             with jax.enable_x64(True):
                 jaxpr = jax.make_jaxpr(self._trace, static_argnums=self.static)(*avals)
         finally:
-            _trace_state.registry = registry_before
+            TRACE.registry = registry_before
         shapes = ", ".join(f"{a.dtype}{list(a.shape)}" if hasattr(a, "shape") else str(a)
                            for a in avals) or "no arguments"
         return (f"# jaxpr for inputs {shapes}\n{jaxpr}\n\n# StableHLO (what XLA compiles)\n"
                 f"{last.lowered.as_text()}")
-
-
-def _perform(node, values):
-    """A node whose inputs are all known while tracing (constants, shapes): computed with its
-    numpy ``perform``, so the result stays a known value."""
-    storage = [[None] for _ in node.outputs]
-    node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
-                           for v in values], storage)
-    return [cell[0] for cell in storage]
 
 
 class JaxLinker(WholeGraphLinker):

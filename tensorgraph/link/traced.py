@@ -1,0 +1,244 @@
+"""Evaluating a FunctionGraph node by node while a back end traces it (JAX, PyTorch).
+
+The JAX and PyTorch back ends both build their program by running the graph once on the
+library's traced values (``jax.jit``'s tracers, ``make_fx``'s fake tensors) and let the
+library record the operations. What that run does is the same for both, and lives here:
+
+* ``TracedGraph``: the graph walk. Each node computes with its implementation from the back
+  end's op table; a node whose inputs are all known while tracing (constants, shapes) computes
+  with its numpy ``perform`` instead, so sizes stay known to the library; an ``ifelse`` computes
+  only the nodes of the side taken (``branch_owners``); a failure is re-raised naming its node.
+  A back end subclasses it with its op table, the cast of a known side's outputs and the
+  library's conditional for a condition known only when running (``lax.cond``, ``cond``).
+* ``Checks`` and ``Trace``: run-time checks (an index in range) made inside the traced
+  program. Each scope (the graph, a side of a conditional, a loop body) folds its failing
+  checks into one int32 code the traced function returns; the program raises the registered
+  error of a nonzero code after the call. A back end subclasses ``Checks`` with its
+  library's traced-value test and int32 scalar.
+
+What differs in substance stays with each back end: how a traced conditional gets its
+operands (JAX closes over them; ``torch.cond`` takes them as arguments and refuses aliases),
+how programs are compiled, cached and called.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.backend import branch_owners, unsupported_reason
+
+__all__ = ["Checks", "Trace", "TracedGraph", "concrete", "perform"]
+
+
+class Checks:
+    """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
+    ``code`` is None, or the library's int32 scalar: 0, or the number of the first failing
+    check in the trace's registry. Subclasses give ``traced``, ``int32`` and ``library`` (the
+    module with ``any`` and ``where``)."""
+
+    def __init__(self, registry: list, node):
+        self.registry = registry
+        self.node = node
+        self.code = None
+
+    @staticmethod
+    def traced(value) -> bool:
+        """Whether ``value`` is known only when the program runs."""
+        raise NotImplementedError
+
+    @staticmethod
+    def int32(number: int):
+        raise NotImplementedError
+
+    @staticmethod
+    def library():
+        raise NotImplementedError
+
+    def add(self, bad, error, message):
+        if not self.traced(bad):
+            if bool(np.any(bad)):
+                raise error(message)
+            return
+        xp = self.library()
+        self.registry.append((self.node, error, message))
+        number = self.int32(len(self.registry))
+        bad = xp.any(bad)
+        code = self.result()
+        self.code = xp.where((code == 0) & bad, number, code)
+
+    def merge(self, code):
+        self.code = code if self.code is None else \
+            self.library().where(self.code == 0, code, self.code)
+
+    def result(self):
+        return self.int32(0) if self.code is None else self.code
+
+
+class Trace:
+    """The state of the traces a back end runs, one per thread: ``registry`` (the checks of
+    the signature being compiled) and the stack of check scopes."""
+
+    def __init__(self, backend: str, checks: type):
+        self.backend = backend
+        self.checks = checks
+        self.state = threading.local()
+
+    @property
+    def registry(self):
+        return getattr(self.state, "registry", None)
+
+    @registry.setter
+    def registry(self, registry):
+        self.state.registry = registry
+
+    def start(self):
+        """A new trace of the whole graph: no scopes open."""
+        self.state.scopes = []
+
+    def current(self) -> Checks:
+        stack = getattr(self.state, "scopes", None)
+        if not stack:
+            raise RuntimeError(f"runtime_check is only valid while a {self.backend} node is "
+                               "traced")
+        return stack[-1]
+
+    def scope(self, node) -> _Scope:
+        """``with trace.scope(node) as scope``: the run-time checks registered inside go to a
+        scope of their own (a function the library traces on its own: a side of a
+        conditional, a loop body), whose ``scope.result()`` that function returns."""
+        return _Scope(self, self.checks(self.state.registry, node))
+
+
+class _Scope:
+    def __init__(self, trace: Trace, checks: Checks):
+        self.trace = trace
+        self.checks = checks
+
+    def __enter__(self) -> Checks:
+        self.trace.state.scopes.append(self.checks)
+        return self.checks
+
+    def __exit__(self, *exc):
+        self.trace.state.scopes.pop()
+        return False
+
+
+def concrete(value) -> bool:
+    """Whether ``value`` is known while tracing (a numpy or Python value)."""
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float, complex))
+
+
+def perform(node, values):
+    """A node whose inputs are all known while tracing (constants, shapes): computed with its
+    numpy ``perform``, so the result stays a known value."""
+    storage = [[None] for _ in node.outputs]
+    node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
+                           for v in values], storage)
+    return [cell[0] for cell in storage]
+
+
+def _value(var, env):
+    return var.data if isinstance(var, Constant) else env[var]
+
+
+class TracedGraph:
+    """A FunctionGraph evaluated on a library's traced values: a program's graph, or the inner
+    graph of an op (``IndexLoop``). Building it looks up every node's implementation and adds
+    ``(node, reason)`` to ``problems`` for each node the back end cannot run.
+
+    Subclasses set ``backend`` (its name in messages) and ``trace`` (its ``Trace``) and define
+    ``implementation(op)`` (its op table's lookup), ``cast(value, dtype)`` (an output of the
+    side of an ifelse taken) and ``cond(node, condition, env)`` (an ifelse whose condition is
+    known only when running)."""
+
+    backend = ""
+    trace: Trace
+
+    def __init__(self, fgraph, problems: list):
+        from tensorgraph.ifelse import IfElse
+
+        self.fgraph = fgraph
+        self.nodes = fgraph.toposort()
+        self.position = {node: i for i, node in enumerate(self.nodes)}
+        self.functions = {}
+        for node in self.nodes:
+            if isinstance(node.op, IfElse):
+                continue
+            impl = self.implementation(node.op)
+            if impl is None:
+                problems.append((node, unsupported_reason(node.op, self.backend)))
+                continue
+            try:
+                self.functions[node] = impl(node.op, node)
+            except NotImplementedError as exc:
+                problems.append((node, str(exc) or unsupported_reason(node.op, self.backend)))
+        owners = branch_owners(fgraph, self.nodes)
+        self.top = [n for n in self.nodes if n not in owners]
+        self.blocks: dict = {}
+        for node in self.nodes:
+            if node in owners:
+                self.blocks.setdefault(owners[node], []).append(node)
+
+    @staticmethod
+    def implementation(op):
+        raise NotImplementedError
+
+    @staticmethod
+    def cast(value, dtype):
+        raise NotImplementedError
+
+    def cond(self, node, condition, env):
+        raise NotImplementedError
+
+    def __call__(self, *inputs) -> list:
+        """The outputs of the graph for ``inputs`` (inside a trace: an inner graph)."""
+        env = dict(zip(self.fgraph.inputs, inputs))
+        self.evaluate(self.top, env)
+        return [_value(v, env) for v in self.fgraph.outputs]
+
+    def evaluate(self, nodes, env):
+        """Compute ``nodes`` (in order) into ``env``, {variable: value}."""
+        from tensorgraph.ifelse import IfElse
+
+        scope = self.trace.current()
+        for node in nodes:
+            # an ifelse reads its condition only: each side computes its own values
+            read = node.inputs[:1] if isinstance(node.op, IfElse) else node.inputs
+            values = [_value(v, env) for v in read]
+            scope.node = node
+            try:
+                if isinstance(node.op, IfElse):
+                    if concrete(values[0]):
+                        outputs = self.side(node, 0 if np.asarray(values[0]) else 1, env)
+                    else:
+                        outputs = self.cond(node, values[0], env)
+                elif all(concrete(v) for v in values):
+                    outputs = perform(node, values)
+                else:
+                    outputs = self.functions[node](*values)
+                    if len(node.outputs) == 1:
+                        outputs = (outputs,)
+            except Exception as exc:  # noqa: BLE001 - every failure names its node
+                if getattr(exc, "node", None) is not None:
+                    raise
+                from tensorgraph.graph.errors import reraise_with_node
+
+                reraise_with_node(exc, node, None, self.position[node], fgraph=self.fgraph)
+            env.update(zip(node.outputs, outputs))
+
+    def side(self, node, k: int, env) -> tuple:
+        """The outputs of side ``k`` (0: then, 1: else) of the ifelse ``node``: its own nodes
+        computed into a copy of ``env``, each output cast to the ifelse's dtype."""
+        child = dict(env)
+        self.evaluate(self.blocks.get((node, k), []), child)
+        return tuple(self.cast(_value(v, child), out.type.dtype)
+                     for v, out in zip(self.chosen(node, k), node.outputs))
+
+    @staticmethod
+    def chosen(node, k: int) -> list:
+        """The inputs of the ifelse ``node`` that are side ``k``'s outputs."""
+        n = node.op.n_outs
+        return node.inputs[1 + k * n:1 + (k + 1) * n]

@@ -419,6 +419,9 @@ class WholeGraphLinker:
     program is kept for the spare VMs of concurrent calls, which link the same graph again)."""
 
     name = ""
+    #: ops holding an inner graph (Scan) run inside the program: ``prepare_for_mode`` only
+    #: rewrites their inner graph for the mode, it does not compile it on its own
+    traces_inner_graphs = True
 
     def __init__(self):
         self._programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -52,7 +52,7 @@ class InnerRunner:
         (iterations run by a call of the compiled step from Python)
     """
 
-    def __init__(self, op, mode, reference: bool = False):
+    def __init__(self, op, mode, reference: bool = False, maker=None):
         from tensorgraph import hooks
         from tensorgraph.graph.utils import compiling
 
@@ -61,10 +61,11 @@ class InnerRunner:
         self.reference = reference
         self.allow_gc = bool(config.scan__allow_gc if op.allow_gc is None else op.allow_gc)
         self.prealloc = bool(config.scan__allow_output_prealloc)
-        with compiling():
-            maker = hooks.function_maker(list(op.fgraph.inputs), list(op.fgraph.outputs),
-                                         mode=mode, name=f"{op.title} (inner)",
-                                         on_unused_input="ignore")
+        if maker is None:  # else: the inner graph already rewritten for ``mode``
+            with compiling():
+                maker = hooks.function_maker(list(op.fgraph.inputs), list(op.fgraph.outputs),
+                                             mode=mode, name=f"{op.title} (inner)",
+                                             on_unused_input="ignore")
         maker.linker = _with_gc(maker.linker, self.allow_gc)
         self.function = maker.create()
         self.function.trust_input = True

@@ -401,9 +401,21 @@ class Scan(Op):
     def prepare_for_mode(self, node, mode) -> None:
         """Compile the inner graph for a function compiled with ``mode`` (called by
         ``FunctionMaker`` after rewriting): the node then runs with it."""
+        from tensorgraph import hooks
+        from tensorgraph.graph.utils import compiling
         from tensorgraph.scan.loop import InnerRunner
 
-        node.tag.scan_runner = InnerRunner(self, self.mode if self.mode is not None else mode)
+        mode = self.mode if self.mode is not None else mode
+        with compiling():
+            maker = hooks.function_maker(list(self.fgraph.inputs), list(self.fgraph.outputs),
+                                         mode=mode, name=f"{self.title} (inner)",
+                                         on_unused_input="ignore")
+        if getattr(maker.linker, "traces_inner_graphs", False):
+            # a whole-graph back end (JAX, Numba, PyTorch) runs the loop inside its own
+            # program: it needs the inner graph rewritten for it, not compiled on its own
+            node.tag.scan_inner_fgraph = maker.fgraph
+            return
+        node.tag.scan_runner = InnerRunner(self, mode, maker=maker)
 
     @staticmethod
     def runner_of(node):

@@ -63,10 +63,12 @@ class Variable:
     def get_parents(self):
         return [self.owner] if self.owner is not None else []
 
-    def eval(self, inputs_to_values=None):
-        """Compile (once per set of inputs, then cached) and run a function computing this variable.
+    def eval(self, inputs_to_values=None, **kwargs):
+        """Compile (once per set of inputs and options, then cached) and run a function
+        computing this variable.
 
-        ``inputs_to_values`` maps input variables, or their names, to values.
+        ``inputs_to_values`` maps input variables, or their names, to values; other keyword
+        arguments go to ``function`` (``mode=``, as in PyTensor).
         """
         from tensorgraph import hooks
 
@@ -81,10 +83,22 @@ class Variable:
             inputs.append(key)
             values.append(value)
         cache = self.__dict__.setdefault("_eval_cache", {})
-        signature = tuple(inputs)
+        kwargs.setdefault("on_unused_input", "ignore")
+        try:
+            signature = (tuple(inputs), tuple(sorted(kwargs.items())))
+            hash(signature)
+        except TypeError:           # an unhashable option (a Mode object): compile each time
+            return hooks.compile_function(inputs, self, **kwargs)(*values)
         if signature not in cache:
-            cache[signature] = hooks.compile_function(inputs, self, on_unused_input="ignore")
+            cache[signature] = hooks.compile_function(inputs, self, **kwargs)
         return cache[signature](*values)
+
+    def dprint(self, **kwargs):
+        """``debugprint(self, **kwargs)``: the graph computing this variable, as text (PyTensor's
+        method; ``file="str"`` returns the text)."""
+        from tensorgraph.printing import debugprint
+
+        return debugprint(self, **kwargs)
 
     def __str__(self):
         text = self._label()
@@ -416,11 +430,15 @@ def applys_between(inputs, outputs):
     return io_toposort(inputs, outputs)
 
 
-def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None):
+def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None,
+                    rebuild_strict: bool = False):
     """Copy the graph between ``inputs`` and ``outputs``; return the {old: new} map.
 
     Constants are kept (they are immutable); graph inputs are cloned when ``copy_inputs``.
     Entries already in ``memo`` are used as they are, which is how replacements are made.
+    A node whose new inputs have other types is rebuilt by its op (``make_node``), unless
+    ``rebuild_strict``: then each new input is converted to the old input's type (a
+    TypeError when it cannot be) and the node keeps its output types.
     """
     memo = {} if memo is None else memo
     for inp in inputs:
@@ -435,7 +453,8 @@ def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None):
                     memo[v] = v
                 else:
                     memo[v] = v.clone()
-        new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs], strict=False)
+        new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs],
+                                              strict=rebuild_strict)
         memo[node] = new_node
         for old, new in zip(node.outputs, new_node.outputs):
             memo.setdefault(old, new)
@@ -451,11 +470,16 @@ def clone(inputs, outputs, copy_inputs: bool = True):
     return [equiv[i] for i in inputs], [equiv[o] for o in outputs]
 
 
-def clone_replace(outputs, replace=None):
+def clone_replace(outputs, replace=None, rebuild_strict: bool = False):
     """Copy the graph computing ``outputs`` with some variables swapped for others.
 
     ``replace`` maps old variables to their replacements (dict or list of pairs); the rest of the
     graph above the replaced variables is rebuilt, the part below is shared.
+    A replacement may have another type (another static shape or dtype): the nodes above it
+    are rebuilt with ``make_node``, so their outputs take the types that follow from the new
+    inputs. ``rebuild_strict=True`` (PyTensor's default) instead converts each replacement to
+    the type it replaces and keeps every node's output types; a replacement that cannot be
+    converted is a TypeError.
     """
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
@@ -471,7 +495,8 @@ def clone_replace(outputs, replace=None):
     inputs = graph_inputs(outs, blockers)
     for v in inputs:
         memo.setdefault(v, v)
-    equiv = clone_get_equiv(inputs, outs, copy_inputs=False, memo=memo)
+    equiv = clone_get_equiv(inputs, outs, copy_inputs=False, memo=memo,
+                            rebuild_strict=rebuild_strict)
     result = [equiv[o] for o in outs]
     return result[0] if single else result
 

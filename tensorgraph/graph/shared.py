@@ -75,8 +75,12 @@ class SharedVariable(Variable):
                                   name, strict, allow_downcast)
         self.container = container
 
-    def get_value(self, borrow: bool = False):
-        """The current value; a copy unless ``borrow`` (then do not modify it in place)."""
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False):
+        """The current value; a copy unless ``borrow`` (then do not modify it in place).
+
+        ``return_internal_type`` is PyTensor's switch for GPU-era types whose storage is not a
+        numpy array; here the stored value always is the type's own value, so it changes
+        nothing."""
         value = self.container.storage[0]
         return value if borrow else copy_value(value)
 

@@ -71,15 +71,13 @@ from tensorgraph.link.backend import (
     RandomPlan,
     UnsupportedOpsError,
     WholeGraphLinker,
-    branch_owners,
     copy_generator,
     require,
-    unsupported_reason,
 )
+from tensorgraph.link.traced import Checks, Trace, TracedGraph
 
 __all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
 
-_trace_state = threading.local()
 #: Inductor's compiles and hooks and the seeding of the default generator are process-wide
 _COMPILE_LOCK = threading.RLock()
 _RANDOM_LOCK = threading.Lock()
@@ -101,66 +99,33 @@ def static_ints(value, what: str) -> tuple:
     return tuple(int(v) for v in np.asarray(value).reshape(-1))
 
 
-class _Checks:
-    """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
-    ``code`` is None, or an int32 tensor: 0, or the number of the first failing check in the
-    trace's registry."""
+class _Checks(Checks):
+    """Run-time checks folded into an int32 tensor code (see ``tensorgraph.link.traced``)."""
 
-    def __init__(self, registry: list, node):
-        self.registry = registry
-        self.node = node
-        self.code = None
-
-    def add(self, bad, error, message):
+    @staticmethod
+    def traced(value) -> bool:
         import torch
 
-        if not isinstance(bad, torch.Tensor):
-            if bool(np.any(bad)):
-                raise error(message)
-            return
-        self.registry.append((self.node, error, message))
-        number = torch.tensor(len(self.registry), dtype=torch.int32)
-        bad = torch.any(bad)
-        code = self.result()
-        self.code = torch.where((code == 0) & bad, number, code)
+        return isinstance(value, torch.Tensor)
 
-    def merge(self, code):
+    @staticmethod
+    def int32(number: int):
         import torch
 
-        self.code = code if self.code is None else torch.where(self.code == 0, code, self.code)
+        return torch.tensor(number, dtype=torch.int32)
 
-    def result(self):
+    @staticmethod
+    def library():
         import torch
 
-        return torch.zeros((), dtype=torch.int32) if self.code is None else self.code
+        return torch
 
 
-def current_checks() -> _Checks:
-    stack = getattr(_trace_state, "scopes", None)
-    if not stack:
-        raise RuntimeError("runtime_check is only valid while a PyTorch node is traced")
-    return stack[-1]
-
-
-class checks_scope:
-    """``with checks_scope(node) as scope``: the run-time checks registered inside go to a
-    scope of their own (a function traced on its own: a side of ``torch.cond``), whose
-    ``scope.result()`` that function returns."""
-
-    def __init__(self, node):
-        self.scope = _Checks(_trace_state.registry, node)
-
-    def __enter__(self):
-        _trace_state.scopes.append(self.scope)
-        return self.scope
-
-    def __exit__(self, *exc):
-        _trace_state.scopes.pop()
-        return False
-
-
-def _concrete(value) -> bool:
-    return isinstance(value, (np.ndarray, np.generic, bool, int, float, complex))
+TRACE = Trace("PyTorch", _Checks)
+current_checks = TRACE.current
+#: ``with checks_scope(node) as scope``: a scope of checks of its own (a side of
+#: ``torch.cond``, a loop body), whose ``scope.result()`` the function traced on its own returns
+checks_scope = TRACE.scope
 
 
 class _Generator:
@@ -178,69 +143,29 @@ GENERATOR = _Generator()
 # Evaluating a graph while tracing
 
 
-class GraphFunction:
-    """A FunctionGraph evaluated on tensors while tracing: the program's graph, or the inner
-    graph of an op (``IndexLoop``). Building it looks up every node's implementation and adds
-    ``(node, reason)`` to ``problems`` for each node PyTorch cannot run."""
+class GraphFunction(TracedGraph):
+    """A FunctionGraph evaluated on tensors while tracing (``tensorgraph.link.traced``): the
+    program's graph, or the inner graph of an op (``IndexLoop``)."""
 
-    def __init__(self, fgraph, problems: list):
-        from tensorgraph.ifelse import IfElse
+    backend = "PyTorch"
+    trace = TRACE
+
+    @staticmethod
+    def implementation(op):
         from tensorgraph.link.pytorch import implementation
 
-        self.fgraph = fgraph
-        self.nodes = fgraph.toposort()
-        self.position = {node: i for i, node in enumerate(self.nodes)}
-        self.functions = {}
-        for node in self.nodes:
-            if isinstance(node.op, IfElse):
-                continue
-            impl = implementation(node.op)
-            if impl is None:
-                problems.append((node, unsupported_reason(node.op, "PyTorch")))
-                continue
-            try:
-                self.functions[node] = impl(node.op, node)
-            except NotImplementedError as exc:
-                problems.append((node, str(exc) or unsupported_reason(node.op, "PyTorch")))
-        owners = branch_owners(fgraph, self.nodes)
-        self.top = [n for n in self.nodes if n not in owners]
-        self.blocks: dict = {}
-        for node in self.nodes:
-            if node in owners:
-                self.blocks.setdefault(owners[node], []).append(node)
+        return implementation(op)
 
-    def __call__(self, *inputs) -> list:
-        """The outputs of the graph for ``inputs`` (inside a trace: an inner graph)."""
-        env = dict(zip(self.fgraph.inputs, inputs))
-        self.evaluate(self.top, env)
-        return [v.data if isinstance(v, Constant) else env[v] for v in self.fgraph.outputs]
+    @staticmethod
+    def cast(value, dtype):
+        """A known value stays a numpy value (sizes computed from it stay known)."""
+        import torch
 
-    def evaluate(self, nodes, env):
-        """Compute ``nodes`` (in order) into ``env``, {variable: value}."""
-        from tensorgraph.ifelse import IfElse
+        if isinstance(value, torch.Tensor):
+            from tensorgraph.link.pytorch import as_tensor
 
-        scope = _trace_state.scopes[-1]
-        for node in nodes:
-            # an ifelse reads its condition only: each side computes its own values
-            read = node.inputs[:1] if isinstance(node.op, IfElse) else node.inputs
-            values = [v.data if isinstance(v, Constant) else env[v] for v in read]
-            scope.node = node
-            try:
-                if isinstance(node.op, IfElse):
-                    outputs = self._ifelse(node, values, env)
-                elif all(_concrete(v) for v in values):
-                    outputs = _perform(node, values)
-                else:
-                    outputs = self.functions[node](*values)
-                    if len(node.outputs) == 1:
-                        outputs = (outputs,)
-            except Exception as exc:  # noqa: BLE001 - every failure names its node
-                if getattr(exc, "node", None) is not None:
-                    raise
-                from tensorgraph.graph.errors import reraise_with_node
-
-                reraise_with_node(exc, node, None, self.position[node], fgraph=self.fgraph)
-            env.update(zip(node.outputs, outputs))
+            return as_tensor(value, dtype)
+        return np.asarray(value, dtype=dtype)
 
     def _side_nodes(self, node, side) -> list:
         """The nodes of one side of an ifelse, those of the ifelse nodes inside it included."""
@@ -253,33 +178,18 @@ class GraphFunction:
                 found += self._side_nodes(inner, 0) + self._side_nodes(inner, 1)
         return found
 
-    def _ifelse(self, node, values, env):
+    def cond(self, node, condition, env):
         """Only the side taken computes its own nodes: the ``cond`` operator (``torch.cond``'s)
-        over the two sides (or
-        the side itself when the condition is known while tracing). Each side gets the
-        tensors it reads from outside as operands."""
+        over the two sides. Each side gets the tensors it reads from outside as operands."""
         import torch
 
         from tensorgraph.link.pytorch import as_tensor
 
-        n = node.op.n_outs
-        condition = values[0]
-
-        def chosen_of(k):
-            return node.inputs[1 + k * n:1 + (k + 1) * n]
-
-        if _concrete(condition):
-            k = 0 if np.asarray(condition) else 1
-            child = dict(env)
-            self.evaluate(self.blocks.get((node, k), []), child)
-            return tuple(_cast_value(v.data if isinstance(v, Constant) else child[v],
-                                     out.type.dtype)
-                         for v, out in zip(chosen_of(k), node.outputs))
         inside = {o for k in (0, 1) for m in self._side_nodes(node, k) for o in m.outputs}
         outside = []
         for k in (0, 1):
             for var in [i for m in self._side_nodes(node, k) for i in m.inputs] + \
-                    list(chosen_of(k)):
+                    list(self.chosen(node, k)):
                 if var not in inside and not isinstance(var, Constant) and var not in outside \
                         and isinstance(env.get(var), torch.Tensor):
                     outside.append(var)
@@ -289,15 +199,9 @@ class GraphFunction:
                 child = dict(env)
                 child.update(zip(outside, operands))
                 with checks_scope(node) as scope:
-                    self.evaluate(self.blocks.get((node, k), []), child)
-                results = []
-                for v, out in zip(chosen_of(k), node.outputs):
-                    value = as_tensor(v.data if isinstance(v, Constant) else child[v],
-                                      out.type.dtype)
-                    # a side's output may not be one of its operands: torch.cond refuses
-                    # aliases
-                    results.append(value.clone())
-                return tuple(results) + (scope.result(),)
+                    results = self.side(node, k, child)
+                # a side's output may not be one of its operands: torch.cond refuses aliases
+                return tuple(as_tensor(v).clone() for v in results) + (scope.result(),)
             return branch
 
         # the operator itself, not torch.cond: torch.cond hands the sides to TorchDynamo,
@@ -316,25 +220,6 @@ class GraphFunction:
             raise
         current_checks().merge(code)
         return tuple(results)
-
-
-def _cast_value(value, dtype):
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        from tensorgraph.link.pytorch import as_tensor
-
-        return as_tensor(value, dtype)
-    return np.asarray(value, dtype=dtype)
-
-
-def _perform(node, values):
-    """A node whose inputs are all known while tracing (constants, shapes): computed with its
-    numpy ``perform``, so the result stays a known value."""
-    storage = [[None] for _ in node.outputs]
-    node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
-                           for v in values], storage)
-    return [cell[0] for cell in storage]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -493,7 +378,7 @@ class TorchProgram(Program):
                                 if j in static_values else next(tensors))
         for pos in self.plan.inputs:
             env[inputs[pos]] = GENERATOR
-        _trace_state.scopes = []
+        TRACE.start()
         with checks_scope(None) as scope:
             self.graph.evaluate(self.graph.top, env)
         return tuple(as_tensor(env[v], d) for v, d in zip(self.computed, self.out_dtypes)) + \
@@ -532,7 +417,7 @@ class TorchProgram(Program):
             if found is not None:
                 return found
             registry: list = []
-            _trace_state.registry = registry
+            TRACE.registry = registry
             static_values = {j: args[j] for j in self.static}
             tensors = [a for j, a in enumerate(args) if j not in static_values]
             started = perf_counter()

@@ -179,7 +179,20 @@ switch = _elemwise_function(
     psm.switch, "switch", "cond, ift, iff",
     "ift where cond is true (non-zero), else iff. Both branches are computed (tensorgraph.ifelse "
     "computes only one); the gradient goes to the branch taken, none to cond.")
-where = switch
+
+
+def where(cond, ift=None, iff=None):
+    """numpy's ``where``: ``switch(cond, ift, iff)``; with the condition alone, the indices
+    of its non-zero entries (``nonzero(cond)``, a tuple with one vector per dimension)."""
+    if ift is None and iff is None:
+        from tensorgraph.tensor.nonzero import nonzero
+
+        return nonzero(cond)
+    if ift is None or iff is None:
+        raise ValueError("where: give either both ift and iff, or neither (then it returns "
+                         "the indices where cond is non-zero)")
+    return switch(cond, ift, iff)
+
 second = _elemwise_function(
     psm.second, "second", "model, value",
     "value broadcast to the shape of model (and of value); model only gives the shape.")

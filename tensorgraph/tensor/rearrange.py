@@ -170,21 +170,31 @@ def stacklists(arg):
     return as_tensor_variable(arg)
 
 
+def _check_matrices(what, args):
+    for k, a in enumerate(args):
+        a = as_tensor_variable(a)
+        if a.ndim != 2:
+            raise ValueError(f"{what}: All arguments must have two dimensions (matrices); "
+                             f"argument {k} ({a}) has {a.ndim}")
+
+
 def horizontal_stack(*args):
     """The matrices ``args`` side by side (joined along their columns)."""
     from tensorgraph.tensor.join import concatenate
 
     if len(args) < 2:
-        raise TypeError("horizontal_stack takes at least two tensors")
+        raise ValueError(f"horizontal_stack takes at least two tensors, got {len(args)}")
+    _check_matrices("horizontal_stack", args)
     return concatenate(args, axis=1)
 
 
 def vertical_stack(*args):
-    """The tensors ``args`` one above the other (joined along their first axis)."""
+    """The matrices ``args`` one above the other (joined along their rows)."""
     from tensorgraph.tensor.join import concatenate
 
     if len(args) < 2:
-        raise TypeError("vertical_stack takes at least two tensors")
+        raise ValueError(f"vertical_stack takes at least two tensors, got {len(args)}")
+    _check_matrices("vertical_stack", args)
     return concatenate(args, axis=0)
 
 

@@ -116,10 +116,12 @@ def as_shape_scalars(shape, what: str = "shape") -> list[Variable]:
     ``shape`` is an int, a sequence of ints / integer scalars, or an integer vector variable of
     known length; ``x.shape`` gives ``shape_i(x, i)`` (a constant where x's size is static).
     """
-    if isinstance(shape, Variable) and shape.ndim == 0:
+    if isinstance(shape, (Variable, np.ndarray)) and shape.ndim == 0:
         return [as_int_scalar(shape, what)]
     if isinstance(shape, Variable) or isinstance(shape, np.ndarray):
         vec = as_tensor_variable(shape)
+        if vec.ndim == 1 and vec.type.shape[0] == 0:
+            return []          # no sizes (a 0-d result), whatever dtype the empty vector has
         if vec.ndim != 1 or vec.dtype not in DISCRETE_DTYPES or vec.dtype == "bool":
             raise TypeError(f"{what} must be an integer vector, got {vec} ({vec.type})")
         owner = vec.owner

@@ -556,3 +556,28 @@ def test_repeat_static_shapes_and_searchsorted_refusals():
         tt.searchsorted(tt.dvector(), tt.dvector(), sorter=tt.lmatrix())
     with pytest.raises(ValueError, match="x must be a vector"):
         tt.searchsorted(tt.dmatrix(), tt.dvector())
+
+
+def test_where_forms():
+    a = np.arange(10)
+    cond = tt.as_tensor_variable(a < 5)
+    np.testing.assert_allclose(tt.where(cond, np.pi, np.e).eval(), np.where(a < 5, np.pi, np.e))
+    (idx,) = tt.where(cond)
+    np.testing.assert_array_equal(idx.eval(), np.where(a < 5)[0])
+    with pytest.raises(ValueError, match="either both"):
+        tt.where(cond, 1.0)
+
+
+def test_oriented_stacks_take_two_or_more_matrices():
+    with pytest.raises(ValueError, match="at least two tensors, got 0"):
+        tt.horizontal_stack()
+    t3 = tt.tensor(dtype="float64", shape=(None, None, None))
+    with pytest.raises(ValueError, match="two dimensions.*argument 0"):
+        tt.vertical_stack(t3, t3)
+
+
+@pytest.mark.parametrize("shape, expected", [([], ()), (np.array(5), (5,)),
+                                             (tt.constant([]), ()), (tt.constant(5), (5,))])
+def test_creation_shapes_numpy_accepts(shape, expected):
+    out = tt.ones(shape).eval()
+    assert out.shape == expected and np.all(out == 1)

@@ -36,7 +36,7 @@ from tensorgraph.link.backend import OpTable
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("JAX", __name__, _BUILTIN)
 SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN, same=("impl", "compute"))
 

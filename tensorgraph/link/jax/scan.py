@@ -1,0 +1,243 @@
+"""JAX for ``Scan``: the loop as ``jax.lax.scan`` (or ``lax.while_loop`` for ``until``).
+
+The step is the scan's inner graph, as rewritten for the function's mode
+(``node.tag.scan_inner_fgraph``, set by ``Scan.prepare_for_mode``; the graph as written when
+the node was not prepared), evaluated by the same ``GraphFunction`` that evaluates the
+program's graph, so every op JAX runs outside a loop runs inside one too, nested scans
+included.
+
+What the loop carries, per ``ScanInfo``:
+
+* a state with taps ``(-L, ..., -1)``: a window of its last ``L`` values (the last ``L`` rows
+  of its initial value at first); tap ``k`` reads row ``L + k``, and each step shifts the new
+  value in;
+* a sequence with taps: one slice of the sequence per tap, of ``n_steps`` rows
+  (``x[k - lo : k - lo + n_steps]``), scanned over;
+* an output not fed back (nit_sot): stacked by ``lax.scan``;
+* a shared state: its value, the final one returned;
+* the run-time checks of the step (an index out of range): the first failing one, carried.
+
+``n_steps`` must be known when tracing (XLA's arrays have static sizes): computed from
+shapes or constants it is; computed from an input's value, the program makes its integer
+scalar inputs static (one compile per value, see ``tensorgraph.link.jax.linker``).
+
+A while loop (``until``) runs as ``lax.while_loop`` bounded by ``n_steps``. Its outputs have
+as many rows as steps ran, known only when running, and XLA cannot return an array whose
+size is known only then. So a while loop is supported when every output it has keeps only
+its last step (``h[-1]``, which the ``scan_save_mem`` rewrite makes ``keep=1``: one row
+whenever ``n_steps >= 1``); a while loop whose full history is read is refused when
+compiling, with that reason. Random draws inside the step (a generator as a shared state) are
+refused as well: the program's generators are JAX keys made from the inputs' generators, and
+a generator carried through a loop is not among the flows it maps (``RandomPlan``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.link.jax import register
+from tensorgraph.scan.op import Scan
+
+
+def inner_fgraph(node):
+    """The step to trace: rewritten for the mode when the node was prepared, else as
+    written."""
+    found = getattr(node.tag, "scan_inner_fgraph", None)
+    return found if found is not None else node.op.fgraph
+
+
+def refusal(op, node, backend: str) -> str | None:
+    """Why ``backend`` cannot run this scan node at all, or None (shared by the back ends)."""
+    from tensorgraph.tensor.random.type import RandomGeneratorType
+
+    info = op.info
+    for v in op.fgraph.inputs:
+        if isinstance(v.type, RandomGeneratorType):
+            return (f"{op.title} draws random numbers inside its step; the {backend} back end "
+                    "does not carry a random generator through a loop (compile it with "
+                    "mode='FAST_RUN', or draw the numbers before the loop and pass them as a "
+                    "sequence)")
+    if any(not hasattr(v.type, "dtype") for v in op.fgraph.inputs + op.fgraph.outputs):
+        return f"{op.title} has inner values that are not tensors"
+    return None
+
+
+def while_refusal(op, backend: str) -> str | None:
+    """A while loop whose outputs keep more than their last step: their number of rows is
+    known only when running."""
+    info = op.info
+    if not info.as_while:
+        return None
+    full = [i for i in range(info.n_steps_outputs) if info.kept(i) != 1]
+    if not full:
+        return None
+    kinds = ["states" if i < info.n_states else "nit_sot" for i in full]
+    names = ", ".join(op.outer_label(kind, i if kind == "states" else i - info.n_states)
+                      for kind, i in zip(kinds, full))
+    return (f"{op.title} is a while loop (until) whose {names} keep{'s' if len(full) == 1 else ''}"
+            f" every step: their number of rows is known only when the loop has run, and "
+            f"{backend} fixes array sizes when compiling. Read only the last step (h[-1]) of "
+            "each output of a while loop, or compile it with mode='FAST_RUN'")
+
+
+def check_sequences(op, seq_lengths, n: int) -> None:
+    """The errors FAST_RUN gives for sequences too short for ``n`` steps (shapes are known
+    while tracing)."""
+    info = op.info
+    if n < 0:
+        what = "n_steps" + (" (the bound of the while loop)" if info.as_while else "")
+        raise ValueError(f"{op.title}: {what} is {n}; the number of steps cannot be negative")
+    for j, length in enumerate(seq_lengths):
+        lo, hi = info.seq_span(j)
+        if length < hi - lo:
+            raise ValueError(
+                f"{op.title}: {op.outer_label('sequences', j)} has {length} entries but its "
+                f"taps {list(info.seq_taps[j])} need at least {hi - lo}"
+                f"{'' if hi == lo else ' plus one per step'}")
+        steps = length - (hi - lo)
+        if info.lengths_must_match and steps != n:
+            raise ValueError(
+                f"{op.title}: {op.outer_label('sequences', j)} gives {steps} steps ({length} "
+                f"entries) but {op.outer_label('sequences', 0)} gives {n}; the sequences must "
+                "have the same length (pass n_steps to use the first n_steps entries of each)")
+        if steps < n:
+            raise ValueError(f"{op.title}: {op.outer_label('sequences', j)} gives {steps} "
+                             f"steps ({length} entries) but n_steps is {n}")
+
+
+def check_initial_rows(op, inits) -> None:
+    info = op.info
+    for k, init in enumerate(inits):
+        if info.is_buffer_init(k) and np.shape(init)[0] < info.state_length(k):
+            raise ValueError(
+                f"{op.title}: the initial value of {op.outer_label('states', k)} has "
+                f"{np.shape(init)[0]} rows but its taps {list(info.state_taps[k])} read "
+                f"{info.state_length(k)} steps back")
+
+
+@register(Scan)
+def jax_scan(op, node):
+    import jax
+    import jax.numpy as jnp
+
+    from tensorgraph.link.jax.linker import GraphFunction, checks_scope, current_checks
+    from tensorgraph.link.jax.shape import static_ints
+
+    reason = refusal(op, node, "JAX") or while_refusal(op, "JAX")
+    if reason:
+        raise NotImplementedError(reason)
+    fgraph = inner_fgraph(node)
+    problems: list = []
+    step = GraphFunction(fgraph, problems)
+    if problems:
+        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
+        raise NotImplementedError(f"its inner graph has ops without JAX: {names}")
+    info = op.info
+    n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
+    out_dtypes = [v.type.dtype for v in fgraph.outputs]
+    lengths = [info.state_length(k) for k in range(n_states)]
+
+    def as_dtype(value, dtype):
+        return jnp.asarray(value, dtype=dtype)
+
+    def call_step(seq_values, windows, shared, non_seqs):
+        """One step: the inner outputs (cast to their types) and the checks' code."""
+        args = list(seq_values)
+        for k, window in enumerate(windows):
+            for tap in info.state_taps[k]:
+                args.append(window[lengths[k] + tap])
+        args.extend(shared)
+        args.extend(non_seqs)
+        with checks_scope(node) as scope:
+            outputs = step(*args)
+        outputs = [as_dtype(v.data if isinstance(v, Constant) else o, d)
+                   for v, o, d in zip(fgraph.outputs, outputs, out_dtypes)]
+        return outputs, scope.result()
+
+    def shift(window, new):
+        return jnp.concatenate([window[1:], new[None].astype(window.dtype)], axis=0)
+
+    def merge(code, new):
+        return jnp.where(code == 0, new, code)
+
+    def loop(n_steps, *outer):
+        n = static_ints(n_steps, f"the number of steps of {op.title}")[0]
+        seqs = outer[:info.n_seqs]
+        inits = outer[info.n_seqs:info.n_seqs + n_states]
+        shared = [jnp.asarray(v) for v in
+                  outer[info.outer_shared_start - 1:info.outer_non_seq_start - 1]]
+        non_seqs = outer[info.outer_non_seq_start - 1:]
+        check_sequences(op, [np.shape(x)[0] for x in seqs], n)
+        check_initial_rows(op, inits)
+        sliced = []  # one array of n rows per (sequence, tap)
+        for j, x in enumerate(seqs):
+            lo, _ = info.seq_span(j)
+            x = jnp.asarray(x)
+            for tap in info.seq_taps[j]:
+                sliced.append(jax.lax.slice_in_dim(x, tap - lo, tap - lo + n, axis=0))
+        windows = []
+        for k, init in enumerate(inits):
+            dtype = out_dtypes[k]
+            init = jnp.asarray(init, dtype=dtype)
+            windows.append(init[init.shape[0] - lengths[k]:] if info.is_buffer_init(k)
+                           else init[None])
+        if info.as_while:
+            return _while(n, sliced, windows, shared, non_seqs)
+        code0 = jnp.int32(0)
+
+        def body(carry, xs):
+            windows, shared, code = carry
+            outputs, step_code = call_step(xs, windows, shared, non_seqs)
+            windows = [shift(w, o) for w, o in zip(windows, outputs[:n_states])]
+            shared = outputs[n_states + n_nit:n_states + n_nit + n_shared]
+            return (windows, shared, merge(code, step_code)), tuple(outputs[:n_states + n_nit])
+
+        (windows, shared, code), ys = jax.lax.scan(body, (windows, shared, code0), sliced,
+                                                   length=n)
+        current_checks().merge(code)
+        results = []
+        for i, y in enumerate(ys):
+            keep = info.kept(i)
+            if keep is not None:
+                y = y[n - min(n, keep):]
+            results.append(y)
+        results.extend(shared)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _while(n, sliced, windows, shared, non_seqs):
+        """``until``: at most ``n`` steps, stopping after the step whose condition holds;
+        every output keeps its last step only (see the module docstring)."""
+        if n == 0:
+            results = [jnp.zeros((0,) + w.shape[1:], w.dtype) for w in windows]
+            shapes = jax.eval_shape(lambda: call_step([s[0] for s in sliced], windows, shared,
+                                                      non_seqs)[0]) if n_nit else []
+            results += [jnp.zeros((0,) + s.shape, s.dtype)
+                        for s in shapes[n_states:n_states + n_nit]]
+            results += shared
+            return results[0] if len(results) == 1 else tuple(results)
+        shapes = jax.eval_shape(
+            lambda: call_step([s[0] for s in sliced], windows, shared, non_seqs)[0])
+        lasts = [jnp.zeros(s.shape, s.dtype) for s in shapes[n_states:n_states + n_nit]]
+
+        def cond(carry):
+            t, stop = carry[0], carry[1]
+            return (t < n) & jnp.logical_not(stop)
+
+        def body(carry):
+            t, _, windows, lasts, shared, code = carry
+            xs = [jax.lax.dynamic_index_in_dim(s, t, axis=0, keepdims=False) for s in sliced]
+            outputs, step_code = call_step(xs, windows, shared, non_seqs)
+            windows = [shift(w, o) for w, o in zip(windows, outputs[:n_states])]
+            lasts = list(outputs[n_states:n_states + n_nit])
+            shared = outputs[n_states + n_nit:n_states + n_nit + n_shared]
+            stop = outputs[-1] != 0
+            return t + 1, stop, windows, lasts, shared, merge(code, step_code)
+
+        carry = (jnp.int64(0), jnp.bool_(False), windows, lasts, shared, jnp.int32(0))
+        _, _, windows, lasts, shared, code = jax.lax.while_loop(cond, body, carry)
+        current_checks().merge(code)
+        results = [w[-1:] for w in windows] + [v[None] for v in lasts] + list(shared)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    return loop

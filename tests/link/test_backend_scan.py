@@ -1,0 +1,169 @@
+"""Scan in the whole-graph back ends (modes JAX, NUMBA, PYTORCH): the loops of docs/scan.md
+against FAST_RUN (an RNN and its gradient, taps on states and sequences, outputs not fed
+back, a while loop, a shared variable updated by the step), float32 kept, calls from threads,
+a pickle unpickled in another process, and a clear compile-time error for what a back end
+cannot run (each says why)."""
+
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.configdefaults import config
+from tensorgraph.link.backend import UnsupportedOpsError
+from tensorgraph.scan import until
+
+MODES = [pytest.param("JAX", marks=pytest.mark.skipif(
+             not tg.link.backend.available("jax"), reason="jax is not installed"))]
+
+
+def _tolerance(dtype):
+    return dict(rtol=2e-5, atol=2e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+
+
+def _agree(mode, inputs, outputs, args, updates=None):
+    """Compile in ``mode`` and FAST_RUN; the results (and dtypes) agree; returns mode's."""
+    f = tg.function(inputs, outputs, mode=mode, updates=updates)
+    ref = tg.function(inputs, outputs, mode="FAST_RUN", updates=updates)
+    got, want = f(*args), ref(*args)
+    got, want = (got, want) if isinstance(outputs, list) else ([got], [want])
+    for a, b in zip(got, want):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        assert np.shape(a) == np.shape(b)
+        np.testing.assert_allclose(a, b, **_tolerance(np.asarray(b).dtype.name))
+    return f
+
+
+def _rnn(dtype):
+    with config.change_flags(floatX=dtype):
+        x, h0 = tt.matrix("x"), tt.vector("h0")
+        rng = np.random.default_rng(0)
+        w = tg.shared((rng.standard_normal((3, 3)) * 0.5).astype(dtype), name="w")
+        h, _ = tg.scan(lambda x_t, h_prev: tt.tanh(tt.dot(h_prev, w) + x_t),
+                       sequences=x, outputs_info=h0, name="rnn")
+        cost = (h[-1] ** 2).sum()
+    args = (rng.standard_normal((7, 3)).astype(dtype), rng.standard_normal(3).astype(dtype))
+    return x, h0, w, h, cost, args
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_an_rnn_and_its_gradient_agree_with_fast_run(mode, dtype):
+    x, h0, w, h, cost, args = _rnn(dtype)
+    _agree(mode, [x, h0], [h], args)
+    grads = tg.grad(cost, [w, x, h0])
+    f = _agree(mode, [x, h0], [cost] + grads, args)
+    assert all(np.asarray(v).dtype == dtype for v in f(*args))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_state_taps_sequence_taps_and_outputs_not_fed_back(mode):
+    x0 = tt.dmatrix("x0")
+    fib, _ = tg.scan(lambda a, b: a + b, outputs_info=dict(initial=x0, taps=[-2, -1]),
+                     n_steps=6)
+    f = _agree(mode, [x0], fib, (np.array([[1.0, 0.5], [1.0, 2.0]]),))
+    np.testing.assert_allclose(f(np.ones((2, 1))).ravel(), [2, 3, 5, 8, 13, 21])
+    s = tt.dvector("s")
+    outs, _ = tg.scan(lambda a, b, c, acc: (a * c + acc, a + b + c),
+                      sequences=dict(input=s, taps=[-1, 0, 2]), outputs_info=[tt.constant(0.0),
+                                                                               None])
+    _agree(mode, [s], outs, (np.arange(9.0) ** 1.5,))
+    _agree(mode, [s], [o[-2:] for o in outs], (np.arange(9.0) ** 1.5,))  # the rows kept
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_n_steps_from_an_input_and_a_shared_variable_the_step_updates(mode):
+    n = tt.iscalar("n")
+    v = tt.dvector("v")
+    acc = tg.shared(np.zeros(2), name="acc")
+    powers, _ = tg.scan(lambda p: p * v, outputs_info=tt.ones_like(v), n_steps=n)
+    f = _agree(mode, [n, v], powers, (4, np.array([2.0, 0.5])))
+    assert f(2, np.array([3.0, 1.0])).shape == (2, 2)  # another n: another compile
+    total, updates = tg.scan(lambda x_t: {acc: acc + x_t}, sequences=v[:, None] * tt.ones(2))
+    f = tg.function([v], [], updates=updates, mode=mode)
+    f(np.array([1.0, 2.0, 3.0]))
+    f(np.array([1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(acc.get_value(), [9.0, 9.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_while_loop_reading_its_last_step(mode):
+    a, v0 = tt.dmatrix("A"), tt.dvector("v0")
+
+    def power_step(v):
+        new = tt.dot(a, v)
+        new = new / tt.sqrt((new ** 2).sum())
+        return new, until(tt.abs(new - v).max() < 1e-9)
+
+    vs, _ = tg.scan(power_step, outputs_info=v0, n_steps=500)
+    m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    f = _agree(mode, [a, v0], vs[-1], (m, np.ones(2)))
+    top = np.linalg.eigh(m)[1][:, -1]
+    np.testing.assert_allclose(np.abs(f(m, np.ones(2))), np.abs(top), rtol=1e-7)
+    bounded, _ = tg.scan(power_step, outputs_info=v0, n_steps=3)  # stops at the bound
+    _agree(mode, [a, v0], bounded[-1], (m, np.ones(2)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_while_loop_whose_every_step_is_read_is_refused_with_why(mode):
+    v0 = tt.dvector("v0")
+    halves, _ = tg.scan(lambda v: (v / 2, until(v.sum() < 1e-3)), outputs_info=v0,
+                        n_steps=1000, name="halving")
+    with pytest.raises(UnsupportedOpsError, match="scan 'halving' is a while loop.*keeps every "
+                                                  "step.*known only when the loop has run"):
+        tg.function([v0], halves, mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_random_draws_inside_the_step_are_refused_with_why(mode):
+    from tensorgraph.tensor.random.utils import RandomStream
+
+    srng = RandomStream(3)
+    x = tt.dvector("x")
+    noisy, _ = tg.scan(lambda x_t: x_t + srng.normal(0, 1), sequences=x, name="noisy")
+    with pytest.raises(UnsupportedOpsError, match="scan 'noisy' draws random numbers inside "
+                                                  "its step"):
+        tg.function([x], noisy, mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_nested_loop(mode):
+    m = tt.dmatrix("m")
+
+    def row_sum(r):
+        partial, _ = tg.scan(lambda e, acc: acc + e, sequences=r, outputs_info=tt.constant(0.0))
+        return partial[-1]
+
+    sums, _ = tg.scan(row_sum, sequences=m)
+    _agree(mode, [m], sums, (np.arange(12.0).reshape(3, 4),))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_scan_function_from_threads_and_pickled(mode, run_python, tmp_path):
+    x, h0, w, h, cost, args = _rnn("float64")
+    f = tg.function([x, h0], [h[-1]] + tg.grad(cost, [w]), mode=mode, name="rnn")
+    rng = np.random.default_rng(5)
+    inputs = [(rng.standard_normal((4 + k % 3, 3)), rng.standard_normal(3)) for k in range(12)]
+    expected = [[v.copy() for v in f(*a)] for a in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(lambda a: f(*a), inputs))
+            for g, e in zip(got, expected):
+                for u, v in zip(g, e):
+                    np.testing.assert_array_equal(u, v)
+    (tmp_path / "f.pkl").write_bytes(pickle.dumps(f))
+    np.save(tmp_path / "x.npy", args[0])
+    np.save(tmp_path / "h0.npy", args[1])
+    code = ("import pickle, numpy as np\n"
+            f"f = pickle.loads(open({str(tmp_path / 'f.pkl')!r}, 'rb').read())\n"
+            f"x, h0 = np.load({str(tmp_path / 'x.npy')!r}), np.load({str(tmp_path / 'h0.npy')!r})\n"
+            "print(repr([v.tolist() for v in f(x, h0)]), f.maker.mode.linker_name)\n")
+    proc = run_python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    values, linker = proc.stdout.rsplit(" ", 1)
+    assert linker.strip() == mode.lower()
+    for u, v in zip(eval(values), f(*args)):  # noqa: S307 - our own repr of lists of floats
+        np.testing.assert_allclose(u, v, rtol=1e-12)

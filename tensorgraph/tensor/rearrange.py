@@ -200,7 +200,8 @@ def vertical_stack(*args):
 
 class _Grid:
     """``mgrid[0:5, 0:3]`` / ``ogrid[...]``: numpy's index grids (a list of tensors, one per
-    slice; a complex step ``5j`` means that many points, ends included)."""
+    slice; one slice alone, ``mgrid[0:5]``, gives its tensor, as numpy; a complex step ``5j``
+    means that many points, ends included)."""
 
     def __init__(self, sparse: bool):
         self.sparse = sparse
@@ -209,7 +210,7 @@ class _Grid:
         from tensorgraph.tensor.creation import arange, zeros
 
         if not isinstance(index, tuple):
-            index = (index,)
+            return self[(index,)][0]
         ranges = []
         for k, sl in enumerate(index):
             if not isinstance(sl, slice):

@@ -403,7 +403,9 @@ def test_grids_permutations_choose():
         np.testing.assert_array_equal(ours.eval(), theirs)
     for ours, theirs in zip(tt.ogrid[0:3, 0:4], np.ogrid[0:3, 0:4]):
         np.testing.assert_array_equal(ours.eval(), theirs)
-    np.testing.assert_allclose(tt.mgrid[0:1:5j][0].eval(), np.mgrid[0:1:5j])
+    np.testing.assert_allclose(tt.mgrid[0:1:5j].eval(), np.mgrid[0:1:5j])
+    np.testing.assert_allclose(tt.ogrid[0:1:0.25].eval(), np.ogrid[0:1:0.25])
+    np.testing.assert_allclose(tt.mgrid[0:1:5j,][0].eval(), np.mgrid[0:1:5j,][0])
     p = tt.lvector("p")
     np.testing.assert_array_equal(fn([p], tt.inverse_permutation(p))(np.array([2, 0, 3, 1])),
                                   np.argsort([2, 0, 3, 1]))

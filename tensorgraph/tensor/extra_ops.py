@@ -632,8 +632,10 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False) -> tuple:
     """The shape the tensors ``arrays`` broadcast to, as a tuple of int64 scalars (constants
     where known); with ``arrays_are_shapes``, the arguments are shapes (tuples or vectors).
 
-    Sizes follow tensorgraph's rule: only a size of 1 broadcasts (a dimension of unknown size
-    is taken to be the common size, checked when the graph runs)."""
+    Sizes follow tensorgraph's rule: only a size known to be 1 when the graph is built
+    broadcasts. Sizes unknown until run time are taken to be the common size, and an Assert
+    checks, when the graph runs, that they are equal (to each other and to a known size): a
+    size that turns out to be 1 there is an error, as for elementwise ops."""
     tm = _tm()
     shapes = []
     for a in arrays:
@@ -659,13 +661,17 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False) -> tuple:
         if len(fixed) > 1:
             raise ValueError(f"broadcast_shape: sizes {sorted(fixed)} of dimension {d} do not "
                              "broadcast together")
-        if fixed:
-            result.append(constant(fixed.pop(), dtype="int64"))
-        elif len(not_one) == 1:
-            result.append(not_one[0])
-        else:
-            result.append(_tm().maximum(*not_one[:2]) if len(not_one) == 2 else
-                          tm.largest(*not_one))
+        size = constant(fixed.pop(), dtype="int64") if fixed else not_one[0]
+        unknown = [v for v, k in zip(sizes, known) if k is None and v is not size]
+        if unknown:
+            from tensorgraph.raise_op import assert_op
+
+            shown = ", ".join(str(v) for v in not_one)
+            size = assert_op(size, *[tm.eq(v, size) for v in unknown],
+                             msg=f"broadcast_shape: the sizes {shown} of dimension {d} differ "
+                                 "at run time (only sizes known to be 1 when the graph is "
+                                 "built broadcast)")
+        result.append(size)
     return tuple(result)
 
 

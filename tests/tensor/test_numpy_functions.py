@@ -583,3 +583,22 @@ def test_oriented_stacks_take_two_or_more_matrices():
 def test_creation_shapes_numpy_accepts(shape, expected):
     out = tt.ones(shape).eval()
     assert out.shape == expected and np.all(out == 1)
+
+
+@pytest.mark.parametrize("s1_vals, s2_vals, expected", [
+    ((2, 2), (1, 2), AssertionError),      # a run-time 1 does not broadcast
+    ((0, 2), (1, 2), AssertionError),
+    ((1, 2, 1), (2, 1, 2, 1), (2, 1, 2, 1)),
+    ((3, 2), (3, 2), (3, 2)),
+])
+def test_broadcast_shape_checks_symbolic_sizes(s1_vals, s2_vals, expected):
+    from tensorgraph.tensor.extra_ops import broadcast_shape
+
+    s1, s2 = tt.lscalars(len(s1_vals)), tt.lscalars(len(s2_vals))
+    res = tt.as_tensor(broadcast_shape(s1, s2, arrays_are_shapes=True))
+    point = dict([*zip(s1, s1_vals), *zip(s2, s2_vals)])
+    if expected is AssertionError:
+        with pytest.raises(AssertionError, match="differ at run time"):
+            res.eval(point)
+    else:
+        assert tuple(res.eval(point)) == expected

@@ -13,6 +13,8 @@ that do not depend on the back end live here:
 * ``branch_owners``: the nodes only one side of an ``ifelse`` needs, which the back ends
   compute inside that side (so the branch not taken does not run, as in the Python VM);
 * ``RandomPlan``: how ``numpy.random.Generator`` states enter and leave the compiled function;
+* ``OutputPlan``: where each output of a call comes from (the compiled function, an input, a
+  constant, an advanced generator);
 * ``WholeGraphVM`` and ``WholeGraphLinker``: what ``Function`` calls. The VM has the
   attributes ``Function`` and the tools read (``input_storage``, ``output_storage``,
   ``storage_map``, ``fgraph``) but no per-node thunks (``nodes`` and ``thunks`` are empty):
@@ -35,7 +37,7 @@ import weakref
 import numpy as np
 
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
-           "RandomPlan", "copy_generator", "draws_with_the_generator_method", "Program",
+           "RandomPlan", "OutputPlan", "copy_generator", "draws_with_the_generator_method", "Program",
            "WholeGraphVM", "WholeGraphLinker"]
 
 
@@ -322,6 +324,53 @@ class RandomPlan:
     @property
     def empty(self) -> bool:
         return not self.inputs
+
+
+class OutputPlan:
+    """Where each fgraph output of a program comes from at a call: ``("computed", j)``, the
+    compiled function's ``j``-th result; ``("input", k)``, the ``k``-th input value as it came;
+    ``("constant", value)``; ``("rng", key)``, the advanced copy of a generator, keyed as the
+    program keeps its copies (``rng_key(chain)``; an output that is an input generator itself
+    is that input).
+
+    ``returned``: the variables the compiled function returns, in order; None: the plan lists
+    them itself (``self.computed``, each once) for a program that returns what it is asked.
+    """
+
+    def __init__(self, fgraph, plan: RandomPlan, rng_key, returned=None):
+        from tensorgraph.graph.basic import Constant
+        from tensorgraph.tensor.random.type import RandomGeneratorType
+
+        self.computed = [] if returned is None else list(returned)
+        self.entries = []
+        for k, var in enumerate(fgraph.outputs):
+            if isinstance(var.type, RandomGeneratorType):
+                chain = plan.outputs.get(k)
+                self.entries.append(("rng", rng_key(chain)) if chain is not None
+                                    else ("input", fgraph.inputs.index(var)))
+            elif isinstance(var, Constant):
+                self.entries.append(("constant", var.data))
+            elif var.owner is None:
+                self.entries.append(("input", fgraph.inputs.index(var)))
+            else:
+                if returned is None and var not in self.computed:
+                    self.computed.append(var)
+                self.entries.append(("computed", self.computed.index(var)))
+
+    def gather(self, computed, values, generators) -> list:
+        """The fgraph's outputs of a call: ``computed``, what the compiled function returned;
+        ``values``, the call's inputs; ``generators``, the advanced generator copies."""
+        results = []
+        for kind, what in self.entries:
+            if kind == "computed":
+                results.append(computed[what])
+            elif kind == "input":
+                results.append(values[what])
+            elif kind == "rng":
+                results.append(generators[what])
+            else:
+                results.append(what)
+        return results
 
 
 def _clients(fgraph) -> dict:

@@ -39,9 +39,9 @@ from time import perf_counter
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.graph.basic import Constant
 from tensorgraph.link.jax.shape import StaticShapeError
 from tensorgraph.link.backend import (
+    OutputPlan,
     Program,
     RandomPlan,
     UnsupportedOpsError,
@@ -165,7 +165,6 @@ class JaxProgram(Program):
         super().__init__()
         started = perf_counter()
         jax = require("jax", "jax", "JAX")
-        from tensorgraph.tensor.random.type import RandomGeneratorType
 
         _use_cache_dir(jax)
         self.jax = jax
@@ -178,21 +177,9 @@ class JaxProgram(Program):
         self.position = self.graph.position
         rng_inputs = set(self.plan.inputs)
         self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
-        self.computed = []  # the variables the jitted function returns, each once
-        self.output_plan = []
-        for k, var in enumerate(fgraph.outputs):
-            if isinstance(var.type, RandomGeneratorType):
-                chain = self.plan.outputs.get(k)
-                self.output_plan.append(("rng", self.plan.chains[chain][0]) if chain is not None
-                                        else ("input", fgraph.inputs.index(var)))
-            elif isinstance(var, Constant):
-                self.output_plan.append(("constant", var.data))
-            elif var.owner is None:
-                self.output_plan.append(("input", fgraph.inputs.index(var)))
-            else:
-                if var not in self.computed:
-                    self.computed.append(var)
-                self.output_plan.append(("computed", self.computed.index(var)))
+        self.output_plan = OutputPlan(fgraph, self.plan,
+                                      lambda chain: self.plan.chains[chain][0])
+        self.computed = self.output_plan.computed  # what the jitted function returns, each once
         self.static: tuple = ()  # positions in array_positions passed as Python ints
         self._jitted = jax.jit(self._trace)
         self._compiled: dict = {}
@@ -307,17 +294,7 @@ class JaxProgram(Program):
             code = int(np.asarray(code))
             if code:
                 self._fail(compiled.registry[code - 1])
-        results = []
-        for kind, what in self.output_plan:
-            if kind == "computed":
-                results.append(np.asarray(outputs[what]))
-            elif kind == "input":
-                results.append(values[what])
-            elif kind == "rng":
-                results.append(copies[what])
-            else:
-                results.append(what)
-        return results
+        return self.output_plan.gather([np.asarray(o) for o in outputs], values, copies)
 
     def _fail(self, check):
         __tracebackhide__ = True  # noqa: F841

@@ -31,6 +31,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.link.backend import (
+    OutputPlan,
     Program,
     RandomPlan,
     UnsupportedOpsError,
@@ -136,19 +137,8 @@ class NumbaProgram(Program):
         self._chains = [(j, what) for j, (kind, what) in enumerate(source.argument_values)
                         if kind == "rng"]
         self._n_arguments = len(source.argument_values)
-        self.output_plan = []
-        for k, var in enumerate(fgraph.outputs):
-            if isinstance(var.type, RandomGeneratorType):
-                chain = self.plan.outputs.get(k)
-                self.output_plan.append(("rng", chain) if chain is not None
-                                        else ("input", fgraph.inputs.index(var)))
-            elif var.owner is None:
-                from tensorgraph.graph.basic import Constant
-
-                self.output_plan.append(("constant", var.data) if isinstance(var, Constant)
-                                        else ("input", fgraph.inputs.index(var)))
-            else:
-                self.output_plan.append(("computed", source.returned.index(var)))
+        self.output_plan = OutputPlan(fgraph, self.plan, lambda chain: chain,
+                                      returned=source.returned)
         module = _load(self.key, code)
         self.seconds["generate"] = perf_counter() - started
         compiling = perf_counter()
@@ -186,17 +176,7 @@ class NumbaProgram(Program):
             outputs = self._function(*args)
         except Exception as exc:  # noqa: BLE001 - an error of a node names the node
             self._fail(exc)
-        results = []
-        for kind, what in self.output_plan:
-            if kind == "computed":
-                results.append(outputs[what])
-            elif kind == "input":
-                results.append(values[what])
-            elif kind == "rng":
-                results.append(copies[what])
-            else:
-                results.append(what)
-        return results
+        return self.output_plan.gather(outputs, values, copies)
 
     def _fail(self, exc):
         __tracebackhide__ = True  # noqa: F841

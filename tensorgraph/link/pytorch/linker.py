@@ -67,6 +67,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.backend import (
+    OutputPlan,
     Program,
     RandomPlan,
     UnsupportedOpsError,
@@ -341,21 +342,9 @@ class TorchProgram(Program):
         self.position = self.graph.position
         rng_inputs = set(self.plan.inputs)
         self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
-        self.computed = []  # the variables the compiled graph returns, each once
-        self.output_plan = []
-        for k, var in enumerate(fgraph.outputs):
-            if isinstance(var.type, RandomGeneratorType):
-                chain = self.plan.outputs.get(k)
-                self.output_plan.append(("rng", self.plan.chains[chain][0]) if chain is not None
-                                        else ("input", fgraph.inputs.index(var)))
-            elif isinstance(var, Constant):
-                self.output_plan.append(("constant", var.data))
-            elif var.owner is None:
-                self.output_plan.append(("input", fgraph.inputs.index(var)))
-            else:
-                if var not in self.computed:
-                    self.computed.append(var)
-                self.output_plan.append(("computed", self.computed.index(var)))
+        self.output_plan = OutputPlan(fgraph, self.plan,
+                                      lambda chain: self.plan.chains[chain][0])
+        self.computed = self.output_plan.computed  # what the compiled graph returns, each once
         self.out_dtypes = [v.type.dtype for v in self.computed]
         self.static: tuple = ()  # positions in array_positions passed as Python ints
         self._compiled: dict = {}
@@ -493,18 +482,7 @@ class TorchProgram(Program):
             code = int(code)
             if code:
                 self._fail(compiled.registry[code - 1])
-        arrays = self._arrays(outputs, tensors)
-        results = []
-        for kind, what in self.output_plan:
-            if kind == "computed":
-                results.append(arrays[what])
-            elif kind == "input":
-                results.append(values[what])
-            elif kind == "rng":
-                results.append(copies[what])
-            else:
-                results.append(what)
-        return results
+        return self.output_plan.gather(self._arrays(outputs, tensors), values, copies)
 
     def _call(self, compiled, tensors):
         if not compiled.compiled:

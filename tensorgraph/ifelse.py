@@ -169,8 +169,8 @@ def _same_dim(a, b) -> bool:
 def _as_condition(condition) -> Variable:
     condition = _tt().as_tensor_variable(condition)
     if condition.type.ndim != 0:
-        raise TypeError(f"ifelse: the condition must be a scalar, got {condition} of type "
-                        f"{condition.type}; use tt.switch for an elementwise choice")
+        raise TypeError(f"ifelse: The condition argument must be a scalar, got {condition} of "
+                        f"type {condition.type}; use tt.switch for an elementwise choice")
     if condition.type.dtype.startswith("complex"):
         raise TypeError(f"ifelse: the condition must be a real or boolean scalar, got "
                         f"{condition.type}")

@@ -114,7 +114,7 @@ def test_type_checks():
     c, x, m = tt.lscalar("c"), tt.dvector("x"), tt.dmatrix("m")
     with pytest.raises(TypeError, match="same ndim"):
         ifelse(c, x, m)
-    with pytest.raises(TypeError, match="condition must be a scalar"):
+    with pytest.raises(TypeError, match="The condition argument must be a scalar"):
         ifelse(tt.lvector("cv"), x, x)
     with pytest.raises(ValueError, match="2 values"):
         ifelse(c, [x, x], [x])

@@ -226,7 +226,7 @@ def _wrap_inputs(inputs, allow_input_downcast):
         else:
             inp = copy.copy(inp)       # the function's settings; the user's In stays as it was
         if isinstance(inp.variable, SharedVariable):
-            raise TypeError(f"shared variable {inp.variable} cannot be an explicit input: "
+            raise TypeError(f"Cannot use a shared variable ({inp.variable}) as explicit input: "
                             "functions read shared variables implicitly. To feed it a value, "
                             "use a regular input and givens={shared_var: input}")
         if inp.allow_downcast is None:

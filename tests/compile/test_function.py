@@ -111,8 +111,8 @@ def test_inputs_must_be_a_list_of_fresh_variables():
         tg.function([3], x)
     with pytest.raises(ValueError, match="given twice"):
         tg.function([x, x], x)
-    with pytest.raises(TypeError, match="shared variable .* cannot be an explicit input"):
-        tg.function([tg.shared(1.0)], x, on_unused_input="ignore")
+    with pytest.raises(TypeError, match=r"Cannot use a shared variable \(w\) as explicit input"):
+        tg.function([tg.shared(1.0, name="w")], x, on_unused_input="ignore")
     with pytest.raises(TypeError, match="output 0 .* must be a symbolic variable"):
         tg.function([x], [3])
 

@@ -322,8 +322,11 @@ def test_distributions_are_ops_called_like_functions():
     a = basic.normal.rng_fn(np.random.default_rng(1), 0.0, 1.0, (2,))
     b = basic.normal.rng_fn(np.random.default_rng(1), 0.0, 1.0, size=(2,))
     np.testing.assert_array_equal(a, b)
-    with pytest.raises(TypeError, match="missing its parameter 'mean'"):
+    with pytest.raises(TypeError, match="missing 2 required positional arguments: 'mean' and "
+                                        "'cov'"):
         basic.multivariate_normal()
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'cov'$"):
+        basic.multivariate_normal(np.zeros(2))
     with pytest.raises(TypeError, match="unexpected keyword argument 'sd'"):
         basic.normal(sd=1.0)
     assert basic.integers(4, size=(50,)).eval().max() < 4

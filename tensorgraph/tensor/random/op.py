@@ -164,15 +164,14 @@ class RandomVariable(Op):
             if key in values:
                 raise TypeError(f"{self.name}() got parameter {key!r} twice")
             values[key] = value
-        bound = []
-        for key, default in self.params:
-            if key in values:
-                bound.append(values[key])
-            elif default is inspect.Parameter.empty:
-                raise TypeError(f"{self.name}() is missing its parameter {key!r}")
-            else:
-                bound.append(default)
-        return tuple(bound)
+        missing = [repr(key) for key, default in self.params
+                   if key not in values and default is inspect.Parameter.empty]
+        if missing:   # Python's own wording for a call without required arguments
+            names = (missing[0] if len(missing) == 1 else
+                     f"{', '.join(missing[:-1])} and {missing[-1]}")
+            raise TypeError(f"{self.name}() missing {len(missing)} required positional "
+                            f"argument{'s' if len(missing) > 1 else ''}: {names}")
+        return tuple(values[key] if key in values else default for key, default in self.params)
 
     # -- the parts of a node, by PyTensor's names ----------------------------------------------
 

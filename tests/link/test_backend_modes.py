@@ -149,7 +149,7 @@ def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_
     assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]
 
 
-@pytest.mark.parametrize("mode,backend", [("NUMBA", "Numba"), ("PYTORCH", "PyTorch")])
+@pytest.mark.parametrize("mode,backend", [("PYTORCH", "PyTorch")])
 def test_a_scan_is_named_as_not_supported_yet(mode, backend):
     from tensorgraph.link.backend import UnsupportedOpsError
 

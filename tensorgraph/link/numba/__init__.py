@@ -31,7 +31,7 @@ from tensorgraph.link.backend import OpTable
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("Numba", __name__, _BUILTIN)
 SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN, same=("impl", "compute"))
 

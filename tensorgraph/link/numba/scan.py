@@ -1,0 +1,159 @@
+"""Numba for ``Scan``: the loop written out as a Python ``for`` loop in the generated module,
+calling the step as a function of its own (compiled by Numba into the graph's code).
+
+The step is the scan's inner graph as rewritten for the function's mode
+(``node.tag.scan_inner_fgraph``; fusion and inplace included, as for the outer graph),
+written by the same ``GraphSource`` that writes the program, as helper functions
+``scan<N>_body`` and its parts. The loop, per ``ScanInfo``:
+
+* a state reading ``L`` steps back: one buffer of ``L + n_steps`` rows, the first ``L`` the
+  last rows of its initial value; step ``t`` reads row ``L + t + tap`` and writes row ``L + t``;
+  the output is the rows after the first ``L`` (the last ``keep`` of them when the memory
+  rewrite says so);
+* a sequence tap ``k``: row ``t + k - lo`` of the sequence;
+* an output not fed back: its buffer is made at the first step (which fixes its shape);
+* a shared state: a local, the last step's value returned;
+* ``until``: the loop breaks after the step whose condition holds, and every output has as
+  many rows as steps ran (Numba's arrays are sized when running, so while loops are fully
+  supported here, unlike in JAX).
+
+Values are arrays, 0-d for scalars, as everywhere in the generated code: a row of a 1-d
+buffer is turned back into a 0-d array for the step. An error inside the step (an index out
+of range) names the scan node and the inner node's position in the step. Random draws inside
+the step are refused (``tensorgraph.link.backend_scan.refusal``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tensorgraph.link.backend_scan import inner_fgraph, refusal
+from tensorgraph.link.numba import register
+from tensorgraph.scan.op import Scan
+
+
+def _fixed_errors(source: str, position: int, title: str) -> str:
+    """The inner nodes' error prefix (``tg-node N:``, their inner position) made the scan
+    node's, the inner position kept in the message (quotes written as escapes: the text goes
+    inside a string literal of the source)."""
+    title = title.replace("\\", "\\\\").replace("'", "\\x27").replace('"', "\\x22")
+    return re.sub(r"tg-node (\d+): ",
+                  lambda m: f"tg-node {position}: in the step of {title} (inner node "
+                            f"{m.group(1)}): ", source)
+
+
+@register(Scan)
+def numba_scan(op, node, code):
+    from tensorgraph.link.backend import RandomPlan
+    from tensorgraph.link.numba.codegen import GraphSource
+
+    reason = refusal(op, node, "Numba")
+    if reason:
+        raise NotImplementedError(reason)
+    fgraph = inner_fgraph(node)
+    prefix = f"scan{code.position}_"
+    inner = GraphSource(fgraph, RandomPlan(fgraph), prefix=prefix, inline_constants=True)
+    functions = inner.as_helpers(f"{prefix}body")
+    if functions is None:
+        names = ", ".join(sorted({str(n.op) for n, _ in inner.problems}))
+        raise NotImplementedError(f"its inner graph has ops Numba cannot run: {names}")
+    for name, source in functions.items():
+        code.helper(name, _fixed_errors(source, code.position, op.title))
+    info = op.info
+    n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
+    n_steps, *outer = code.inputs
+    seqs = outer[:info.n_seqs]
+    inits = outer[info.n_seqs:info.n_seqs + n_states]
+    shared = outer[info.outer_shared_start - 1:info.outer_non_seq_start - 1]
+    non_seqs = outer[info.outer_non_seq_start - 1:]
+    out_types = [v.type for v in fgraph.outputs]
+    n, t, done, r = code.name("n"), code.name("t"), code.name("done"), code.name("r")
+
+    code.line(f"{n} = {n_steps}[()]")
+    with code.block(f"if {n} < 0:"):
+        code.line(code.fail("ValueError", f"{op.title}: n_steps is negative; the number of "
+                                          "steps cannot be negative"))
+    for j, x in enumerate(seqs):
+        lo, hi = info.seq_span(j)
+        label = op.outer_label("sequences", j)
+        test = (f"{x}.shape[0] - {hi - lo} != {n}" if info.lengths_must_match
+                else f"{x}.shape[0] - {hi - lo} < {n}")
+        with code.block(f"if {test}:"):
+            code.line(code.fail("ValueError", f"{op.title}: {label} does not give n_steps "
+                                              f"steps (its taps {list(info.seq_taps[j])} read "
+                                              f"{hi - lo} entries beyond them); the sequences "
+                                              "must have the same length (pass n_steps to use "
+                                              "the first n_steps entries of each)"))
+    buffers, lengths = [], []
+    for k, init in enumerate(inits):
+        length = info.state_length(k)
+        lengths.append(length)
+        buf = code.name(f"state{k}_")
+        buffers.append(buf)
+        dtype = out_types[k].dtype
+        if info.is_buffer_init(k):
+            with code.block(f"if {init}.shape[0] < {length}:"):
+                code.line(code.fail("ValueError", f"{op.title}: the initial value of "
+                                                  f"{op.outer_label('states', k)} has fewer "
+                                                  f"rows than its taps read steps back "
+                                                  f"({length})"))
+            code.line(f"{buf} = np.empty(({length} + {n},) + {init}.shape[1:], np.{dtype})")
+            code.line(f"{buf}[:{length}] = {init}[{init}.shape[0] - {length}:]")
+        else:
+            code.line(f"{buf} = np.empty((1 + {n},) + {init}.shape, np.{dtype})")
+            code.line(f"{buf}[0] = {init}" if out_types[k].ndim else f"{buf}[0] = {init}[()]")
+    nits = []
+    for m in range(n_nit):
+        var = out_types[n_states + m]
+        buf = code.name(f"nit{m}_")
+        nits.append(buf)
+        zeros = "(" + "0, " * var.ndim + ")"
+        code.line(f"{buf} = np.empty(({n},) + {zeros}, np.{var.dtype})")
+    carried = []
+    for q, value in enumerate(shared):
+        local = code.name(f"shared{q}_")
+        carried.append(local)
+        code.line(f"{local} = {value}.copy()")
+    code.line(f"{done} = {n}")
+
+    def read(buf, row, ndim):
+        return f"{buf}[{row}]" if ndim else f"np.array({buf}[{row}])"
+
+    with code.block(f"for {t} in range({n}):"):
+        args = []
+        for j, x in enumerate(seqs):
+            lo, _ = info.seq_span(j)
+            ndim = node.inputs[1 + j].type.ndim - 1
+            args += [read(x, f"{t} + {tap - lo}", ndim) for tap in info.seq_taps[j]]
+        for k, buf in enumerate(buffers):
+            args += [read(buf, f"{t} + {lengths[k] + tap}", out_types[k].ndim)
+                     for tap in info.state_taps[k]]
+        args += carried + list(non_seqs)
+        code.line(f"{r} = {prefix}body({', '.join(args)})")
+        for k, buf in enumerate(buffers):
+            row = f"{buf}[{t} + {lengths[k]}]"
+            code.line(f"{row} = {r}[{k}]" if out_types[k].ndim else f"{row} = {r}[{k}][()]")
+        for m, buf in enumerate(nits):
+            i = n_states + m
+            with code.block(f"if {t} == 0:"):
+                code.line(f"{buf} = np.empty(({n},) + {r}[{i}].shape, np.{out_types[i].dtype})")
+            code.line(f"{buf}[{t}] = {r}[{i}]" if out_types[i].ndim
+                      else f"{buf}[{t}] = {r}[{i}][()]")
+        for q, local in enumerate(carried):
+            code.line(f"{local} = {r}[{n_states + n_nit + q}]")
+        if info.as_while:
+            with code.block(f"if {r}[{info.n_inner_outputs - 1}][()]:"):
+                code.line(f"{done} = {t} + 1")
+                code.line("break")
+    for i, buf in enumerate(buffers + nits):
+        start = lengths[i] if i < n_states else 0
+        keep = info.kept(i)
+        first = (f"{start} + {done} - min({done}, {keep})" if keep is not None else f"{start}")
+        if i >= n_states:  # never ran: no row was made (the shape of a step is not known)
+            code.line(f"{code.outputs[i]} = {buf}[{first}:{start} + {done}].copy()")
+        else:
+            code.line(f"{code.outputs[i]} = {buf}[{first}:{start} + {done}].copy()"
+                      if keep is not None or info.as_while else
+                      f"{code.outputs[i]} = {buf}[{start}:]")
+    for q, local in enumerate(carried):
+        code.line(f"{code.outputs[n_states + n_nit + q]} = {local}.copy()")

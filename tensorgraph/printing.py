@@ -558,11 +558,17 @@ _DOT_STYLES = {
 }
 
 
-def to_graphviz(obj, *, rankdir: str = "TB"):
+def _shorten(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[:max(limit - 3, 1)] + "..."
+
+
+def to_graphviz(obj, *, rankdir: str = "TB", max_label_size: int | None = None):
     """``obj``'s graph (a variable, a list of them, an Apply, a FunctionGraph or a compiled
     function) as a ``graphviz.Digraph``: nodes named by the ids ``dprint`` prints, boxes for
     ops, green ellipses for inputs, amber for shared variables, grey text for constants, red
-    ellipses for outputs and updates; edges carry the intermediate values' types."""
+    ellipses for outputs and updates; edges carry the intermediate values' types.
+    ``max_label_size`` cuts op and variable names longer than that (ending in '...'); nodes
+    stay apart by their ids whatever their labels."""
     import graphviz
 
     from tensorgraph.graph.ids import graph_ids, roots_of
@@ -575,14 +581,15 @@ def to_graphviz(obj, *, rankdir: str = "TB"):
     for key in ids.order:
         name = ids[key]
         if isinstance(key, Apply):
-            label = f"{op_label(key.op)}\\n[id {name}]"
+            label = f"{_shorten(op_label(key.op), max_label_size)}\\n[id {name}]"
             graph.node(name, label, _attributes=_dot_attrs("apply"))
             for inp in key.inputs:
                 edge_label = "" if inp.owner is None else type_label(inp)
                 graph.edge(ids[inp], name, label=edge_label)
         else:
             kind = leaf_kind(key)
-            text = key._label() if isinstance(key, Constant) else str(key)
+            text = _shorten(key._label() if isinstance(key, Constant) else str(key),
+                            max_label_size)
             label = text if kind == "constant" else f"{text}\\n{type_label(key)}"
             graph.node(name, label, _attributes=_dot_attrs(kind))
     roots = roots_of(obj)
@@ -607,17 +614,26 @@ def _dot_attrs(kind: str) -> dict:
     return attrs
 
 
-def pydotprint(obj, outfile: str | None = None, format: str = "png", timeout: float = 60.0):
+def pydotprint(obj, outfile: str | None = None, format: str = "png", timeout: float = 60.0,
+               *, return_image: bool = False, max_label_size: int | None = None,
+               print_output_file: bool = True):
     """Write ``obj``'s graph as a picture (``format`` 'png', 'svg', 'pdf', ...), as Theano's
-    ``pydotprint`` did; returns the file's path (default ``tensorgraph_graph.<format>``).
+    ``pydotprint`` did; returns the file's path (default ``tensorgraph_graph.<format>``), and
+    prints it unless ``print_output_file=False``. ``return_image=True`` writes no file and
+    returns the picture's bytes; ``max_label_size`` cuts long names (see ``to_graphviz``).
 
     Needs Graphviz's ``dot`` (or ``graphviz-pure``, see ``tensorgraph.graphviz_run``); the
     whole graph is laid out, so a very big graph takes long (the notebook's graph view opens
     big graphs in groups instead)."""
     from tensorgraph.graphviz_run import run_dot
 
+    data = run_dot(to_graphviz(obj, max_label_size=max_label_size).source, format,
+                   timeout=timeout)
+    if return_image:
+        return data
     path = outfile or f"tensorgraph_graph.{format}"
-    data = run_dot(to_graphviz(obj).source, format, timeout=timeout)
     with open(path, "wb") as handle:
         handle.write(data)
+    if print_output_file:
+        print(f"The output file is available at {path}")
     return path

@@ -85,3 +85,17 @@ def test_pydotprint_writes_a_picture_with_the_ids(tmp_path):
     svg = (tmp_path / "cost.svg").read_text()
     assert path.endswith("cost.svg") and "<svg" in svg
     assert f"<title>{graph_ids(cost)[cost]}</title>" in svg
+
+
+def test_pydotprint_pytensor_options(tmp_path, capsys, monkeypatch):
+    cost, _ = seed()
+    data = pydotprint(cost, format="svg", return_image=True)
+    assert isinstance(data, bytes) and b"<svg" in data
+    monkeypatch.chdir(tmp_path)
+    path = pydotprint(cost, format="svg")
+    assert f"The output file is available at {path}" in capsys.readouterr().out
+    pydotprint(cost, format="svg", print_output_file=False)
+    assert capsys.readouterr().out == ""
+    short = to_graphviz(cost, max_label_size=5).source
+    full = to_graphviz(cost).source
+    assert "..." in short and short.count("->") == full.count("->")

@@ -4,83 +4,47 @@
 JAX arrays have shapes fixed when tracing: sizes must be known then. They are when they come
 from shapes and constants (those nodes compute with numpy while tracing, see
 ``tensorgraph.link.jax``); a size computed from the *values* of the inputs is refused with
-``StaticShapeError`` when the function is first called with those shapes.
+``StaticShapeError`` when the function is first called with those shapes. The checks are
+``tensorgraph.link.traced_shape``'s, shared with PyTorch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import traced_shape
 from tensorgraph.link.jax import register, runtime_check
-from tensorgraph.tensor.creation import ARange, Alloc, _Matrix2D
+from tensorgraph.link.traced_shape import StaticShapeError, reshaped_size
+from tensorgraph.tensor.creation import Alloc
 from tensorgraph.tensor.join import Join, MakeVector, Split
-from tensorgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
-from tensorgraph.tensor.subtensor import _SliceLength
+from tensorgraph.tensor.shape import Reshape, SpecifyShape
 
-
-class StaticShapeError(ValueError):
-    """A size JAX needs when tracing depends on the values of the function's inputs."""
+__all__ = ["StaticShapeError", "static_ints", "reshaped_size"]
 
 
 def static_ints(value, what: str) -> tuple:
     """``value`` (a known integer scalar or vector) as Python ints, or StaticShapeError."""
+    return traced_shape.static_ints(value, what, "JAX", _traced)
+
+
+def _traced(value) -> bool:
     import jax
 
-    if isinstance(value, jax.core.Tracer):
-        raise StaticShapeError(
-            f"JAX needs {what} when it traces the graph (array sizes are fixed then), but it is "
-            "computed from the values of the function's inputs; compute it from shapes or "
-            "constants, or use mode FAST_RUN")
-    return tuple(int(v) for v in np.asarray(value).reshape(-1))
+    return isinstance(value, jax.core.Tracer)
 
 
-@register(Shape)
-def jax_shape(op, node):
-    return lambda x: np.asarray(np.shape(x), dtype="int64")
+def _asarray(value):
+    import jax.numpy as jnp
+
+    return jnp.asarray(value)
 
 
-@register(Shape_i)
-def jax_shape_i(op, node):
-    return lambda x: np.asarray(np.shape(x)[op.i], dtype="int64")
+traced_shape.register_known_size_ops(register, static_ints, _traced)
 
 
 @register(SpecifyShape)
 def jax_specify_shape(op, node):
-    def specify_shape(x, *sizes):
-        import jax.numpy as jnp
-
-        shape = tuple(np.shape(x))
-        for d, size in zip(op.checked, sizes):
-            if _traced(size):
-                runtime_check(jnp.asarray(size) != shape[d], AssertionError,
-                              f"specify_shape: dimension {d} has size {shape[d]}, which is not "
-                              f"the size asked for (input shape {shape})")
-            elif int(size) != shape[d]:
-                raise AssertionError(f"specify_shape: dimension {d} has size {shape[d]}, "
-                                     f"expected {int(size)} (input shape {shape})")
-        return x
-
-    return specify_shape
-
-
-def reshaped_size(shape, requested) -> tuple:
-    """numpy's answer to reshaping an array of ``shape`` to ``requested`` (one -1 allowed), or
-    its error with perform's message."""
-    if sum(s == -1 for s in requested) > 1 or any(s < -1 for s in requested):
-        raise ValueError(f"reshape: invalid shape {requested}: sizes must be >= 0, with at most "
-                         "one -1")
-    size = int(np.prod(shape, dtype=np.int64))
-    known = int(np.prod([s for s in requested if s != -1], dtype=np.int64))
-    out = list(requested)
-    if -1 in requested:
-        if known == 0 or size % known:
-            raise ValueError(f"reshape: cannot reshape an array of shape {tuple(shape)} (size "
-                             f"{size}) into shape {requested}")
-        out[requested.index(-1)] = size // known
-    elif known != size:
-        raise ValueError(f"reshape: cannot reshape an array of shape {tuple(shape)} (size "
-                         f"{size}) into shape {requested}")
-    return tuple(out)
+    return traced_shape.specify_shape(op, _traced, _asarray, runtime_check)
 
 
 @register(Reshape)
@@ -116,12 +80,7 @@ def jax_join(op, node):
     dtype = node.outputs[0].dtype
 
     def join(*tensors):
-        shapes = [np.shape(t) for t in tensors]
-        for s in shapes[1:]:
-            if len(s) != len(shapes[0]) or any(a != b for d, (a, b) in enumerate(zip(s, shapes[0]))
-                                               if d != op.axis):
-                text = ", ".join(str(tuple(v)) for v in shapes)
-                raise ValueError(f"join along axis {op.axis}: inputs of shapes {text} do not fit")
+        traced_shape.check_join(op.axis, [np.shape(t) for t in tensors])
         return jnp.concatenate(tensors, axis=op.axis).astype(dtype)
 
     return join
@@ -131,13 +90,7 @@ def jax_join(op, node):
 def jax_split(op, node):
     def split(x, sizes):
         sizes = static_ints(sizes, "the sizes of a split")
-        length = np.shape(x)[op.axis]
-        if len(sizes) != op.n_splits:
-            raise ValueError(f"split: expected {op.n_splits} sizes, got {len(sizes)}")
-        if any(s < 0 for s in sizes) or sum(sizes) != length:
-            raise ValueError(f"split: sizes {list(sizes)} (sum {sum(sizes)}) do not divide "
-                             f"dimension {op.axis} of size {length} (input shape "
-                             f"{tuple(np.shape(x))})")
+        traced_shape.check_split(op, np.shape(x), sizes)
         pieces, start = [], 0
         for s in sizes:
             index = (slice(None),) * op.axis + (slice(start, start + s),)
@@ -157,51 +110,7 @@ def jax_alloc(op, node):
 
     def alloc(value, *sizes):
         shape = tuple(static_ints(s, "the size of an alloc")[0] for s in sizes)
-        offset = len(shape) - np.ndim(value)
-        for d, vsize in enumerate(np.shape(value)):
-            size = shape[d + offset]
-            if vsize != size and not (vsize == 1 and value_type.shape[d] == 1):
-                detail = ("its type does not declare the dimension broadcastable (size 1)"
-                          if vsize == 1 else "the sizes differ")
-                raise ValueError(f"alloc: cannot fill shape {shape} with a value of shape "
-                                 f"{tuple(np.shape(value))}: dimension {d} of the value has "
-                                 f"size {vsize}, the target {size} ({detail})")
+        traced_shape.check_alloc(value_type, value, shape)
         return jnp.broadcast_to(jnp.asarray(value).astype(dtype), shape)
 
     return alloc
-
-
-@register(ARange)
-def jax_arange(op, node):
-    def arange(start, stop, step):
-        bounds = [np.asarray(v).item() if not _traced(v) else static_ints(v, "an arange bound")
-                  for v in (start, stop, step)]
-        return np.arange(*bounds, dtype=op.dtype)
-
-    return arange
-
-
-@register(_Matrix2D)
-def jax_matrix_2d(op, node):
-    def matrix(n, m, k):
-        n, m, k = (static_ints(v, "the size of an eye/tri")[0] for v in (n, m, k))
-        return type(op).numpy_function(n, m, k, dtype=op.dtype)
-
-    return matrix
-
-
-@register(_SliceLength)
-def jax_slice_length(op, node):
-    def slice_length(size, *given):
-        size = static_ints(size, "a sliced length")[0]
-        given = iter(static_ints(g, "a slice bound")[0] for g in given)
-        parts = [next(given) if present else None for present in op.parts]
-        return np.asarray(len(range(*slice(*parts).indices(size))), dtype="int64")
-
-    return slice_length
-
-
-def _traced(value) -> bool:
-    import jax
-
-    return isinstance(value, jax.core.Tracer)

@@ -75,7 +75,9 @@ from tensorgraph.link.backend import (
     copy_generator,
     require,
 )
+from tensorgraph.link import traced_shape
 from tensorgraph.link.traced import Checks, Trace, TracedGraph
+from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
 
@@ -84,20 +86,11 @@ _COMPILE_LOCK = threading.RLock()
 _RANDOM_LOCK = threading.Lock()
 
 
-class StaticShapeError(ValueError):
-    """A size PyTorch needs when tracing depends on the values of the function's inputs."""
-
-
 def static_ints(value, what: str) -> tuple:
     """``value`` (a known integer scalar or vector) as Python ints, or StaticShapeError."""
-    import torch
+    from tensorgraph.link.pytorch import traced
 
-    if isinstance(value, torch.Tensor):
-        raise StaticShapeError(
-            f"PyTorch needs {what} when it traces the graph (array sizes are fixed then), but "
-            "it is computed from the values of the function's inputs; compute it from shapes "
-            "or constants, or use mode FAST_RUN")
-    return tuple(int(v) for v in np.asarray(value).reshape(-1))
+    return traced_shape.static_ints(value, what, "PyTorch", traced)
 
 
 class _Checks(Checks):

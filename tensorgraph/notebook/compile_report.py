@@ -78,6 +78,7 @@ class CompileReport(StaticFallback, widgets.VBox):
         self.steps = list(self.history) if self.history is not None else []
         #: per step: (its history, the scan id whose inner graph it rewrote or '', maker)
         self._sources = [(self.history, "", maker)] * len(self.steps)
+        own = len(self.steps)
         for scope, inner_maker in _inner_makers(fn):
             inner = getattr(inner_maker.fgraph, "rewrite_history", None)
             if inner is not None:
@@ -89,7 +90,9 @@ class CompileReport(StaticFallback, widgets.VBox):
         self._inner_places = {id(h): StepLayout(h) for h, scope, _ in self._sources if scope}
         self.view = GraphView(fn, height=480)
 
-        self._summary = widgets.HTML(_summary_html(self.record, fn))
+        #: rewrite steps in the loops' inner graphs (the compile record counts only the rest)
+        self.loop_steps = len(self.steps) - own
+        self._summary = widgets.HTML(_summary_html(self.record, fn, self.loop_steps))
         self._modes = widgets.ToggleButtons(options=MODES, value="after",
                                             layout=widgets.Layout(width="auto"))
         last = max(0, len(self.steps) - 1)
@@ -140,8 +143,13 @@ class CompileReport(StaticFallback, widgets.VBox):
         the picture shown, as HTML with inline SVG; the summary line as text."""
         return with_static_forms(super()._repr_mimebundle_(**kwargs), {
             "text/html": self._summary.value + svg_or_empty(self.view),
-            "text/plain": (self.record.summary() if self.record is not None
+            "text/plain": (self.record.summary() + self._loop_steps_text()
+                           if self.record is not None
                            else f"<CompileReport {self.function!r}>")})
+
+    def _loop_steps_text(self) -> str:
+        return (f"; and {self.loop_steps} rewrite steps in its loops' inner graphs"
+                if self.loop_steps else "")
 
     # -- what scripts call ------------------------------------------------------------------
 
@@ -471,12 +479,15 @@ def _recorded_maker(runner):
                                     name=f"{runner.op.title} (inner)", on_unused_input="ignore")
 
 
-def _summary_html(record, fn) -> str:
+def _summary_html(record, fn, loop_steps: int = 0) -> str:
+    """The summary table; ``loop_steps``: the steps of the loops' inner graphs, which the
+    slider lists after the function's own (the record counts only those)."""
     if record is None:
         return f"<b>{html.escape(getattr(fn, 'name', '') or 'function')}</b> (no compile record)"
     rows = [("mode", f"{record.mode} (optimizer {record.optimizer}, linker {record.linker})"),
             ("graph", f"{record.nodes_before} nodes before rewriting, {record.nodes_after} "
-                      f"after, in {record.steps} rewrite steps")]
+                      f"after, in {record.steps} rewrite steps"
+                      + (f" (and {loop_steps} in its loops' inner graphs)" if loop_steps else ""))]
     backend = getattr(record, "backend", None)
     if backend:
         rows += [("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "

@@ -87,9 +87,11 @@ def output_roles(node, fgraph) -> list[str]:
     if not is_scan(op) or len(outputs) != op.info.n_inner_outputs:
         return [f"output {k}" for k in range(len(outputs))]
     info, labels = op.info, op.labels
-    texts = [f"state {_name(labels.get('states', ()), k, f'h{k}')}[t]"
+    # unnamed: "output k", the scan's output number, as scan names the state's inner inputs
+    # ("output 0[t-1]") and dprint prints them
+    texts = [f"state {_name(labels.get('states', ()), k, f'output {k}')}[t]"
              for k in range(info.n_states)]
-    texts += [f"output {_name(labels.get('nit_sot', ()), m, f'y{m}')}[t]"
+    texts += [f"output {_name(labels.get('nit_sot', ()), m, str(info.n_states + m))}[t]"
               for m in range(info.n_nit_sot)]
     texts += [f"update of {_name(labels.get('shared', ()), q, f'shared {q}')}"
               for q in range(info.n_shared)]
@@ -124,8 +126,10 @@ def loop_summary(node) -> dict | None:
         return None
     info, labels = op.info, op.labels
 
-    def names(kind, n):
-        return [_name(labels.get(kind, ()), i, f"{kind[:-1]} {i}") for i in range(n)]
+    def names(kind, n, first=0):
+        unnamed = {"sequences": "sequence", "states": "output", "nit_sot": "output",
+                   "shared": "shared", "non_sequences": "non-sequence"}[kind]
+        return [_name(labels.get(kind, ()), i, f"{unnamed} {first + i}") for i in range(n)]
 
     def taps(values):
         return ", ".join("t" if k == 0 else f"t{k:+d}" for k in values)
@@ -137,7 +141,7 @@ def loop_summary(node) -> dict | None:
     states = [f"{n} [{taps(t)}]" for n, t in zip(names("states", info.n_states),
                                                  info.state_taps)]
     for key, items in (("sequences", seqs), ("states", states),
-                       ("outputs not fed back", names("nit_sot", info.n_nit_sot)),
+                       ("outputs not fed back", names("nit_sot", info.n_nit_sot, info.n_states)),
                        ("shared updated", names("shared", info.n_shared)),
                        ("non-sequences", names("non_sequences", info.n_non_seqs))):
         if items:

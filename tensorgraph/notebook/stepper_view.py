@@ -64,7 +64,7 @@ class Stepper(StaticFallback, widgets.VBox):
         button = lambda text, tip: widgets.Button(  # noqa: E731 - four alike
             description=text, tooltip=tip, layout=widgets.Layout(width="auto"))
         self._step = button("step", "run the next node")
-        self._step_n = button("step", "run the next N nodes")
+        self._step_n = button("step n nodes", "run the next n nodes (n: the box on the right)")
         self._n = widgets.BoundedIntText(10, min=1, max=10**6, layout=widgets.Layout(width="80px"))
         self._to = button("run to selected", "run until the node selected in the graph has run")
         self._nan = button("run to NaN/Inf", "run until a node makes the first NaN or Inf")

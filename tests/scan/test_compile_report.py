@@ -3,6 +3,8 @@ the rewrite steps of the scan's inner graph (its step compiled with the function
 follow the function's own, labelled with the scan's id, and showing one draws that inner
 graph at that step."""
 
+import html
+
 import numpy as np
 
 import tensorgraph as tg
@@ -25,6 +27,12 @@ def test_the_inner_graphs_rewrite_steps_are_listed_and_shown():
     assert len(inner_history) > 0
     rep = CompileReport(f)
     assert len(rep.steps) == len(outer_history) + len(inner_history)
+    # the summary counts them apart from the function's own (the record's count)
+    assert rep.loop_steps == len(inner_history)
+    assert f"and {len(inner_history)} in its loops' inner graphs" in html.unescape(rep._summary.value)
+    plain = rep._repr_mimebundle_()
+    plain = (plain[0] if isinstance(plain, tuple) else plain)["text/plain"]
+    assert f"and {len(inner_history)} rewrite steps in its loops' inner graphs" in plain
     first_inner = len(outer_history)
     assert rep.step_scope(first_inner) == sid and rep.step_scope(0) == ""
     labels = [label for label, _ in rep._list.options]

@@ -194,3 +194,21 @@ def test_the_widget_opens_the_loop_on_selection_and_draws_it_statically():
     view.collapse(gid)
     assert view.expanded == []
     assert view.model.resolve(view.model.by_id[f"{sid}/A"]) == f"{sid}/A"
+
+
+def test_an_unnamed_state_has_one_name_where_it_enters_and_leaves_the_step():
+    # the initial value has no name: scan calls the state "output 0" ("output 0[t-1]" in
+    # dprint), and the view's output label and loop summary say the same, not a made-up name
+    from tensorgraph.notebook.inner_graphs import input_roles, loop_summary, output_roles
+
+    x = tt.dmatrix("x")
+    h, _ = scan(lambda x_t, h_prev: [h_prev + x_t, x_t * 2], sequences=x,
+                outputs_info=[tt.zeros((3,)), None], name="acc")
+    node = h[0].owner if isinstance(h, list) else h.owner
+    fgraph = node.op.fgraph
+    states = [text for role, text, _ in input_roles(node, fgraph) if role == "state"]
+    assert states == ["state output 0[t-1]"]
+    assert output_roles(node, fgraph) == ["state output 0[t]", "output 1[t]"]
+    summary = loop_summary(node)
+    assert summary["states"] == ["output 0 [t-1]"]
+    assert summary["outputs not fed back"] == ["output 1"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
-           "check_split", "check_alloc", "specify_shape", "register_known_size_ops"]
+           "check_split", "check_alloc", "specify_shape", "register_known_size_ops",
+           "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
+           "check_gemm", "scaled_sum"]
 
 
 class StaticShapeError(ValueError):
@@ -148,3 +150,62 @@ def register_known_size_ops(register, static_ints, traced) -> None:
             return np.asarray(len(range(*slice(*parts).indices(size))), dtype="int64")
 
         return compute
+
+
+# ----------------------------------------------------------------------------------------------
+# Products: the shapes their operands must have (perform's messages)
+
+
+def check_inner(sa, sb, what: str = "dot") -> None:
+    """The last dimension of ``sa`` is the first of ``sb``, or ValueError."""
+    if sa[-1] != sb[0]:
+        raise ValueError(f"{what}: inner dimensions differ: shapes {tuple(sa)} and {tuple(sb)} "
+                         f"({sa[-1]} != {sb[0]})")
+
+
+def check_tensordot(op, sa, sb) -> None:
+    """The axes a ``TensorDot`` sums over have the same lengths, or ValueError."""
+    for ia, ib in zip(op.axes_a, op.axes_b):
+        if sa[ia] != sb[ib]:
+            raise ValueError(f"tensordot: axis {ia} of the first input (shape {sa}) and axis "
+                             f"{ib} of the second (shape {sb}) have different lengths "
+                             f"({sa[ia]} != {sb[ib]})")
+
+
+def check_matmul(node, sa, sb) -> None:
+    """A ``MatMul``'s inner dimensions agree and its batch dimensions broadcast (size 1 only
+    where the type says so), or ValueError."""
+    if sa[-1] != sb[-2]:
+        raise ValueError(f"matmul: inner dimensions differ: shapes {sa} and {sb} "
+                         f"({sa[-1]} != {sb[-2]})")
+    for d, (x, y) in enumerate(zip(sa[:-2], sb[:-2])):
+        if x == y:
+            continue
+        for var, size in zip(node.inputs, (x, y)):
+            if size == 1 and var.type.shape[d] != 1:
+                raise ValueError(f"matmul: {var} has size 1 in batch dimension {d} at run "
+                                 f"time but its type {var.type} does not declare it "
+                                 f"broadcastable; shapes {sa} and {sb}")
+        if x != 1 and y != 1:
+            raise ValueError(f"matmul: batch dimension {d} differs: shapes {sa} and {sb}")
+
+
+def gemv_mismatch(sy, sA, sx) -> str:
+    return f"Gemv: shapes do not match: y {sy}, A {sA}, x {sx}"
+
+
+def check_gemv(sy, sA, sx) -> None:
+    if sA[1] != sx[0]:
+        raise ValueError(gemv_mismatch(sy, sA, sx))
+
+
+def check_gemm(sz, sa, sb) -> None:
+    if sa[1] != sb[0]:
+        raise ValueError(f"Gemm: shapes do not match: z {sz}, a {sa}, b {sb}")
+
+
+def scaled_sum(xp, alpha, product, beta, y):
+    """``alpha * product + beta * y``, with ``y`` not read where ``beta == 0`` (as BLAS);
+    ``xp``: the array library (its ``where``)."""
+    scaled = alpha * product
+    return xp.where(beta == 0, scaled, scaled + beta * y)

@@ -9,7 +9,16 @@ import numpy as np
 
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
 from tensorgraph.link.pytorch.elemwise import arithmetic_dtype
-from tensorgraph.link.pytorch.shape import shape_of
+from tensorgraph.link.traced_shape import (
+    check_gemm,
+    check_gemv,
+    check_inner,
+    check_matmul,
+    check_tensordot,
+    gemv_mismatch,
+    scaled_sum,
+    shape_of,
+)
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
 from tensorgraph.tensor.dot import Dot, MatMul, TensorDot
 
@@ -18,12 +27,6 @@ def _operands(dtype, *values):
     if np.dtype(dtype).kind == "b":  # a boolean product is 'any of the ands'
         return [as_tensor(v, "int64") for v in values]
     return [as_tensor(v, arithmetic_dtype(dtype)) for v in values]
-
-
-def _inner_check(sa, sb, what="dot"):
-    if sa[-1] != sb[0]:
-        raise ValueError(f"{what}: inner dimensions differ: shapes {tuple(sa)} and {tuple(sb)} "
-                         f"({sa[-1]} != {sb[0]})")
 
 
 def _product(fn, dtype):
@@ -44,7 +47,7 @@ def torch_dot(op, node):
         sa, sb = shape_of(a), shape_of(b)
         if not sa or not sb:
             return _product(torch.mul, dtype)(a, b)
-        _inner_check(sa, sb)
+        check_inner(sa, sb)
         return _product(lambda x, y: torch.tensordot(x, y, dims=([x.ndim - 1], [0])),
                         dtype)(a, b)
 
@@ -58,12 +61,7 @@ def torch_tensordot(op, node):
     dtype = node.outputs[0].dtype
 
     def tensordot(a, b):
-        sa, sb = shape_of(a), shape_of(b)
-        for ia, ib in zip(op.axes_a, op.axes_b):
-            if sa[ia] != sb[ib]:
-                raise ValueError(f"tensordot: axis {ia} of the first input (shape {sa}) and axis "
-                                 f"{ib} of the second (shape {sb}) have different lengths "
-                                 f"({sa[ia]} != {sb[ib]})")
+        check_tensordot(op, shape_of(a), shape_of(b))
         return _product(lambda x, y: torch.tensordot(x, y, dims=(list(op.axes_a),
                                                                  list(op.axes_b))),
                         dtype)(a, b)
@@ -78,31 +76,10 @@ def torch_matmul(op, node):
     dtype = node.outputs[0].dtype
 
     def matmul(a, b):
-        sa, sb = shape_of(a), shape_of(b)
-        if sa[-1] != sb[-2]:
-            raise ValueError(f"matmul: inner dimensions differ: shapes {sa} and {sb} "
-                             f"({sa[-1]} != {sb[-2]})")
-        for d, (x, y) in enumerate(zip(sa[:-2], sb[:-2])):
-            if x == y:
-                continue
-            for var, size in zip(node.inputs, (x, y)):
-                if size == 1 and var.type.shape[d] != 1:
-                    raise ValueError(f"matmul: {var} has size 1 in batch dimension {d} at run "
-                                     f"time but its type {var.type} does not declare it "
-                                     f"broadcastable; shapes {sa} and {sb}")
-            if x != 1 and y != 1:
-                raise ValueError(f"matmul: batch dimension {d} differs: shapes {sa} and {sb}")
+        check_matmul(node, shape_of(a), shape_of(b))
         return _product(torch.matmul, dtype)(a, b)
 
     return matmul
-
-
-def _scaled_sum(alpha, product, beta, y):
-    """``alpha * product + beta * y``, with ``y`` not read where ``beta == 0`` (as BLAS)."""
-    import torch
-
-    scaled = alpha * product
-    return torch.where(beta == 0, scaled, scaled + beta * y)
 
 
 @register(Gemv)
@@ -116,16 +93,14 @@ def torch_gemv(op, node):
 
     def gemv(y, alpha, A, x, beta):
         sA, sx, sy = shape_of(A), shape_of(x), shape_of(y)
-        if sA[1] != sx[0]:
-            raise ValueError(f"Gemv: shapes do not match: y {sy}, A {sA}, x {sx}")
+        check_gemv(sy, sA, sx)
         given_beta = beta
         y, alpha, A, x, beta = _operands(dtype, y, alpha, A, x, beta)
         product = torch.mv(A, x)
         if sy != (sA[0],):  # y must not be read: beta must be 0
-            runtime_check(given_beta != 0, ValueError,
-                          f"Gemv: shapes do not match: y {sy}, A {sA}, x {sx}")
+            runtime_check(given_beta != 0, ValueError, gemv_mismatch(sy, sA, sx))
             return alpha * product
-        return _scaled_sum(alpha, product, beta, y)
+        return scaled_sum(torch, alpha, product, beta, y)
 
     return gemv
 
@@ -137,10 +112,8 @@ def torch_gemm(op, node):
     dtype = node.outputs[0].dtype
 
     def gemm(z, alpha, a, b, beta):
-        sa, sb = shape_of(a), shape_of(b)
-        if sa[1] != sb[0]:
-            raise ValueError(f"Gemm: shapes do not match: z {shape_of(z)}, a {sa}, b {sb}")
+        check_gemm(shape_of(z), shape_of(a), shape_of(b))
         z, alpha, a, b, beta = _operands(dtype, z, alpha, a, b, beta)
-        return _scaled_sum(alpha, torch.mm(a, b), beta, z)
+        return scaled_sum(torch, alpha, torch.mm(a, b), beta, z)
 
     return gemm

@@ -31,8 +31,13 @@ def constant(value, name: str | None = None, ndim: int | None = None, dtype=None
     """A ``TensorConstant`` holding ``value``, with its whole shape static.
  ``ndim`` adds leading size-1
     dimensions (or checks the ndim); ``dtype`` forces the dtype (Python numbers are converted
-    without loss checks, arrays must convert safely).
+    without loss checks, arrays must convert safely). A numpy masked array is refused: a
+    constant holds every element, so its mask would be silently lost.
     """
+    if isinstance(value, np.ma.MaskedArray):
+        raise NotImplementedError("MaskedArrays are not supported: a tensor holds every element, "
+                                  "so the mask would be lost; give value.filled(fill_value) or "
+                                  "value.data explicitly")
     if dtype is not None:
         dtype = normalize_dtype(dtype)
         arr = np.asarray(value, dtype=dtype)

@@ -209,6 +209,10 @@ class TensorType(Type):
         a Python float to float32 when float32 is ``config.floatX``, Python numbers and lists
         whose values survive: ``[6]`` for int8, ``3.5`` for float32). ``strict`` allows none.
         """
+        if isinstance(data, np.ma.MaskedArray):
+            raise TypeError(f"expected a value for {self}, got a numpy masked array: a tensor "
+                            "holds every element, so the mask would be lost; pass "
+                            "value.filled(fill_value) or value.data")
         if isinstance(data, np.ndarray) and data.dtype == self._np_dtype:
             arr = data
         elif strict:

@@ -141,3 +141,16 @@ def test_cast_from_complex_to_real_is_refused():
         tt.cast(z, "float64")
     assert tt.cast(z, "complex64").dtype == "complex64"
     assert tt.cast(tt.dvector(), "complex128").dtype == "complex128"
+
+
+def test_masked_arrays_are_refused_not_unmasked():
+    masked = np.ma.masked_greater(np.array([1.0, 2.0, 3.0, 4.0]), 3)
+    with pytest.raises(NotImplementedError, match="MaskedArrays are not supported"):
+        tt.constant(masked)
+    with pytest.raises(NotImplementedError, match="MaskedArrays are not supported"):
+        tt.as_tensor_variable(masked)
+    x = tt.dvector("x")
+    f = fn([x], x * 2)
+    with pytest.raises(TypeError, match="masked array"):
+        f(masked)
+    np.testing.assert_allclose(f(masked.filled(0.0)), [2.0, 4.0, 6.0, 0.0])

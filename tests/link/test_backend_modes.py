@@ -149,19 +149,6 @@ def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_
     assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]
 
 
-@pytest.mark.parametrize("mode,backend", [("PYTORCH", "PyTorch")])
-def test_a_scan_is_named_as_not_supported_yet(mode, backend):
-    from tensorgraph.link.backend import UnsupportedOpsError
-
-    x = tt.vector("x")
-    # a recurrence no rewrite takes out of the loop, every step read
-    out, _ = tg.scan(lambda v, acc: tt.tanh(acc * v) + 1, sequences=[x],
-                     outputs_info=[tt.constant(0.5)])
-    with pytest.raises(UnsupportedOpsError,
-                       match=f"scan loops are not supported by the {backend} back end yet"):
-        tg.function([x], out, mode=mode)
-
-
 def test_a_subclass_computing_otherwise_does_not_inherit_the_implementation():
     """An op subclass with its own perform (or a scalar op with its own impl) would silently
     compute its base class's result: it needs an implementation of its own."""

@@ -18,7 +18,7 @@ from tensorgraph.scan import until
 
 MODES = [pytest.param(mode, marks=pytest.mark.skipif(
              not tg.link.backend.available(module), reason=f"{module} is not installed"))
-         for mode, module in (("JAX", "jax"), ("NUMBA", "numba"))]
+         for mode, module in (("JAX", "jax"), ("NUMBA", "numba"), ("PYTORCH", "torch"))]
 
 
 def _tolerance(dtype):
@@ -99,8 +99,12 @@ def test_a_while_loop_reading_its_last_step(mode):
         new = new / tt.sqrt((new ** 2).sum())
         return new, until(tt.abs(new - v).max() < 1e-9)
 
-    vs, _ = tg.scan(power_step, outputs_info=v0, n_steps=500)
+    vs, _ = tg.scan(power_step, outputs_info=v0, n_steps=500, name="power")
     m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    if mode == "PYTORCH":  # unrolled loops: the steps a while loop runs are not known
+        with pytest.raises(UnsupportedOpsError, match="scan 'power' is a while loop.*unrolls"):
+            tg.function([a, v0], vs[-1], mode=mode)
+        return
     f = _agree(mode, [a, v0], vs[-1], (m, np.ones(2)))
     top = np.linalg.eigh(m)[1][:, -1]
     np.testing.assert_allclose(np.abs(f(m, np.ones(2))), np.abs(top), rtol=1e-7)
@@ -110,14 +114,14 @@ def test_a_while_loop_reading_its_last_step(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_while_loop_whose_every_step_is_read(mode):
-    """Numba sizes arrays when running: it runs it. JAX fixes sizes when compiling: it refuses
-    it, saying why."""
+    """Numba sizes arrays when running: it runs it. JAX fixes sizes when compiling and PyTorch
+    unrolls loops: they refuse it, saying why."""
     v0 = tt.dvector("v0")
     halves, _ = tg.scan(lambda v: (v / 2, until(v.sum() < 1e-3)), outputs_info=v0,
                         n_steps=1000, name="halving")
-    if mode == "JAX":
-        with pytest.raises(UnsupportedOpsError, match="scan 'halving' is a while loop.*keeps "
-                                                      "every step.*known only when the loop"):
+    if mode in ("JAX", "PYTORCH"):
+        with pytest.raises(UnsupportedOpsError, match="scan 'halving' is a while loop.*"
+                                                      "known only when"):
             tg.function([v0], halves, mode=mode)
         return
     f = _agree(mode, [v0], [halves, halves.shape[0]], (np.ones(2),))
@@ -136,6 +140,18 @@ def test_random_draws_inside_the_step_are_refused_with_why(mode):
     with pytest.raises(UnsupportedOpsError, match="scan 'noisy' draws random numbers inside "
                                                   "its step"):
         tg.function([x], noisy, mode=mode)
+
+
+def test_pytorch_refuses_a_loop_too_long_to_unroll():
+    pytest.importorskip("torch")
+    from tensorgraph.link.pytorch.scan import MAX_STEPS
+
+    v = tt.dvector("v")
+    out, _ = tg.scan(lambda p: p * 0.5, outputs_info=v, n_steps=MAX_STEPS + 1, name="long")
+    f = tg.function([v], out[-1], mode="PYTORCH")
+    with pytest.raises(ValueError, match=f"scan 'long' runs {MAX_STEPS + 1} steps; the PyTorch "
+                                         "back end unrolls loops"):
+        f(np.ones(2))
 
 
 @pytest.mark.parametrize("mode", MODES)

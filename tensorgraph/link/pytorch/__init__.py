@@ -43,7 +43,7 @@ from tensorgraph.link.backend import OpTable
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("PyTorch", __name__, _BUILTIN)
 SCALAR_TABLE = OpTable("PyTorch", __name__, _BUILTIN, same=("impl", "compute"))
 

@@ -587,7 +587,7 @@ def test_wrong_number_of_arguments():
 
 def test_function_metadata():
     assert tt.exp.__name__ == "exp" and "e ** a" in tt.exp.__doc__
-    assert tt.where is tt.switch and tt.abs is tt.abs_ and tt.expit is tt.sigmoid
+    assert tt.abs is tt.abs_ and tt.expit is tt.sigmoid   # where: numpy's forms, see test_where_forms
     assert tt.log1pexp is tt.softplus and tt.fill is tt.second and tt.floor_div is tt.int_div
     assert str(tt.exp(tt.dvector()).owner.op) == "Elemwise{exp}"
     assert tt.exp(tt.dvector()).owner.op == tt.exp(tt.fvector()).owner.op

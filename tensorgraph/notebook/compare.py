@@ -194,9 +194,12 @@ class Comparison:
                 text.append(f"{line[0].ljust(widths[0])}  {line[1]}")
             else:
                 text.append("  ".join(c.ljust(w) for c, w in zip(line, widths)))
-        notes = sorted({r["compile_note"] for r in self.rows
-                        if r["error"] is None and r["compile_note"]})
-        return "\n".join(text + [f"compile times: {n}" for n in notes])
+        notes: dict = {}  # note -> the modes it is about (a note alone read as if for all)
+        for r in self.rows:
+            if r["error"] is None and r["compile_note"]:
+                notes.setdefault(r["compile_note"], []).append(r["mode"])
+        return "\n".join(text + [f"compile times of {', '.join(modes)}: {n}"
+                                 for n, modes in sorted(notes.items())])
 
     def view(self):
         """The comparison widget (``compare_view.CompareView``)."""

@@ -62,6 +62,10 @@ def test_compile_times_come_from_fresh_processes_where_asked(seed_comparison):
     assert fast_run["compile_note"] is None
     jax = cmp.row("JAX")
     assert jax["compile_cold"] is None and "not measured" in jax["compile_note"]
+    # the table's note names the modes it is about (FAST_RUN's times were measured)
+    note = next(line for line in cmp.table().splitlines() if line.startswith("compile times"))
+    assert note.startswith("compile times of ") and "not measured" in note
+    assert "JAX" in note and "FAST_RUN" not in note
     assert all(r["compile_here"] > 0 for r in cmp.rows[:3])
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import re
 from collections import OrderedDict
 
 import ipywidgets as widgets
@@ -51,6 +52,9 @@ __all__ = ["CompileReport", "report", "last_report"]
 _SHOWN: OrderedDict = OrderedDict()
 #: what a traced back end's code is called, for a node that has no lines of its own in it
 _PROGRAM_TEXT = {"JAX": "jaxpr", "PyTorch": "FX graph"}
+#: terminal colour codes: JAX colours its jaxpr when it runs in a Jupyter kernel, and in the
+#: report's HTML (and in a file) they would be stray "[34;1m" text
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _KEEP = 16
 
 MODES = [("after rewriting", "after"), ("before rewriting", "before"), ("rewrite steps", "steps")]
@@ -227,7 +231,7 @@ class CompileReport(StaticFallback, widgets.VBox):
         if self.backend is None:
             raise ValueError("this function runs node by node (C or Python), not as one "
                              "back-end program: see c_source(node)")
-        return self.function.vm.source()
+        return _ANSI.sub("", self.function.vm.source())
 
     def backend_node_source(self, node_or_id) -> str:
         """A node's part of the back end's code: its lines of the generated Python (Numba,

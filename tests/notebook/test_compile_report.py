@@ -87,3 +87,18 @@ def test_a_node_whose_c_declines_its_types_is_told_from_an_op_without_c():
     assert isinstance(rows.owner.op, AdvancedSubtensor1)
     assert "declined" in _why_python(rows.owner)
     assert "PerformOnly has no C implementation" in _why_python(PerformOnly()(x).owner)
+
+
+def test_the_jax_program_is_shown_without_terminal_colour_codes(monkeypatch):
+    # in a Jupyter kernel JAX colours its jaxpr (ANSI codes); the report's text and HTML
+    # must not carry them. Here: JAX told it runs where colour is on, as in Jupyter.
+    pretty = __import__("pytest").importorskip("jax._src.pretty_printer")
+    monkeypatch.setattr(pretty, "CAN_USE_COLOR", True)
+    x = tt.fvector("x")
+    f = tg.function([x], tt.exp(x).sum(), mode="JAX")
+    f(np.ones(3, dtype="float32"))
+    assert "\x1b[" in f.vm.source()  # what JAX gives in a notebook
+    rep = report(f)
+    text = rep.backend_source()
+    assert "\x1b" not in text and "exp a" in text
+    assert "\x1b" not in rep._backend_html() and "[34;1m" not in rep._backend_html()

@@ -37,7 +37,7 @@ import weakref
 import numpy as np
 
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
-           "RandomPlan", "OutputPlan", "copy_generator", "draws_with_the_generator_method", "Program",
+           "RandomPlan", "OutputPlan", "copy_generator", "draws_with_the_generator_method", "draw_of", "Program",
            "WholeGraphVM", "WholeGraphLinker"]
 
 
@@ -252,6 +252,16 @@ def draws_with_the_generator_method(op) -> bool:
     from tensorgraph.tensor.random.op import RandomVariable
 
     return type(op).rng_fn is RandomVariable.rng_fn or isinstance(op, BernoulliRV)
+
+
+def draw_of(op, draws: dict, backend: str):
+    """``draws[op.name]``: the back end's draw for a random op drawing with the numpy
+    ``Generator`` method of its name, or NotImplementedError naming the distribution."""
+    draw = draws.get(op.name)
+    if draw is None or not draws_with_the_generator_method(op):
+        raise NotImplementedError(f"no {backend} draw for the distribution {op.name!r} "
+                                  f"({type(op).__name__})")
+    return draw
 
 
 class RandomPlan:

@@ -14,7 +14,7 @@ import numpy as np
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
            "check_split", "check_alloc", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
-           "check_gemm", "scaled_sum"]
+           "check_gemm", "scaled_sum", "draw_shape"]
 
 
 class StaticShapeError(ValueError):
@@ -209,3 +209,12 @@ def scaled_sum(xp, alpha, product, beta, y):
     ``xp``: the array library (its ``where``)."""
     scaled = alpha * product
     return xp.where(beta == 0, scaled, scaled + beta * y)
+
+
+def draw_shape(op, sized: bool, size, params, static_ints) -> tuple:
+    """The shape of a random draw: its ``size`` when the node has one (``sized``), else the
+    batch shape the parameters broadcast to (their core dimensions left out)."""
+    if sized:
+        return static_ints(size, "the size of a random draw")
+    shapes = [np.shape(p)[:np.ndim(p) - core] for p, core in zip(params, op.ndims_params)]
+    return tuple(np.broadcast_shapes(*shapes)) if shapes else ()

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import draws_with_the_generator_method
+from tensorgraph.link.backend import draw_of
 from tensorgraph.link.jax import register
 from tensorgraph.link.jax.shape import static_ints
+from tensorgraph.link.traced_shape import draw_shape
 from tensorgraph.tensor.random.basic import ChoiceRV, PermutationRV
 from tensorgraph.tensor.random.op import RandomVariable
 
@@ -93,27 +94,18 @@ _DRAWS = {"uniform": _uniform, "normal": _normal, "standard_normal": _standard_n
           "weibull": _weibull, "geometric": _geometric}
 
 
-def _batch_shape(op, params):
-    shapes = [np.shape(p)[:np.ndim(p) - core] for p, core in zip(params, op.ndims_params)]
-    return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
-
-
 @register(RandomVariable)
 def jax_random_variable(op, node):
     import jax.numpy as jnp
 
-    draw = _DRAWS.get(op.name)
-    if draw is None or not draws_with_the_generator_method(op):
-        raise NotImplementedError(f"no JAX draw for the distribution {op.name!r} "
-                                  f"({type(op).__name__})")
+    draw = draw_of(op, _DRAWS, "JAX")
     dtype = node.outputs[1].dtype
     sized = bool(node.inputs[1].type.shape[0])
     compute = dtype if np.dtype(dtype).kind == "f" else (
         "int64" if op.name in ("integers", "poisson", "geometric") else "float64")
 
     def random_variable(key, size, *params):
-        shape = static_ints(size, "the size of a random draw") if sized else \
-            _batch_shape(op, params)
+        shape = draw_shape(op, sized, size, params, static_ints)
         key, sub = _random().split(key)
         params = [jnp.asarray(p) for p in params]
         if np.dtype(compute).kind == "f":

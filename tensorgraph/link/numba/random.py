@@ -7,9 +7,7 @@ numpy's.
 
 from __future__ import annotations
 
-import numpy as np
-
-from tensorgraph.link.backend import draws_with_the_generator_method
+from tensorgraph.link.backend import draw_of
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of
@@ -53,10 +51,7 @@ def _shape(code, size, sized: int, params, variables) -> list[str]:
 
 @register(RandomVariable)
 def numba_random_variable(op, node, code):
-    if op.name not in _METHODS or not draws_with_the_generator_method(op):
-        raise NotImplementedError(f"no Numba draw for the distribution {op.name!r} "
-                                  f"({type(op).__name__})")
-    method, prefix = _METHODS[op.name]
+    method, prefix = draw_of(op, _METHODS, "Numba")
     g, size, *params = code.inputs
     out = code.outputs[1]
     dtype = node.outputs[1].dtype

@@ -88,6 +88,10 @@ def _exactly_converted(raw, dtype):
     return converted if same else None
 
 
+#: the most dimensions a numpy array (so a tensor's value) can have: 64 in numpy 2, 32 before
+MAX_NDIM = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+
+
 class TensorType(Type):
     """The type of tensors of a ``dtype`` and a ``shape`` of static sizes (int or None).
 
@@ -103,6 +107,9 @@ class TensorType(Type):
             shape = tuple(1 if b else None for b in broadcastable)
         if shape is None:
             raise TypeError("TensorType needs a shape, e.g. shape=(None, None) for a matrix")
+        if len(shape) > MAX_NDIM:    # no numpy array could ever be a value of this type
+            raise ValueError(f"maximum supported dimension for a TensorType is currently "
+                             f"{MAX_NDIM}, found {len(shape)} (numpy's own limit)")
         self.dtype = normalize_dtype(dtype)
         # compared with each call's inputs: ``ndarray.dtype == np.dtype`` is a C comparison,
         # while ``ndarray.dtype.name`` runs Python code in numpy (~3 us per input)

@@ -154,3 +154,11 @@ def test_masked_arrays_are_refused_not_unmasked():
     with pytest.raises(TypeError, match="masked array"):
         f(masked)
     np.testing.assert_allclose(f(masked.filled(0.0)), [2.0, 4.0, 6.0, 0.0])
+
+
+def test_more_dimensions_than_numpy_allows_are_refused():
+    from tensorgraph.tensor.type import MAX_NDIM
+
+    with pytest.raises(ValueError, match=f"currently {MAX_NDIM}, found {MAX_NDIM + 1}"):
+        tt.dscalar().dimshuffle(("x",) * (MAX_NDIM + 1))
+    assert tt.dscalar().dimshuffle(("x",) * MAX_NDIM).ndim == MAX_NDIM

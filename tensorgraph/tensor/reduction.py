@@ -70,6 +70,10 @@ def normalize_axis(axis, ndim: int, what: str = "reduction") -> tuple[int, ...]:
         raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, got {axis!r}")
     result = []
     for a in axes:
+        if isinstance(a, Constant):          # an integer constant among the axes
+            a = a.data
+        if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iu":
+            a = int(a)                       # a 0-d integer array, as numpy accepts
         if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
             raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, got {axis!r}")
         a = normalize_one_axis(a, ndim, what)

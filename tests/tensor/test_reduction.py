@@ -392,3 +392,14 @@ def test_reduction_ops_take_an_int_or_none_axis():
     np.testing.assert_allclose(run([x], Prod(axis=1)(x), value), value.prod(1))
     np.testing.assert_allclose(run([x], Max(0)(x), value), value.max(0))
     assert int(run([x], Argmax(None)(x), value)) == 5
+
+
+def test_axes_given_as_0d_arrays_or_constants():
+    x = tt.dtensor3("x")
+    v = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_allclose(tt.sum(x, axis=[np.array(0), np.array(2)]).eval({x: v}),
+                               v.sum(axis=(0, 2)))
+    np.testing.assert_allclose(tt.max(x, axis=(np.int64(1), tt.constant(2))).eval({x: v}),
+                               v.max(axis=(1, 2)))
+    with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
+        tt.sum(x, axis=[np.array([0, 1])])

@@ -204,8 +204,9 @@ class TensorDot(Op):
         for ia, ib in zip(self.axes_a, self.axes_b):
             if _sizes_clash(a.type.shape[ia], b.type.shape[ib]):
                 raise ValueError(
-                    f"tensordot: axis {ia} of {a} (shape {_fmt(a.type.shape)}) and axis {ib} "
-                    f"of {b} (shape {_fmt(b.type.shape)}) have different lengths "
+                    f"tensordot: Input arrays have inconsistent type shape: axis {ia} of {a} "
+                    f"(shape {_fmt(a.type.shape)}) and axis {ib} of {b} (shape "
+                    f"{_fmt(b.type.shape)}) have different lengths "
                     f"({a.type.shape[ia]} != {b.type.shape[ib]})")
         shape = ([s for d, s in enumerate(a.type.shape) if d not in self.axes_a]
                  + [s for d, s in enumerate(b.type.shape) if d not in self.axes_b])
@@ -393,8 +394,9 @@ def matmul(a, b, dtype=None):
         return cast(matmul(a, b), dtype)
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: operands must be at least 1-d (use * or tt.dot for a scalar "
-                         f"factor), got {a} ({a.type}) and {b} ({b.type})")
+        raise ValueError(f"matmul: operands cannot be scalar, they must be at least 1-d (use * "
+                         f"or tt.dot for a scalar factor), got {a} ({a.type}) and {b} "
+                         f"({b.type})")
     if a.ndim <= 2 and b.ndim <= 2:
         return _dot(a, b)
     a2 = a.dimshuffle("x", 0) if a.ndim == 1 else a

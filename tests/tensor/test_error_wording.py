@@ -104,3 +104,13 @@ def test_axis_sizes_and_arguments():
         tt.stack(tt.dvector())
     with pytest.raises(TypeError, match="input_ndim must be an integer, got tuple"):
         DimShuffle((1,), (0,))
+
+
+def test_dot_family_wording():
+    a = tt.tensor(dtype="float64", shape=(7, 4))
+    b = tt.tensor(dtype="float64", shape=(5, 3))
+    with pytest.raises(ValueError, match=r"Input arrays have inconsistent type shape: axis 1 .* "
+                                         r"\(4 != 5\)"):
+        tt.tensordot(a, b, axes=[[1], [0]])
+    with pytest.raises(ValueError, match="operands cannot be scalar.*got 4"):
+        tt.matmul(tt.constant(4, dtype="int8"), tt.dvector())

@@ -174,12 +174,13 @@ class Join(Op):
 
 
 def _known_axis(axis, what: str) -> int:
-    """An axis given as an int, a numpy integer or an integer constant, as an int."""
+    """An axis given as an int, a numpy integer or an integer constant (or an expression of
+    constants, such as a cast of one), as an int."""
     if isinstance(axis, Variable):
         from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 
         try:
-            value = get_scalar_constant_value(axis, only_process_constants=True)
+            value = get_scalar_constant_value(axis)
         except NotScalarConstantError:
             raise TypeError(f"{what}: the axis must be known when the graph is built (an int or "
                             f"an integer constant), got the symbolic {axis}") from None

@@ -200,3 +200,15 @@ def test_split_takes_the_axis_as_an_input_as_in_pytensor():
     assert Split(len_splits=2)(x, tt.constant(0), [1, 1])[0].type.shape == (1, None)
     with pytest.raises(TypeError, match="n_splits or len_splits"):
         Split()
+
+
+def test_axis_may_be_an_expression_of_constants():
+    from tensorgraph.tensor.join import Join
+
+    a = tt.tensor(dtype="float64", shape=(None, None, 1))
+    b = tt.tensor(dtype="float64", shape=(1, None, 1))
+    c = Join()(tt.cast(tt.constant(1), "int32"), a, b)
+    assert c.owner.op == Join(1) and c.type.shape == (1, None, 1)
+    assert tt.concatenate([a, b], axis=tt.constant(2) - 1).owner.op == Join(1)
+    with pytest.raises(TypeError, match="must be known when the graph is built"):
+        tt.concatenate([a, b], axis=tt.lscalar("ax"))

@@ -156,16 +156,26 @@ export function decorate(viewport, { selected, highlight, related, marks, values
     g.classList.toggle("tg-dimmed", !!related && !related.has(id) && id !== selected);
     for (const cls of [...g.classList]) if (cls.startsWith("tg-mark-")) g.classList.remove(cls);
     if (marks[id]) g.classList.add(`tg-mark-${marks[id]}`);
-    const rect = g.querySelector("rect");
-    if (id in values && Number.isFinite(values[id])) {
-      const fill = heat(hi > lo ? (values[id] - lo) / (hi - lo) : 1);
-      rect.style.fill = `rgb(${fill.join(",")})`;
-      g.classList.add("tg-heat");
-      g.classList.toggle("tg-heat-dark", contrast(fill, LIGHT_TEXT) > contrast(fill, DARK_TEXT));
-    } else {
-      rect.style.fill = "";
-      g.classList.remove("tg-heat", "tg-heat-dark");
-    }
+    paintHeat(g, values[id], lo, hi);
+  }
+  // a closed loop (or inner graph) box stands for its node: "in:E" shows the value of E (a
+  // scan's time holds its iterations), else the hottest node of a profile drew uncoloured
+  for (const g of viewport.querySelectorAll("[data-tg-group^='in:']")) {
+    paintHeat(g, values[g.getAttribute("data-tg-group").slice(3)], lo, hi);
+  }
+}
+
+function paintHeat(g, value, lo, hi) {
+  const rect = g.querySelector("rect");
+  if (!rect) return;
+  if (Number.isFinite(value)) {
+    const fill = heat(hi > lo ? (value - lo) / (hi - lo) : 1);
+    rect.style.fill = `rgb(${fill.join(",")})`;
+    g.classList.add("tg-heat");
+    g.classList.toggle("tg-heat-dark", contrast(fill, LIGHT_TEXT) > contrast(fill, DARK_TEXT));
+  } else {
+    rect.style.fill = "";
+    g.classList.remove("tg-heat", "tg-heat-dark");
   }
 }
 

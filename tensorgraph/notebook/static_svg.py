@@ -117,6 +117,11 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
             fill, stroke, dash, rx = "#f7f7f7", "#1976d2", ' stroke-dasharray="5 3"', 6
             if groups.get(item_id[2:], {}).get("k") == "loop":
                 (fill, stroke), dash = _LOOP, ' stroke-width="2"'
+            # a closed loop (inner graph) box "in:E" shows the value of its node E, as
+            # nbext/draw.js does (a scan's time holds its iterations)
+            hot = item_id[5:] if item_id.startswith("G:in:") and item_id[5:] in heat else None
+            if hot is not None:
+                fill = _hex(heat[hot])
         else:
             n = nodes.get(item_id)
             if n is None:
@@ -129,8 +134,9 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
                 dash = f' stroke-dasharray="{role_dash}"' if role_dash else ""
             if n.get("o"):
                 stroke, dash = "#c0392b", ' stroke-width="2.2"'
-            if item_id in heat:
-                fill = _hex(heat[item_id])
+            hot = item_id if item_id in heat else None
+            if hot is not None:
+                fill = _hex(heat[hot])
             mark_fill, mark_stroke = _MARKS.get(marks.get(item_id), (None, None))
             if mark_fill or mark_stroke:
                 fill = mark_fill or fill
@@ -138,7 +144,7 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
                                                                                        dash)
         out.append(f'<g id="{escape(item_id)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
                    f'rx="{rx}" fill="{fill}" stroke="{stroke}"{dash}/>')
-        ink = _hex(text_on(heat[item_id])) if item_id in heat else None
+        ink = _hex(text_on(heat[hot])) if hot is not None else None
         for k, line in enumerate(lines):
             color = ink or ("#1a1a1a" if k == 0 else "#666666")
             out.append(f'<text x="{cx}" y="{y + PAD_Y / 2 + 11 + k * LINE_H}" '

@@ -212,3 +212,18 @@ def test_an_unnamed_state_has_one_name_where_it_enters_and_leaves_the_step():
     summary = loop_summary(node)
     assert summary["states"] == ["output 0 [t-1]"]
     assert summary["outputs not fed back"] == ["output 1"]
+
+
+def test_a_closed_loop_box_takes_the_heat_of_its_scan_node():
+    # a profile's heat map keys the scan node; closed, the loop's box stands for it and must
+    # carry its colour (else the costliest node of an RNN drew uncoloured)
+    from tensorgraph.notebook.static_svg import _hex, heat_rgb
+
+    x, h0, w, h = rnn()
+    view = GraphView(h).wait()
+    sid = scan_id(view.model)
+    others = [n["id"] for n in view.model.nodes if n["id"] != sid and "/" not in n["id"]]
+    view.overlay = {"title": "% time", "values": {sid: 90.0, **{o: 1.0 for o in others}}}
+    svg = view.to_svg()
+    box = re.search(rf'<g id="G:in:{sid}"><rect [^>]*fill="([^"]+)"', svg)
+    assert box is not None and box.group(1) == _hex(heat_rgb(1.0))

@@ -295,11 +295,12 @@ class RandomPlan:
         for pos in self.inputs:
             var = fgraph.inputs[pos]
             for node in clients.get(var, []):
-                if not isinstance(node.op, RandomVariable) or node.inputs[0] is not var:
+                state = _advanced(node, var)
+                if state is None:
                     continue
                 chain = (pos, [node])
                 self.chains.append(chain)
-                self._follow(node, len(self.chains) - 1, chain, chain_of, clients)
+                self._follow(state, len(self.chains) - 1, chain, chain_of, clients)
         position = {v: k for k, v in enumerate(fgraph.inputs)}
         for k, out in enumerate(fgraph.outputs):
             if not isinstance(out.type, RandomGeneratorType):
@@ -317,19 +318,18 @@ class RandomPlan:
                 self.problems.append((node, "it draws from a generator that is neither an "
                                             "input nor the state left by one earlier draw"))
 
-    def _follow(self, node, index, chain, chain_of, clients):
-        from tensorgraph.tensor.random.op import RandomVariable
-
-        state = node.outputs[0]
+    def _follow(self, state, index, chain, chain_of, clients):
         chain_of[state] = index
-        readers = [n for n in clients.get(state, []) if isinstance(n.op, RandomVariable)]
+        readers = [(n, _advanced(n, state)) for n in clients.get(state, [])]
+        readers = [(n, after) for n, after in readers if after is not None]
         if len(readers) > 1:
-            for extra in readers[1:]:
+            for extra, _ in readers[1:]:
                 self.problems.append((extra, "two draws read the same intermediate "
                                              "generator state"))
         if readers:
-            chain[1].append(readers[0])
-            self._follow(readers[0], index, chain, chain_of, clients)
+            node, after = readers[0]
+            chain[1].append(node)
+            self._follow(after, index, chain, chain_of, clients)
 
     @property
     def empty(self) -> bool:
@@ -381,6 +381,24 @@ class OutputPlan:
             else:
                 results.append(what)
         return results
+
+
+def _advanced(node, generator):
+    """The state ``node`` leaves ``generator`` in, when it advances it: a random draw reading
+    it (its first output), or a ``Scan`` carrying it as a shared state (the loop's draws; its
+    final value), else None."""
+    from tensorgraph.scan.op import Scan
+    from tensorgraph.tensor.random.op import RandomVariable
+
+    if isinstance(node.op, RandomVariable):
+        return node.outputs[0] if node.inputs[0] is generator else None
+    if isinstance(node.op, Scan):
+        info = node.op.info
+        shared = node.inputs[info.outer_shared_start:info.outer_non_seq_start]
+        for q, var in enumerate(shared):
+            if var is generator:
+                return node.outputs[info.n_steps_outputs + q]
+    return None
 
 
 def _clients(fgraph) -> dict:

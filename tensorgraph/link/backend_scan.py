@@ -18,17 +18,23 @@ def inner_fgraph(node):
     return found if found is not None else node.op.fgraph
 
 
-def refusal(op, node, backend: str) -> str | None:
-    """Why ``backend`` cannot run this scan node at all, or None (shared by the back ends)."""
+def refusal(op, node, backend: str, draws: bool = False) -> str | None:
+    """Why ``backend`` cannot run this scan node at all, or None (shared by the back ends).
+    ``draws``: the back end carries random generators through loops (a generator is then a
+    shared state of the loop, whose draws advance it)."""
     from tensorgraph.tensor.random.type import RandomGeneratorType
 
-    for v in op.fgraph.inputs:
-        if isinstance(v.type, RandomGeneratorType):
-            return (f"{op.title} draws random numbers inside its step; the {backend} back end "
-                    "does not carry a random generator through a loop (compile it with "
-                    "mode='FAST_RUN', or draw the numbers before the loop and pass them as a "
-                    "sequence)")
-    if any(not hasattr(v.type, "dtype") for v in op.fgraph.inputs + op.fgraph.outputs):
+    info = op.info
+    inner = op.fgraph.inputs
+    generators = [k for k, v in enumerate(inner) if isinstance(v.type, RandomGeneratorType)]
+    carried = range(info.inner_shared_start, info.inner_non_seq_start)
+    if generators and (not draws or any(k not in carried for k in generators)):
+        return (f"{op.title} draws random numbers inside its step; the {backend} back end "
+                "does not carry a random generator through a loop (compile it with "
+                "mode='FAST_RUN', or draw the numbers before the loop and pass them as a "
+                "sequence)")
+    if any(not hasattr(v.type, "dtype") and not isinstance(v.type, RandomGeneratorType)
+           for v in op.fgraph.inputs + op.fgraph.outputs):
         return f"{op.title} has inner values that are not tensors"
     return None
 

@@ -26,9 +26,12 @@ as many rows as steps ran, known only when running, and XLA cannot return an arr
 size is known only then. So a while loop is supported when every output it has keeps only
 its last step (``h[-1]``, which the ``scan_save_mem`` rewrite makes ``keep=1``: one row
 whenever ``n_steps >= 1``); a while loop whose full history is read is refused when
-compiling, with that reason. Random draws inside the step (a generator as a shared state) are
-refused as well: the program's generators are JAX keys made from the inputs' generators, and
-a generator carried through a loop is not among the flows it maps (``RandomPlan``).
+compiling, with that reason.
+
+Random draws inside the step: the loop carries the generator as a shared state, which in the
+program is a JAX key (made from the input generator at each call); the step's draws split it
+as draws outside loops do, and the loop's final key is the generator's advanced state
+(``RandomPlan`` counts the loop as one link of the generator's chain of draws).
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def jax_scan(op, node):
     from tensorgraph.link.jax.linker import GraphFunction, checks_scope, current_checks
     from tensorgraph.link.jax.shape import static_ints
 
-    reason = refusal(op, node, "JAX") or while_refusal(op, "JAX")
+    reason = refusal(op, node, "JAX", draws=True) or while_refusal(op, "JAX")
     if reason:
         raise NotImplementedError(reason)
     fgraph = inner_fgraph(node)
@@ -66,11 +69,12 @@ def jax_scan(op, node):
         raise NotImplementedError(f"its inner graph has ops without JAX: {names}")
     info = op.info
     n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
-    out_dtypes = [v.type.dtype for v in fgraph.outputs]
+    # None: a random generator (a JAX key), carried as it is
+    out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
     lengths = [info.state_length(k) for k in range(n_states)]
 
     def as_dtype(value, dtype):
-        return jnp.asarray(value, dtype=dtype)
+        return value if dtype is None else jnp.asarray(value, dtype=dtype)
 
     def call_step(seq_values, windows, shared, non_seqs):
         """One step: the inner outputs (cast to their types) and the checks' code."""
@@ -96,8 +100,9 @@ def jax_scan(op, node):
         n = static_ints(n_steps, f"the number of steps of {op.title}")[0]
         seqs = outer[:info.n_seqs]
         inits = outer[info.n_seqs:info.n_seqs + n_states]
-        shared = [jnp.asarray(v) for v in
-                  outer[info.outer_shared_start - 1:info.outer_non_seq_start - 1]]
+        shared = [as_dtype(v, d) for v, d in
+                  zip(outer[info.outer_shared_start - 1:info.outer_non_seq_start - 1],
+                      out_dtypes[n_states + n_nit:n_states + n_nit + n_shared])]
         non_seqs = outer[info.outer_non_seq_start - 1:]
         check_sequences(op, [np.shape(x)[0] for x in seqs], n)
         check_initial_rows(op, inits)

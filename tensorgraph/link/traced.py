@@ -15,6 +15,10 @@ library record the operations. What that run does is the same for both, and live
   checks into one int32 code the traced function returns; the program raises the registered
   error of a nonzero code after the call. A back end subclasses ``Checks`` with its
   library's traced-value test and int32 scalar.
+* ``TracedProgram``: what such a program knows of its graph before any trace (the graph's
+  implementations, which inputs are arrays and which generators, where each output comes
+  from, the inputs made static when a size needs their values) and how it raises a failed
+  run-time check.
 
 What differs in substance stays with each back end: how a traced conditional gets its
 operands (JAX closes over them; ``torch.cond`` takes them as arguments and refuses aliases),
@@ -28,9 +32,16 @@ import threading
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import branch_owners, unsupported_reason
+from tensorgraph.link.backend import (
+    OutputPlan,
+    Program,
+    RandomPlan,
+    UnsupportedOpsError,
+    branch_owners,
+    unsupported_reason,
+)
 
-__all__ = ["Checks", "Trace", "TracedGraph", "concrete", "perform"]
+__all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform"]
 
 
 class Checks:
@@ -242,3 +253,51 @@ class TracedGraph:
         """The inputs of the ifelse ``node`` that are side ``k``'s outputs."""
         n = node.op.n_outs
         return node.inputs[1 + k * n:1 + (k + 1) * n]
+
+
+class TracedProgram(Program):
+    """The part of a traced back end's program that does not depend on the library (see the
+    module docstring). Subclasses set ``graph_class`` (their ``TracedGraph``), import their
+    library before calling ``__init__`` and may refuse inputs (``input_problems``)."""
+
+    graph_class: type
+
+    def __init__(self, fgraph):
+        super().__init__()
+        self.fgraph = fgraph
+        self.plan = RandomPlan(fgraph)
+        problems = list(self.plan.problems)
+        self.graph = self.graph_class(fgraph, problems)
+        problems += self.input_problems()
+        if problems:
+            raise UnsupportedOpsError(self.backend, problems, fgraph)
+        self.position = self.graph.position
+        rng_inputs = set(self.plan.inputs)
+        self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
+        self.output_plan = OutputPlan(fgraph, self.plan,
+                                      lambda chain: self.plan.chains[chain][0])
+        self.computed = self.output_plan.computed  # what the traced function returns, once each
+        self.static: tuple = ()  # positions in array_positions passed as Python ints
+        self._compiled: dict = {}
+        self._lock = threading.Lock()
+        self._last = None
+
+    def input_problems(self) -> list:
+        """``(node, reason)`` for inputs the library cannot take (none by default)."""
+        return []
+
+    def integer_scalars(self) -> tuple:
+        """Positions in ``array_positions`` of the integer scalar inputs: those made static
+        (Python ints, a new value traces again) once a size turns out to need input values."""
+        inputs = self.fgraph.inputs
+        return tuple(j for j, pos in enumerate(self.array_positions)
+                     if getattr(inputs[pos].type, "ndim", None) == 0
+                     and np.dtype(inputs[pos].type.dtype).kind in "iu")
+
+    def _fail(self, check):
+        __tracebackhide__ = True  # noqa: F841
+        from tensorgraph.graph.errors import reraise_with_node
+
+        node, error, message = check
+        reraise_with_node(error(message), node, None, self.position.get(node),
+                          fgraph=self.fgraph)

@@ -33,23 +33,14 @@ process finds them there.
 from __future__ import annotations
 
 import os
-import threading
 from time import perf_counter
 
 import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.link.jax.shape import StaticShapeError
-from tensorgraph.link.backend import (
-    OutputPlan,
-    Program,
-    RandomPlan,
-    UnsupportedOpsError,
-    WholeGraphLinker,
-    copy_generator,
-    require,
-)
-from tensorgraph.link.traced import Checks, Trace, TracedGraph
+from tensorgraph.link.backend import WholeGraphLinker, copy_generator, require
+from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 
 __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
 
@@ -154,37 +145,21 @@ class GraphFunction(TracedGraph):
         return results
 
 
-class JaxProgram(Program):
+class JaxProgram(TracedProgram):
     """The graph as one jitted function (see the module docstring)."""
 
     backend = "JAX"
     description = "one jax.jit"
     readonly_outputs = True
+    graph_class = GraphFunction
 
     def __init__(self, fgraph):
-        super().__init__()
         started = perf_counter()
         jax = require("jax", "jax", "JAX")
-
         _use_cache_dir(jax)
         self.jax = jax
-        self.fgraph = fgraph
-        self.plan = RandomPlan(fgraph)
-        problems = list(self.plan.problems)
-        self.graph = GraphFunction(fgraph, problems)
-        if problems:
-            raise UnsupportedOpsError("JAX", problems, fgraph)
-        self.position = self.graph.position
-        rng_inputs = set(self.plan.inputs)
-        self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
-        self.output_plan = OutputPlan(fgraph, self.plan,
-                                      lambda chain: self.plan.chains[chain][0])
-        self.computed = self.output_plan.computed  # what the jitted function returns, each once
-        self.static: tuple = ()  # positions in array_positions passed as Python ints
+        super().__init__(fgraph)
         self._jitted = jax.jit(self._trace)
-        self._compiled: dict = {}
-        self._lock = threading.Lock()
-        self._last = None
         self.seconds["generate"] = perf_counter() - started
         self._compile_when_shapes_are_known()
 
@@ -216,9 +191,7 @@ class JaxProgram(Program):
         there are none, or they already are."""
         if self.static:
             return False
-        candidates = tuple(j for j, pos in enumerate(self.array_positions)
-                           if getattr(self.fgraph.inputs[pos].type, "ndim", None) == 0
-                           and np.dtype(self.fgraph.inputs[pos].type.dtype).kind in "iu")
+        candidates = self.integer_scalars()
         if not candidates:
             return False
         with self._lock:
@@ -295,14 +268,6 @@ class JaxProgram(Program):
             if code:
                 self._fail(compiled.registry[code - 1])
         return self.output_plan.gather([np.asarray(o) for o in outputs], values, copies)
-
-    def _fail(self, check):
-        __tracebackhide__ = True  # noqa: F841
-        from tensorgraph.graph.errors import reraise_with_node
-
-        node, error, message = check
-        reraise_with_node(error(message), node, None, self.position.get(node),
-                          fgraph=self.fgraph)
 
     # -- showing ------------------------------------------------------------------------------
 

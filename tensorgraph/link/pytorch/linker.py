@@ -66,17 +66,9 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import (
-    OutputPlan,
-    Program,
-    RandomPlan,
-    UnsupportedOpsError,
-    WholeGraphLinker,
-    copy_generator,
-    require,
-)
+from tensorgraph.link.backend import WholeGraphLinker, copy_generator, require
 from tensorgraph.link import traced_shape
-from tensorgraph.link.traced import Checks, Trace, TracedGraph
+from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
@@ -305,45 +297,34 @@ def _to_tensor(value, torch):
 # The program
 
 
-class TorchProgram(Program):
+class TorchProgram(TracedProgram):
     """The graph as one Inductor-compiled FX graph per input signature (see the module
     docstring)."""
 
     backend = "PyTorch"
     description = "one FX graph compiled by Inductor (torch.compile's compiler)"
+    graph_class = GraphFunction
 
     def __init__(self, fgraph):
-        super().__init__()
         started = perf_counter()
         _use_cache_dir()  # before torch is imported: see there
         torch = require("torch", "pytorch", "PYTORCH")
+        self.torch = torch
+        super().__init__(fgraph)
+        self.out_dtypes = [v.type.dtype for v in self.computed]
+        self.seconds["generate"] = perf_counter() - started
+
+    def input_problems(self) -> list:
         from tensorgraph.tensor.random.type import RandomGeneratorType
         from tensorgraph.tensor.type import TensorType
 
-        self.torch = torch
-        self.fgraph = fgraph
-        self.plan = RandomPlan(fgraph)
-        problems = list(self.plan.problems)
-        self.graph = GraphFunction(fgraph, problems)
-        for k, var in enumerate(fgraph.inputs):
+        problems = []
+        for var in self.fgraph.inputs:
             if not isinstance(var.type, (TensorType, RandomGeneratorType)):
                 client = next((n for n in self.graph.nodes if var in n.inputs), None)
                 if client is not None:
                     problems.append((client, f"PyTorch takes no input of type {var.type}"))
-        if problems:
-            raise UnsupportedOpsError("PyTorch", problems, fgraph)
-        self.position = self.graph.position
-        rng_inputs = set(self.plan.inputs)
-        self.array_positions = [k for k in range(len(fgraph.inputs)) if k not in rng_inputs]
-        self.output_plan = OutputPlan(fgraph, self.plan,
-                                      lambda chain: self.plan.chains[chain][0])
-        self.computed = self.output_plan.computed  # what the compiled graph returns, each once
-        self.out_dtypes = [v.type.dtype for v in self.computed]
-        self.static: tuple = ()  # positions in array_positions passed as Python ints
-        self._compiled: dict = {}
-        self._lock = threading.Lock()
-        self._last = None
-        self.seconds["generate"] = perf_counter() - started
+        return problems
 
     # -- tracing ------------------------------------------------------------------------------
 
@@ -377,9 +358,7 @@ class TorchProgram(Program):
         already are."""
         if self.static:
             return False
-        candidates = tuple(j for j, pos in enumerate(self.array_positions)
-                           if getattr(self.fgraph.inputs[pos].type, "ndim", None) == 0
-                           and np.dtype(self.fgraph.inputs[pos].type.dtype).kind in "iu")
+        candidates = self.integer_scalars()
         if not candidates:
             return False
         with self._lock:
@@ -497,14 +476,6 @@ class TorchProgram(Program):
                 taken.add(t.untyped_storage().data_ptr())
             arrays.append(t.numpy())
         return arrays
-
-    def _fail(self, check):
-        __tracebackhide__ = True  # noqa: F841
-        from tensorgraph.graph.errors import reraise_with_node
-
-        node, error, message = check
-        reraise_with_node(error(message), node, None, self.position.get(node),
-                          fgraph=self.fgraph)
 
     # -- showing ------------------------------------------------------------------------------
 

@@ -131,15 +131,44 @@ def test_a_while_loop_whose_every_step_is_read(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_random_draws_inside_the_step_are_refused_with_why(mode):
+def test_random_draws_inside_the_step(mode):
+    """JAX and PyTorch draw with their own generators (other numbers than FAST_RUN, the same
+    distribution): each step new numbers, each call new ones, a reseeded stream repeats
+    itself, and the gradient sees the very draws of the forward pass. Numba refuses it."""
     from tensorgraph.tensor.random.utils import RandomStream
 
     srng = RandomStream(3)
     x = tt.dvector("x")
-    noisy, _ = tg.scan(lambda x_t: x_t + srng.normal(0, 1), sequences=x, name="noisy")
-    with pytest.raises(UnsupportedOpsError, match="scan 'noisy' draws random numbers inside "
-                                                  "its step"):
-        tg.function([x], noisy, mode=mode)
+    noisy, _ = tg.scan(lambda x_t: x_t + srng.normal(0, 1, size=(4000,)), sequences=x,
+                       name="noisy")
+    if mode == "NUMBA":
+        with pytest.raises(UnsupportedOpsError, match="scan 'noisy' draws random numbers "
+                                                      "inside its step"):
+            tg.function([x], noisy, mode=mode)
+        return
+    f = tg.function([x], noisy, mode=mode)
+    first, second = f(np.arange(3.0)), f(np.arange(3.0))
+    assert first.shape == (3, 4000) and first.dtype == np.float64
+    noise = first - np.arange(3.0)[:, None]
+    np.testing.assert_allclose(noise.mean(axis=1), 0, atol=0.1)
+    np.testing.assert_allclose(noise.std(axis=1), 1, atol=0.1)
+    assert not np.allclose(noise[0], noise[1])  # each step draws anew
+    assert not np.allclose(first, second)  # each call too
+    srng.seed(7)
+    again = f(np.arange(3.0))
+    srng.seed(7)
+    np.testing.assert_array_equal(f(np.arange(3.0)), again)
+
+    w = tt.dscalar("w")
+    hs, eps = tg.scan(lambda h: [h * w + (e := srng.uniform(0, 1)), e],
+                      outputs_info=[tt.constant(1.0), None], n_steps=4)[0]
+    g = tg.function([w], [hs, eps, tg.grad(hs[-1], w)], mode=mode)
+    values, draws, grad = g(0.7)
+    h, dh = 1.0, 0.0  # d h_t / d w along the same draws, in numpy
+    for e in draws:
+        h, dh = h * 0.7 + e, dh * 0.7 + h
+    np.testing.assert_allclose(values[-1], h, rtol=1e-12)
+    np.testing.assert_allclose(grad, dh, rtol=1e-12)
 
 
 def test_pytorch_refuses_a_loop_too_long_to_unroll():

@@ -22,7 +22,9 @@ What that means:
   with that reason (compile them with FAST_RUN, JAX or NUMBA).
 * ``until`` (a while loop) is refused when compiling: the steps that run are known only when
   running, and an unrolled graph would run every step up to the bound.
-* Random draws inside the step are refused (``tensorgraph.link.backend_scan.refusal``).
+* Random draws inside the step run as draws outside loops do: from PyTorch's generator,
+  seeded at each call from the input generator (the loop's generator is carried as the
+  marker that stands for it); each unrolled step draws new numbers.
 
 Taps: a state reading ``L`` steps back keeps its last ``L`` values (the last rows of its
 initial value at first); a sequence tap ``k`` reads row ``t + k - lo``; every step's value of
@@ -54,7 +56,7 @@ def torch_scan(op, node):
 
     from tensorgraph.link.pytorch.linker import GraphFunction, static_ints
 
-    reason = refusal(op, node, "PyTorch")
+    reason = refusal(op, node, "PyTorch", draws=True)
     if reason:
         raise NotImplementedError(reason)
     if op.info.as_while:
@@ -70,7 +72,8 @@ def torch_scan(op, node):
         raise NotImplementedError(f"its inner graph has ops without PyTorch: {names}")
     info = op.info
     n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
-    out_dtypes = [v.type.dtype for v in fgraph.outputs]
+    # None: a random generator (a marker: the draws use PyTorch's generator, seeded per call)
+    out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
     lengths = [info.state_length(k) for k in range(n_states)]
 
     def loop(n_steps, *outer):
@@ -104,7 +107,7 @@ def torch_scan(op, node):
                 args += [window[lengths[k] + tap] for tap in info.state_taps[k]]
             args += shared + non_seqs
             outputs = step(*args)
-            outputs = [as_tensor(v.data if isinstance(v, Constant) else o, d)
+            outputs = [o if d is None else as_tensor(v.data if isinstance(v, Constant) else o, d)
                        for v, o, d in zip(fgraph.outputs, outputs, out_dtypes)]
             for k, window in enumerate(windows):
                 window.append(outputs[k])
@@ -121,7 +124,7 @@ def torch_scan(op, node):
                 results.append(torch.stack(rows))
             else:
                 results.append(_empty(op, node, fgraph, i, inits, out_dtypes[i]))
-        results += [as_tensor(v, d) for v, d in
+        results += [v if d is None else as_tensor(v, d) for v, d in
                     zip(shared, out_dtypes[n_states + n_nit:n_states + n_nit + n_shared])]
         return results[0] if len(results) == 1 else tuple(results)
 

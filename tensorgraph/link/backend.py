@@ -37,8 +37,9 @@ import weakref
 import numpy as np
 
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
-           "RandomPlan", "OutputPlan", "copy_generator", "draws_with_the_generator_method", "draw_of", "Program",
-           "WholeGraphVM", "WholeGraphLinker"]
+           "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
+           "draws_with_the_generator_method", "draw_of", "Program", "WholeGraphVM",
+           "WholeGraphLinker"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -295,7 +296,7 @@ class RandomPlan:
         for pos in self.inputs:
             var = fgraph.inputs[pos]
             for node in clients.get(var, []):
-                state = _advanced(node, var)
+                state = generator_state_after(node, var)
                 if state is None:
                     continue
                 chain = (pos, [node])
@@ -320,7 +321,7 @@ class RandomPlan:
 
     def _follow(self, state, index, chain, chain_of, clients):
         chain_of[state] = index
-        readers = [(n, _advanced(n, state)) for n in clients.get(state, [])]
+        readers = [(n, generator_state_after(n, state)) for n in clients.get(state, [])]
         readers = [(n, after) for n, after in readers if after is not None]
         if len(readers) > 1:
             for extra, _ in readers[1:]:
@@ -383,7 +384,7 @@ class OutputPlan:
         return results
 
 
-def _advanced(node, generator):
+def generator_state_after(node, generator):
     """The state ``node`` leaves ``generator`` in, when it advances it: a random draw reading
     it (its first output), or a ``Scan`` carrying it as a shared state (the loop's draws; its
     final value), else None."""

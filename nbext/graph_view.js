@@ -23,7 +23,7 @@ const SKELETON = `
     <button class="tg-btn" data-act="ancestors" title="highlight the selected node's ancestors (a)">ancestors</button>
     <button class="tg-btn" data-act="descendants" title="highlight the selected node's descendants (d)">descendants</button>
     <button class="tg-btn" data-act="fold" title="fold the highlighted ancestors or descendants into one box" disabled>fold</button>
-    <span class="tg-hint" hidden>part shown: drag to see the rest</span>
+    <span class="tg-hint" hidden title="part of the graph is shown: drag to see the rest, fit (f) to see it whole">part shown: drag to see the rest</span>
     <span class="tg-status" role="status"></span>
   </div>
   <div class="tg-body">

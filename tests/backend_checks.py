@@ -1,4 +1,4 @@
-"""What the tests of the whole-graph back ends (tests/link/jax, tests/link/numba) share: the
+"""What the tests of the whole-graph back ends (tests/link/jax, numba, pytorch) share: the
 broad expression sets, run in the back end's mode and in FAST_RUN, compared within the
 dtype's tolerance (same dtype, same shape, nan and inf in the same places).
 
@@ -594,3 +594,98 @@ def check_more_distributions(mode):
         means[run_mode] = [(float(v.mean()), float(v.std()), v.dtype) for v in values]
     for (m, s, d), (fm, fs, fd) in zip(means[mode], means["FAST_RUN"]):
         assert d == fd and abs(m - fm) < 5 * fs / np.sqrt(4000) * 1.5 and abs(s - fs) < 0.2 * fs
+
+
+# ----------------------------------------------------------------------------------------------
+# What every whole-graph mode does besides computing (the same test in each back end's file)
+
+
+def check_integer_products(mode):
+    """Integer dot products: matrix by matrix, matrix by vector, vector by vector."""
+    A, v = tt.lmatrix("A"), tt.lvector("v")
+    compare(mode, [A, v], {"A.A": tt.dot(A, A), "A.v": tt.dot(A, v), "v.v": tt.dot(v, v)},
+            [np.arange(9).reshape(3, 3), np.array([1, -2, 3])])
+
+
+def check_index_out_of_range(mode) -> str:
+    """Negative indices read from the end; one out of range is an IndexError naming the user's
+    line. Returns the message."""
+    import pytest
+
+    x, i = tt.vector("x"), tt.lvector("i")
+    f = tg.function([x, i], x[i] * 2, mode=mode)
+    np.testing.assert_allclose(f(np.arange(3.0), np.array([2, -3])), [4.0, 0.0])
+    with pytest.raises(IndexError, match="out of bounds") as info:
+        f(np.arange(3.0), np.array([0, 3]))
+    assert "x[i] * 2" in str(info.value)  # the user's line
+    return str(info.value)
+
+
+def check_sizes_from_input_values(mode):
+    """A traced back end: a size computed from an integer input's value makes that input
+    static (a new value traces and compiles again)."""
+    n = tt.lscalar("n")
+    x = tt.vector("x")
+    f = tg.function([n, x], [tt.zeros((n, 2)), x * 2], mode=mode)
+    assert f(3, np.ones(2))[0].shape == (3, 2)
+    assert f(5, np.ones(2))[0].shape == (5, 2)
+    assert f.vm.program.static == (0,)
+
+
+def check_size_from_a_float_value(mode, backend):
+    """A traced back end: a size computed from a float input's value is a StaticShapeError
+    naming the back end and the size."""
+    import pytest
+
+    from tensorgraph.link.traced_shape import StaticShapeError
+
+    x = tt.vector("x")
+    f = tg.function([x], tt.zeros((tt.cast(x.sum(), "int64"),)), mode=mode)
+    with pytest.raises(StaticShapeError, match=f"{backend} needs the size of an alloc"):
+        f(np.ones(3))
+
+
+def check_rewrites_left_out(mode, left_out):
+    """No rewrite tagged with one of ``left_out`` ran, and the mode excludes exactly those
+    tags. Returns the function of ``exp(dot(x, w)) * 2 + 1`` compiled in ``mode``."""
+    from tensorgraph.compile.mode import get_mode
+    from tensorgraph.rewriting.optdb import optdb
+
+    x, w = tt.matrix("x"), tt.vector("w")
+    y = tt.exp(tt.dot(x, w)) * 2 + 1
+    f = tg.function([x, w], y, mode=mode)
+    for step in f.maker.fgraph.rewrite_history:
+        if step.name in optdb:
+            assert not (optdb.tags_of(step.name) & set(left_out)), step.name
+    assert set(get_mode(mode).rewrite_excluding) == set(left_out)
+    np.testing.assert_allclose(f(np.ones((2, 3)), np.ones(3)), np.exp(3.0) * 2 + 1)
+    return f
+
+
+def check_float32_stays_float32(mode):
+    """A float32 graph computes and returns float32 (no node makes float64). Returns the
+    function."""
+    from tensorgraph.configdefaults import config
+
+    with config.change_flags(floatX="float32"):
+        x = tt.matrix("x", dtype="float32")
+        y = tt.special.softmax(tt.dot(x, x.T) * 0.5, axis=1).sum(axis=0)
+        f = tg.function([x], y, mode=mode)
+    assert f(np.ones((3, 2), "float32")).dtype == "float32"
+    assert all(o.type.dtype == "float32" for n in f.maker.fgraph.apply_nodes
+               for o in n.outputs if o.type.dtype.startswith("float"))
+    return f
+
+
+def check_missing_library_names_the_extra(run_python, module, mode, extra):
+    """Without ``module`` installed, compiling in ``mode`` is an ImportError naming the
+    extra to install."""
+    code = (f"import sys; sys.modules[{module!r}] = None\n"
+            "import tensorgraph as tg, tensorgraph.tensor as tt\n"
+            "x = tt.vector('x')\n"
+            "try:\n"
+            f"    tg.function([x], x * 2, mode={mode!r})\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    proc = run_python("-c", code)
+    assert f"pip install tensorgraph[{extra}]" in proc.stdout, proc.stdout + proc.stderr

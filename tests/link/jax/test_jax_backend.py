@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 import backend_checks as checks
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph.compile.mode import get_mode
 
 pytest.importorskip("jax")
 
@@ -58,12 +57,7 @@ def test_indexing_read_set_and_increment(seed):
 
 
 def test_an_index_out_of_range_is_an_index_error_naming_the_node():
-    x, i = tt.vector("x"), tt.lvector("i")
-    f = tg.function([x, i], x[i] * 2, mode=MODE)
-    np.testing.assert_allclose(f(np.arange(3.0), np.array([2, -3])), [4.0, 0.0])
-    with pytest.raises(IndexError, match="out of bounds") as info:
-        f(np.arange(3.0), np.array([0, 3]))
-    assert "x[i] * 2" in str(info.value)  # the user's line
+    checks.check_index_out_of_range(MODE)
 
 
 def test_ifelse_runs_only_the_side_taken():
@@ -99,53 +93,25 @@ def test_tutorial_programs_compile_and_run():
 
 
 def test_sizes_from_input_values_compile_per_value():
-    n = tt.lscalar("n")
-    x = tt.vector("x")
-    f = tg.function([n, x], [tt.zeros((n, 2)), x * 2], mode=MODE)
-    assert f(3, np.ones(2))[0].shape == (3, 2)
-    assert f(5, np.ones(2))[0].shape == (5, 2)
-    assert f.vm.program.static == (0,)
+    checks.check_sizes_from_input_values(MODE)
 
 
 def test_a_size_from_a_float_value_is_a_clear_error():
-    from tensorgraph.link.jax.shape import StaticShapeError
-
-    x = tt.vector("x")
-    f = tg.function([x], tt.zeros((tt.cast(x.sum(), "int64"),)), mode=MODE)
-    with pytest.raises(StaticShapeError, match="JAX needs the size of an alloc"):
-        f(np.ones(3))
+    checks.check_size_from_a_float_value(MODE, "JAX")
 
 
 def test_the_mode_leaves_out_c_only_blas_fusion_and_inplace_rewrites():
-    x, w = tt.matrix("x"), tt.vector("w")
-    y = tt.exp(tt.dot(x, w)) * 2 + 1
-    f = tg.function([x, w], y, mode=MODE)
-    steps = f.maker.fgraph.rewrite_history
-    from tensorgraph.rewriting.optdb import optdb
-
-    left_out = {"blas", "c_only", "fusion", "inplace"}
-    for step in steps:
-        if step.name in optdb:
-            assert not (optdb.tags_of(step.name) & left_out), step.name
+    f = checks.check_rewrites_left_out(MODE, {"blas", "c_only", "fusion", "inplace"})
     ops = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
     assert "Gemv" not in ops and "Dot" in ops
     assert all(not getattr(n.op, "destroy_map", None) for n in f.maker.fgraph.apply_nodes)
-    mode = get_mode(MODE)
-    assert set(mode.rewrite_excluding) == left_out
-    fast = tg.function([x, w], y, mode="FAST_RUN")
+    x, w = tt.matrix("x"), tt.vector("w")
+    fast = tg.function([x, w], tt.exp(tt.dot(x, w)) * 2 + 1, mode="FAST_RUN")
     assert "Gemv" in {type(n.op).__name__ for n in fast.maker.fgraph.apply_nodes}
 
 
 def test_float32_graphs_stay_float32():
-    from tensorgraph.configdefaults import config
-
-    with config.change_flags(floatX="float32"):
-        x = tt.matrix("x", dtype="float32")
-        y = tt.special.softmax(tt.dot(x, x.T) * 0.5, axis=1).sum(axis=0)
-        f = tg.function([x], y, mode=MODE)
-    assert f(np.ones((3, 2), "float32")).dtype == "float32"
-    assert all(o.type.dtype == "float32" for n in f.maker.fgraph.apply_nodes
-               for o in n.outputs if o.type.dtype.startswith("float"))
+    checks.check_float32_stays_float32(MODE)
 
 
 def test_the_program_text_is_the_jaxpr_and_stablehlo():
@@ -180,15 +146,7 @@ def test_the_persistent_cache_lives_under_the_compiledir(run_python, tmp_path):
 
 
 def test_a_missing_jax_names_the_extra(run_python):
-    code = ("import sys; sys.modules['jax'] = None\n"
-            "import tensorgraph as tg, tensorgraph.tensor as tt\n"
-            "x = tt.vector('x')\n"
-            "try:\n"
-            "    tg.function([x], x * 2, mode='JAX')\n"
-            "except ImportError as e:\n"
-            "    print(e)\n")
-    proc = run_python("-c", code)
-    assert "pip install tensorgraph[jax]" in proc.stdout, proc.stdout + proc.stderr
+    checks.check_missing_library_names_the_extra(run_python, "jax", MODE, "jax")
 
 
 @settings(max_examples=20, deadline=None)

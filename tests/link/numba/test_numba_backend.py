@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import backend_checks as checks
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph.compile.mode import get_mode
 
 pytest.importorskip("numba")
 
@@ -59,9 +58,7 @@ def test_products(dtype, seed):
 
 
 def test_integer_products():
-    A, v = tt.lmatrix("A"), tt.lvector("v")
-    checks.compare(MODE, [A, v], {"A.A": tt.dot(A, A), "A.v": tt.dot(A, v), "v.v": tt.dot(v, v)},
-                   [np.arange(9).reshape(3, 3), np.array([1, -2, 3])])
+    checks.check_integer_products(MODE)
 
 
 def test_shape_ops():
@@ -73,13 +70,7 @@ def test_indexing_read_set_and_increment():
 
 
 def test_an_index_out_of_range_is_an_index_error_naming_the_node():
-    x, i = tt.vector("x"), tt.lvector("i")
-    f = tg.function([x, i], x[i] * 2, mode=MODE)
-    np.testing.assert_allclose(f(np.arange(3.0), np.array([2, -3])), [4.0, 0.0])
-    with pytest.raises(IndexError, match="out of bounds") as info:
-        f(np.arange(3.0), np.array([0, 3]))
-    assert "x[i] * 2" in str(info.value)  # the user's line
-    assert "tg-node" not in str(info.value)
+    assert "tg-node" not in checks.check_index_out_of_range(MODE)
 
 
 def test_ifelse_runs_only_the_side_taken():
@@ -135,17 +126,9 @@ def test_tutorial_programs_compile_and_run():
 
 
 def test_the_mode_leaves_out_c_only_and_blas_rewrites_but_fuses():
-    x, w = tt.matrix("x"), tt.vector("w")
-    y = tt.exp(tt.dot(x, w)) * 2 + 1
-    f = tg.function([x, w], y, mode=MODE)
-    from tensorgraph.rewriting.optdb import optdb
-
-    for step in f.maker.fgraph.rewrite_history:
-        if step.name in optdb:
-            assert not (optdb.tags_of(step.name) & {"blas", "c_only"}), step.name
+    f = checks.check_rewrites_left_out(MODE, {"blas", "c_only"})
     ops = {str(n.op) for n in f.maker.fgraph.apply_nodes}
     assert any("Composite" in op for op in ops) and "Dot" in ops
-    assert set(get_mode(MODE).rewrite_excluding) == {"blas", "c_only"}
 
 
 def test_the_program_text_is_the_generated_python():
@@ -174,15 +157,7 @@ def test_a_second_process_loads_the_compiled_code_from_the_cache(run_python, tmp
 
 
 def test_a_missing_numba_names_the_extra(run_python):
-    code = ("import sys; sys.modules['numba'] = None\n"
-            "import tensorgraph as tg, tensorgraph.tensor as tt\n"
-            "x = tt.vector('x')\n"
-            "try:\n"
-            "    tg.function([x], x * 2, mode='NUMBA')\n"
-            "except ImportError as e:\n"
-            "    print(e)\n")
-    proc = run_python("-c", code)
-    assert "pip install tensorgraph[numba]" in proc.stdout, proc.stdout + proc.stderr
+    checks.check_missing_library_names_the_extra(run_python, "numba", MODE, "numba")
 
 
 @settings(max_examples=6, deadline=None)  # a Numba compile per example: seconds each

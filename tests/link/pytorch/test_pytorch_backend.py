@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import backend_checks as checks
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph.compile.mode import get_mode
 
 pytest.importorskip("torch")
 
@@ -62,9 +61,7 @@ def test_products(dtype, seed):
 
 
 def test_integer_products():
-    A, v = tt.lmatrix("A"), tt.lvector("v")
-    checks.compare(MODE, [A, v], {"A.A": tt.dot(A, A), "A.v": tt.dot(A, v), "v.v": tt.dot(v, v)},
-                   [np.arange(9).reshape(3, 3), np.array([1, -2, 3])])
+    checks.check_integer_products(MODE)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -78,12 +75,7 @@ def test_indexing_read_set_and_increment(seed):
 
 
 def test_an_index_out_of_range_is_an_index_error_naming_the_node():
-    x, i = tt.vector("x"), tt.lvector("i")
-    f = tg.function([x, i], x[i] * 2, mode=MODE)
-    np.testing.assert_allclose(f(np.arange(3.0), np.array([2, -3])), [4.0, 0.0])
-    with pytest.raises(IndexError, match="out of bounds") as info:
-        f(np.arange(3.0), np.array([0, 3]))
-    assert "x[i] * 2" in str(info.value)  # the user's line
+    checks.check_index_out_of_range(MODE)
 
 
 def test_ifelse_runs_only_the_side_taken():
@@ -135,49 +127,21 @@ def test_tutorial_programs_compile_and_run():
 
 
 def test_sizes_from_input_values_compile_per_value():
-    n = tt.lscalar("n")
-    x = tt.vector("x")
-    f = tg.function([n, x], [tt.zeros((n, 2)), x * 2], mode=MODE)
-    assert f(3, np.ones(2))[0].shape == (3, 2)
-    assert f(5, np.ones(2))[0].shape == (5, 2)
-    assert f.vm.program.static == (0,)
+    checks.check_sizes_from_input_values(MODE)
 
 
 def test_a_size_from_a_float_value_is_a_clear_error():
-    from tensorgraph.link.pytorch.linker import StaticShapeError
-
-    x = tt.vector("x")
-    f = tg.function([x], tt.zeros((tt.cast(x.sum(), "int64"),)), mode=MODE)
-    with pytest.raises(StaticShapeError, match="PyTorch needs the size of an alloc"):
-        f(np.ones(3))
+    checks.check_size_from_a_float_value(MODE, "PyTorch")
 
 
 def test_the_mode_leaves_out_c_only_and_blas_rewrites():
-    x, w = tt.matrix("x"), tt.vector("w")
-    y = tt.exp(tt.dot(x, w)) * 2 + 1
-    f = tg.function([x, w], y, mode=MODE)
-    from tensorgraph.rewriting.optdb import optdb
-
-    left_out = {"blas", "c_only"}
-    for step in f.maker.fgraph.rewrite_history:
-        if step.name in optdb:
-            assert not (optdb.tags_of(step.name) & left_out), step.name
+    f = checks.check_rewrites_left_out(MODE, {"blas", "c_only"})
     ops = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
     assert "Gemv" not in ops and "Dot" in ops
-    assert set(get_mode(MODE).rewrite_excluding) == left_out
-    np.testing.assert_allclose(f(np.ones((2, 3)), np.ones(3)), np.exp(3.0) * 2 + 1)
 
 
 def test_float32_graphs_stay_float32():
-    from tensorgraph.configdefaults import config
-
-    with config.change_flags(floatX="float32"):
-        x = tt.matrix("x", dtype="float32")
-        y = tt.special.softmax(tt.dot(x, x.T) * 0.5, axis=1).sum(axis=0)
-        f = tg.function([x], y, mode=MODE)
-    assert f(np.ones((3, 2), "float32")).dtype == "float32"
-    assert all(o.type.dtype == "float32" for n in f.maker.fgraph.apply_nodes
-               for o in n.outputs if o.type.dtype.startswith("float"))
+    f = checks.check_float32_stays_float32(MODE)
     # float32 sums accumulate in float64 (perform's acc_dtype); nothing else is float64
     fx = f.vm.source().split("# Inductor")[0]
     wide = [line for line in fx.splitlines() if "torch.float64" in line]
@@ -239,15 +203,7 @@ def test_the_compile_cache_lives_under_the_compiledir(run_python, tmp_path):
 
 
 def test_a_missing_torch_names_the_extra(run_python):
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "import tensorgraph as tg, tensorgraph.tensor as tt\n"
-            "x = tt.vector('x')\n"
-            "try:\n"
-            "    tg.function([x], x * 2, mode='PYTORCH')\n"
-            "except ImportError as e:\n"
-            "    print(e)\n")
-    proc = run_python("-c", code)
-    assert "pip install tensorgraph[pytorch]" in proc.stdout, proc.stdout + proc.stderr
+    checks.check_missing_library_names_the_extra(run_python, "torch", MODE, "pytorch")
 
 
 @settings(max_examples=8, deadline=None)

@@ -48,7 +48,7 @@ import re
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import branch_owners, unsupported_reason
+from tensorgraph.link.backend import branch_owners, generator_state_after, unsupported_reason
 
 __all__ = ["NodeCode", "GraphSource", "literal", "NODE_PREFIX"]
 
@@ -187,15 +187,23 @@ class GraphSource:
             if var not in rng_inputs:
                 self._argument(var, f"i{k}", ("input", k))
         self.chain_of = {}
-        for c, (_, nodes) in enumerate(plan.chains):
+        # loops (Scan) carrying generators: {node: {generator input or output: chain}}
+        self.loop_chains: dict = {}
+        for c, (pos, nodes) in enumerate(plan.chains):
             self.arguments.append(f"g{c}")
             self.argument_values.append(("rng", c))
+            state = fgraph.inputs[pos]
             for node in nodes:
                 self.chain_of[node] = c
+                after = generator_state_after(node, state)
+                if not _is_random_variable(node):
+                    self.loop_chains.setdefault(node, {}).update({state: c, after: c})
+                state = after
         self._implementations = {}
         for node in self.nodes:
-            if not _is_random_variable(node) and any(
+            if not _is_random_variable(node) and node not in self.loop_chains and any(
                     isinstance(v.type, RandomGeneratorType) for v in node.inputs):
+                # a loop carrying a generator of a chain gets it too (link/numba/scan.py)
                 self.problems.append((node, "Numba passes random generators only to draws"))
             if _is_ifelse(node):
                 continue
@@ -330,6 +338,13 @@ class GraphSource:
                 generator = f"g{self.chain_of.get(node, '_not_written')}"
                 self.names[node.outputs[0]] = generator
                 inputs = [generator] + [self._expression(v) for v in node.inputs[1:]]
+            elif node in self.loop_chains:  # a loop drawing from its chains' generators
+                chains = self.loop_chains[node]
+                for var in node.outputs:
+                    if var in chains:
+                        self.names[var] = f"g{chains[var]}"
+                inputs = [f"g{chains[v]}" if v in chains else self._expression(v)
+                          for v in node.inputs]
             else:
                 inputs = [self._expression(v) for v in node.inputs]
             for name in inputs:
@@ -338,6 +353,9 @@ class GraphSource:
             outputs = [f"v{position}_{k}" for k in range(len(node.outputs))]
             if _is_random_variable(node):
                 outputs[0] = inputs[0]  # the generator, advanced in place
+            elif node in self.loop_chains:
+                outputs = [self.names[v] if v in self.loop_chains[node] else o
+                           for v, o in zip(node.outputs, outputs)]
             code = NodeCode(self, node, position, inputs, outputs, lines)
             impl = self._implementations.get(node)
             if impl is None:

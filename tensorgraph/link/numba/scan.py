@@ -19,8 +19,12 @@ written by the same ``GraphSource`` that writes the program, as helper functions
 
 Values are arrays, 0-d for scalars, as everywhere in the generated code: a row of a 1-d
 buffer is turned back into a 0-d array for the step. An error inside the step (an index out
-of range) names the scan node and the inner node's position in the step. Random draws inside
-the step are refused (``tensorgraph.link.backend_scan.refusal``).
+of range) names the scan node and the inner node's position in the step.
+
+Random draws inside the step: a generator the loop carries is the outer chain's generator
+(``g<chain>``, a copy of the input generator made at each call), passed to the step, whose
+draws advance it in place (Numba's copies of numpy's generators: the same numbers as FAST_RUN
+where numpy draws the same way); after the loop it is the generator's advanced state.
 """
 
 from __future__ import annotations
@@ -47,12 +51,14 @@ def numba_scan(op, node, code):
     from tensorgraph.link.backend import RandomPlan
     from tensorgraph.link.numba.codegen import GraphSource
 
-    reason = refusal(op, node, "Numba")
+    reason = refusal(op, node, "Numba", draws=True)
     if reason:
         raise NotImplementedError(reason)
     fgraph = inner_fgraph(node)
     prefix = f"scan{code.position}_"
-    inner = GraphSource(fgraph, RandomPlan(fgraph), prefix=prefix, inline_constants=True)
+    plan = RandomPlan(fgraph)
+    generator_of = _generator_chains(op, fgraph, plan)  # shared state q -> inner chain
+    inner = GraphSource(fgraph, plan, prefix=prefix, inline_constants=True)
     functions = inner.as_helpers(f"{prefix}body")
     if functions is None:
         names = ", ".join(sorted({str(n.op) for n, _ in inner.problems}))
@@ -111,6 +117,9 @@ def numba_scan(op, node, code):
         code.line(f"{buf} = np.empty(({n},) + {zeros}, np.{var.dtype})")
     carried = []
     for q, value in enumerate(shared):
+        if q in generator_of:  # the chain's generator, advanced in place by the draws
+            carried.append(value)
+            continue
         local = code.name(f"shared{q}_")
         carried.append(local)
         code.line(f"{local} = {value}.copy()")
@@ -128,7 +137,9 @@ def numba_scan(op, node, code):
         for k, buf in enumerate(buffers):
             args += [read(buf, f"{t} + {lengths[k] + tap}", out_types[k].ndim)
                      for tap in info.state_taps[k]]
-        args += carried + list(non_seqs)
+        args += [v for q, v in enumerate(carried) if q not in generator_of] + list(non_seqs)
+        by_chain = {c: carried[q] for q, c in generator_of.items()}
+        args += [by_chain[c] for c in range(len(plan.chains))]  # the body's g0, g1, ...
         code.line(f"{r} = {prefix}body({', '.join(args)})")
         for k, buf in enumerate(buffers):
             row = f"{buf}[{t} + {lengths[k]}]"
@@ -140,7 +151,8 @@ def numba_scan(op, node, code):
             code.line(f"{buf}[{t}] = {r}[{i}]" if out_types[i].ndim
                       else f"{buf}[{t}] = {r}[{i}][()]")
         for q, local in enumerate(carried):
-            code.line(f"{local} = {r}[{n_states + n_nit + q}]")
+            if q not in generator_of:
+                code.line(f"{local} = {r}[{n_states + n_nit + q}]")
         if info.as_while:
             with code.block(f"if {r}[{info.n_inner_outputs - 1}][()]:"):
                 code.line(f"{done} = {t} + 1")
@@ -156,4 +168,28 @@ def numba_scan(op, node, code):
                       if keep is not None or info.as_while else
                       f"{code.outputs[i]} = {buf}[{start}:]")
     for q, local in enumerate(carried):
-        code.line(f"{code.outputs[n_states + n_nit + q]} = {local}.copy()")
+        if q not in generator_of:
+            code.line(f"{code.outputs[n_states + n_nit + q]} = {local}.copy()")
+
+
+def _generator_chains(op, fgraph, plan) -> dict:
+    """``{shared state q: inner chain}`` for the generators the step draws from: each one
+    starts one chain of draws in the step, and its new value is the end of that chain (the
+    generator is advanced in place, so two chains from one generator would not draw what
+    FAST_RUN draws: refused)."""
+    from tensorgraph.tensor.random.type import RandomGeneratorType
+
+    info = op.info
+    found = {}
+    for q in range(info.n_shared):
+        pos = info.inner_shared_start + q
+        if not isinstance(fgraph.inputs[pos].type, RandomGeneratorType):
+            continue
+        chains = [c for c, (start, _) in enumerate(plan.chains) if start == pos]
+        out = info.n_steps_outputs + q
+        if len(chains) != 1 or plan.outputs.get(out) != chains[0]:
+            raise NotImplementedError(
+                f"{op.title}: the step draws from {op.outer_label('shared', q)} in a way Numba "
+                "cannot follow (one chain of draws per generator, its last state the update)")
+        found[q] = chains[0]
+    return found

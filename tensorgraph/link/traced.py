@@ -41,7 +41,8 @@ from tensorgraph.link.backend import (
     unsupported_reason,
 )
 
-__all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform"]
+__all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
+           "assert_function"]
 
 
 class Checks:
@@ -149,6 +150,21 @@ def perform(node, values):
     node.op.perform(node, [np.asarray(v) if not isinstance(v, np.ndarray) else v
                            for v in values], storage)
     return [cell[0] for cell in storage]
+
+
+def assert_function(op, runtime_check):
+    """``Assert``: the value, each condition a run-time check (``runtime_check``: the back
+    end's) failing the call with the op's error when it is false."""
+    from tensorgraph.raise_op import ERRORS
+
+    error = ERRORS[op.error]
+
+    def check(x, *conditions):
+        for k, condition in enumerate(conditions):
+            runtime_check(condition == 0, error, f"{op.msg} (condition {k} is false)")
+        return x
+
+    return check
 
 
 def _value(var, env):

@@ -14,7 +14,8 @@ import numpy as np
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
            "check_split", "check_alloc", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
-           "check_gemm", "scaled_sum", "draw_shape"]
+           "check_gemm", "scaled_sum", "draw_shape", "check_position", "known_mask",
+           "check_label_shape", "label_range_message"]
 
 
 class StaticShapeError(ValueError):
@@ -218,3 +219,50 @@ def draw_shape(op, sized: bool, size, params, static_ints) -> tuple:
         return static_ints(size, "the size of a random draw")
     shapes = [np.shape(p)[:np.ndim(p) - core] for p, core in zip(params, op.ndims_params)]
     return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+
+
+# ----------------------------------------------------------------------------------------------
+# Indices: checked when known while tracing, else by a run-time check
+
+
+def check_position(value, size: int, axis: int, what, traced, runtime_check):
+    """An integer index (or index array) into an axis of ``size``: a traced one gets a run-time
+    check (and comes back as it is), a known one is checked now and comes back as a numpy
+    array."""
+    if traced(value):
+        runtime_check((value < -size) | (value >= size), IndexError,
+                      f"{what}: an index is out of bounds for axis {axis} with size {size}")
+        return value
+    array = np.asarray(value)
+    bad = (array < -size) | (array >= size)
+    if np.any(bad):
+        raise IndexError(f"{what}: index {array[bad].flat[0]} is out of bounds for axis {axis} "
+                         f"with size {size}")
+    return array
+
+
+def known_mask(op, value, dims: tuple, backend: str, traced):
+    """A boolean index as a numpy mask over axes of sizes ``dims``: it must be known while
+    tracing (it fixes a size) and fit those axes."""
+    if traced(value):
+        raise StaticShapeError(f"{op}: {backend} needs a boolean mask when it traces the graph "
+                               "(the number of selected elements is a size), but this one is "
+                               "computed from the inputs' values")
+    mask = np.asarray(value)
+    dims = tuple(dims[:mask.ndim])
+    if mask.shape != dims:
+        raise IndexError(f"{op}: boolean index did not match the indexed array: "
+                         f"mask of shape {mask.shape}, axes of sizes {dims}")
+    return mask
+
+
+def check_label_shape(op, x_shape, labels) -> None:
+    """The labels of ``TakeAlongLastAxis``/``PutAlongLastAxis`` have the leading shape of
+    the values, or ValueError."""
+    if tuple(x_shape[:-1]) != tuple(np.shape(labels)):
+        raise ValueError(f"{op}: labels of shape {tuple(np.shape(labels))} do not match the "
+                         f"leading dimensions of values of shape {tuple(x_shape)}")
+
+
+def label_range_message(op, n: int) -> str:
+    return f"{op}: a label is out of range for {n} classes (labels must be in 0..{n - 1})"

@@ -9,19 +9,13 @@ import numpy as np
 
 from tensorgraph.gradient import IndexLoop
 from tensorgraph.link.jax import register, runtime_check
-from tensorgraph.raise_op import ERRORS, Assert
+from tensorgraph.link.traced import assert_function
+from tensorgraph.raise_op import Assert
 
 
 @register(Assert)
 def jax_assert(op, node):
-    error = ERRORS[op.error]
-
-    def check(x, *conditions):
-        for k, condition in enumerate(conditions):
-            runtime_check(condition == 0, error, f"{op.msg} (condition {k} is false)")
-        return x
-
-    return check
+    return assert_function(op, runtime_check)
 
 
 @register(IndexLoop)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import traced_shape
 from tensorgraph.link.jax import register, runtime_check
-from tensorgraph.link.jax.shape import StaticShapeError, static_ints
+from tensorgraph.link.jax.shape import static_ints
 from tensorgraph.tensor.special import PutAlongLastAxis, TakeAlongLastAxis
 from tensorgraph.tensor.subtensor import (
     AdvancedIncSubtensor,
@@ -37,16 +38,10 @@ def _checked_position(value, size: int, axis: int, what):
     else at run time."""
     import jax.numpy as jnp
 
-    if _traced(value):
-        runtime_check((value < -size) | (value >= size), IndexError,
-                      f"{what}: an index is out of bounds for axis {axis} with size {size}")
-        return value
-    array = np.asarray(value)
-    bad = (array < -size) | (array >= size)
-    if np.any(bad):
-        raise IndexError(f"{what}: index {array[bad].flat[0]} is out of bounds for axis {axis} "
-                         f"with size {size}")
-    return int(array) if array.ndim == 0 else jnp.asarray(array)
+    checked = traced_shape.check_position(value, size, axis, what, _traced, runtime_check)
+    if _traced(checked):
+        return checked
+    return int(checked) if checked.ndim == 0 else jnp.asarray(checked)
 
 
 def numpy_index(op, idx_list, values, shape):
@@ -64,15 +59,7 @@ def numpy_index(op, idx_list, values, shape):
             value = next(values)
             dtype = value.dtype if _traced(value) else np.asarray(value).dtype
             if dtype == bool:
-                if _traced(value):
-                    raise StaticShapeError(f"{op}: JAX needs a boolean mask when it traces the "
-                                           "graph (the number of selected elements is a size), "
-                                           "but this one is computed from the inputs' values")
-                mask = np.asarray(value)
-                dims = shape[d:d + mask.ndim]
-                if mask.shape != tuple(dims):
-                    raise IndexError(f"{op}: boolean index did not match the indexed array: "
-                                     f"mask of shape {mask.shape}, axes of sizes {tuple(dims)}")
+                mask = traced_shape.known_mask(op, value, shape[d:], "JAX", _traced)
                 index.append(mask)
                 standin.append(mask)
                 d += mask.ndim
@@ -140,14 +127,11 @@ def jax_advanced_inc_subtensor1(op, node):
 
 
 def _check_labels(op, x_shape, labels):
-    if tuple(x_shape[:-1]) != tuple(np.shape(labels)):
-        raise ValueError(f"{op}: labels of shape {tuple(np.shape(labels))} do not match the "
-                         f"leading dimensions of values of shape {tuple(x_shape)}")
+    traced_shape.check_label_shape(op, x_shape, labels)
     n = x_shape[-1]
     if _traced(labels):
         runtime_check((labels < 0) | (labels >= n), IndexError,
-                      f"{op}: a label is out of range for {n} classes (labels must be in "
-                      f"0..{n - 1})")
+                      traced_shape.label_range_message(op, n))
     else:
         _checked_position(labels, n, len(x_shape) - 1, op)
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import traced_shape
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check, traced
-from tensorgraph.link.pytorch.linker import StaticShapeError, static_ints
-from tensorgraph.link.pytorch.shape import shape_of
+from tensorgraph.link.pytorch.linker import static_ints
+from tensorgraph.link.traced_shape import shape_of
 from tensorgraph.tensor.special import PutAlongLastAxis, TakeAlongLastAxis
 from tensorgraph.tensor.subtensor import (
     AdvancedIncSubtensor,
@@ -41,18 +42,12 @@ def checked_position(value, size: int, axis: int, what):
     else at run time. Known scalars come back as Python ints, arrays as int64 tensors."""
     import torch
 
-    if traced(value):
-        runtime_check((value < -size) | (value >= size), IndexError,
-                      f"{what}: an index is out of bounds for axis {axis} with size {size}")
+    checked = traced_shape.check_position(value, size, axis, what, traced, runtime_check)
+    if traced(checked):
         # read in bounds (the check fails the call afterwards): Inductor's kernels would stop
         # the process's call with their own assertion
-        return value.to(torch.int64).clamp(-size, max(size - 1, -size))
-    array = np.asarray(value)
-    bad = (array < -size) | (array >= size)
-    if np.any(bad):
-        raise IndexError(f"{what}: index {array[bad].flat[0]} is out of bounds for axis {axis} "
-                         f"with size {size}")
-    return int(array) if array.ndim == 0 else as_tensor(array.astype(np.int64))
+        return checked.to(torch.int64).clamp(-size, max(size - 1, -size))
+    return int(checked) if checked.ndim == 0 else as_tensor(checked.astype(np.int64))
 
 
 class Index:
@@ -74,16 +69,8 @@ class Index:
             elif entry == "array":
                 value = next(values)
                 if (value.dtype if traced(value) else np.asarray(value).dtype) == bool:
-                    if traced(value):
-                        raise StaticShapeError(
-                            f"{op}: PyTorch needs a boolean mask when it traces the graph (the "
-                            "number of selected elements is a size), but this one is computed "
-                            "from the inputs' values")
-                    mask = np.asarray(value)
-                    dims = tuple(shape[d:d + mask.ndim])
-                    if mask.shape != dims:
-                        raise IndexError(f"{op}: boolean index did not match the indexed array: "
-                                         f"mask of shape {mask.shape}, axes of sizes {dims}")
+                    mask = traced_shape.known_mask(op, value, tuple(shape[d:]), "PyTorch",
+                                                   traced)
                     for axis_positions in np.nonzero(mask):
                         self.entries.append(as_tensor(axis_positions.astype(np.int64)))
                     self.standin.append(mask)
@@ -206,14 +193,11 @@ def torch_advanced_inc_subtensor1(op, node):
 
 
 def _check_labels(op, x_shape, labels):
-    if tuple(x_shape[:-1]) != tuple(np.shape(labels)):
-        raise ValueError(f"{op}: labels of shape {tuple(np.shape(labels))} do not match the "
-                         f"leading dimensions of values of shape {tuple(x_shape)}")
+    traced_shape.check_label_shape(op, x_shape, labels)
     n = x_shape[-1]
     if traced(labels):
         runtime_check((labels < 0) | (labels >= n), IndexError,
-                      f"{op}: a label is out of range for {n} classes (labels must be in "
-                      f"0..{n - 1})")
+                      traced_shape.label_range_message(op, n))
         return labels.to(_torch_int64()).clamp(0, max(n - 1, 0))
     checked_position(labels, n, len(x_shape) - 1, op)
     return labels

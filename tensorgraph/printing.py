@@ -194,16 +194,22 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
         printer.tree(var, "", " ", 0, suffix)
     if print_inner_graphs and printer.inner_ops:
         lines += ["", "Inner graphs:"]
+        # each heading names its node as the graph view does: J, or J/C for a loop in J's step
+        heading_id = {n: printer.ids(n) for n in printer.inner_ops}
         for node in printer.inner_ops:   # (an inner graph may hold more inner graphs)
             inner = _node_inner_fgraph(node)
-            sub = _TreePrinter(lines, _Ids(ids, inner), print_type, print_shape, depth,
-                               stop_on_name)
+            sub_ids = _Ids(ids, inner)
+            sub = _TreePrinter(lines, sub_ids, print_type, print_shape, depth, stop_on_name)
             compiled = inner is not _inner_fgraph(node.op)
-            lines += ["", str(node.op) + (" (as compiled)" if compiled else "")]
+            lines += ["", str(node.op) + heading_id[node] + (" (as compiled)" if compiled else "")]
             for out in inner.outputs:
                 sub.tree(out, " ← ", "    ", 0)
-            printer.inner_ops += [n for n in sub.inner_ops
-                                  if all(m.op is not n.op for m in printer.inner_ops)]
+            new = [n for n in sub.inner_ops if all(m.op is not n.op for m in printer.inner_ops)]
+            for n in new:
+                outer = heading_id[node]
+                heading_id[n] = (outer[:-1] + "/" + sub_ids(n)[len(" [id "):]
+                                 if outer and sub_ids(n) else sub_ids(n))
+            printer.inner_ops += new
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text

@@ -130,7 +130,7 @@ def test_a_compiled_function_shows_the_step_as_compiled_with_its_c_nodes():
     # dprint of the function prints the step as compiled, with the ids the view draws
     text = tg.printing.debugprint(f, file="str")
     compiled = text.split("Inner graphs:")[1]
-    assert "Scan{rnn, keep=[1]} (as compiled)" in compiled
+    assert f"Scan{{rnn, keep=[1]}} [id {sid}] (as compiled)" in compiled
     assert f"Gemv [id {gemv.split('/')[1]}]" in compiled
     # the graph as built still prints the inner graph as built
     assert "(as compiled)" not in tg.printing.debugprint(h, file="str")

@@ -42,7 +42,7 @@ from tensorgraph.link.backend import (
 )
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
-           "assert_function"]
+           "assert_function", "composite_function"]
 
 
 class Checks:
@@ -165,6 +165,35 @@ def assert_function(op, runtime_check):
         return x
 
     return check
+
+
+def composite_function(op, scalar_function, constant, cast):
+    """``Composite``: its inner scalar graph, node by node, each intermediate cast to its
+    dtype (as separate nodes would be). The back end's parts: ``scalar_function(op,
+    in_dtypes, out_dtypes)``, ``constant(array)`` (a numpy constant as the library takes it)
+    and ``cast(value, dtype)``."""
+    steps = []
+    for inner in op.nodes:
+        steps.append((inner, scalar_function(inner.op, [i.type.dtype for i in inner.inputs],
+                                             [o.type.dtype for o in inner.outputs])))
+
+    def read(v, env):
+        if isinstance(v, Constant):
+            return constant(np.asarray(v.data, dtype=v.type.dtype))
+        return env[v]
+
+    def composite(*values):
+        env = dict(zip(op.inputs, values))
+        for inner, fn in steps:
+            results = fn(*[read(v, env) for v in inner.inputs])
+            if inner.op.nout == 1:
+                results = (results,)
+            for out, value in zip(inner.outputs, results):
+                env[out] = cast(value, out.type.dtype)
+        outs = tuple(read(v, env) for v in op.outputs)
+        return outs[0] if op.nout == 1 else outs
+
+    return composite
 
 
 def _value(var, env):

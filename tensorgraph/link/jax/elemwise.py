@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.link.jax import register, register_scalar, scalar_implementation
+from tensorgraph.link.traced import composite_function
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar.composite import Composite
@@ -317,25 +318,6 @@ for _cls in _FLOAT_FUNCTIONS:
 def jax_composite(op, in_dtypes, out_dtypes):
     """The inner scalar graph, each intermediate cast to its dtype (as separate nodes would)."""
     import jax.numpy as jnp
-    from tensorgraph.graph.basic import Constant
 
-    steps = []
-    for inner in op.nodes:
-        steps.append((inner, scalar_function(inner.op, [i.type.dtype for i in inner.inputs],
-                                             [o.type.dtype for o in inner.outputs])))
-
-    def composite(*values):
-        env = dict(zip(op.inputs, values))
-        for inner, fn in steps:
-            args = [np.asarray(v.data, dtype=v.type.dtype) if isinstance(v, Constant)
-                    else env[v] for v in inner.inputs]
-            results = fn(*args)
-            if inner.op.nout == 1:
-                results = (results,)
-            for out, value in zip(inner.outputs, results):
-                env[out] = jnp.asarray(value).astype(out.type.dtype)
-        outs = tuple(np.asarray(v.data, dtype=v.type.dtype) if isinstance(v, Constant)
-                     else env[v] for v in op.outputs)
-        return outs[0] if op.nout == 1 else outs
-
-    return composite
+    return composite_function(op, scalar_function, lambda array: array,
+                              lambda value, dtype: jnp.asarray(value).astype(dtype))

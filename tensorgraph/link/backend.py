@@ -1,4 +1,6 @@
-"""What the whole-graph back ends share (JAX in ``link/jax``, Numba in ``link/numba``).
+"""What the whole-graph back ends share (JAX in ``link/jax``, Numba in ``link/numba``, PyTorch
+in ``link/pytorch``; what the two that trace the graph, JAX and PyTorch, share besides is in
+``link/traced.py`` and ``link/traced_shape.py``).
 
 Such a back end turns the whole rewritten FunctionGraph into *one* function of its own (one
 ``jax.jit``, one ``numba.njit`` over generated source) instead of one thunk per node. The parts
@@ -21,10 +23,10 @@ that do not depend on the back end live here:
   nothing runs node by node, so per-node hooks, per-node profile times and stepping do not
   exist for these back ends.
 
-A back end subclasses ``WholeGraphLinker`` with ``build(fgraph) -> Program``; a ``Program``
-computes the fgraph's outputs from its inputs (``run``), is shared by every VM linked from the
-same graph (spare VMs of concurrent calls, see ``compile/compiled.py``) and so must be safe to
-call from several threads at once.
+A back end subclasses ``WholeGraphLinker`` naming its ``Program`` class (``program``); a
+``Program`` computes the fgraph's outputs from its inputs (``run``), is shared by every VM
+linked from the same graph (spare VMs of concurrent calls, see ``compile/compiled.py``) and so
+must be safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -494,9 +496,11 @@ class WholeGraphVM:
 
 class WholeGraphLinker:
     """Links a FunctionGraph into a ``WholeGraphVM``: ``build(fgraph)`` once per graph (the
-    program is kept for the spare VMs of concurrent calls, which link the same graph again)."""
+    program is kept for the spare VMs of concurrent calls, which link the same graph again).
+    Subclasses set ``name`` and ``program`` (the back end's ``Program`` class)."""
 
     name = ""
+    program: type = Program
     #: ops holding an inner graph (Scan) run inside the program: ``prepare_for_mode`` only
     #: rewrites their inner graph for the mode, it does not compile it on its own
     traces_inner_graphs = True
@@ -513,7 +517,7 @@ class WholeGraphLinker:
         return WholeGraphVM(program, fgraph, input_storage, storage_map)
 
     def build(self, fgraph) -> Program:
-        raise NotImplementedError
+        return self.program(fgraph)
 
     def __repr__(self):
         return f"{type(self).__name__}()"

@@ -300,9 +300,7 @@ class JaxLinker(WholeGraphLinker):
     """Registered as the linker 'jax' (mode 'JAX')."""
 
     name = "jax"
-
-    def build(self, fgraph) -> JaxProgram:
-        return JaxProgram(fgraph)
+    program = JaxProgram
 
 
 def _register():

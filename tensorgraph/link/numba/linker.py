@@ -201,9 +201,7 @@ class NumbaLinker(WholeGraphLinker):
     """Registered as the linker 'numba' (mode 'NUMBA')."""
 
     name = "numba"
-
-    def build(self, fgraph) -> NumbaProgram:
-        return NumbaProgram(fgraph)
+    program = NumbaProgram
 
 
 def _register():

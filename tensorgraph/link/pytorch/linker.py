@@ -503,9 +503,7 @@ class TorchLinker(WholeGraphLinker):
     """Registered as the linker 'pytorch' (mode 'PYTORCH')."""
 
     name = "pytorch"
-
-    def build(self, fgraph) -> TorchProgram:
-        return TorchProgram(fgraph)
+    program = TorchProgram
 
 
 def _register():

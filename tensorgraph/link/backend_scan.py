@@ -41,11 +41,12 @@ def refusal(op, node, backend: str, draws: bool = False) -> str | None:
 
 def while_refusal(op, backend: str) -> str | None:
     """A while loop whose outputs keep more than their last step: their number of rows is
-    known only when running."""
+    known only when running (an output keeping its last step has one row once ``n_steps >= 1``,
+    one nobody reads keeps none)."""
     info = op.info
     if not info.as_while:
         return None
-    full = [i for i in range(info.n_steps_outputs) if info.kept(i) != 1]
+    full = [i for i in range(info.n_steps_outputs) if info.kept(i) not in (0, 1)]
     if not full:
         return None
     kinds = ["states" if i < info.n_states else "nit_sot" for i in full]

@@ -101,21 +101,23 @@ def test_a_while_loop_reading_its_last_step(mode):
 
     vs, _ = tg.scan(power_step, outputs_info=v0, n_steps=500, name="power")
     m = np.array([[2.0, 1.0], [1.0, 3.0]])
-    if mode == "PYTORCH":  # unrolled loops: the steps a while loop runs are not known
-        with pytest.raises(UnsupportedOpsError, match="scan 'power' is a while loop.*unrolls"):
-            tg.function([a, v0], vs[-1], mode=mode)
-        return
     f = _agree(mode, [a, v0], vs[-1], (m, np.ones(2)))
     top = np.linalg.eigh(m)[1][:, -1]
     np.testing.assert_allclose(np.abs(f(m, np.ones(2))), np.abs(top), rtol=1e-7)
     bounded, _ = tg.scan(power_step, outputs_info=v0, n_steps=3)  # stops at the bound
     _agree(mode, [a, v0], bounded[-1], (m, np.ones(2)))
+    x0 = tt.dvector("x0")  # taps [-2, -1] and an output not fed back, in a while loop
+    (fib, doubled), _ = tg.scan(lambda a, b: ([a + b, 2 * b], until(b > 50)),
+                                outputs_info=[dict(initial=x0, taps=[-2, -1]), None],
+                                n_steps=100)
+    f = _agree(mode, [x0], [fib[-1], doubled[-1]], (np.array([1.0, 1.0]),))
+    assert f(np.array([1.0, 1.0]))[0] == 89.0
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_while_loop_whose_every_step_is_read(mode):
-    """Numba sizes arrays when running: it runs it. JAX fixes sizes when compiling and PyTorch
-    unrolls loops: they refuse it, saying why."""
+    """Numba sizes arrays when running: it runs it. JAX and PyTorch fix sizes when compiling:
+    they refuse it, saying why."""
     v0 = tt.dvector("v0")
     halves, _ = tg.scan(lambda v: (v / 2, until(v.sum() < 1e-3)), outputs_info=v0,
                         n_steps=1000, name="halving")
@@ -171,6 +173,21 @@ def test_random_draws_inside_the_step(mode):
         h, dh = h * 0.7 + e, dh * 0.7 + h
     np.testing.assert_allclose(values[-1], h, rtol=1e-12)
     np.testing.assert_allclose(grad, dh, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("as_while", [False, True])
+def test_an_index_out_of_range_inside_the_step_is_an_index_error(mode, as_while):
+    x, i0 = tt.dvector("x"), tt.lscalar("i0")
+
+    def step(i):
+        return ([i + 1, x[i]], until(x[i] > 100)) if as_while else [i + 1, x[i]]
+
+    (_, read), _ = tg.scan(step, outputs_info=[i0, None], n_steps=5)
+    f = tg.function([x, i0], read[-1], mode=mode)
+    assert f(np.arange(10.0), 0) == 4.0
+    with pytest.raises(IndexError):
+        f(np.arange(3.0), 0)
 
 
 def test_pytorch_refuses_a_loop_too_long_to_unroll():

@@ -173,7 +173,9 @@ def jax_scan(op, node):
         carry = (jnp.int64(0), jnp.bool_(False), windows, lasts, shared, jnp.int32(0))
         _, _, windows, lasts, shared, code = jax.lax.while_loop(cond, body, carry)
         current_checks().merge(code)
-        results = [w[-1:] for w in windows] + [v[None] for v in lasts] + list(shared)
+        rows = [w[-1:] for w in windows] + [v[None] for v in lasts]
+        results = [r if info.kept(i) == 1 else r[:0] for i, r in enumerate(rows)]
+        results += list(shared)
         return results[0] if len(results) == 1 else tuple(results)
 
     return loop

@@ -17,8 +17,8 @@ library record the operations. What that run does is the same for both, and live
   library's traced-value test and int32 scalar.
 * ``TracedProgram``: what such a program knows of its graph before any trace (the graph's
   implementations, which inputs are arrays and which generators, where each output comes
-  from, the inputs made static when a size needs their values) and how it raises a failed
-  run-time check.
+  from, the inputs made static when a size needs their values), finding the compiled program
+  of a call's signature, and how it raises a failed run-time check.
 
 What differs in substance stays with each back end: how a traced conditional gets its
 operands (JAX closes over them; ``torch.cond`` takes them as arguments and refuses aliases),
@@ -40,6 +40,7 @@ from tensorgraph.link.backend import (
     branch_owners,
     unsupported_reason,
 )
+from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
            "assert_function", "composite_function"]
@@ -331,13 +332,41 @@ class TracedProgram(Program):
         """``(node, reason)`` for inputs the library cannot take (none by default)."""
         return []
 
-    def integer_scalars(self) -> tuple:
-        """Positions in ``array_positions`` of the integer scalar inputs: those made static
-        (Python ints, a new value traces again) once a size turns out to need input values."""
+    def _make_scalars_static(self) -> bool:
+        """After a size turned out to depend on input values: pass the integer scalar inputs
+        as Python ints (a new value traces and compiles again). False when there are none,
+        or they already are."""
+        if self.static:
+            return False
         inputs = self.fgraph.inputs
-        return tuple(j for j, pos in enumerate(self.array_positions)
-                     if getattr(inputs[pos].type, "ndim", None) == 0
-                     and np.dtype(inputs[pos].type.dtype).kind in "iu")
+        candidates = tuple(j for j, pos in enumerate(self.array_positions)
+                           if getattr(inputs[pos].type, "ndim", None) == 0
+                           and np.dtype(inputs[pos].type.dtype).kind in "iu")
+        if not candidates:
+            return False
+        with self._lock:
+            self.static = candidates
+            self._scalars_made_static()
+            self._compiled = {}
+        return True
+
+    def _scalars_made_static(self) -> None:
+        """What the back end changes when ``static`` changes (under the program's lock)."""
+
+    def _compiled_for(self, args):
+        """The compiled program for the signature of ``args`` (traced and compiled at its
+        first call; ``_signature`` and ``_compile`` are the back end's), or None when a size
+        turned out to need the values of the integer scalar inputs: they are static now, so
+        the caller builds its arguments again."""
+        compiled = self._compiled.get(self._signature(args))
+        if compiled is None:
+            try:
+                compiled = self._compile(args)
+            except StaticShapeError:
+                if self._make_scalars_static():
+                    return None
+                raise
+        return compiled
 
     def _fail(self, check):
         __tracebackhide__ = True  # noqa: F841

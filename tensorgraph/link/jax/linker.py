@@ -185,20 +185,9 @@ class JaxProgram(TracedProgram):
     def _signature(self, args):
         return tuple((a.shape, a.dtype.str) if hasattr(a, "shape") else a for a in args)
 
-    def _make_scalars_static(self) -> bool:
-        """After a size turned out to depend on input values: pass the integer scalar inputs
-        as Python ints (JAX's static arguments; a new value compiles again). False when
-        there are none, or they already are."""
-        if self.static:
-            return False
-        candidates = self.integer_scalars()
-        if not candidates:
-            return False
-        with self._lock:
-            self.static = candidates
-            self._jitted = self.jax.jit(self._trace, static_argnums=candidates)
-            self._compiled = {}
-        return True
+    def _scalars_made_static(self) -> None:
+        """The static inputs are JAX's static arguments."""
+        self._jitted = self.jax.jit(self._trace, static_argnums=self.static)
 
     def _compile(self, args) -> _Compiled:
         """Trace and compile for the shapes and dtypes of ``args`` (arrays or
@@ -251,14 +240,9 @@ class JaxProgram(TracedProgram):
         for pos in self.plan.inputs:
             copy = copies[pos] = copy_generator(values[pos])
             args.append(np.asarray(copy.integers(1 << 62), dtype=np.int64))
-        compiled = self._compiled.get(self._signature(args))
+        compiled = self._compiled_for(args)
         if compiled is None:
-            try:
-                compiled = self._compile(args)
-            except StaticShapeError:
-                if self._make_scalars_static():
-                    return self.run(values)
-                raise
+            return self.run(values)
         if self.static:  # the executable takes the other arguments only
             args = [a for j, a in enumerate(args) if j not in self.static]
         with self.jax.enable_x64(True):

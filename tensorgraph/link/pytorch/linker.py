@@ -352,20 +352,6 @@ class TorchProgram(TracedProgram):
     def _signature(self, args):
         return tuple((tuple(a.shape), str(a.dtype)) if hasattr(a, "shape") else a for a in args)
 
-    def _make_scalars_static(self) -> bool:
-        """After a size turned out to depend on input values: pass the integer scalar inputs
-        as Python ints (a new value compiles again). False when there are none, or they
-        already are."""
-        if self.static:
-            return False
-        candidates = self.integer_scalars()
-        if not candidates:
-            return False
-        with self._lock:
-            self.static = candidates
-            self._compiled = {}
-        return True
-
     def _compile(self, args) -> _Compiled:
         """Trace for the shapes and dtypes of ``args`` (tensors, and Python ints for the
         static inputs), once per signature (Inductor compiles the FX graph at the first run,
@@ -428,14 +414,9 @@ class TorchProgram(TracedProgram):
         args = [values[k] for k in self.array_positions]
         for j in range(len(args)):
             args[j] = int(args[j]) if j in self.static else _to_tensor(args[j], torch)
-        compiled = self._compiled.get(self._signature(args))
+        compiled = self._compiled_for(args)
         if compiled is None:
-            try:
-                compiled = self._compile(args)
-            except StaticShapeError:
-                if self._make_scalars_static():
-                    return self.run(values)
-                raise
+            return self.run(values)
         tensors = [a for j, a in enumerate(args) if j not in self.static]
         copies = {}
         if self.plan.inputs:

@@ -83,6 +83,10 @@ def test_n_steps_from_an_input_and_a_shared_variable_the_step_updates(mode):
     powers, _ = tg.scan(lambda p: p * v, outputs_info=tt.ones_like(v), n_steps=n)
     f = _agree(mode, [n, v], powers, (4, np.array([2.0, 0.5])))
     assert f(2, np.array([3.0, 1.0])).shape == (2, 2)  # another n: another compile
+    (states, sums), _ = tg.scan(lambda p: [p * v, p.sum() + tt.zeros((3,))],
+                                outputs_info=[v, None], n_steps=n)
+    g = _agree(mode, [n, v], [states, sums], (0, np.ones(2)))  # no step: empty, same shapes
+    assert [r.shape for r in g(0, np.ones(2))] == [(0, 2), (0, 3)]
     total, updates = tg.scan(lambda x_t: {acc: acc + x_t}, sequences=v[:, None] * tt.ones(2))
     f = tg.function([v], [], updates=updates, mode=mode)
     f(np.array([1.0, 2.0, 3.0]))

@@ -11,7 +11,8 @@ written by the same ``GraphSource`` that writes the program, as helper functions
   the output is the rows after the first ``L`` (the last ``keep`` of them when the memory
   rewrite says so);
 * a sequence tap ``k``: row ``t + k - lo`` of the sequence;
-* an output not fed back: its buffer is made at the first step (which fixes its shape);
+* an output not fed back: its buffer is made at the first step (which fixes its shape; with
+  no step, its type's sizes, 0 where the type leaves one open);
 * a shared state: a local, the last step's value returned;
 * ``until``: the loop breaks after the step whose condition holds, and every output has as
   many rows as steps ran (Numba's arrays are sized when running, so while loops are fully
@@ -113,8 +114,9 @@ def numba_scan(op, node, code):
         var = out_types[n_states + m]
         buf = code.name(f"nit{m}_")
         nits.append(buf)
-        zeros = "(" + "0, " * var.ndim + ")"
-        code.line(f"{buf} = np.empty(({n},) + {zeros}, np.{var.dtype})")
+        # made again at the first step; kept when no step runs: the sizes the type knows
+        sizes = "(" + "".join(f"{s or 0}, " for s in var.shape) + ")"
+        code.line(f"{buf} = np.empty(({n},) + {sizes}, np.{var.dtype})")
     carried = []
     for q, value in enumerate(shared):
         if q in generator_of:  # the chain's generator, advanced in place by the draws

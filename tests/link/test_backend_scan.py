@@ -207,6 +207,23 @@ def test_pytorch_refuses_a_loop_too_long_to_unroll():
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_the_step_is_rewritten_for_the_mode_and_not_compiled_apart(mode):
+    """In a whole-graph mode the loop runs inside the one program: the step is rewritten for
+    the mode (the node keeps it) and is not compiled as a function of its own."""
+    from tensorgraph.scan.op import Scan
+
+    x, h0, w, h, cost, args = _rnn("float64")
+    f = tg.function([x, h0], h[-1], mode=mode)
+    (node,) = [n for n in f.maker.fgraph.apply_nodes if isinstance(n.op, Scan)]
+    assert getattr(node.tag, "scan_runner", None) is None
+    inner = node.tag.scan_inner_fgraph
+    assert inner is not node.op.fgraph and inner.rewrite_history is not None
+    if mode != "JAX":  # fusion runs for Numba and PyTorch: tanh(a + b) is one Composite
+        assert any("Composite" in str(n.op) for n in inner.apply_nodes)
+    assert Scan.runner_of(node).reference  # tools reading a runner get the reference one
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_nested_loop(mode):
     m = tt.dmatrix("m")
 

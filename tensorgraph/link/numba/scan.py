@@ -67,7 +67,7 @@ def numba_scan(op, node, code):
     for name, source in functions.items():
         code.helper(name, _fixed_errors(source, code.position, op.title))
     info = op.info
-    n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
+    n_states, n_nit = info.n_states, info.n_nit_sot
     n_steps, *outer = code.inputs
     seqs = outer[:info.n_seqs]
     inits = outer[info.n_seqs:info.n_seqs + n_states]

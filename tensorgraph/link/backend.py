@@ -112,9 +112,9 @@ class OpTable:
 # ----------------------------------------------------------------------------------------------
 # Errors
 
-#: op classes a back end does not support *yet*, by class name (tensorgraph.scan is built
-#: beside the back ends; its support comes in a later phase), with what to say
-NOT_YET = {"Scan": "scan loops are not supported by the {backend} back end yet"}
+#: op classes a back end does not support *yet*, by class name, with what to say (empty since
+#: every back end runs Scan: link/jax/scan.py, link/numba/scan.py, link/pytorch/scan.py)
+NOT_YET: dict = {}
 
 
 class UnsupportedOpsError(NotImplementedError):

@@ -10,8 +10,8 @@ the project; and tensorgraph's whole-graph modes beside FAST_RUN (columns ``tg:J
     python benchmarks/run.py --load 2   # with 2 CPU-bound processes beside it (a busy machine)
     python benchmarks/run.py --frameworks tensorgraph,numpy   # FAST_RUN and numpy alone
 
-A framework or mode that cannot run a case (not installed, or an op its back end lacks: the
-scan loop in PYTORCH today) shows ``n/a (reason)`` in its cell, with the whole
+A framework or mode that cannot run a case (not installed, or an op its back end refuses)
+shows ``n/a (reason)`` in its cell, with the whole
 message in the notes. Each framework's first result is compared with FAST_RUN's (each starts
 from the same parameters), and a note names any that differs beyond float32 tolerance. A second
 table gives every framework's time over tensorgraph FAST_RUN's (below 1: faster than FAST_RUN).

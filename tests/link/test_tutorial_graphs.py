@@ -49,8 +49,11 @@ def test_every_function_of_the_notebook_compiles_in_jax_and_numba(notebook, ipyt
                 recompile(function, mode)
             except UnsupportedOpsError as exc:
                 # an op the notebook defines itself (06 writes one) has no JAX or Numba of
-                # its own; every tensorgraph op must have
-                own = [n for n, _ in exc.problems if type(n.op).__module__ != "__main__"]
+                # its own; every tensorgraph op must have, but for the one refusal JAX
+                # documents: a while loop whose whole history is read (08's power iteration
+                # counts its steps), as its length is known only when the loop has run
+                own = [n for n, why in exc.problems if type(n.op).__module__ != "__main__"
+                       and not (mode == "JAX" and "is a while loop (until)" in why)]
                 if own:
                     failures.append(f"{function.name or function}: {mode}: {exc}")
             except Exception as exc:  # noqa: BLE001 - every failure is a finding

@@ -143,12 +143,15 @@ class FunctionMaker:
         """What a pickled function keeps of its maker: the rewritten graph, the graph as
         given, the inputs and outputs with their settings, the shared variables (with their
         values), the updates, the mode. The profile and the compile record stay behind."""
-        state = dict(self.__dict__)
+        # the given graph's nodes first, in topological order, so that pickle's recursion
+        # stays shallow however deep the graph is (as FunctionGraph.__reduce__ does)
+        state = {"_nodes_in_order": io_toposort(*self.original_graph), **self.__dict__}
         for transient in ("profile", "compile_record", "linker"):
             state.pop(transient, None)
         return state
 
     def __setstate__(self, state):
+        state.pop("_nodes_in_order", None)
         self.__dict__.update(state)
         self.profile = None
         self.linker = self.mode.linker

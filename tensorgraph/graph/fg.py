@@ -320,8 +320,11 @@ class FunctionGraph:
                 raise InconsistencyError(f"output {i} ({out}) is not registered as an output")
 
     def __reduce__(self):
+        # the nodes go first, in topological order: pickle meets each node after the nodes
+        # it reads, so its recursion stays shallow however deep the graph is (through the
+        # outputs alone, a 64-layer MLP's step exceeded Python's recursion limit)
         kept = [type(f) for f in self._features if f.survives_pickling]
-        return _unpickled_fgraph, (self.inputs, self.outputs, kept)
+        return _unpickled_fgraph, (self.toposort(), self.inputs, self.outputs, kept)
 
     def __str__(self):
         return f"FunctionGraph({', '.join(str(o) for o in self.outputs)})"
@@ -333,8 +336,8 @@ class FunctionGraph:
         return len(self.apply_nodes)
 
 
-def _unpickled_fgraph(inputs, outputs, feature_classes) -> FunctionGraph:
-    """A pickled FunctionGraph again: the same (unpickled) variables and nodes, with new
+def _unpickled_fgraph(nodes, inputs, outputs, feature_classes) -> FunctionGraph:
+    """A pickled FunctionGraph again: the same (unpickled) variables and ``nodes``, with new
     features of the classes that survive pickling."""
     fgraph = FunctionGraph(inputs, outputs, clone=False)
     for cls in feature_classes:

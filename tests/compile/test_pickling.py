@@ -189,3 +189,20 @@ def test_unpickling_loads_no_module_from_an_untrusted_cache(run_python, tmp_path
     cache.chmod(0o777)  # now anyone could replace the modules in it
     result = run_python("-c", code, env=env)
     assert result.returncode != 0 and "UntrustedCacheError" in result.stderr
+
+
+def test_deep_graphs_and_their_functions_pickle():
+    """A graph thousands of nodes deep (a 64-layer MLP's step is ~700 nodes deep with its
+    gradient) pickles as a FunctionGraph and inside a function: pickle meets the nodes in
+    topological order instead of recursing from the outputs (RecursionError before)."""
+    x = tt.dvector("x")
+    y = x
+    for k in range(1500):
+        y = tt.tanh(y) * 0.5 + x
+    fgraph = FunctionGraph([x], [y])
+    again = pickle.loads(pickle.dumps(fgraph))
+    assert len(again.apply_nodes) == len(fgraph.apply_nodes)
+    f = tg.function([x], y, mode="FAST_COMPILE")
+    g = pickle.loads(pickle.dumps(f))
+    value = np.linspace(-1, 1, 5)
+    np.testing.assert_allclose(g(value), f(value))

@@ -109,6 +109,10 @@ def measure(samples: int = 3) -> dict:
 
 
 def main() -> int:
+    # the new processes it times load tensorgraph's modules from their .pyc, as an installed
+    # wheel does: a shell's PYTHONDONTWRITEBYTECODE would add 20-170 ms of compiling Python
+    # source to each of them
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     table = measure()
     print("edit-compile loop: graph -> first result of the MLP step and prediction "
           "(median of 3 samples; compile tiers on)")

@@ -492,6 +492,10 @@ def print_rnn_compile(quick: bool, out=sys.stdout) -> list[str]:
 
 
 def main(argv=None) -> int:
+    # the new processes it times load tensorgraph's modules from their .pyc, as an installed
+    # wheel does: a shell's PYTHONDONTWRITEBYTECODE would add 20-170 ms of compiling Python
+    # source to each of them
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (under a minute)")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")

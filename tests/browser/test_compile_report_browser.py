@@ -3,6 +3,8 @@ report; clicking "next" and picking a step from the filtered list scrubs the rew
 kernel reads the same step); the stabilizing step shows its name and its diff; the Gemv node's
 generated C shows in the graph after rewriting."""
 
+import time
+
 from demo_graphs import SEED_CELL, SEED_COMPILE_CELL
 
 REPORT = ".tg-compile-report"
@@ -22,6 +24,19 @@ def wait_drawn(nb, serial: str, timeout_ms: int = 30_000):
 
 def kernel_serial(nb) -> str:
     return nb.kernel_eval("rep.view.graph['serial']")
+
+
+def wait_redrawn(nb, before: str, timeout: float = 30.0) -> None:
+    """Wait until the kernel has a new drawing (serial other than ``before``) and the page has
+    drawn it. A click reaches the kernel through the page's websocket, and our questions
+    through another connection: the first answer may come before the click arrives."""
+    deadline = time.time() + timeout
+    serial = kernel_serial(nb)
+    while serial == before and time.time() < deadline:
+        time.sleep(0.1)
+        serial = kernel_serial(nb)
+    assert serial != before, "the click made no new drawing in the kernel"
+    wait_drawn(nb, serial)
 
 
 def test_the_compile_report_in_jupyterlab(lab):
@@ -77,13 +92,15 @@ def test_the_compile_report_in_jupyterlab(lab):
         nb.screenshot("compile_report_step.png", report)
 
         # the graph before the step: what it removed is marked
+        before = kernel_serial(nb)
         report.locator("label", has_text="graph before this step").click()
-        wait_drawn(nb, kernel_serial(nb))
+        wait_redrawn(nb, before)
         assert report.locator(".tg-graph .tg-mark-removed").count() >= 1
 
         # after rewriting: click the Gemv node, its generated C shows
+        before = kernel_serial(nb)
         report.locator(".widget-toggle-button", has_text="after rewriting").click()
-        wait_drawn(nb, kernel_serial(nb))
+        wait_redrawn(nb, before)
         gemv = nb.kernel_eval(
             "next(n['id'] for n in rep.view.graph['nodes'] if n.get('cls') == 'Gemv')").strip("'")
         report.locator(f'.tg-graph [data-tg-node="{gemv}"]').click()

@@ -44,7 +44,7 @@ function agreement(row, reference) {
   if (row.error) return "";
   if (row.mode === reference) return `<span class="tg-cmp-ref">reference</span>`;
   if (row.agrees === null || row.agrees === undefined) return "–";
-  const diff = row.max_abs_diff === null ? "" : ` <span class="tg-cmp-sub">max |Δ| ${diffText(row.max_abs_diff)}</span>`;
+  const diff = row.max_abs_diff === null ? "" : ` <span class="tg-cmp-sub">max |diff| ${diffText(row.max_abs_diff)}</span>`;
   const bad = (row.outputs || []).filter((o) => o.agrees === false).map((o) => `${o.name}${o.note ? ": " + o.note : ""}`);
   return row.agrees
     ? `<span class="tg-cmp-ok">✓ agrees</span>${diff}`

@@ -132,7 +132,8 @@ class Comparison:
                     else [] if not compile_times else list(compile_times))
         for row in self.rows:
             if row["mode"] not in measured:
-                row["compile_note"] = "not measured (compile_times)"
+                row["compile_note"] = ("not measured (compile_times=False; %tg_compare "
+                                       "--no-compile-times)")
         if measured:
             self._measure_compiles(graph, measured)
 

@@ -36,7 +36,7 @@ from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
-from tensorgraph.tensor.shape import normalize_axis as normalize_one_axis
+from tensorgraph.tensor.shape import normalize_axis as normalize_one_axis, scalar_axes
 from tensorgraph.tensor.shape import with_props
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
@@ -68,6 +68,9 @@ def normalize_axis(axis, ndim: int, what: str = "reduction") -> tuple[int, ...]:
         axes = list(axis)
     else:
         raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    if ndim == 0:   # axis 0 / -1 names the 0-d tensor itself (numpy's rule): no axis
+        return tuple(scalar_axes([a.data if isinstance(a, Constant) else a for a in axes],
+                                 what))
     result = []
     for a in axes:
         if isinstance(a, Constant):          # an integer constant among the axes

@@ -48,9 +48,16 @@ def _float_zeros_like(x):
 # Helpers shared by the shape-taking functions of this package
 
 
-class AxisError(ValueError, IndexError):
-    """An axis out of range for a tensor's dimensions. Like numpy's ``AxisError`` it is both a
-    ``ValueError`` and an ``IndexError``, so code catching either (as numpy users do) works."""
+class AxisError(np.exceptions.AxisError):
+    """An axis out of range for a tensor's dimensions: numpy's ``AxisError`` (so code catching
+    it, or ``ValueError`` / ``IndexError`` as numpy users do, works) with tensorgraph's
+    message, which also says what was being done and the valid range."""
+
+    def __init__(self, message: str):
+        super().__init__(message)   # numpy's one-argument form: the message as given
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
@@ -68,6 +75,23 @@ def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
                         f"{what}: axis {axis} is out of bounds for array of dimension 0: a 0-d "
                         "tensor has no axes (use axis=None where allowed)")
     return axis % ndim
+
+
+def scalar_axes(axes, what: str) -> list[int]:
+    """The axes of a 0-d tensor, numpy's way: ``np.sum(np.float64(5), axis=-1)`` and
+    ``np.squeeze(a0d, axis=0)`` work, because numpy lets axis 0 or -1 name a 0-d array
+    itself (code written for "the last axis" then runs on scalars too). Such axes name no
+    dimension, so the result is ``[]``; any other axis is an ``AxisError`` naming them all."""
+    bad = [a for a in axes if not isinstance(a, (bool, np.bool_))
+           and isinstance(a, numbers.Integral) and int(a) not in (0, -1)]
+    if bad or any(not isinstance(a, numbers.Integral) or isinstance(a, (bool, np.bool_))
+                  for a in axes):
+        if not bad:
+            raise TypeError(f"{what} must be ints, got {tuple(axes)!r}")
+        raise AxisError(f"{what}: axis {tuple(int(a) for a in axes)!r} is out of bounds for "
+                        "array of dimension 0: a 0-d tensor takes only axis 0 or -1 (itself, "
+                        "as in numpy) or None")
+    return []
 
 
 def with_props(op, **props):
@@ -528,6 +552,8 @@ def flatten(x, ndim: int = 1) -> Variable:
 
 def _axes(axis, ndim: int, what: str) -> list[int]:
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if ndim == 0:
+        return scalar_axes(axes, what)
     normalized = [normalize_axis(a, ndim, what) for a in axes]
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"{what} {tuple(axes)} repeats an axis")

@@ -268,7 +268,7 @@ def test_bad_axes_are_reported():
     with pytest.raises(TypeError, match="axis must be None, an int or a tuple"):
         tt.prod(x, axis=1.0)
     with pytest.raises(ValueError, match="0-d tensor"):
-        tt.sum(tt.scalar("s"), axis=0)
+        tt.sum(tt.scalar("s"), axis=1)
     with pytest.raises(ValueError, match="ddof must be a non-negative int"):
         tt.var(x, ddof=-1)
 
@@ -403,3 +403,25 @@ def test_axes_given_as_0d_arrays_or_constants():
                                v.max(axis=(1, 2)))
     with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
         tt.sum(x, axis=[np.array([0, 1])])
+
+
+@pytest.mark.parametrize("axis", [0, -1, (0,), (-1,)])
+def test_axis_0_or_minus_1_of_a_0d_tensor_names_the_tensor_itself(axis):
+    # numpy: np.sum(np.float64(5), axis=-1) == 5 and np.squeeze(a0d, axis=0) works; a
+    # reduction or squeeze over "the last axis" written for n-d code runs on scalars too
+    x = tt.scalar("x")
+    outs = [tt.sum(x, axis=axis), tt.max(x, axis=axis), tt.mean(x, axis=axis),
+            tt.squeeze(x, axis=axis), tt.argmax(x, axis=axis),
+            reduction.CAReduce(tensorgraph.scalar.add, axis=axis)(x)]
+    for out in outs:
+        assert out.ndim == 0
+    values = tensorgraph.function([x], outs)(5.0)
+    assert [float(v) for v in values] == [5.0, 5.0, 5.0, 5.0, 0.0, 5.0]
+
+
+@pytest.mark.parametrize("make", [lambda x: tt.sum(x, axis=1), lambda x: tt.squeeze(x, axis=-2),
+                                  lambda x: tt.max(x, axis=(0, 1))])
+def test_other_axes_of_a_0d_tensor_are_refused_naming_them(make):
+    with pytest.raises(np.exceptions.AxisError, match=r"axis \(.*\) is out of bounds for array "
+                                                      r"of dimension 0"):
+        make(tt.scalar("x"))

@@ -33,6 +33,13 @@ __all__ = [
 ]
 
 
+class NdimMismatchError(TypeError, ValueError):
+    """Tensors of different numbers of dimensions given to one join. The number of dimensions
+    is part of a tensor's type, so this is a ``TypeError`` (as the dtype mismatch next to it,
+    and as PyTensor raises); numpy raises ``ValueError`` for the same mistake, so it is one
+    too, and code written for either catches it."""
+
+
 def _cast_all(tensors, dtype):
     from tensorgraph.tensor.math import cast
 
@@ -128,8 +135,8 @@ class Join(Op):
         ndim, dtype = tensors[0].ndim, tensors[0].dtype
         for i, t in enumerate(tensors):
             if t.ndim != ndim:
-                raise ValueError(f"{self}: all inputs must have the same number of dimensions; "
-                                 f"input 0 has {ndim}, input {i} ({t}) has {t.ndim}")
+                raise NdimMismatchError(f"{self}: all inputs must have the same number of "
+                                        f"dimensions; input 0 has {ndim}, input {i} ({t}) has {t.ndim}")
             if t.dtype != dtype:
                 raise TypeError(f"{self}: all inputs must have dtype {dtype}; input {i} ({t}) "
                                 f"has {t.dtype} (use concatenate(), which upcasts)")

@@ -58,6 +58,9 @@ def test_concatenate_errors():
         tt.concatenate([a, b])
     with pytest.raises(ValueError, match="same number of dimensions"):
         tt.concatenate([a, tt.vector("v")])
+    # a type mismatch (PyTensor's TypeError) that numpy code catches as its ValueError
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        tt.join(0, tt.vector("v"), a)
     with pytest.raises(ValueError, match="zero-dimensional"):
         tt.concatenate([tt.scalar("s"), tt.scalar("t")])
     with pytest.raises(IndexError, match="out of range"):

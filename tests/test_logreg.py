@@ -2,8 +2,8 @@
 
 The program is the original one but for the imports; it runs in FAST_COMPILE with test values
 computed while the graph is built. In float32, p_1 rounds to exactly 1 for about a third of the
-samples, so the graph as written computes log(0) and 0/0 (the test values show it, with numpy
-RuntimeWarnings); training works because FAST_COMPILE's stabilize rewrites turn
+samples, so the graph as written computes log(0) and 0/0 (the test values show -inf and nan);
+training works because FAST_COMPILE's stabilize rewrites turn
 log(sigmoid) / log(1 - sigmoid) into softplus forms before the function runs.
 """
 

@@ -199,3 +199,18 @@ def test_test_values_are_computed_as_expressions_are_built():
         with pytest.raises(ValueError, match=r"\(3,\), \(2,\)") as info:
             tt.maximum(x, y)
         assert "test_elemwise.py" in str(info.value)  # the line that built the bad node
+
+
+@pytest.mark.parametrize("linker", ["py", "c|py"])
+def test_ieee_results_come_without_numpy_warnings(linker):
+    # log(0) = -inf, 0/0 = nan, exp(1000) = inf: the C kernels give them silently and so does
+    # the numpy reference, so the two linkers behave alike (NanGuardMode finds such values)
+    import warnings
+
+    x = tt.vector("x")
+    f = tensorgraph.function([x], [tt.log(x), x / x, tt.exp(x * 1000)],
+                             mode=tensorgraph.Mode(linker=linker, optimizer=None))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log, div, exp = f(np.array([0.0, 1.0]))
+    assert log[0] == -np.inf and np.isnan(div[0]) and exp[1] == np.inf

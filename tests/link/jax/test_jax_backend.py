@@ -161,3 +161,25 @@ def test_ops_the_rewrites_remove_run_too():
 
 def test_more_distributions():
     checks.check_more_distributions(MODE)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_products_of_a_transpose_contract_the_other_axis_and_match_fast_run(dtype):
+    rng = np.random.default_rng(3)
+    x, m, n = (tt.matrix(name, dtype=dtype) for name in "xmn")
+    v, u = tt.vector("v", dtype=dtype), tt.vector("u", dtype=dtype)
+    outputs = [tt.dot(x.T, v), tt.dot(u, x.T), tt.dot(x.T, m), tt.dot(n, x.T),
+               tt.dot(m.T, x), tt.dot(n.T, m.T), tt.dot(x.T, x)]
+    shapes = [(5, 3), (5, 4), (4, 3), (5,), (3,)]
+    values = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    jax_f = tg.function([x, m, n, v, u], outputs, mode=MODE)
+    fast = tg.function([x, m, n, v, u], outputs, mode="FAST_RUN")
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(jax_f(*values), fast(*values)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    text = jax_f.vm.source()
+    assert "contracting_dims = [0] x [0]" in text  # dot(x.T, v): x's axis 0, no transpose
+    # inner dimensions that differ are the same error as without the transpose
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        jax_f(*values[:3], values[4], values[4])

@@ -246,15 +246,23 @@ class Apply:
         cp.tag = self.tag.copy()
         return cp
 
-    def clone_with_new_inputs(self, inputs, strict: bool = True) -> Apply:
+    def clone_with_new_inputs(self, inputs, strict: bool = True,
+                              remake_value_typed: bool | None = None) -> Apply:
         """A copy of this node reading ``inputs`` instead.
 
         With ``strict`` each new input must have exactly the old input's type; otherwise the op
-        is asked to build a new node (its output types may then differ).
+        is asked to build a new node (its output types may then differ) where an input type
+        changed, or always where the op's ``_output_type_depends_on_input_value``
+        (``remake_value_typed``, default ``not strict``; copies of a whole graph pass False:
+        their inputs carry the same values, and remaking would cost time at every compile).
         """
         if len(inputs) != len(self.inputs):
             raise ValueError(f"{self.op}: expected {len(self.inputs)} inputs, got {len(inputs)}")
-        remake = False
+        # an op whose output type reads its inputs' known values is remade in any case
+        if remake_value_typed is None:
+            remake_value_typed = not strict
+        remake = (not strict and remake_value_typed
+                  and getattr(self.op, "_output_type_depends_on_input_value", False))
         for i, (old, new) in enumerate(zip(self.inputs, inputs)):
             if old.type != new.type:
                 if strict:
@@ -431,7 +439,7 @@ def applys_between(inputs, outputs):
 
 
 def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None,
-                    rebuild_strict: bool = False):
+                    rebuild_strict: bool = False, remake_value_typed: bool = False):
     """Copy the graph between ``inputs`` and ``outputs``; return the {old: new} map.
 
     Constants are kept (they are immutable); graph inputs are cloned when ``copy_inputs``.
@@ -454,7 +462,8 @@ def clone_get_equiv(inputs, outputs, copy_inputs: bool = True, memo=None,
                 else:
                     memo[v] = v.clone()
         new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs],
-                                              strict=rebuild_strict)
+                                              strict=rebuild_strict,
+                                              remake_value_typed=remake_value_typed)
         memo[node] = new_node
         for old, new in zip(node.outputs, new_node.outputs):
             memo.setdefault(old, new)
@@ -477,7 +486,9 @@ def clone_replace(outputs, replace=None, rebuild_strict: bool = False):
     graph above the replaced variables is rebuilt, the part below is shared.
     A replacement may have another type (another static shape or dtype): the nodes above it
     are rebuilt with ``make_node``, so their outputs take the types that follow from the new
-    inputs. ``rebuild_strict=True`` (PyTensor's default) instead converts each replacement to
+    inputs, and so are the nodes of ops whose output type reads known input values
+    (``Reshape``, ``Alloc``, ``SpecifyShape``: ``reshape(x, (100 // n, n))`` with ``n``
+    replaced by another constant). ``rebuild_strict=True`` (PyTensor's default) instead converts each replacement to
     the type it replaces and keeps every node's output types; a replacement that cannot be
     converted is a TypeError.
     """
@@ -496,7 +507,8 @@ def clone_replace(outputs, replace=None, rebuild_strict: bool = False):
     for v in inputs:
         memo.setdefault(v, v)
     equiv = clone_get_equiv(inputs, outs, copy_inputs=False, memo=memo,
-                            rebuild_strict=rebuild_strict)
+                            rebuild_strict=rebuild_strict,
+                            remake_value_typed=not rebuild_strict)
     result = [equiv[o] for o in outs]
     return result[0] if single else result
 

@@ -61,12 +61,18 @@ class Op:
         Outputs that may alias (be views of) inputs.
     default_output : int or None
         Which output ``op(...)`` returns for multi-output ops.
+    _output_type_depends_on_input_value : bool
+        True for ops whose output type follows from the *values* of inputs known at build
+        time, not only their types (``reshape(x, (100 // n, n))`` with ``n`` a constant has a
+        static shape): ``clone_replace(..., rebuild_strict=False)`` then remakes the node even
+        where the new inputs have the old types (PyTensor's name, so ported ops keep it).
     """
 
     __props__: tuple[str, ...] | None = None
     destroy_map: dict = {}
     view_map: dict = {}
     default_output: int | None = None
+    _output_type_depends_on_input_value = False
     #: True where ``c_code`` methods are the op's C (``tensorgraph.link.c.op.COp``)
     _c_from_methods = False
 

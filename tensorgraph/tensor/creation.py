@@ -48,6 +48,7 @@ class Alloc(Op):
     only static size-1 dimensions of ``value`` broadcast, as in ``Elemwise``)."""
 
     __props__ = ()
+    _output_type_depends_on_input_value = True   # static sizes from known values
 
     def make_node(self, value, *shape):
         value = as_tensor_variable(value)
@@ -196,6 +197,7 @@ class ARange(Op):
     """numpy's ``arange(start, stop, step)`` with scalar inputs, as a ``dtype`` vector."""
 
     __props__ = ("dtype",)
+    _output_type_depends_on_input_value = True   # static sizes from known values
 
     def __init__(self, dtype):
         self.dtype = normalize_dtype(dtype)
@@ -282,6 +284,7 @@ class _Matrix2D(Op):
     """Shared make_node/infer_shape of the (n, m, k) matrix constructors ``Eye`` and ``Tri``."""
 
     __props__ = ("dtype",)
+    _output_type_depends_on_input_value = True   # static sizes from known values
     numpy_function = None
 
     def __init__(self, dtype):

@@ -131,6 +131,18 @@ def constant_int(var) -> int | None:
     if var.owner is not None and isinstance(var.owner.op, Shape_i):
         size = var.owner.inputs[0].type.shape[var.owner.op.i]
         return size
+    if var.owner is not None and getattr(var.type, "ndim", None) == 0:
+        # arithmetic of known values (``100 // n`` with n a constant, a cast of a static
+        # size): the static shapes of reshape, alloc, specify_shape know it, as PyTensor's do
+        from tensorgraph.tensor.basic import NotScalarConstantError, \
+            get_underlying_scalar_constant_value
+
+        try:
+            value = get_underlying_scalar_constant_value(var)
+        except NotScalarConstantError:
+            return None
+        if value is not None and np.asarray(value).dtype.kind in "iu":
+            return int(value)
     return None
 
 
@@ -294,6 +306,7 @@ class SpecifyShape(Op):
     """
 
     __props__ = ("checked",)
+    _output_type_depends_on_input_value = True   # static sizes from known values
     view_map = {0: [0]}
 
     def __init__(self, checked=None):
@@ -412,6 +425,7 @@ class Reshape(Op):
     """
 
     __props__ = ("ndim",)
+    _output_type_depends_on_input_value = True   # static sizes from known values
     view_map = {0: [0]}
 
     def __init__(self, ndim: int):

@@ -290,3 +290,32 @@ def test_specify_shape_with_an_ellipsis():
     assert tt.specify_shape(x, (..., 1, 2, 3, 4)).type.shape == (1, 2, 3, 4)
     with pytest.raises(ValueError, match="one Ellipsis"):
         tt.specify_shape(x, (..., 2, ...))
+
+
+def test_static_shape_from_arithmetic_of_known_values():
+    n = tt.as_tensor_variable(50)
+    i = tt.vector("i")
+    assert tt.reshape(i, (100 // n, n)).type.shape == (2, 50)
+    assert tt.alloc(0.0, n * 2, 3 + 4).type.shape == (100, 7)
+    assert tt.alloc(0.0, tt.lscalar("k") * 2, 3).type.shape == (None, 3)
+
+
+def test_clone_replace_non_strict_remakes_shapes_from_values():
+    # the replacement has the old type (an int64 scalar) but another value: the ops whose
+    # static shape reads input values are remade (PyTensor's _output_type_depends_on_input_value)
+    from tensorgraph.graph.basic import clone_replace
+
+    n, i, m = tt.as_tensor_variable(50), tt.vector("i"), tt.matrix("m")
+    y = tt.reshape(i, (100 // n, n))
+    z = tt.specify_shape(m, (None, n))
+    y2, z2 = clone_replace([y, z], {n: tt.as_tensor_variable(25)}, rebuild_strict=False)
+    assert y2.type.shape == (4, 25) and z2.type.shape == (None, 25)
+    assert y2.eval({i: np.zeros(100)}).shape == (4, 25)
+    # strict keeps every output type (PyTensor's default)
+    assert clone_replace(y, {n: tt.as_tensor_variable(25)}, rebuild_strict=True).type == y.type
+    # ... and a new value of a static size upstream reaches them (alloc keeps its static size
+    # entries as constants, so zeros(v.shape) is not rebuilt)
+    v = tt.vector(shape=(50,))
+    w = tt.reshape(tt.vector("w"), (v.shape[0] // 2, 2))
+    assert clone_replace(w, {v: tt.vector(shape=(100,))}, rebuild_strict=False).type.shape \
+        == (50, 2)

@@ -186,7 +186,9 @@ class Elemwise(Op):
                 out.append(static)
                 continue
             candidates = [s[d] for i, s in zip(node.inputs, input_shapes) if i.type.shape[d] != 1]
-            out.append(candidates[0])
+            # every input broadcast (static 1) there: 1, whatever static size an output type
+            # built by a subclass's make_node leaves unknown
+            out.append(candidates[0] if candidates else 1)
         return [tuple(out)] * len(node.outputs)
 
     def L_op(self, inputs, outputs, output_grads):

@@ -214,3 +214,22 @@ def test_ieee_results_come_without_numpy_warnings(linker):
         warnings.simplefilter("error")
         log, div, exp = f(np.array([0.0, 1.0]))
     assert log[0] == -np.inf and np.isnan(div[0]) and exp[1] == np.inf
+
+
+def test_infer_shape_of_dimensions_every_input_broadcasts():
+    # an Elemwise subclass may declare outputs less static than its inputs; where every input
+    # has static size 1 the output size is 1 (it was an IndexError)
+    from tensorgraph.graph.basic import Apply
+    from tensorgraph.tensor.elemwise import Elemwise
+    from tensorgraph.tensor.type import TensorType
+
+    class TwoOutputs(Elemwise):
+        def make_node(self, *args):
+            node = super().make_node(*args)
+            return Apply(self, node.inputs, [TensorType("float64", (None, None))()
+                                             for _ in range(2)])
+
+    z1, z2 = TwoOutputs(tensorgraph.scalar.add)(np.eye(1), np.eye(1))
+    shapes = z1.owner.op.infer_shape(None, z1.owner, [(1, 1), (1, 1)])
+    assert [tuple(int(tt.as_tensor_variable(s).eval()) for s in shp) for shp in shapes] \
+        == [(1, 1), (1, 1)]

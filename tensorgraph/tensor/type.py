@@ -295,9 +295,15 @@ class TensorType(Type):
                 and other.ndim == self.ndim
                 and all(s is None or s == o for s, o in zip(self.shape, other.shape)))
 
-    def values_eq(self, a, b) -> bool:
+    @staticmethod
+    def values_eq(a, b, force_same_dtype: bool = True) -> bool:
+        """Whether two values are equal: shape, dtype (unless not ``force_same_dtype``) and
+        entries, NaN equal to NaN. Static, as PyTensor's: ``TensorType.values_eq(a, b)``
+        needs no type (the comparison reads only the values)."""
         a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        if a.shape != b.shape or (force_same_dtype and a.dtype != b.dtype):
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc"))
 
     def values_eq_approx(self, a, b, rtol=None, atol=None) -> bool:
         a, b = np.asarray(a), np.asarray(b)

@@ -180,15 +180,19 @@ class Elemwise(Op):
             cell[0] = value
 
     def infer_shape(self, fgraph, node, input_shapes):
+        """One int64 scalar variable per dimension (static sizes as constants, as PyTensor's
+        callers expect variables), the same for every output."""
+        from tensorgraph.tensor.basic import constant
+
         out = []
         for d, static in enumerate(node.outputs[0].type.shape):
             if static is not None:
-                out.append(static)
+                out.append(constant(static, dtype="int64"))
                 continue
             candidates = [s[d] for i, s in zip(node.inputs, input_shapes) if i.type.shape[d] != 1]
             # every input broadcast (static 1) there: 1, whatever static size an output type
             # built by a subclass's make_node leaves unknown
-            out.append(candidates[0] if candidates else 1)
+            out.append(candidates[0] if candidates else constant(1, dtype="int64"))
         return [tuple(out)] * len(node.outputs)
 
     def L_op(self, inputs, outputs, output_grads):

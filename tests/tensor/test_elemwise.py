@@ -231,5 +231,12 @@ def test_infer_shape_of_dimensions_every_input_broadcasts():
 
     z1, z2 = TwoOutputs(tensorgraph.scalar.add)(np.eye(1), np.eye(1))
     shapes = z1.owner.op.infer_shape(None, z1.owner, [(1, 1), (1, 1)])
-    assert [tuple(int(tt.as_tensor_variable(s).eval()) for s in shp) for shp in shapes] \
-        == [(1, 1), (1, 1)]
+    assert [tuple(int(s.eval()) for s in shp) for shp in shapes] == [(1, 1), (1, 1)]
+
+
+def test_infer_shape_gives_int64_variables_for_static_sizes():
+    x, y = tt.tensor("float64", shape=(None, 1)), tt.tensor("float64", shape=(50, 10))
+    z = x * y
+    (shape,) = z.owner.op.infer_shape(None, z.owner, [(tt.lscalar(), 1), (50, 10)])
+    assert [(s.type.dtype, s.type.ndim, int(s.eval())) for s in shape] == [("int64", 0, 50),
+                                                                          ("int64", 0, 10)]

@@ -61,7 +61,7 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
 
     Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
     list of constants is one constant). ``ndim`` checks the number of dimensions, dropping
-    leading dimensions of static size 1 to reach it. An ``Apply`` node gives its default
+    leading dimensions of static size 1 or adding leading size-1 dimensions to reach it. An ``Apply`` node gives its default
     output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``scalar_to_tensor``).
     (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
     """
@@ -113,14 +113,18 @@ def _default_output(node):
 
 
 def _with_ndim(x, ndim):
-    """``x`` with leading static size-1 dimensions dropped down to ``ndim`` dimensions."""
+    """``x`` with leading static size-1 dimensions dropped down to ``ndim`` dimensions, or
+    size-1 dimensions added in front up to ``ndim`` (numpy's broadcasting view of a smaller
+    tensor, as PyTensor: ``as_tensor_variable(x.shape[0], ndim=1)`` is a length-1 vector)."""
+    from tensorgraph.tensor.elemwise import DimShuffle
+
     extra = x.ndim - ndim
+    if extra < 0:
+        return DimShuffle(x.ndim, ("x",) * -extra + tuple(range(x.ndim)))(x)
     if extra <= 0 or any(s != 1 for s in x.type.shape[:extra]):
         raise ValueError(f"Tensor of type {x.type} could not be cast to have {ndim} dimensions: "
                          f"as_tensor_variable expected a {ndim}-d tensor, got {x} ({x.ndim}-d); "
                          "only leading dimensions of size 1 can be dropped")
-    from tensorgraph.tensor.elemwise import DimShuffle
-
     return DimShuffle(x.ndim, tuple(range(extra, x.ndim)))(x)
 
 

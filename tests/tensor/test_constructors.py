@@ -125,6 +125,12 @@ def test_as_tensor_variable_as_pytensor_code_uses_it():
     assert tt.as_tensor_variable(tt.TensorType("float64", (1, 1))(), ndim=0).ndim == 0
     with pytest.raises(ValueError, match="only leading dimensions of size 1"):
         tt.as_tensor_variable(x, ndim=0)
+    # ... or adds leading size-1 dimensions (PyTensor's shape_padleft)
+    s = tt.lscalar("s")
+    padded = tt.as_tensor_variable(s, ndim=2)
+    assert padded.type.shape == (1, 1)
+    assert padded.eval({s: 7}).tolist() == [[7]]
+    assert tt.as_tensor_variable(x, ndim=3).type.shape == (1, 1, None)
     # an Apply node stands for its default output
     v = tt.dvector("v")
     node = (v * 2).owner

@@ -628,12 +628,21 @@ def shape_padright(x, n_ones: int = 1) -> Variable:
 
 
 def transpose(x, axes=None) -> Variable:
-    """``x`` with its dimensions permuted (reversed when ``axes`` is None), as numpy."""
+    """``x`` with its dimensions permuted (reversed when ``axes`` is None), as numpy.
+
+    An order that moves nothing (a vector's transpose) gives ``x`` itself, no node; the
+    reversed transpose of a named ``x`` is named ``x.T`` (as PyTensor, for readable prints)."""
     x = as_tensor_variable(x)
     if axes is None:
-        return DimShuffle(x.ndim, list(reversed(range(x.ndim))))(x)
-    normalized = _axes(axes, x.ndim, "transpose axis")
-    if len(normalized) != x.ndim:
-        raise ValueError(f"transpose: axes {tuple(axes)} do not match the {x.ndim} dimensions "
-                         f"of {x}")
-    return DimShuffle(x.ndim, normalized)(x)
+        normalized = list(reversed(range(x.ndim)))
+    else:
+        normalized = _axes(axes, x.ndim, "transpose axis")
+        if len(normalized) != x.ndim:
+            raise ValueError(f"transpose: axes {tuple(axes)} do not match the {x.ndim} "
+                             f"dimensions of {x}")
+    if list(normalized) == list(range(x.ndim)):
+        return x
+    out = DimShuffle(x.ndim, normalized)(x)
+    if axes is None and x.name:
+        out.name = f"{x.name}.T"
+    return out

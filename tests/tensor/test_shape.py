@@ -319,3 +319,11 @@ def test_clone_replace_non_strict_remakes_shapes_from_values():
     w = tt.reshape(tt.vector("w"), (v.shape[0] // 2, 2))
     assert clone_replace(w, {v: tt.vector(shape=(100,))}, rebuild_strict=False).type.shape \
         == (50, 2)
+
+
+def test_transpose_that_moves_nothing_is_the_input_and_names_follow():
+    v, m = tt.dvector("v"), tt.dmatrix("m")
+    assert tt.transpose(v) is v and tt.transpose(m, [0, 1]) is m
+    assert tt.transpose(m).name == "m.T" and tt.transpose(tt.dmatrix()).name is None
+    t = tt.transpose(tt.tensor3("t"), [0, 2, 1])
+    assert t.eval({t.owner.inputs[0]: np.zeros((2, 3, 4))}).shape == (2, 4, 3)

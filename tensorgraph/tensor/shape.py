@@ -291,8 +291,8 @@ def get_vector_length(v) -> int:
             return len(owner.inputs)
         if isinstance(owner.op, Shape):
             return owner.inputs[0].ndim
-    raise ValueError(f"get_vector_length: the length of {v} ({v.type}) is not known before it "
-                     "is computed; give it with specify_shape(v, (n,))")
+    raise ValueError(f"Length of {v} ({v.type}) is not known before it is computed "
+                     "(get_vector_length); give it with specify_shape(v, (n,))")
 
 
 # ----------------------------------------------------------------------------------------------

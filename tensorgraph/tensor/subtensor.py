@@ -136,6 +136,11 @@ def _slice_static_length(size, parts) -> int | None:
     if step == 0:
         raise ValueError("slice step cannot be zero")
     if size is None:
+        # an empty slice whatever the size: bounds of one sign (both counted from the same
+        # end) in the wrong order for the step (x[1:1], x[-1:-1:3], x[3:1])
+        if start is not None and stop is not None and (start < 0) == (stop < 0) and (
+                start >= stop if (step or 1) > 0 else start <= stop):
+            return 0
         return None
     return len(range(*slice(start, stop, step).indices(size)))
 

@@ -392,3 +392,16 @@ def test_pp_writes_indexing_as_python():
     assert tensorgraph.pp(x[:2, idx]) == "x[:2, idx]"
     assert tensorgraph.pp(tt.set_subtensor(x[i], 0.0)) == "set_subtensor(x[i], 0.0)"
     assert tensorgraph.pp(tt.inc_subtensor(x[idx], 1.0)) == "inc_subtensor(x[idx], 1.0)"
+
+
+def test_slices_empty_for_any_size_have_static_length_0():
+    from tensorgraph.tensor.shape import get_vector_length
+
+    v = tt.lvector("v")
+    for empty in (v[1:1], v[-1:-1:3], v[3:1], v[-1:-3], v[1:3:-1]):
+        assert empty.type.shape == (0,) and get_vector_length(empty) == 0
+        assert empty.eval({v: np.arange(5)}).shape == (0,)
+    for unknown in (v[1:3], v[-3:-1], v[1:-1], v[3:1:-1]):
+        assert unknown.type.shape == (None,)
+    with pytest.raises(ValueError, match=r"^Length of .* not known"):
+        get_vector_length(v[tt.lscalar():])

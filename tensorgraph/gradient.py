@@ -367,9 +367,12 @@ def _call_l_op(node, out_grads):
             g = tt.cast(g, _dtype(out))
         ograds.append(g)
     input_grads = node.op.L_op(list(node.inputs), list(node.outputs), ograds)
-    if not isinstance(input_grads, (list, tuple)) or len(input_grads) != len(node.inputs):
+    if not isinstance(input_grads, (list, tuple)):
         raise TypeError(f"{node.op}.L_op/grad must return a list with one gradient per input "
                         f"({len(node.inputs)}), got {input_grads!r}")
+    if len(input_grads) != len(node.inputs):   # a list of the wrong length: a bad value
+        raise ValueError(f"{node.op}.L_op/grad must return a list with one gradient per input "
+                         f"({len(node.inputs)}), got {len(input_grads)}: {input_grads!r}")
     checked = []
     for i, g in enumerate(input_grads):
         if g is None:

@@ -444,3 +444,29 @@ def test_add_names_never_renames_the_users_variables():
     cost.name = "cost"
     gx = grad(cost, x, known_grads={y: gy})
     assert gy.name is None and gx.name == "(dcost/dx)"
+
+
+class _TwoInputs(Op):
+    """An op whose grad returns ``self.answer`` (a list of the wrong length, or no list)."""
+
+    __props__ = ("answer_kind",)
+
+    def __init__(self, answer_kind):
+        self.answer_kind = answer_kind
+
+    def make_node(self, x, y):
+        return Apply(self, [x, y], [x.type()])
+
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0] + inputs[1]
+
+    def grad(self, inputs, grads):
+        return [grads[0]] if self.answer_kind == "short" else grads[0]
+
+
+def test_a_grad_of_the_wrong_length_is_a_value_error_and_no_list_a_type_error():
+    x, y = tt.dvector("x"), tt.dvector("y")
+    with pytest.raises(ValueError, match=r"one gradient per input \(2\), got 1"):
+        tensorgraph.grad(_TwoInputs("short")(x, y).sum(), x)
+    with pytest.raises(TypeError, match="one gradient per input"):
+        tensorgraph.grad(_TwoInputs("bare")(x, y).sum(), x)

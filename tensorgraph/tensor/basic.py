@@ -99,13 +99,18 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
 
 
 def _default_output(node):
-    """The output an ``Apply`` node stands for: its only one, or its op's default."""
-    if len(node.outputs) == 1:
-        return node.outputs[0]
+    """The output an ``Apply`` node stands for: its op's ``default_output`` when it sets one
+    (which must then be an int naming an output, even of a one-output node), else its only
+    output."""
     index = getattr(node.op, "default_output", None)
     if index is None:
+        if len(node.outputs) == 1:
+            return node.outputs[0]
         raise TypeError(f"as_tensor_variable: {node} has {len(node.outputs)} outputs and its op "
                         "has no default_output; pick one (node.outputs[k])")
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, numbers.Integral):
+        raise TypeError(f"as_tensor_variable: default_output of {node.op} must be an int, got "
+                        f"{index!r}")
     if not -len(node.outputs) <= index < len(node.outputs):
         raise IndexError(f"as_tensor_variable: default_output {index} of {node.op} is not one "
                          f"of its {len(node.outputs)} outputs")

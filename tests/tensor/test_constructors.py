@@ -168,3 +168,24 @@ def test_more_dimensions_than_numpy_allows_are_refused():
     with pytest.raises(ValueError, match=f"currently {MAX_NDIM}, found {MAX_NDIM + 1}"):
         tt.dscalar().dimshuffle(("x",) * (MAX_NDIM + 1))
     assert tt.dscalar().dimshuffle(("x",) * MAX_NDIM).ndim == MAX_NDIM
+
+
+def test_as_tensor_variable_checks_an_apply_nodes_default_output():
+    from tensorgraph.graph import Apply, Op
+
+    class Outs(Op):
+        def __init__(self, default_output, n):
+            self.default_output, self.n = default_output, n
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type() for _ in range(self.n)])
+
+    x = tt.dvector("x")
+    node = Outs(-1, 2).make_node(x)
+    assert tt.as_tensor_variable(node) is node.outputs[1]
+    assert tt.as_tensor_variable(Outs(None, 1).make_node(x)).owner.op.n == 1
+    with pytest.raises(IndexError, match="default_output 1 .* not one of its 1 outputs"):
+        tt.as_tensor_variable(Outs(1, 1).make_node(x))
+    for bad in (2.0, [0, 1]):
+        with pytest.raises(TypeError, match="default_output .* must be an int"):
+            tt.as_tensor_variable(Outs(bad, 1).make_node(x))

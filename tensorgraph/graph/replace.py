@@ -31,16 +31,29 @@ def register_vectorize(op_class):
     return register
 
 
+def _own_rule(op):
+    """The rule registered for ``op``'s class or its nearest base class, or None."""
+    for cls in type(op).__mro__:
+        rule = _RULES.get(cls)
+        if rule is not None:
+            return rule
+    return None
+
+
 def vectorize_node(node: Apply, *batched_inputs):
     """``node`` rebuilt on ``batched_inputs`` (each the node's input or a batched version
-    of it): an Apply (or a list of outputs) carrying the leading batch dimensions."""
+    of it): an Apply (or a list of outputs) carrying the leading batch dimensions.
+
+    An op's own rule sees every rebuilt node, also one whose inputs gained no dimension:
+    the rule decides what a changed input means (a ``Reshape`` given a longer shape vector
+    takes it as the full batched shape). An op without a rule is rebuilt as it is when no
+    input gained a dimension, and through the default rule (a ``Blockwise``) otherwise."""
+    rule = _own_rule(node.op)
+    if rule is not None:
+        return rule(node.op, node, *batched_inputs)
     if all(getattr(new.type, "ndim", None) == getattr(old.type, "ndim", None)
            for old, new in zip(node.inputs, batched_inputs)):
         return node.op.make_node(*batched_inputs)      # nothing batched: the same op
-    for cls in type(node.op).__mro__:
-        rule = _RULES.get(cls)
-        if rule is not None:
-            return rule(node.op, node, *batched_inputs)
     rule = _RULES.get(None)
     if rule is None:
         raise NotImplementedError(f"vectorize_graph: no batching rule for {node.op} (import "

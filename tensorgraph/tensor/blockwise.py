@@ -9,7 +9,8 @@ graph, vectorized.
 
 The rules registered here rebuild a node batched without a loop where the op allows it:
 elementwise ops broadcast, ``DimShuffle``, reductions, arg-extrema and softmaxes shift their
-axes past the batch dimensions, ``Dot`` becomes a batched ``matmul``. Importing
+axes past the batch dimensions, ``Dot`` becomes a batched ``matmul``; the shape, creation,
+join, diagonal and indexing ops have theirs in ``tensorgraph.tensor.batching``. Importing
 ``tensorgraph.tensor`` registers them.
 """
 
@@ -26,7 +27,7 @@ from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.dot import Dot
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.reduction import CAReduce, _ArgExtremum
-from tensorgraph.tensor.shape import Reshape, with_props
+from tensorgraph.tensor.shape import with_props
 from tensorgraph.tensor.special import _SoftmaxBase
 from tensorgraph.tensor.type import TensorType
 
@@ -248,25 +249,20 @@ def _vectorize_reduction(op, node, x):
 
 @register_vectorize(_SoftmaxBase)
 def _vectorize_softmax(op, node, x):
+    """The axis shifted past the batch dimensions; a softmax over every element
+    (``axis=None``) is one over the last axis of ``x`` with its core dimensions flattened,
+    reshaped back."""
     (b,) = _batch_dims(node, [x])
-    axis = op.axis
-    if axis is None:       # over everything: one item at a time
-        return _vectorize_with_blockwise(op, node, x)
-    return with_props(op, axis=axis + b if axis >= 0 else axis).make_node(x)
+    if b == 0:
+        return op.make_node(x)
+    if op.axis is not None:
+        return with_props(op, axis=op.axis + b if op.axis >= 0 else op.axis).make_node(x)
+    from tensorgraph.tensor.reduction import prod
+    from tensorgraph.tensor.shape import reshape, shape
 
-
-@register_vectorize(Reshape)
-def _vectorize_reshape(op, node, x, shape):
-    """A batched x keeps its batch dimensions in front of the requested shape."""
-    from tensorgraph.tensor.join import concatenate
-
-    bx, bs = _batch_dims(node, [x, shape])
-    if bs:
-        return _vectorize_with_blockwise(op, node, x, shape)
-    if bx == 0:
-        return op.make_node(x, shape)
-    batch = x.shape[:bx]
-    return Reshape(op.ndim + bx).make_node(x, concatenate([batch, shape]))
+    full = shape(x)     # the core size as a product: -1 is ambiguous for an empty batch
+    flat = reshape(x, (*full[:b], prod(full[b:])))
+    return [reshape(with_props(op, axis=b)(flat), full, ndim=x.type.ndim)]
 
 
 @register_vectorize(Dot)
@@ -276,6 +272,8 @@ def _vectorize_dot(op, node, a, b):
     from tensorgraph.tensor.dot import matmul
 
     (old_a, old_b), (ba, bb) = node.inputs, _batch_dims(node, [a, b])
+    if ba == bb == 0:
+        return op.make_node(a, b)
     if old_a.type.ndim == 0 or old_b.type.ndim == 0:
         return _vectorize_with_blockwise(op, node, a, b)
     nb = max(ba, bb)
@@ -289,3 +287,6 @@ def _vectorize_dot(op, node, a, b):
     if drop:
         out = out.dimshuffle(*[d for d in range(out.type.ndim) if d not in drop])
     return [out]
+
+
+from tensorgraph.tensor import batching  # noqa: E402,F401  (registers the other ops' rules)

@@ -50,13 +50,18 @@ def _check_compiledir_format(fmt: str) -> None:
         raise ValueError("it must give a single, non-empty directory name")
 
 
-def _check_colon_list(allowed: tuple[str, ...]):
-    def check(text: str) -> None:
-        bad = [p for p in text.split(":") if p and p not in allowed]
-        if bad:
-            raise ValueError(f"unknown item(s) {', '.join(map(repr, bad))}; items: {allowed}")
+class _check_colon_list:
+    """Check of a ``a:b:c`` flag whose items come from ``allowed``; a class rather than a
+    closure so that the config (which holds it) pickles."""
 
-    return check
+    def __init__(self, allowed: tuple[str, ...]):
+        self.allowed = tuple(allowed)
+
+    def __call__(self, text: str) -> None:
+        bad = [p for p in text.split(":") if p and p not in self.allowed]
+        if bad:
+            raise ValueError(f"unknown item(s) {', '.join(map(repr, bad))}; "
+                             f"items: {self.allowed}")
 
 
 def _find_c_compiler() -> str:
@@ -88,6 +93,19 @@ def _default_openmp(cfg) -> bool:
     from tensorgraph.cpus import usable_cpus
 
     return usable_cpus() > 1 and cfg.pool__threads != 1
+
+
+# Callable defaults are module-level functions (not lambdas) so that the config pickles.
+def _default_cxx(cfg) -> str:
+    return _find_c_compiler()
+
+
+def _default_pool_threads(cfg) -> int:
+    return _default_threads()
+
+
+def _default_compiledir(cfg) -> str:
+    return os.path.join(cfg.base_compiledir, cfg.compiledir_format % COMPILEDIR_FORMAT_KEYS)
 
 
 def _declare(config: Config) -> None:
@@ -269,7 +287,7 @@ def _declare(config: Config) -> None:
         compilations that succeeded."""))
 
     # -- C compilation -------------------------------------------------------------
-    add("cxx", StrParam(lambda cfg: _find_c_compiler(), """C compiler used for generated
+    add("cxx", StrParam(_default_cxx, """C compiler used for generated
         code. The default is the first of gcc, cc and clang found on PATH at import; empty
         means no compiler, and C-based linkers fall back to Python code with a warning.""",
                         in_c_key=True))
@@ -281,7 +299,7 @@ def _declare(config: Config) -> None:
         (tensorgraph's own C kernels if it is missing). 'none' means no BLAS library:
         tensorgraph's own C gemv/gemm kernels.""", in_c_key=True))
     # -- the thread pool parallel loops run on (link/c/pool.h) ----------------------
-    add("pool__threads", IntParam(lambda cfg: _default_threads(), """Threads a parallel loop
+    add("pool__threads", IntParam(_default_pool_threads, """Threads a parallel loop
         of generated C is split across (large elementwise loops, reductions and matrix
         products, under openmp): blocks run on tensorgraph's thread pool, the calling thread
         included. Default: OMP_NUM_THREADS when it is a positive number (the first of a list
@@ -379,8 +397,7 @@ def _declare(config: Config) -> None:
         + ", ".join(COMPILEDIR_FORMAT_KEYS) + ". Separate machines sharing a home directory "
         "get separate caches.", check=_check_compiledir_format, mutable=False))
     add("compiledir", PathParam(
-        lambda cfg: os.path.join(cfg.base_compiledir,
-                                 cfg.compiledir_format % COMPILEDIR_FORMAT_KEYS),
+        _default_compiledir,
         """Directory holding compiled C modules; by default base_compiledir joined with the
         formatted compiledir_format.""", mutable=False))
 

@@ -82,22 +82,53 @@ class ConfigParam:
     ``mutable=False`` flags are fixed once the package is imported (they shape on-disk
     state such as the compile cache).  ``in_c_key=True`` flags change generated C code,
     so their values are part of :meth:`Config.c_key_hash`.
+
+    A value goes through three steps (:meth:`convert`): the type's own :meth:`parse`
+    (text from env/rc files becomes a bool, an int...), then ``apply`` (a function the
+    declaration may give, e.g. ``str.lower``), then ``validate`` (a function that returns
+    False or raises for a value the flag cannot use).  ``apply``/``validate`` and the
+    optional ``doc`` follow PyTensor's ``ConfigParam``, so flags declared for PyTensor port;
+    a second positional argument that is a function is PyTensor's: ``apply`` for
+    ``ConfigParam`` itself, ``validate`` for the typed parameters (``IntParam(5, check)``).
     """
 
     type_name = "any"
+    #: what a callable second positional argument means (PyTensor's signatures)
+    _callable_second = "apply"
 
     def __init__(
         self,
         default: Any,
-        doc: str,
+        doc: str | Callable = "",
         *,
+        apply: Callable[[Any], Any] | None = None,
+        validate: Callable[[Any], Any] | None = None,
         mutable: bool = True,
         in_c_key: bool = False,
     ):
+        if callable(doc):
+            if self._callable_second == "apply" and apply is None:
+                apply = doc
+            elif validate is None:
+                validate = doc
+            doc = ""
         self.default = default
-        self.doc = " ".join(doc.split())
-        self.mutable = mutable
+        self.doc = " ".join(str(doc or "").split())
+        self._mutable = mutable
         self.in_c_key = in_c_key
+        self._apply_fn = apply
+        self._validate_fn = validate
+        #: the flag name, set when the parameter is declared with :meth:`Config.add`
+        self.name: str | None = None
+
+    @property
+    def mutable(self) -> bool:
+        """Whether the flag may change after import."""
+        return self._mutable
+
+    @mutable.setter
+    def mutable(self, value: bool) -> None:
+        self._mutable = bool(value)
 
     def parse(self, value: Any) -> Any:
         """Return the flag's value for ``value`` (a string from env/rc, or a Python object).
@@ -107,6 +138,59 @@ class ConfigParam:
         """
         return value
 
+    def _parsed_applied(self, value: Any) -> Any:
+        value = self.parse(value)
+        if self._apply_fn is not None:
+            value = self._apply_fn(value)
+        return value
+
+    def apply(self, value: Any) -> Any:
+        """``value`` parsed by the type and passed through the declared ``apply`` function;
+        a ValueError says ``Invalid value (...)`` and why."""
+        try:
+            return self._parsed_applied(value)
+        except ValueError as exc:
+            raise ValueError(self._invalid_message(value, exc)) from None
+
+    def validate(self, value: Any) -> Any:
+        """The declared ``validate`` function's verdict on an applied value (True without
+        one); False means the value is refused."""
+        return True if self._validate_fn is None else self._validate_fn(value)
+
+    def convert(self, value: Any) -> Any:
+        """:meth:`apply` then :meth:`validate`: the value the flag takes, or a ValueError
+        with a short reason (what :class:`Config` uses for every setting)."""
+        value = self._parsed_applied(value)
+        if self.validate(value) is False:
+            raise ValueError("refused by the flag's validate function")
+        return value
+
+    def _invalid_message(self, value: Any, exc: Exception | None = None) -> str:
+        what = f"config flag {self.name!r}" if self.name else f"a {self.type_name} config flag"
+        reason = str(exc) if exc is not None else ""
+        reason = f": {reason}" if reason and "invalid literal" not in reason else ""
+        return f"Invalid value ({value!r}) for {what}{reason}. Allowed: {self.allowed()}."
+
+    # PyTensor declares flags as descriptors of its config class and tests them on their
+    # own (``param.__set__(owner, value)``, then ``param.val``); tensorgraph's Config keeps
+    # the values itself, and these two give a lone parameter the same behaviour.
+    def __get__(self, owner, owner_type=None):
+        if owner is None:
+            return self
+        if not hasattr(self, "val"):
+            self.val = self.convert(self.default(owner) if callable(self.default)
+                                    else self.default)
+        return self.val
+
+    def __set__(self, owner, value):
+        if not self.mutable and hasattr(self, "val"):
+            raise ConfigError(f"Can't change the value of {self.name or 'this'} config "
+                              "parameter after initialization (it is read-only).")
+        try:
+            self.val = self.convert(value)
+        except ValueError as exc:
+            raise ValueError(self._invalid_message(value, exc)) from None
+
     def allowed(self) -> str:
         """Human description of the accepted values, used in errors and listings."""
         return self.type_name
@@ -114,6 +198,7 @@ class ConfigParam:
 
 class BoolParam(ConfigParam):
     type_name = "bool"
+    _callable_second = "validate"
     _TRUE = ("true", "1", "yes", "on")
     _FALSE = ("false", "0", "no", "off")
 
@@ -136,8 +221,9 @@ class BoolParam(ConfigParam):
 
 class IntParam(ConfigParam):
     type_name = "int"
+    _callable_second = "validate"
 
-    def __init__(self, default, doc, *, minimum: int | None = None, **kw):
+    def __init__(self, default, doc="", *, minimum: int | None = None, **kw):
         super().__init__(default, doc, **kw)
         self.minimum = minimum
 
@@ -158,8 +244,9 @@ class IntParam(ConfigParam):
 
 class FloatParam(ConfigParam):
     type_name = "float"
+    _callable_second = "validate"
 
-    def __init__(self, default, doc, *, minimum: float | None = None, **kw):
+    def __init__(self, default, doc="", *, minimum: float | None = None, **kw):
         super().__init__(default, doc, **kw)
         self.minimum = minimum
 
@@ -184,8 +271,9 @@ class StrParam(ConfigParam):
     """Free text; ``check`` (optional) raises ValueError for text the flag cannot use."""
 
     type_name = "str"
+    _callable_second = "validate"
 
-    def __init__(self, default, doc, *, check: Callable[[str], None] | None = None, **kw):
+    def __init__(self, default, doc="", *, check: Callable[[str], None] | None = None, **kw):
         super().__init__(default, doc, **kw)
         self.check = check
 
@@ -198,13 +286,39 @@ class StrParam(ConfigParam):
 
 
 class EnumStr(ConfigParam):
-    """One of a fixed set of strings; the default is the first choice."""
+    """One of a fixed set of strings.
+
+    Two spellings: ``EnumStr(("a", "b", "c"), doc)`` (tensorgraph's: the default is the
+    first choice) and PyTensor's ``EnumStr("a", ["b", "c"], validate=None, mutable=True)``
+    (a default, then the other options).  ``all`` is every choice, the default first.
+    """
 
     type_name = "enum"
+    _callable_second = "validate"
 
-    def __init__(self, choices: tuple[str, ...], doc: str, **kw):
+    def __init__(self, default, options=(), doc: str | Callable = "", **kw):
+        if isinstance(default, (tuple, list)):  # EnumStr(choices, doc)
+            if isinstance(options, str) or callable(options):
+                doc = options
+            elif options:
+                raise TypeError("EnumStr(choices, doc): give the choices once, as the first "
+                                f"argument (got choices {default!r} and options {options!r})")
+            choices = tuple(default)
+        else:
+            choices = (default, *options)
+        bad = [c for c in choices if not isinstance(c, str)]
+        if bad:
+            raise ValueError(f"Non-str value(s) {bad!r} among the options of EnumStr: every "
+                             "choice of an enum flag is a string")
+        if not choices:
+            raise ValueError("EnumStr needs at least one choice")
         super().__init__(choices[0], doc, **kw)
-        self.choices = tuple(choices)
+        self.choices = choices
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        """Every choice, the default first (PyTensor's name)."""
+        return self.choices
 
     def parse(self, value):
         if isinstance(value, str) and value.strip() in self.choices:
@@ -264,7 +378,7 @@ class ModeParam(ConfigParam):
         if mode_class not in cls.instance_types:
             cls.instance_types += (mode_class,)
 
-    def __init__(self, choices: tuple[str, ...], doc: str, **kw):
+    def __init__(self, choices: tuple[str, ...], doc: str = "", **kw):
         super().__init__(choices[0], doc, **kw)
         self.choices = tuple(choices)
 
@@ -446,24 +560,56 @@ class Config:
 
     # -- declaration ---------------------------------------------------------------
 
-    def add(self, name: str, param: ConfigParam) -> None:
-        """Declare flag ``name``; its value comes from env/rc settings or the default."""
+    def add(self, name: str, param: ConfigParam | str | None = None,
+            configparam: ConfigParam | None = None, in_c_key: bool | None = None, *,
+            doc: str | None = None) -> None:
+        """Declare flag ``name``; its value comes from env/rc settings or the default.
+
+        ``add(name, param)`` is tensorgraph's form (the doc lives in the parameter);
+        PyTensor's ``add(name, doc, configparam, in_c_key=True)`` works too.
+        """
+        if isinstance(param, str):  # PyTensor's order: add(name, doc, configparam, in_c_key)
+            doc, param = param, None
+        if param is None:
+            param, configparam = configparam, None
+        if not isinstance(param, ConfigParam) or configparam is not None:
+            raise TypeError(f"Config.add({name!r}, ...): expected one ConfigParam "
+                            f"(BoolParam(...), EnumStr(...)...), got {param!r}")
+        if "." in name:
+            raise ValueError(f"Dot-based flag names such as {name!r} are not supported: "
+                             f"sections are spelt with '__' ({name.replace('.', '__')!r})")
         if name in self._params or hasattr(type(self), name) or name.startswith("_"):
             raise ValueError(f"cannot declare config flag {name!r}: name already in use")
-        default = param.default(self) if callable(param.default) else param.default
-        try:
-            default = param.parse(default)
-        except ValueError as exc:
-            raise ValueError(f"bad default for config flag {name!r}: {exc}") from None
-        self._params[name] = param
-        self._defaults[name] = default
+        if doc:
+            param.doc = " ".join(doc.split())
+        if in_c_key is not None:
+            param.in_c_key = bool(in_c_key)
+        param.name = name
         raw = self._pending.pop(name, None)
         if raw is None:
+            default = param.default(self) if callable(param.default) else param.default
+            try:
+                default = param.convert(default)
+            except ValueError as exc:
+                raise ValueError(f"bad default for config flag {name!r}: {exc}") from None
+            self._params[name] = param
             self._values[name] = default
             self._sources[name] = DEFAULT
         else:
-            self._values[name] = self._parse(name, raw.value, raw.source)
+            # a setting from env/rc replaces the default, which then need not be valid
+            self._params[name] = param
+            try:
+                self._values[name] = self._parse(name, raw.value, raw.source)
+            except ConfigError:
+                del self._params[name]
+                raise
             self._sources[name] = raw.source
+            default = param.default(self) if callable(param.default) else param.default
+            try:
+                default = param.convert(default)
+            except ValueError:
+                default = self._values[name]
+        self._defaults[name] = default
 
     def finalize(self) -> None:
         """End declaration: any leftover env/rc setting names no flag, which is an error.
@@ -604,7 +750,7 @@ class Config:
     def _parse(self, name: str, value: Any, source: str) -> Any:
         param = self._params[name]
         try:
-            return param.parse(value)
+            return param.convert(value)
         except ValueError as exc:
             reason = str(exc)
             reason = f" ({reason})" if reason and "invalid literal" not in reason else ""

@@ -101,7 +101,7 @@ class ShapeFeature(Feature):
     """
 
     def __init__(self):
-        self.shape_of: dict = {}
+        self.shape_of: dict = _InferOnLookup(self)
         self.fgraph = None
 
     def on_attach(self, fgraph):
@@ -179,6 +179,24 @@ class ShapeFeature(Feature):
     def _fallback(var) -> tuple:
         return tuple(_int64(s) if s is not None else Shape_i(d)(var)
                      for d, s in enumerate(var.type.shape))
+
+
+class _InferOnLookup(dict):
+    """``shape_of``: a cache that infers a missing tensor's shape when indexed
+    (``feature.shape_of[var]``, as PyTensor's eagerly filled ``shape_of`` is read), while
+    ``get`` and ``in`` still only look at what is cached."""
+
+    def __init__(self, feature):
+        super().__init__()
+        self._feature = feature
+
+    def __missing__(self, var):
+        if not isinstance(getattr(var, "type", None), TensorType):
+            raise KeyError(var)
+        return self._feature.shape_tuple(var)
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
 
 
 def shape_feature(fgraph) -> ShapeFeature:

@@ -85,3 +85,18 @@ def test_asserts_proven_at_compile_time_disappear():
     x = tt.TensorType("float64", (2,))("x")
     f = tg.function([x], assert_op(x * 2, tt.eq(x.shape[0], 2)), mode=Mode("py", "fast_run"))
     assert pp(f) == "([2.] * x)"
+
+
+def test_shape_of_infers_on_lookup():
+    m = tt.iscalar("m")
+    x = tt.matrix("x")
+    out = tt.ones((m, 3)) + x
+    fg = FunctionGraph(outputs=[out], clone=False, features=[ShapeFeature()])
+    feature = fg.shape_feature
+    assert out not in feature.shape_of and feature.shape_of.get(out) is None
+    entries = feature.shape_of[out]  # indexing infers, as PyTensor's eager shape_of reads
+    assert out in feature.shape_of and len(entries) == 2
+    f = tg.function([m, x], list(entries), on_unused_input="ignore")
+    assert [int(v) for v in f(4, np.zeros((4, 3)))] == [4, 3]
+    with pytest.raises(KeyError):
+        feature.shape_of["not a variable"]

@@ -200,7 +200,7 @@ def check_reductions(mode, dtype, seed=0):
         outputs[f"argmax {tag}"] = tt.argmax(x, axis=axis, keepdims=keep)
         outputs[f"argmin {tag}"] = tt.argmin(x, axis=axis, keepdims=keep)
         outputs[f"logsumexp {tag}"] = logsumexp(x, axis=axis, keepdims=keep)
-    for axis in (None, 0, 1, 2, -1):
+    for axis in (None, 0, 1, 2, -1, (0, 1), (1, 2), (0, 2)):
         outputs[f"softmax {axis}"] = softmax(x, axis=axis)
         outputs[f"log_softmax {axis}"] = log_softmax(x, axis=axis)
     value = rng.normal(size=shape).astype(dtype)

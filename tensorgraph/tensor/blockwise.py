@@ -249,20 +249,13 @@ def _vectorize_reduction(op, node, x):
 
 @register_vectorize(_SoftmaxBase)
 def _vectorize_softmax(op, node, x):
-    """The axis shifted past the batch dimensions; a softmax over every element
-    (``axis=None``) is one over the last axis of ``x`` with its core dimensions flattened,
-    reshaped back."""
+    """The axes shifted past the batch dimensions; a softmax over every element
+    (``axis=None``) becomes one over all the core axes."""
     (b,) = _batch_dims(node, [x])
     if b == 0:
         return op.make_node(x)
-    if op.axis is not None:
-        return with_props(op, axis=op.axis + b if op.axis >= 0 else op.axis).make_node(x)
-    from tensorgraph.tensor.reduction import prod
-    from tensorgraph.tensor.shape import reshape, shape
-
-    full = shape(x)     # the core size as a product: -1 is ambiguous for an empty batch
-    flat = reshape(x, (*full[:b], prod(full[b:])))
-    return [reshape(with_props(op, axis=b)(flat), full, ndim=x.type.ndim)]
+    core = range(node.inputs[0].type.ndim) if op.axis is None else op.axis
+    return with_props(op, axis=tuple(a + b for a in core)).make_node(x)
 
 
 @register_vectorize(Dot)

@@ -6,7 +6,10 @@
 ``Softmax`` and ``LogSoftmax`` are ops with numerically stable numpy implementations (the
 maximum is subtracted first, so large inputs do not overflow) and closed-form gradients written
 with tensor functions, so they can be differentiated again. ``axis=None`` normalizes over all
-the elements, as PyTensor and ``scipy.special.softmax`` do.
+the elements, as PyTensor and ``scipy.special.softmax`` do; a tuple of axes normalizes over
+those together, and the op keeps its axes as a sorted tuple (``softmax(x, axis=0).owner.op.axis``
+is ``(0,)``, as in PyTensor 3), which is what lets ``vectorize_graph`` batch any softmax by
+shifting its axes.
 
 ``categorical_crossentropy`` with integer labels picks each row's probability with
 ``TakeAlongLastAxis`` (``np.take_along_axis`` on the last axis); its gradient scatters back
@@ -36,27 +39,42 @@ __all__ = [
 ]
 
 
-def _normalize_softmax_axis(axis, ndim, what):
+def _axis_prop(axis, what):
+    """A softmax ``axis`` as the op stores it: None (every element) or a tuple of ints (one
+    int is a tuple of one, as in PyTensor 3)."""
     if axis is None:
         return None
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
-        raise TypeError(f"{what}: axis must be an int or None, got {axis!r}")
-    return normalize_axis(axis, ndim, what)
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    for a in axes:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{what}: axis must be an int or None, or a tuple of ints, got "
+                            f"{axis!r}")
+    return tuple(int(a) for a in axes)
+
+
+def _normalize_softmax_axis(axis, ndim, what):
+    """``axis`` as sorted non-negative axes of ``ndim`` dimensions (None stays None)."""
+    axes = _axis_prop(axis, what)
+    if axes is None:
+        return None
+    normalized = tuple(sorted(normalize_axis(a, ndim, what) for a in axes))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"{what}: repeated axis in {axis!r}")
+    return normalized
 
 
 class _SoftmaxBase(Op):
-    """Shared part of Softmax and LogSoftmax: one input, float output of the same shape."""
+    """Shared part of Softmax and LogSoftmax: one input, float output of the same shape,
+    normalized over ``axis``: None (every element), or a tuple of axes (an int is one)."""
 
     __props__ = ("axis",)
 
     def __init__(self, axis):
-        if axis is not None and (isinstance(axis, (bool, np.bool_))
-                                 or not isinstance(axis, (int, np.integer))):
-            raise TypeError(f"{type(self).__name__}: axis must be an int or None, got {axis!r}")
-        self.axis = None if axis is None else int(axis)
+        self.axis = _axis_prop(axis, type(self).__name__)
 
     def __str__(self):
-        return f"{type(self).__name__}{{axis={self.axis}}}"
+        shown = self.axis[0] if self.axis is not None and len(self.axis) == 1 else self.axis
+        return f"{type(self).__name__}{{axis={shown}}}"
 
     def make_node(self, x):
         x = as_tensor_variable(x)
@@ -143,14 +161,15 @@ class LogSoftmax(_SoftmaxBase):
 
 
 def softmax(x, axis=-1):
-    """``exp(x) / sum(exp(x), axis, keepdims=True)``, computed stably; ``axis=None`` normalizes
-    over every element."""
+    """``exp(x) / sum(exp(x), axis, keepdims=True)``, computed stably; ``axis`` is one axis,
+    a tuple of axes normalized over together, or None (every element)."""
     x = as_tensor_variable(x)
     return Softmax(_normalize_softmax_axis(axis, x.ndim, "softmax"))(x)
 
 
 def log_softmax(x, axis=-1):
-    """``log(softmax(x, axis))`` without the underflow of taking a log of a small softmax."""
+    """``log(softmax(x, axis))`` without the underflow of taking a log of a small softmax
+    (``axis`` as for ``softmax``)."""
     x = as_tensor_variable(x)
     return LogSoftmax(_normalize_softmax_axis(axis, x.ndim, "log_softmax"))(x)
 

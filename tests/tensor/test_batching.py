@@ -12,6 +12,7 @@ import tensorgraph as tg
 import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import io_toposort
 from tensorgraph.graph.replace import vectorize_graph
+from tensorgraph.link.c.codegen import node_c_code
 from tensorgraph.tensor.blockwise import Blockwise
 from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.join import Join
@@ -231,9 +232,11 @@ def test_softmax_batches_over_its_axis(op_class, fn, np_fn, axis):
     xs = tt.tensor(dtype="float64", shape=(None, None, None, None, None))
     batched = vectorize_graph(fn(x, axis=axis), {x: xs})
     assert not _has_blockwise(batched, [xs])
-    if axis is not None:
-        assert isinstance(batched.owner.op, op_class)
-        assert batched.owner.op.axis == axis % 3 + 2
+    assert isinstance(batched.owner.op, op_class)
+    if axis is None:
+        assert batched.owner.op.axis == (2, 3, 4)
+    else:
+        assert batched.owner.op.axis == (axis % 3 + 2,)
     xv = RNG.standard_normal((2, 3, 4, 2, 3))
     expected = np.stack([np.stack([np_fn(item, axis) for item in row]) for row in xv])
     f = tg.function([xs], batched)
@@ -241,6 +244,33 @@ def test_softmax_batches_over_its_axis(op_class, fn, np_fn, axis):
     np.testing.assert_allclose(pickle.loads(pickle.dumps(f))(xv), expected, rtol=1e-12)
     empty = np.zeros((0, 3, 4, 2, 3))
     assert f(empty).shape == empty.shape
+
+
+@pytest.mark.parametrize("axis", [(1, 2), (0, 1, 2), (0, 2), ()])
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_softmax_over_a_tuple_of_axes(axis, mode):
+    """Neighbouring axes run in C (as one axis of their sizes' product); others in perform."""
+    x = tt.dtensor3("x")
+    xv = RNG.standard_normal((2, 3, 4)) * 30
+    if axis:
+        xv[0, 0, 0] = -np.inf
+    shifted = xv - xv.max(axis=axis, keepdims=True)
+    expected_log = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    expected = np.exp(shifted) / np.exp(shifted).sum(axis=axis, keepdims=True)
+    f = tg.function([x], [tt.special.softmax(x, axis=axis), tt.special.log_softmax(x, axis=axis)],
+                    mode=mode)
+    got, got_log = f(xv)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(got_log, expected_log, rtol=1e-12)
+    has_c = [node_c_code(n, "n", ["x"], ["z"], {"ctx": "ctx", "fail": "goto fail;"})
+             is not None for n in f.maker.fgraph.toposort()
+             if isinstance(n.op, (Softmax, LogSoftmax))]
+    assert has_c == [axis in ((1, 2), (0, 1, 2))] * 2
+    if axis:
+        from tensorgraph.gradient import verify_grad
+
+        verify_grad(lambda a: tt.special.softmax(a, axis=axis), [RNG.standard_normal((2, 3, 4))],
+                    rng=np.random.default_rng(1))
 
 
 def test_replacing_with_same_ndim_rebuilds_the_same_ops():

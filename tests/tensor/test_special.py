@@ -46,10 +46,10 @@ def test_default_axis_is_the_last_and_ops_are_used():
     value = RNG.normal(size=(3, 4))
     x = sym(value)
     out = tt.special.softmax(x)
-    assert isinstance(out.owner.op, Softmax) and out.owner.op.axis == 1
+    assert isinstance(out.owner.op, Softmax) and out.owner.op.axis == (1,)
     np.testing.assert_allclose(run([x], out, value).sum(axis=1), np.ones(3))
     assert isinstance(tt.special.log_softmax(x, axis=-2).owner.op, LogSoftmax)
-    assert tt.special.log_softmax(x, axis=-2).owner.op.axis == 0
+    assert tt.special.log_softmax(x, axis=-2).owner.op.axis == (0,)
 
 
 def test_softmax_is_stable_for_extreme_inputs():
@@ -86,8 +86,12 @@ def test_softmax_non_contiguous_input_and_empty_rows():
 def test_softmax_axis_errors_and_infer_shape():
     with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
         tt.special.softmax(tt.matrix("m"), axis=2)
-    with pytest.raises(TypeError, match="axis must be an int or None"):
-        tt.special.log_softmax(tt.matrix("m"), axis=(0, 1))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
+        tt.special.softmax(tt.matrix("m"), axis=(0, 2))
+    with pytest.raises(TypeError, match="axis must be an int or None, or a tuple of ints"):
+        tt.special.log_softmax(tt.matrix("m"), axis=(0, 1.5))
+    with pytest.raises(ValueError, match="repeated axis"):
+        tt.special.log_softmax(tt.matrix("m"), axis=(0, -2))
     out = tt.special.softmax(tt.matrix("m", shape=(2, None)))
     assert out.type.shape == (2, None)
     assert out.owner.op.infer_shape(None, out.owner, [(2, 7)]) == [(2, 7)]

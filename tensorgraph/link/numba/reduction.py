@@ -146,7 +146,7 @@ def _softmax(op, node, code, log: bool):
     dtype = node.outputs[0].dtype
     check_dtypes([x_var.dtype, dtype])
     ndim = x_var.ndim
-    axes = list(range(ndim)) if op.axis is None else [op.axis]
+    axes = list(range(ndim)) if op.axis is None else list(op.axis)
     kept = [d for d in range(ndim) if d not in axes]
     code.line(f"{out} = np.empty({x}.shape, np.{dtype})")
     with loops(code, [f"{x}.shape[{d}]" for d in kept]) as kept_idx:

@@ -6,7 +6,8 @@ has the output's dtype and is C-contiguous; otherwise it is first converted into
 buffer, and the kernels work in place there. Along the axis each slice is then a *row*
 (contiguous, when the axis is the last one or ``axis=None``) or a block of columns (a later
 dimension varies fastest); either way the loops are vectorized, ``exp``/``log`` through
-libmvec:
+libmvec. Neighbouring axes (``axis=(1, 2)``) are one axis of their sizes' product in that
+buffer; a softmax over axes that are not neighbours has no C (its ``perform`` runs):
 
 1. the shift: the maximum along the axis, or 0 where that maximum is nan or infinite;
 2. softmax: ``e = exp(x - shift)`` written out while summed, then divided by the sum;
@@ -203,9 +204,16 @@ class SoftmaxC(CImplementation):
         if op.axis is None:
             geometry = "const int64_t outer = 1, len = n, inner = 1;"
         else:
-            before = " * ".join(f"{x}->shape[{d}]" for d in range(op.axis)) or "1"
-            after = " * ".join(f"{x}->shape[{d}]" for d in range(op.axis + 1, ndim)) or "1"
-            geometry = (f"const int64_t outer = {before}, len = {x}->shape[{op.axis}], "
+            # the buffer is C-contiguous, so neighbouring axes are one axis of their sizes'
+            # product; other sets of axes are left to perform
+            first, last = (op.axis[0], op.axis[-1]) if op.axis else (0, -1)
+            if not op.axis or op.axis != tuple(range(first, last + 1)):
+                raise NotImplementedError(f"no C {kind} over the axes {op.axis}: only "
+                                          "neighbouring ones")
+            before = " * ".join(f"{x}->shape[{d}]" for d in range(first)) or "1"
+            length = " * ".join(f"{x}->shape[{d}]" for d in op.axis)
+            after = " * ".join(f"{x}->shape[{d}]" for d in range(last + 1, ndim)) or "1"
+            geometry = (f"const int64_t outer = {before}, len = {length}, "
                         f"inner = {after};")
         same = "1" if in_dtype == dtype else "0"
         return f"""

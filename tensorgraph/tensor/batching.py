@@ -12,7 +12,8 @@ on the whole batch at once:
 - ``Alloc``: the value's batch dimensions in front of the requested shape;
 - ``MakeVector``: the scalars, broadcast to one batch shape, stacked along a new last axis;
 - ``Join``: the same join on the axis shifted past the batch dimensions, when every input
-  has the same batch dimensions (otherwise the Blockwise, which broadcasts them);
+  has the same batch dimensions (otherwise, or when the axis is a run-time input, the
+  Blockwise, which broadcasts them);
 - ``ExtractDiag``: the same diagonal of the shifted axes;
 - ``Subtensor``, ``AdvancedSubtensor1``, ``AdvancedSubtensor``: the same index after a full
   slice per batch dimension, when only ``x`` is batched (and, for advanced indexing, the
@@ -140,6 +141,8 @@ def _vectorize_make_vector(op, node, *scalars):
 def _vectorize_join(op, node, *tensors):
     """The same join on the shifted axis when every input has the same batch dimensions
     (the same number, and size 1 in the same ones); else the Blockwise broadcasts them."""
+    if op.axis is None:     # an axis known only at run time (an input): item by item
+        return _vectorize_with_blockwise(op, node, *tensors)
     batch = _batch_dims(node, tensors)
     if len(set(batch)) == 1:
         b = batch[0]

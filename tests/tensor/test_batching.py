@@ -284,7 +284,7 @@ def test_replacing_with_same_ndim_rebuilds_the_same_ops():
     assert vectorize_graph(sm, {b: b2}).owner.op == sm.owner.op
 
 
-def test_batched_function_is_thread_safe():
+def test_batched_function_is_thread_safe_and_pickles():
     from concurrent.futures import ThreadPoolExecutor
 
     x = tt.dmatrix("x")
@@ -297,3 +297,4 @@ def test_batched_function_is_thread_safe():
         results = list(pool.map(f, values))
     for got, want in zip(results, expected):
         np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(f))(values[0]), expected[0])

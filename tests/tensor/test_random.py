@@ -398,3 +398,46 @@ def graph_inputs_of(*outputs):
 def test_size_from_a_static_shape():
     x = tt.TensorType("float64", (50,))("x")
     assert basic.normal(size=x.shape).type.shape == (50,)
+
+
+def test_draw_dtype_lives_on_the_op_and_survives_rebuilds():
+    from tensorgraph.graph.basic import clone_replace
+
+    x = tt.vector("x", shape=(5,))
+    y = basic.normal(0.0, 1.0, size=x.shape, dtype="float32")
+    assert y.dtype == "float32" and y.owner.op.dtype == "float32"
+    assert basic.normal.dtype == "floatX"                  # the shared op is unchanged
+    x_new = tt.vector("x_new", shape=(7,))
+    y_new = clone_replace(y, {x: x_new}, rebuild_strict=False)
+    assert y_new.type.shape == (7,) and y_new.dtype == "float32"
+    out = y_new.eval({x_new: np.zeros(7)})
+    assert out.shape == (7,) and out.dtype == np.float32
+    rebuilt = y.owner.op.make_node(*y.owner.inputs)       # no dtype argument to forget
+    assert rebuilt.outputs[1].dtype == "float32"
+    picked = basic.choice(np.array([1.5, 2.5]), size=(3,))
+    assert picked.dtype == "float64"                       # choice follows a's dtype
+    assert basic.choice(4, size=(3,), dtype="int32").dtype == "int32"
+
+
+def test_mvnormal_cholesky_refuses_a_singular_cov_and_eigh_takes_it():
+    cov = np.array([[1.0, 0.0], [0.0, 0.0]])
+    rng = tensorgraph.shared(np.random.default_rng(1))
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        basic.multivariate_normal([0.0, 0.0], cov, size=(3,), rng=rng).eval()
+    draws = basic.multivariate_normal([0.0, 0.0], cov, method="eigh", size=(500,),
+                                      rng=rng).eval()
+    assert np.all(draws[:, 1] == 0) and abs(draws[:, 0].std() - 1) < 0.15
+
+
+def test_categorical_size_must_hold_the_batch_of_p():
+    p = np.full((3, 2), 0.5)
+    rng = np.random.default_rng(0)
+    assert basic.categorical.rng_fn(rng, p, size=(4, 3)).shape == (4, 3)
+    for size in [(1,), (10,), (3, 1)]:
+        with pytest.raises(ValueError, match="`size` is incompatible with the shape of `p`"):
+            basic.categorical.rng_fn(rng, p, size=size)
+
+
+def test_choice_p_must_be_a_vector():
+    with pytest.raises(ValueError, match="p must be 1-dimensional"):
+        basic.choice([1, 2], p=np.full((2, 2), 0.5))

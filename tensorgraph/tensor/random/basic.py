@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -65,17 +66,18 @@ class ChoiceRV(RandomVariable):
     __props__ = RandomVariable.__props__ + ("replace", "a_ndim", "has_p")
 
     def __init__(self, replace: bool = True, a_ndim: int = 0, has_p: bool = False,
-                 inplace: bool = False):
-        super().__init__("choice", (a_ndim,) + ((1,) if has_p else ()), "int64",
+                 inplace: bool = False, dtype: str | None = None):
+        super().__init__("choice", (a_ndim,) + ((1,) if has_p else ()), dtype,
                          max(0, a_ndim - 1), inplace=inplace)
         self.replace = bool(replace)
         self.a_ndim = a_ndim
         self.has_p = has_p
 
-    def output_dtype(self, params, dtype=None) -> str:
-        if dtype is None and self.a_ndim >= 1:
-            return params[0].type.dtype
-        return super().output_dtype(params, dtype)
+    def output_dtype(self, params) -> str:
+        """``dtype`` None: the dtype of ``a`` for an array ``a``, int64 for ``range(n)``."""
+        if self.dtype is None:
+            return params[0].type.dtype if self.a_ndim >= 1 else "int64"
+        return super().output_dtype(params)
 
     def _supp_shape(self, params) -> tuple:
         return tuple(params[0].type.shape[1:])
@@ -90,8 +92,9 @@ class ChoiceRV(RandomVariable):
 class ChoiceWithoutReplacement(ChoiceRV):
     """``choice`` without replacement (every entry drawn at most once)."""
 
-    def __init__(self, a_ndim: int = 0, has_p: bool = False, inplace: bool = False):
-        super().__init__(False, a_ndim, has_p, inplace)
+    def __init__(self, a_ndim: int = 0, has_p: bool = False, inplace: bool = False,
+                 dtype: str | None = None):
+        super().__init__(False, a_ndim, has_p, inplace, dtype)
 
 
 class PermutationRV(RandomVariable):
@@ -100,14 +103,15 @@ class PermutationRV(RandomVariable):
 
     __props__ = RandomVariable.__props__ + ("x_ndim",)
 
-    def __init__(self, x_ndim: int = 0, inplace: bool = False):
-        super().__init__("permutation", (x_ndim,), "int64", max(1, x_ndim), inplace)
+    def __init__(self, x_ndim: int = 0, inplace: bool = False, dtype: str | None = None):
+        super().__init__("permutation", (x_ndim,), dtype, max(1, x_ndim), inplace)
         self.x_ndim = x_ndim
 
-    def output_dtype(self, params, dtype=None) -> str:
-        if dtype is None and self.x_ndim > 0:
-            return params[0].type.dtype
-        return super().output_dtype(params, dtype)
+    def output_dtype(self, params) -> str:
+        """``dtype`` None: the dtype of ``x`` for an array ``x``, int64 for ``range(x)``."""
+        if self.dtype is None:
+            return params[0].type.dtype if self.x_ndim > 0 else "int64"
+        return super().output_dtype(params)
 
     def _supp_shape(self, params) -> tuple:
         (x,) = params
@@ -225,8 +229,9 @@ class _CoreRV(RandomVariable):
 
 class MvNormalRV(_CoreRV):
     """Multivariate normal draws ``mean + L z``, ``z`` standard normal and ``L`` a factor of
-    ``cov`` (``L L^T = cov``) made by ``method``: 'cholesky' (an eigen-decomposition when
-    ``cov`` is only semi-definite), 'eigh' or 'svd'."""
+    ``cov`` (``L L^T = cov``) made by ``method``: 'cholesky' (``cov`` must be positive
+    definite: a LinAlgError otherwise, as in PyTensor), 'eigh' or 'svd' (these two also take
+    a semi-definite ``cov``)."""
 
     __props__ = _CoreRV.__props__ + ("method",)
 
@@ -247,8 +252,11 @@ class MvNormalRV(_CoreRV):
         if self.method == "cholesky":
             try:
                 return np.linalg.cholesky(cov)
-            except np.linalg.LinAlgError:
-                pass
+            except np.linalg.LinAlgError as exc:
+                raise np.linalg.LinAlgError(
+                    f"multivariate_normal(method='cholesky'): cov is not positive definite "
+                    f"({exc}); method='eigh' or method='svd' also take a semi-definite cov"
+                ) from None
         if self.method == "svd":
             u, s, _ = np.linalg.svd(cov)
             return u * np.sqrt(s)[..., None, :]
@@ -304,6 +312,15 @@ class CategoricalRV(RandomVariable):
     def draw(self, rng, p, *, size):
         p = np.asarray(p)
         batch = p.shape[:-1] if size is None else tuple(size)
+        if size is not None:
+            try:
+                fits = np.broadcast_shapes(p.shape[:-1], batch) == batch
+            except ValueError:
+                fits = False
+            if not fits:
+                raise ValueError(f"categorical: `size` is incompatible with the shape of `p`: "
+                                 f"the batch shape {p.shape[:-1]} of p (its shape {p.shape} "
+                                 f"without the last axis) does not broadcast to size {batch}")
         u = rng.uniform(size=batch)
         cumulated = np.cumsum(p, axis=-1)
         index = (u[..., None] >= cumulated).sum(axis=-1)
@@ -420,7 +437,9 @@ def choice(a, size=None, replace=True, p=None, rng=None, dtype=None):
                         f"{a.type.dtype}")
     params = [a] if p is None else [a, tt.as_tensor_variable(p)]
     if p is not None and params[1].type.ndim != 1:
-        raise TypeError(f"choice: p must be a vector of probabilities, got {params[1].type}")
+        # a ValueError, as numpy's (and PyTensor's) choice raises for p of another shape
+        raise ValueError(f"choice: p must be 1-dimensional (one probability per entry of a), "
+                         f"got {params[1].type}")
     op = ChoiceRV(replace, a.type.ndim, p is not None)
     return op(*params, size=size, rng=rng, dtype=dtype)
 

@@ -110,6 +110,10 @@ class RandomVariable(Op):
 
     __props__ = ("name", "ndims_params", "dtype", "ndim_supp", "inplace")
     default_output = 1
+    # the draw's static shape reads the known entries of ``size`` (``size=x.shape``), so a
+    # graph rebuilt with other inputs (``clone_replace(..., rebuild_strict=False)``) remakes
+    # the node even where the size vector's type did not change
+    _output_type_depends_on_input_value = True
 
     def __init__(self, name: str, ndims_params=(), dtype: str = "floatX", ndim_supp: int = 0,
                  inplace: bool = False, params=None):
@@ -132,13 +136,16 @@ class RandomVariable(Op):
 
     def __call__(self, *params, size=None, rng=None, dtype=None, name=None, **named):
         """Build a draw: ``op(*params, size=..., rng=...)`` returns the draw variable
-        (parameters by name too, when the op has ``params``)."""
+        (parameters by name too, when the op has ``params``). A ``dtype`` other than the op's
+        makes the draw with a copy of the op holding that dtype: the dtype is part of the op,
+        so a node rebuilt by ``make_node`` (cloning, rewrites) keeps it."""
         from tensorgraph.graph.shared import shared
 
         params = self._bind(params, named)
         if rng is None:
             rng = shared(np.random.default_rng())
-        draw = super().__call__(rng, size, *params, dtype=dtype)
+        op = self.with_dtype(dtype) if dtype is not None else self
+        draw = Op.__call__(op, rng, size, *params)
         if name is not None:
             draw.name = name
         return draw
@@ -187,12 +194,25 @@ class RandomVariable(Op):
         """The distribution parameters of a draw's node."""
         return node.inputs[2:]
 
-    def output_dtype(self, params, dtype=None) -> str:
+    def with_dtype(self, dtype) -> "RandomVariable":
+        """This op, or a copy of it whose draws have dtype ``dtype``."""
         from tensorgraph.tensor.type import normalize_dtype
 
-        return normalize_dtype(dtype or self.dtype)
+        dtype = normalize_dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        op = copy.copy(self)
+        op.dtype = dtype
+        return op
 
-    def make_node(self, rng, size, *params, dtype=None):
+    def output_dtype(self, params) -> str:
+        """The dtype of the draws for these parameters (the op's ``dtype``; 'floatX' is
+        ``config.floatX`` when the node is built)."""
+        from tensorgraph.tensor.type import normalize_dtype
+
+        return normalize_dtype(self.dtype)
+
+    def make_node(self, rng, size, *params):
         tt = _tt()
         if not isinstance(rng, Variable) or not isinstance(rng.type, RandomGeneratorType):
             raise TypeError(f"{self}: rng must be a variable holding a numpy.random.Generator "
@@ -207,7 +227,7 @@ class RandomVariable(Op):
                 raise TypeError(f"{self}: parameter {k} must have at least {core} dimension(s), "
                                 f"got {p} of type {p.type}")
         shape = self._static_shape(size, params)
-        draw = tt.TensorType(self.output_dtype(params, dtype), shape)()
+        draw = tt.TensorType(self.output_dtype(params), shape)()
         return Apply(self, [rng, size, *params], [random_generator_type(), draw])
 
     def _batch_shape(self, params) -> tuple:

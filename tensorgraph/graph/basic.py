@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.utils import TestValueError, ValidatingScratchpad, Scratchpad, record_trace
 
@@ -410,6 +412,13 @@ def equal_computations(xs, ys, in_xs=None, in_ys=None, strict_dtype=True) -> boo
         return None
 
     for x0, y0 in zip(xs, ys):
+        if not isinstance(x0, Variable) or not isinstance(y0, Variable):
+            # a literal (an int, an array) equals a constant of that value, or another literal
+            vx = x0.data if isinstance(x0, Constant) else x0
+            vy = y0.data if isinstance(y0, Constant) else y0
+            if isinstance(vx, Variable) or isinstance(vy, Variable) or not _literal_equal(vx, vy):
+                return False
+            continue
         stack = [(x0, y0)]
         while stack:
             x, y = stack[-1]
@@ -431,6 +440,13 @@ def equal_computations(xs, ys, in_xs=None, in_ys=None, strict_dtype=True) -> boo
         if not memo[(id(x0), id(y0))]:
             return False
     return True
+
+
+def _literal_equal(a, b) -> bool:
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+    except TypeError:      # equal_nan on non-numeric data
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
 
 def applys_between(inputs, outputs):

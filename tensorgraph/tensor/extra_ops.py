@@ -564,9 +564,12 @@ class UnravelIndex(Op):
         indices, dims = as_tensor_variable(indices), as_tensor_variable(dims)
         if indices.dtype not in INT_DTYPES:
             raise TypeError(f"unravel_index: indices must be integers, got {indices}")
-        if dims.ndim != 1 or dims.type.shape[0] is None:
-            raise TypeError(f"unravel_index: dims must be a vector of known length, got {dims} "
-                            f"({dims.type})")
+        if dims.ndim != 1:
+            raise TypeError(f"unravel_index: dims must be a vector, got {dims} ({dims.type})")
+        if dims.type.shape[0] is None:
+            # the number of outputs is the length: a bad value, not a bad type
+            raise ValueError(f"unravel_index: dims must be a vector of known length, got {dims} "
+                             f"({dims.type}); give its length with specify_shape(dims, (n,))")
         return Apply(self, [indices, dims],
                      [TensorType("int64", indices.type.shape)() for _ in
                       range(dims.type.shape[0])])

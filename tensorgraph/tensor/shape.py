@@ -362,9 +362,18 @@ class SpecifyShape(Op):
         return [[True]] + [[False]] * len(self.checked)
 
     def L_op(self, inputs, outputs, output_grads):
-        x = inputs[0]
-        gx = _float_zeros_like(x) if x.dtype in DISCRETE_DTYPES else output_grads[0]
+        x, *sizes = inputs
+        if x.dtype in DISCRETE_DTYPES:
+            gx = _float_zeros_like(x)
+        else:
+            # the gradient has x's shape, so it carries the same sizes (static ones included)
+            gx = SpecifyShape(self.checked)(output_grads[0], *sizes)
         return [gx] + [_disconnected() for _ in self.checked]
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [SpecifyShape(self.checked)(eval_points[0], *inputs[1:])]
 
 
 def specify_shape(x, shape) -> Variable:

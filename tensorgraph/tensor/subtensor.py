@@ -262,7 +262,8 @@ def _check_fits(op, y, target_shape):
 
 def _check_static_fits(op, y, target_static):
     if y.ndim > len(target_static):
-        raise ValueError(f"{op}: the value {y} has {y.ndim} dimensions, more than the "
+        # the number of dimensions is part of the type: a type error, whatever the sizes
+        raise TypeError(f"{op}: the value {y} has {y.ndim} dimensions, more than the "
                          f"{len(target_static)} of the indexed part")
     offset = len(target_static) - y.ndim
     for d, size in enumerate(y.type.shape):
@@ -777,6 +778,9 @@ def _parse_entry(entry, position):
                         "use a boolean array or x[None] for a new axis")
     if isinstance(entry, numbers.Integral):
         return ("int", constant(int(entry), dtype="int64"))
+    if isinstance(entry, (list, tuple)) and _mixes_bools(entry):
+        raise TypeError(f"the list index at position {position} mixes booleans with integers "
+                        f"({entry!r}); a list must be all integers or all booleans (a mask)")
     if isinstance(entry, Variable):
         var = as_tensor_variable(entry)
     elif isinstance(entry, (list, tuple)) and _holds_variables(entry):
@@ -791,8 +795,11 @@ def _parse_entry(entry, position):
         var = constant(arr, dtype="bool" if arr.dtype.kind == "b" else "int64")
     if var.dtype == "bool":
         if var.ndim == 0:
-            raise TypeError(f"boolean scalar indices (index position {position}, {var}) are not "
-                            "supported; use a boolean array")
+            # numpy reads a 0-d boolean array as a new axis (kept or emptied): valid numpy
+            # that tensorgraph does not implement (a Python bool is refused as a bad type above)
+            raise NotImplementedError(
+                f"boolean scalar indices (index position {position}, {var}) are not "
+                "supported; use a boolean array, or x[None] for a new axis")
         return ("array", var)
     if var.dtype not in INT_DTYPES:
         raise TypeError(f"index at position {position} must be integers or booleans, got {var} "
@@ -800,6 +807,26 @@ def _parse_entry(entry, position):
     if var.ndim == 0:
         return ("int", var)
     return ("array", var)
+
+
+def _mixes_bools(seq) -> bool:
+    """Whether a (nested) list index holds booleans next to other entries: numpy would read
+    ``[0, False]`` as the integers ``[0, 0]``, almost never what was meant, so it is refused."""
+    kinds = set()
+
+    def visit(e):
+        if isinstance(e, (list, tuple)):
+            for item in e:
+                visit(item)
+        elif isinstance(e, (bool, np.bool_)):
+            kinds.add(True)
+        elif isinstance(e, Variable):
+            kinds.add(getattr(e.type, "dtype", None) == "bool")
+        else:
+            kinds.add(bool(np.asarray(e).dtype.kind == "b"))
+
+    visit(seq)
+    return len(kinds) > 1
 
 
 def _holds_variables(seq) -> bool:
@@ -1061,7 +1088,9 @@ def get_canonical_form_slice(theslice, length):
 
     if isinstance(theslice, slice):
         return _canonical_slice(theslice, length)
-    if isinstance(theslice, Variable) and getattr(theslice.type, "ndim", 0) != 0:
+    if isinstance(theslice, Variable) and (getattr(theslice.type, "ndim", None) != 0
+                                           or not hasattr(theslice.type, "dtype")):
+        # a vector, or a variable of a type that is no number (NoneConst)
         raise ValueError(f"get_canonical_form_slice: {theslice} is not a supported slice or "
                          "integer index (a slice, an int or an integer scalar)")
     if theslice is None or not (isinstance(theslice, (numbers.Integral, Variable))):
@@ -1069,7 +1098,7 @@ def get_canonical_form_slice(theslice, length):
                          "integer index (a slice, an int or an integer scalar)")
     known = _known_int(theslice)
     if known is not None and known >= 0:
-        return theslice, 1
+        return known, 1      # a constant index is known: give it as a Python int
     index = as_tensor_variable(theslice)
     if index.dtype not in INT_DTYPES:
         raise ValueError(f"get_canonical_form_slice: {theslice} is not a supported slice or "

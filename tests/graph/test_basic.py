@@ -232,3 +232,15 @@ def test_eval_by_variable_and_by_name_and_caches():
     assert tt.constant(2.0).eval() == 2.0
     with pytest.raises(TypeError, match="no input named 'z'"):
         y.eval({"z": 1.0})
+
+
+def test_equal_computations_compares_literals_with_constants_by_value():
+    from tensorgraph.graph.basic import equal_computations
+
+    a = tt.as_tensor_variable(2)
+    assert equal_computations([2], [a]) and equal_computations([a], [np.int64(2)])
+    assert equal_computations([np.array([1.0, np.nan])], [np.array([1.0, np.nan])])
+    assert not equal_computations([3], [a])
+    assert not equal_computations([2], [tt.lscalar("s")])
+    # every pair counts, not only the first
+    assert not equal_computations([2, a], [a, tt.as_tensor_variable(5)])

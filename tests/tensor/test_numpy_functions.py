@@ -602,3 +602,16 @@ def test_broadcast_shape_checks_symbolic_sizes(s1_vals, s2_vals, expected):
             res.eval(point)
     else:
         assert tuple(res.eval(point)) == expected
+
+
+def test_unravel_index_needs_dims_of_known_length():
+    # the number of outputs is the length of dims: unknown length is a bad value (ValueError),
+    # a dims that is no vector a bad type
+    with pytest.raises(ValueError, match="known length"):
+        tt.unravel_index(tt.ivector(), tt.ivector())
+    with pytest.raises(TypeError):
+        tt.unravel_index(tt.ivector(), tt.imatrix())
+    dims = tt.specify_shape(tt.ivector("d"), (2,))
+    i = tt.lvector("i")
+    rows, cols = fn([i, dims], list(tt.unravel_index(i, dims)))([7, 13], [5, 6])
+    np.testing.assert_array_equal([rows, cols], np.unravel_index([7, 13], (5, 6)))

@@ -327,3 +327,27 @@ def test_transpose_that_moves_nothing_is_the_input_and_names_follow():
     assert tt.transpose(m).name == "m.T" and tt.transpose(tt.dmatrix()).name is None
     t = tt.transpose(tt.tensor3("t"), [0, 2, 1])
     assert t.eval({t.owner.inputs[0]: np.zeros((2, 3, 4))}).shape == (2, 4, 3)
+
+
+def test_specify_shape_gradient_and_rop_carry_the_sizes():
+    # the gradient (and the R-op) of specify_shape has x's shape: it states the same sizes, so
+    # a symbolic size is checked on the gradient too and a static one reaches its type
+    x, n = tt.dmatrix("x"), tt.lscalar("n")
+    y = tt.specify_shape(x, (n, 3))
+    g = tensorgraph.grad((y ** 2).sum(), x)
+    assert isinstance(g.owner.op, SpecifyShape) and g.type.shape == (None, 3)
+    f = fn([x, n], g)
+    xv = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(f(xv, 2), 2 * xv)
+    with pytest.raises(AssertionError, match="SpecifyShape"):
+        f(xv, 4)
+    verify_grad(lambda a: tt.specify_shape(a, (2, 3)) ** 2, [xv])
+    v = tt.dmatrix("v")
+    r = tensorgraph.Rop(y, x, v)
+    assert isinstance(r.owner.op, SpecifyShape)
+    np.testing.assert_allclose(fn([v, n], r)(xv + 1, 2), xv + 1)
+    # an integer input still gets a zero gradient (tensorgraph's rule)
+    i = tt.lmatrix("i")
+    gi = tensorgraph.grad(tt.cast(tt.specify_shape(i, (2, 3)), "float64").sum(), i,
+                          disconnected_inputs="ignore")
+    assert not fn([i], gi)(np.ones((2, 3), dtype="int64")).any()

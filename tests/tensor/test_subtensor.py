@@ -336,7 +336,7 @@ def test_set_inc_errors():
         tt.set_subtensor(x, 1.0)
     with pytest.raises(TypeError, match="cannot put float64"):
         tt.set_subtensor(tt.lmatrix("i")[0], tt.dvector("d"))
-    with pytest.raises(ValueError, match="more than"):
+    with pytest.raises(TypeError, match="more than"):   # ndim is part of the type
         tt.set_subtensor(x[0], tt.matrix("big"))
     y = tt.vector("y")
     f = fn([x, y], tt.set_subtensor(x[0], y))
@@ -405,3 +405,38 @@ def test_slices_empty_for_any_size_have_static_length_0():
         assert unknown.type.shape == (None,)
     with pytest.raises(ValueError, match=r"^Length of .* not known"):
         get_vector_length(v[tt.lscalar():])
+
+
+def test_canonical_form_of_an_index_gives_known_values_as_ints():
+    from tensorgraph.scalar import as_scalar
+    from tensorgraph.tensor.subtensor import get_canonical_form_slice
+    from tensorgraph.tensor.type_other import NoneConst
+
+    n = tt.lscalar("n")
+    for known in (3, np.int64(3), tt.as_tensor_variable(3), as_scalar(3)):
+        index, direction = get_canonical_form_slice(known, n)
+        assert index == 3 and type(index) is int and direction == 1
+    index, _ = get_canonical_form_slice(as_scalar(-1), n)
+    assert fn([n], index)(5) == 4
+    for bad in (NoneConst, None, tt.vector(), tt.scalar("f")):
+        with pytest.raises(ValueError, match="not a supported slice"):
+            get_canonical_form_slice(bad, n)
+
+
+def test_lists_mixing_booleans_and_integers_are_refused():
+    x = tt.matrix("x")
+    # numpy would read [0, False] as [0, 0]: refused instead of silently taking row 0 twice
+    with pytest.raises(TypeError, match="mixes booleans with integers"):
+        x[[0, 1], [0, False]]
+    with pytest.raises(TypeError, match="mixes booleans with integers"):
+        x[[0, tt.scalar("b", dtype="bool")]]
+    # all integers or all booleans stay indices and masks
+    xv = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(x[[0, 1], [0, 2]].eval({x: xv}), xv[[0, 1], [0, 2]])
+    np.testing.assert_array_equal(x[:, [True, False, True]].eval({x: xv}),
+                                  xv[:, [True, False, True]])
+    # a Python bool is a bad index type; a 0-d boolean array is valid numpy not done here
+    with pytest.raises(TypeError, match="boolean scalar"):
+        x[True]
+    with pytest.raises(NotImplementedError, match="boolean scalar"):
+        x[np.array(True)]

@@ -470,3 +470,18 @@ def test_a_grad_of_the_wrong_length_is_a_value_error_and_no_list_a_type_error():
         tensorgraph.grad(_TwoInputs("short")(x, y).sum(), x)
     with pytest.raises(TypeError, match="one gradient per input"):
         tensorgraph.grad(_TwoInputs("bare")(x, y).sum(), x)
+
+
+def test_disconnected_gradient_is_fill_op_of_zero():
+    # PyTensor code checks a zero gradient's node with ``node.op == fill``: fill (second) is
+    # the Elemwise op itself, and calling it still builds the broadcast
+    from tensorgraph.tensor.math import fill, second
+
+    x, z = tt.vector("x"), tt.matrix("z")
+    g = tensorgraph.grad((x ** 2).sum(), z, disconnected_inputs="ignore")
+    assert g.owner.op == fill and fill is second
+    assert g.owner.inputs[1].data == 0
+    f = tensorgraph.function([z], g)
+    np.testing.assert_array_equal(f(np.ones((2, 3))), np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="2 inputs"):
+        fill(z)

@@ -193,9 +193,10 @@ def where(cond, ift=None, iff=None):
                          "the indices where cond is non-zero)")
     return switch(cond, ift, iff)
 
-second = _elemwise_function(
-    psm.second, "second", "model, value",
-    "value broadcast to the shape of model (and of value); model only gives the shape.")
+# ``second(model, value)``: value broadcast to the shape of model (and of value); model only
+# gives the shape. As in PyTensor, ``second``/``fill`` is the Elemwise op itself (not a
+# function building it), so code can test ``node.op == fill``.
+second = Elemwise(psm.second)
 fill = second
 
 # -- comparisons and logic ---------------------------------------------------------------------

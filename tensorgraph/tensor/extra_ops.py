@@ -38,7 +38,7 @@ __all__ = [
     "cumsum", "cumprod", "diff", "repeat", "bincount", "searchsorted", "unique", "squeeze",
     "compress", "fill_diagonal", "fill_diagonal_offset", "ravel_multi_index", "unravel_index",
     "to_one_hot", "bartlett", "broadcast_shape", "broadcast_to", "broadcast_arrays",
-    "linspace", "logspace", "geomspace",
+    "concat_with_broadcast", "linspace", "logspace", "geomspace",
 ]
 
 
@@ -631,14 +631,17 @@ def bartlett(M):
 # Broadcasting helpers
 
 
-def broadcast_shape(*arrays, arrays_are_shapes: bool = False) -> tuple:
+def broadcast_shape(*arrays, arrays_are_shapes: bool = False,
+                    allow_runtime_broadcast: bool = False) -> tuple:
     """The shape the tensors ``arrays`` broadcast to, as a tuple of int64 scalars (constants
     where known); with ``arrays_are_shapes``, the arguments are shapes (tuples or vectors).
 
     Sizes follow tensorgraph's rule: only a size known to be 1 when the graph is built
     broadcasts. Sizes unknown until run time are taken to be the common size, and an Assert
     checks, when the graph runs, that they are equal (to each other and to a known size): a
-    size that turns out to be 1 there is an error, as for elementwise ops."""
+    size that turns out to be 1 there is an error, as for elementwise ops.
+    ``allow_runtime_broadcast=True`` gives numpy's rule instead (a size that is 1 at run time
+    broadcasts too; the others must still agree)."""
     tm = _tm()
     shapes = []
     for a in arrays:
@@ -666,6 +669,9 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False) -> tuple:
                              "broadcast together")
         size = constant(fixed.pop(), dtype="int64") if fixed else not_one[0]
         unknown = [v for v, k in zip(sizes, known) if k is None and v is not size]
+        if unknown and allow_runtime_broadcast:
+            result.append(_runtime_broadcast_size(sizes if not fixed else [size, *unknown], d))
+            continue
         if unknown:
             from tensorgraph.raise_op import assert_op
 
@@ -678,6 +684,21 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False) -> tuple:
     return tuple(result)
 
 
+def _runtime_broadcast_size(sizes, d):
+    """numpy's broadcast of the int64 scalars ``sizes`` (of dimension ``d``) at run time: the
+    size that is not 1 (1 when all are), asserted to be the same for all that are not 1."""
+    from tensorgraph.raise_op import assert_op
+
+    tm = _tm()
+    one = constant(1, dtype="int64")
+    size = sizes[0]
+    for v in sizes[1:]:
+        size = tm.switch(tm.eq(size, one), v, size)
+    return assert_op(size, *[tm.or_(tm.eq(v, one), tm.eq(v, size)) for v in sizes],
+                     msg=f"broadcast_shape: the sizes of dimension {d} do not broadcast "
+                         "together (sizes other than 1 differ)")
+
+
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape``, as ``np.broadcast_to`` (a new array here, not a view)."""
     from tensorgraph.tensor.creation import alloc
@@ -685,6 +706,36 @@ def broadcast_to(x, shape):
 
     x = as_tensor_variable(x)
     return alloc(x, *as_shape_scalars(shape, "broadcast_to shape"))
+
+
+def concat_with_broadcast(tensor_list, axis=0):
+    """The tensors of ``tensor_list`` joined along ``axis`` after broadcasting them against
+    each other in every other dimension (a size known to be 1 is repeated; sizes not known
+    until run time must agree there, as ``broadcast_shape`` checks)."""
+    from tensorgraph.tensor.join import concatenate
+    from tensorgraph.tensor.reduction import normalize_axis
+
+    tensors = [as_tensor_variable(t) for t in tensor_list]
+    if not tensors:
+        raise ValueError("Cannot concatenate an empty list of tensors (concat_with_broadcast "
+                         "needs at least one)")
+    ndims = [t.ndim for t in tensors]
+    if len(set(ndims)) > 1:
+        raise TypeError("Only tensors with the same number of dimensions can be concatenated. "
+                        f"concat_with_broadcast got ndims {ndims}")
+    (axis,) = normalize_axis(axis, ndims[0], "concat_with_broadcast")
+    one = constant(1, dtype="int64")
+    # the joined axis takes no part in the broadcast: stand in a 1 for it
+    common = broadcast_shape(*[[one if d == axis else shape_i(t, d) for d in range(t.ndim)]
+                               for t in tensors], arrays_are_shapes=True)
+    parts = []
+    for t in tensors:
+        target = [shape_i(t, d) if d == axis else common[d] for d in range(t.ndim)]
+        # only a size known to be 1 broadcasts; other sizes are checked by the join itself
+        grows = any(t.type.shape[d] == 1 and constant_int(common[d]) != 1
+                    for d in range(t.ndim) if d != axis)
+        parts.append(broadcast_to(t, target) if grows else t)
+    return concatenate(parts, axis=axis)
 
 
 def broadcast_arrays(*args):

@@ -615,3 +615,38 @@ def test_unravel_index_needs_dims_of_known_length():
     i = tt.lvector("i")
     rows, cols = fn([i, dims], list(tt.unravel_index(i, dims)))([7, 13], [5, 6])
     np.testing.assert_array_equal([rows, cols], np.unravel_index([7, 13], (5, 6)))
+
+
+def test_broadcast_shape_with_runtime_broadcast_follows_numpy():
+    a, b, c = tt.lscalar("a"), tt.lscalar("b"), tt.lscalar("c")
+    shapes = ((a, b), (c, 3))
+    numpy_rule = fn([a, b, c], list(tt.broadcast_shape(*shapes, arrays_are_shapes=True,
+                                                       allow_runtime_broadcast=True)))
+    for sizes in [(1, 1, 5), (5, 3, 1), (0, 1, 1), (1, 1, 1), (4, 3, 4)]:
+        expected = np.broadcast_shapes((sizes[0], sizes[1]), (sizes[2], 3))
+        assert tuple(int(v) for v in numpy_rule(*sizes)) == expected
+    for bad in [(2, 3, 5), (2, 4, 2)]:
+        with pytest.raises(AssertionError, match="do not broadcast together"):
+            numpy_rule(*bad)
+    # by default a size that is 1 only at run time does not broadcast (tensorgraph's rule)
+    strict = fn([a, b, c], list(tt.broadcast_shape(*shapes, arrays_are_shapes=True)))
+    assert [int(v) for v in strict(5, 3, 5)] == [5, 3]
+    with pytest.raises(AssertionError):
+        strict(1, 3, 5)
+
+
+def test_concat_with_broadcast_repeats_size_one_dimensions():
+    a, b = tt.tensor("a", shape=(1, 3, 2)), tt.tensor("b", shape=(4, None, 5))
+    c = tt.concat_with_broadcast([a, b], axis=-1)
+    assert c.type.shape == (4, 3, 7)
+    av, bv = np.arange(6.0).reshape(1, 3, 2), np.ones((4, 3, 5))
+    out = fn([a, b], c)(av, bv)
+    np.testing.assert_array_equal(out, np.concatenate([np.broadcast_to(av, (4, 3, 2)), bv], -1))
+    # a size known only at run time must match (no run-time broadcast, tensorgraph's rule)
+    with pytest.raises(AssertionError, match="differ at run time"):
+        fn([a, b], c)(av, np.ones((4, 1, 5)))
+    assert tt.concat_with_broadcast([a], axis=0).type == a.type
+    with pytest.raises(ValueError, match="empty list"):
+        tt.concat_with_broadcast([], axis=0)
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        tt.concat_with_broadcast([a, tt.matrix()], axis=0)

@@ -477,10 +477,12 @@ def test_disconnected_gradient_is_fill_op_of_zero():
     # the Elemwise op itself, and calling it still builds the broadcast
     from tensorgraph.tensor.math import fill, second
 
-    x, z = tt.vector("x"), tt.matrix("z")
-    g = tensorgraph.grad((x ** 2).sum(), z, disconnected_inputs="ignore")
+    x, s, z = tt.vector("x"), tt.scalar("s"), tt.matrix("z")
+    g = tensorgraph.grad((x ** 2).sum(), s, disconnected_inputs="ignore")
     assert g.owner.op == fill and fill is second
     assert g.owner.inputs[1].data == 0
+    g = tensorgraph.grad((x ** 2).sum(), z, disconnected_inputs="ignore")
+    assert g.owner.op == fill
     f = tensorgraph.function([z], g)
     np.testing.assert_array_equal(f(np.ones((2, 3))), np.zeros((2, 3)))
     with pytest.raises(TypeError, match="2 inputs"):

@@ -281,7 +281,10 @@ class Switch(ScalarOp):
 class Second(ScalarOp):
     """``second(a, b)``: ``b`` broadcast to the shape of ``a`` and ``b`` (``fill``).
 
-    Only the shape of ``a`` matters, so ``a`` gets a zero gradient.
+    Only the shape of ``a`` matters, so ``a`` is disconnected from the gradient (as in
+    PyTensor): no zero term reading ``a`` enters a gradient graph, where ``0 * a`` would turn
+    a nan or inf of ``a`` (which never reaches the result) into a nan (a Hessian-vector
+    product at a point where the cost's seed ``fill(cost, 1)`` is nan).
     """
 
     nin = 2
@@ -291,8 +294,7 @@ class Second(ScalarOp):
         return b
 
     def L_op(self, inputs, outputs, output_grads):
-        a, b = inputs
-        return [_zeros(a), output_grads[0]]
+        return [None, output_grads[0]]
 
 
 # ----------------------------------------------------------------------------------------------

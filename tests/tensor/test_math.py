@@ -534,11 +534,29 @@ def test_switch_gradient_goes_to_branch_taken():
 
 
 def test_second_gradient():
+    # the model of second(m, v) only gives the shape: it is disconnected (as in PyTensor),
+    # so asking for its gradient raises unless disconnected inputs are ignored (zeros)
     m, v = tt.dmatrix("m"), tt.dvector("v")
-    gm, gv = run([m, v], tensorgraph.grad((tt.second(m, v) * 2).sum(), [m, v]),
+    cost = (tt.second(m, v) * 2).sum()
+    with pytest.raises(tensorgraph.gradient.DisconnectedInputError):
+        tensorgraph.grad(cost, [m, v])
+    gm, gv = run([m, v], tensorgraph.grad(cost, [m, v], disconnected_inputs="ignore"),
                  np.ones((4, 3)), np.ones(3))
     np.testing.assert_array_equal(gm, np.zeros((4, 3)))
     np.testing.assert_array_equal(gv, [8, 8, 8])
+
+
+def test_hessian_vector_product_ignores_nan_in_the_seed_shape():
+    # the cost's seed fill(cost, 1) reads x only for its shape: a nan x must not leak into
+    # a Hessian-vector product that does not depend on x (d2/dx2 of x**2 - y**2)
+    from tensorgraph.gradient import hessian_vector_product
+
+    x, y, px, py = (tt.dvector(n) for n in ("x", "y", "px", "py"))
+    hx, hy = hessian_vector_product((x ** 2 - y ** 2).sum(), [x, y], [px, py])
+    f = tensorgraph.function([x, y, px, py], [hx, hy])
+    got = f(np.full(3, np.nan), np.full(3, np.inf), [1.0, 2.0, 3.0], [3.0, 2.0, 1.0])
+    np.testing.assert_allclose(got[0], [2, 4, 6])
+    np.testing.assert_allclose(got[1], [-6, -4, -2])
 
 
 @pytest.mark.parametrize("fn", [tt.floor, tt.ceil, tt.trunc, tt.round, tt.round_half_away_from_zero,

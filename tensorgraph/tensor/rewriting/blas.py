@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_blas
 from tensorgraph.scalar import basic as ps
@@ -58,7 +59,17 @@ def _scalar_factor(var):
     while var.owner is not None and isinstance(var.owner.op, DimShuffle) and all(
             s == 1 for s in var.type.shape):
         var = var.owner.inputs[0]
+    if var.ndim and isinstance(var, Constant) and np.size(var.data) == 1:
+        return constant(np.asarray(var.data).reshape(()))   # a folded [0.5]
     return var if var.ndim == 0 else None
+
+
+def _times(a, b):
+    """``a * b`` for 0-d scales; known values are multiplied now (constant folding has run
+    before the BLAS phase, so a product left here would run on every call)."""
+    if isinstance(a, Constant) and isinstance(b, Constant):
+        return _scalar(np.asarray(a.data) * np.asarray(b.data), a.dtype)
+    return tm.mul(a, b)
 
 
 def _fresh_gemv(fgraph, var):
@@ -84,13 +95,15 @@ def local_gemv_fold(fgraph, node):
     if out.ndim != 1 or len(node.inputs) != 2:
         return None
     left, right = node.inputs
+    if any(i.dtype != out.dtype for i in node.inputs):
+        return None   # an operand is upcast: the Gemv (one dtype throughout) cannot absorb it
     if isinstance(op, ps.Mul):
         for g, c in ((left, right), (right, left)):
             gnode = _fresh_gemv(fgraph, g)
             factor = _scalar_factor(c)
             if gnode is not None and factor is not None and factor.dtype == out.dtype:
                 y, alpha, A, x, beta = gnode.inputs
-                return [fits(out, gemv(y, tm.mul(alpha, factor), A, x, beta))]
+                return [fits(out, gemv(y, _times(alpha, factor), A, x, beta))]
     elif isinstance(op, (ps.Add, ps.Sub)):
         pairs = [(right, left, 1)] if isinstance(op, ps.Sub) else [(left, right, 0), (right, left, 0)]
         for g, y, negative in pairs:
@@ -101,7 +114,7 @@ def local_gemv_fold(fgraph, node):
                 continue  # y broadcasts: Gemv needs a full vector
             _, alpha, A, x, _ = gnode.inputs
             if negative:
-                alpha = tm.neg(alpha)
+                alpha = _times(alpha, _scalar(-1, alpha.dtype))
             return [fits(out, gemv(y, alpha, A, x, _scalar(1, out.dtype)))]
     return None
 
@@ -117,7 +130,8 @@ def local_gemm_fold(fgraph, node):
     for d, z in (node.inputs, reversed(node.inputs)):
         dnode = d.owner
         if (dnode is None or not isinstance(dnode.op, Dot22) or not single_client(fgraph, d)
-                or z.dtype != out.dtype or z.type.shape != out.type.shape):
+                or z.dtype != out.dtype or d.dtype != out.dtype
+                or z.type.shape != out.type.shape):
             continue
         a, b = dnode.inputs
         one = _scalar(1, out.dtype)

@@ -44,6 +44,10 @@ class Gemv(Op):
     __props__ = ("pair",)
 
     def __init__(self, pair=None):
+        if isinstance(pair, (bool, np.bool_)):
+            # PyTensor's Gemv(inplace) flag: here the inplace choice belongs to the rewrites
+            raise TypeError(f"Gemv(pair=...) takes a scalar Composite or None, got {pair!r}; "
+                            "tensorgraph's Gemv has no inplace flag (use Gemv())")
         self.pair = pair
 
     def __str__(self):

@@ -39,3 +39,11 @@ def test_upcast_operands_are_not_folded_into_blas_ops():
     f32 = tg.function([a, xv, yv], tt.dot(a, xv) * np.float32(0.5) + yv)
     assert _ops(f32) == [Gemv]
     np.testing.assert_allclose(f32(A, x, y), (A @ x) * 0.5 + y, rtol=1e-5)
+
+
+def test_gemv_refuses_pytensors_inplace_flag():
+    import pytest
+
+    with pytest.raises(TypeError, match="no inplace flag"):
+        Gemv(True)
+    assert Gemv() == Gemv(None)

@@ -47,12 +47,11 @@ class IfElse(Op):
             self.view_map = {k: [1 + k, 1 + n_outs + k] for k in range(n_outs)}
 
     def __str__(self):
-        parts = [f"n_outs={self.n_outs}"] if self.n_outs > 1 else []
+        # PyTensor's spelling: if{}, if{name}, if{name,inplace}
+        parts = [self.name] if self.name else []
         if self.as_view:
             parts.append("inplace")
-        if self.name:
-            parts.append(self.name)
-        return f"if{{{', '.join(parts)}}}" if parts else "if"
+        return f"if{{{','.join(parts)}}}"
 
     def make_node(self, condition, *branches):
         if len(branches) != 2 * self.n_outs:

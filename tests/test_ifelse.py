@@ -191,3 +191,11 @@ def test_test_values_are_computed_eagerly():
         x.tag.test_value = np.array([1.0, 2.0])
         out = ifelse(c, x, x * 2.0)
     np.testing.assert_allclose(out.tag.test_value, [2.0, 4.0])
+
+
+def test_str_spells_name_and_inplace_as_pytensor():
+    c, x, y = tt.lscalar("c"), tt.dvector("x"), tt.dvector("y")
+    assert str(ifelse(c, x, y).owner).startswith("if{}(")
+    assert str(IfElse(1, name="pick").__str__()) == "if{pick}"
+    assert str(IfElse(2, as_view=True, name="pick")) == "if{pick,inplace}"
+    assert str(IfElse(1, as_view=True)) == "if{inplace}"

@@ -198,6 +198,9 @@ class Function:
             except (TypeError, ValueError) as exc:
                 cells.clear_inputs()
                 raise TypeError(self._bad_input_message(pos, value, exc)) from None
+            except OverflowError as exc:  # Python ints out of the dtype's range
+                cells.clear_inputs()
+                raise OverflowError(self._bad_input_message(pos, value, exc)) from None
         if self._any_copy_on_entry:
             for cell, do_copy in zip(inputs, self._copy_on_entry):
                 if do_copy:
@@ -434,6 +437,8 @@ def _input_converter(function):
             return f._filters[pos](value)
         except (TypeError, ValueError) as exc:
             raise TypeError(f._bad_input_message(pos, value, exc)) from None
+        except OverflowError as exc:  # Python ints out of the dtype's range
+            raise OverflowError(f._bad_input_message(pos, value, exc)) from None
 
     return convert
 

@@ -125,6 +125,8 @@ def call_arguments(function, args, kwargs) -> list:
             values.append(copy_value(convert(value)))
         except (TypeError, ValueError) as exc:
             raise TypeError(function._bad_input_message(pos, value, exc)) from None
+        except OverflowError as exc:  # Python ints out of the dtype's range
+            raise OverflowError(function._bad_input_message(pos, value, exc)) from None
     return values
 
 

@@ -88,6 +88,22 @@ def _exactly_converted(raw, dtype):
     return converted if same else None
 
 
+def _check_int_range(raw, dtype, type_) -> None:
+    """An OverflowError for Python integers that ``dtype`` (an integer dtype) cannot hold, as
+    numpy raises converting them (``np.asarray([312], dtype='int8')``) and PyTensor lets
+    through: a value that does not fit is a range problem, not a wrong type."""
+    if raw.dtype.kind not in "iu" or dtype not in INT_DTYPES or raw.size == 0:
+        return
+    info = np.iinfo(dtype)
+    low, high = raw.min(), raw.max()
+    if low < info.min or high > info.max:
+        bad = high if high > info.max else low
+        raise OverflowError(f"expected {dtype} ({type_}), got the Python integer {int(bad)}, "
+                            f"out of the range [{info.min}, {info.max}] of {dtype}. Pass "
+                            "values that fit, or compile with allow_input_downcast=True "
+                            "(values then wrap around, as numpy's astype)")
+
+
 #: the most dimensions a numpy array (so a tensor's value) can have: 64 in numpy 2, 32 before
 MAX_NDIM = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
 
@@ -260,6 +276,7 @@ class TensorType(Type):
             kept = _exactly_converted(raw, self.dtype)
             if kept is not None:   # Python numbers or lists: [6] for int8, 3.5 for float32
                 return kept
+            _check_int_range(raw, self.dtype, self)
         raise TypeError(
             f"expected {self.dtype} ({self}), got {raw.dtype.name}: converting would lose "
             f"precision. Cast the value (e.g. .astype('{self.dtype}')) or compile with "

@@ -442,3 +442,18 @@ def test_mode_is_the_third_positional_argument_as_in_theano():
     np.testing.assert_array_equal(w.get_value(), [1.0, 2.0])
     with pytest.raises(TypeError, match="third argument is the mode"):
         tg.function([x], x * 2, [(w, w + x)])
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_python_ints_out_of_an_int_dtype_range_overflow(mode):
+    b, c = tt.bvector("b"), tt.bscalar("c")          # int8
+    f = tg.function([b, c], b + c, mode=mode)
+    np.testing.assert_array_equal(f([6], 1), [7])   # Python values that fit are taken
+    with pytest.raises(OverflowError, match=r"input 0 \('b'\).*312.*\[-128, 127\]"):
+        f([312], 1)
+    with pytest.raises(OverflowError, match=r"input 1 \('c'\).*806"):
+        f([6], 806)
+    with pytest.raises(TypeError, match="lose precision"):
+        f(np.array([6], dtype="int16"), 1)         # an array of a wider dtype: a type error
+    g = tg.function([b, c], b + c, mode=mode, allow_input_downcast=True)
+    np.testing.assert_array_equal(g([312], 0), [56])  # wraps, as numpy's astype

@@ -32,6 +32,11 @@ class UnusedInputError(Exception):
     """An explicit input of ``function`` takes no part in computing the outputs or updates."""
 
 
+class DuplicateInputError(UnusedInputError, ValueError):
+    """An explicit input of ``function`` given more than once. An UnusedInputError as in
+    PyTensor (the later copies have no use), and a ValueError (a bad list of inputs)."""
+
+
 class FunctionMaker:
     """Builds, rewrites and links the graph of a function; ``create()`` gives the Function.
 
@@ -238,8 +243,9 @@ def _wrap_inputs(inputs, allow_input_downcast):
     seen = {}
     for pos, inp in enumerate(wrapped):
         if inp.variable in seen:
-            raise ValueError(f"input {inp.variable} is given twice (positions "
-                             f"{seen[inp.variable]} and {pos})")
+            raise DuplicateInputError(
+                f"input {inp.variable} is used twice in inputs (positions {seen[inp.variable]} "
+                f"and {pos}); each input of function() is given once")
         seen[inp.variable] = pos
     return wrapped
 

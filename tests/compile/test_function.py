@@ -109,8 +109,10 @@ def test_inputs_must_be_a_list_of_fresh_variables():
         tg.function(x, x)
     with pytest.raises(TypeError, match="symbolic variable"):
         tg.function([3], x)
-    with pytest.raises(ValueError, match="given twice"):
+    with pytest.raises(ValueError, match="used twice in inputs"):
         tg.function([x, x], x)
+    with pytest.raises(UnusedInputError, match=r"positions 0 and 1"):   # PyTensor's class
+        tg.function([x, x, x], x)
     with pytest.raises(TypeError, match=r"Cannot use a shared variable \(w\) as explicit input"):
         tg.function([tg.shared(1.0, name="w")], x, on_unused_input="ignore")
     with pytest.raises(TypeError, match="output 0 .* must be a symbolic variable"):

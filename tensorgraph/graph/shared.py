@@ -125,6 +125,7 @@ class SharedVariable(Variable):
             except TypeError as exc:
                 raise TypeError(f"the update of shared variable {self} ({self.type}) is a value "
                                 f"it cannot hold: {exc}") from None
+        _refuse_broadcast_update(self, update)
         converted = self.type.convert_variable(update)
         if converted is None:
             raise TypeError(
@@ -133,6 +134,26 @@ class SharedVariable(Variable):
                 f"(e.g. tt.cast(expr, '{getattr(self.type, 'dtype', '...')}')) or create the "
                 "shared variable with the type you need")
         return converted
+
+
+def _refuse_broadcast_update(var, update) -> None:
+    """A TypeError for an update that is broadcastable (static size 1) in a dimension where
+    the shared variable is not: it would shrink the variable to size 1 there (a matrix
+    updated with ``w.sum().dimshuffle('x', 'x')``), almost always a mistake, which PyTensor
+    refuses too. Declare the variable's size 1 (``shared(value, shape=(1, None))``) when it
+    is meant."""
+    vshape = getattr(var.type, "shape", None)
+    ushape = getattr(update.type, "shape", None)
+    if vshape is None or ushape is None or len(vshape) != len(ushape):
+        return
+    dims = [d for d, (v, u) in enumerate(zip(vshape, ushape)) if u == 1 and v != 1]
+    if dims:
+        raise TypeError(
+            f"the update of shared variable {var} ({var.type}) is broadcastable (size 1) in "
+            f"dimension(s) {dims} ({update.type}), where the variable is not: the update would "
+            "make it size 1 there. Broadcast the update to the variable's shape (e.g. "
+            "tt.zeros_like(var) + update), or create the variable with shape=(1, ...) if "
+            "size 1 is meant")
 
 
 def _may_alias(stored, given) -> bool:

@@ -159,3 +159,20 @@ def test_update_types_are_checked():
     assert s.get_value().tolist() == [1.0, 2.0]
     with pytest.raises(TypeError, match="cannot hold"):
         tg.function([], [], updates=[(s, np.zeros((2, 2)))])
+
+
+def test_update_broadcastable_where_the_variable_is_not_is_refused():
+    w = tg.shared(np.ones((3, 4)), name="w")
+    with pytest.raises(TypeError, match=r"broadcastable \(size 1\) in dimension\(s\) \[0, 1\]"):
+        tg.function([], [], updates={w: w.sum().dimshuffle("x", "x")})
+    assert w.get_value().shape == (3, 4)
+    # declared size 1: a keepdims accumulator is fine
+    acc = tg.shared(np.zeros((1, 4)), name="acc", shape=(1, None))
+    x = tt.dmatrix("x")
+    f = tg.function([x], [], updates={acc: acc + x.sum(0, keepdims=True)})
+    f(np.ones((2, 4)))
+    np.testing.assert_array_equal(acc.get_value(), np.full((1, 4), 2.0))
+    # a more precise static shape that is not a broadcast stays accepted
+    g = tg.function([], [], updates={w: tt.ones((3, 4)) * 2})
+    g()
+    np.testing.assert_array_equal(w.get_value(), np.full((3, 4), 2.0))

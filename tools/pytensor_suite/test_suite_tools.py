@@ -105,6 +105,20 @@ def test_submodule_import_keeps_the_function_of_the_same_name():
     assert importlib.import_module("pytensor.tensor").shape is tt.shape
 
 
+def test_a_module_that_is_also_a_function_stays_callable(monkeypatch):
+    monkeypatch.setattr(mapping, "_KNOWN", mapping._KNOWN | {"pytensor.scan"})
+    import numpy as np
+
+    import tensorgraph as tg
+    import tensorgraph.tensor as tt
+
+    pscan = importlib.import_module("pytensor.scan")
+    x = tt.dvector("x")
+    out, _ = pscan(lambda acc: acc * 2, outputs_info=[x], n_steps=3)
+    assert np.allclose(tg.function([x], out[-1])(np.ones(2)), 8.0)
+    assert not callable(importlib.import_module("pytensor.tensor.math"))
+
+
 def test_probe_placeholder_is_lazy_at_import_and_raises_in_a_test(monkeypatch):
     monkeypatch.setattr(mapping, "MODE", "probe")
     math = importlib.import_module("pytensor.tensor.math")

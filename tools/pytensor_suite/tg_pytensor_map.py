@@ -381,6 +381,14 @@ class PyTensorProxy(types.ModuleType):
         return f"<module {self.__name__!r} (tensorgraph: {', '.join(self._tg_sources)})>"
 
 
+class CallablePyTensorProxy(PyTensorProxy):
+    """A proxy for a module that is also a function (``pytensor.scan`` is both the
+    package and the ``scan`` function; tensorgraph's ``scan`` package is callable too)."""
+
+    def __call__(self, *args, **kwargs):
+        return importlib.import_module(self._tg_sources[0])(*args, **kwargs)
+
+
 class _PyTensorFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Answers every ``pytensor`` / ``pytensor.*`` import with a :class:`PyTensorProxy`."""
 
@@ -412,7 +420,10 @@ class _PyTensorFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                                     if not k.startswith("__")})
             module.__file__ = source.__file__
             return module
-        return PyTensorProxy(spec.name, sources_of(spec.name) or [])
+        sources = sources_of(spec.name) or []
+        if sources and callable(importlib.import_module(sources[0])):
+            return CallablePyTensorProxy(spec.name, sources)
+        return PyTensorProxy(spec.name, sources)
 
     def exec_module(self, module):
         pass

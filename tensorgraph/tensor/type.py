@@ -88,6 +88,16 @@ def _exactly_converted(raw, dtype):
     return converted if same else None
 
 
+class NonNumericValueError(TypeError, ValueError):
+    """Text (a str or bytes value) given for a numeric tensor: a TypeError (not a number), and
+    the ValueError numpy (and so PyTensor) raises converting such text."""
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _check_int_range(raw, dtype, type_) -> None:
     """An OverflowError for Python integers that ``dtype`` (an integer dtype) cannot hold, as
     numpy raises converting them (``np.asarray([312], dtype='int8')``) and PyTensor lets
@@ -277,6 +287,11 @@ class TensorType(Type):
             if kept is not None:   # Python numbers or lists: [6] for int8, 3.5 for float32
                 return kept
             _check_int_range(raw, self.dtype, self)
+        if raw.dtype.kind in "USV" and self.dtype != raw.dtype.name:
+            raise NonNumericValueError(
+                f"expected {self.dtype} numbers ({self}), got {type(data).__name__} "
+                f"{_short_repr(data)}, which holds no numbers of that dtype. Convert it "
+                f"first (e.g. np.asarray(value, dtype='{self.dtype}'))")
         raise TypeError(
             f"expected {self.dtype} ({self}), got {raw.dtype.name}: converting would lose "
             f"precision. Cast the value (e.g. .astype('{self.dtype}')) or compile with "

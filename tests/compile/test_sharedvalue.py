@@ -176,3 +176,17 @@ def test_update_broadcastable_where_the_variable_is_not_is_refused():
     g = tg.function([], [], updates={w: tt.ones((3, 4)) * 2})
     g()
     np.testing.assert_array_equal(w.get_value(), np.full((3, 4), 2.0))
+
+
+def test_text_for_a_numeric_variable_is_refused_as_type_and_value_error():
+    u = tg.shared(np.array([1.0, 2.0]), name="u")
+    for exc in (TypeError, ValueError):
+        with pytest.raises(exc, match=r"expected float64 numbers .* got str 'adsf'"):
+            u.set_value("adsf")
+    np.testing.assert_array_equal(u.get_value(), [1.0, 2.0])   # unchanged
+    u.set_value([3, 4])                                          # Python ints that fit
+    assert u.get_value().dtype == np.float64
+    x = tt.dvector("x")
+    f = tg.function([x], x * 2)
+    with pytest.raises(TypeError, match="bad value for input 0"):
+        f(b"ab")

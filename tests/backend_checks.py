@@ -314,7 +314,7 @@ def check_random_streams(mode):
             "bernoulli": srng.bernoulli(0.25, size=(1000,)),
             "poisson": srng.poisson(4.0, size=(1000,)),
             "exponential": srng.exponential(2.0, size=(1000,)),
-            "gamma": srng.gamma(3.0, 2.0, size=(1000,)),
+            "gamma": srng.gamma(3.0, scale=2.0, size=(1000,)),
             "beta": srng.beta(2.0, 5.0, size=(1000,)),
             "choice": srng.choice(5, size=(1000,)),
             "permutation": srng.permutation(10),

@@ -119,7 +119,7 @@ def test_integer_draws():
 def test_continuous_draws_and_dtypes():
     srng = RandomStream(seed=11)
     draws = [srng.normal(3.0, 0.1, size=(2000,)), srng.standard_normal(size=(2000,)),
-             srng.exponential(2.0, size=(2000,)), srng.gamma(2.0, 1.0, size=(2000,)),
+             srng.exponential(2.0, size=(2000,)), srng.gamma(2.0, scale=1.0, size=(2000,)),
              srng.beta(2.0, 2.0, size=(2000,)), srng.uniform(-1.0, 1.0, size=(5,), dtype="float32")]
     vn, vs, ve, vg, vb, vf = fn([], draws)()
     assert abs(vn.mean() - 3.0) < 0.02 and abs(vs.mean()) < 0.1
@@ -333,14 +333,19 @@ def test_distributions_are_ops_called_like_functions():
 
 
 def test_gamma_takes_scale_or_rate_and_chisquare():
-    shape_only = basic.gamma(2.0, size=(4000,), rng=tensorgraph.shared(np.random.default_rng(0)))
-    assert abs(shape_only.eval().mean() - 2.0) < 0.15            # scale 1
-    by_rate = basic.gamma(2.0, rate=4.0, size=(4000,))
-    assert abs(by_rate.eval().mean() - 0.5) < 0.05
-    by_scale = basic.gamma(2.0, 4.0, size=(4000,))               # positional: the scale
+    rng = tensorgraph.shared(np.random.default_rng(0))
+    by_scale = basic.gamma(2.0, scale=4.0, size=(4000,), rng=rng)
     assert abs(by_scale.eval().mean() - 8.0) < 0.6
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.warns(FutureWarning, match="rate argument is deprecated"):
+        by_rate = basic.gamma(2.0, rate=4.0, size=(4000,), rng=rng)
+    assert abs(by_rate.eval().mean() - 0.5) < 0.05
+    with pytest.warns(FutureWarning, match="rate argument is deprecated"):
+        positional = basic.gamma(2.0, 4.0, size=(4000,), rng=rng)   # PyTensor: the rate
+    assert abs(positional.eval().mean() - 0.5) < 0.05
+    with pytest.raises(ValueError, match="not both|both rate and scale"):
         basic.gamma(2.0, scale=1.0, rate=1.0)
+    with pytest.raises(ValueError, match="Must specify scale"):
+        basic.gamma(2.0)
     assert abs(basic.chisquare(3.0, size=(4000,)).eval().mean() - 3.0) < 0.25
     assert basic.invgamma(3.0, 2.0, size=(5,)).eval().min() > 0
     assert basic.rayleigh(1.0, 2.0, size=(5,)).eval().min() >= 1.0

@@ -409,17 +409,21 @@ exponential_rv, gamma_rv, beta_rv = exponential, _gamma, beta
 integers_rv, binomial_rv, poisson_rv, bernoulli_rv = integers, binomial, poisson, bernoulli
 
 
-def gamma(shape, scale=None, size=None, rng=None, dtype=None, *, rate=None, name=None):
-    """Gamma with shape ``shape`` and ``scale`` (numpy's parametrization, 1.0 by default), or
-    ``rate=`` (= 1 / scale). PyTensor 3 reads a second *positional* argument as the rate and
-    deprecates that in favour of ``scale``; here it is the scale already (write ``rate=``
-    for a rate)."""
+def gamma(shape, rate=None, scale=None, size=None, rng=None, dtype=None, *, name=None):
+    """Gamma with shape ``shape`` and ``scale`` (numpy's parametrization): write
+    ``gamma(shape, scale=s)``. As in PyTensor, a second argument given by position (or
+    ``rate=``) is the rate, ``1 / scale``, and warns (FutureWarning) that it is deprecated in
+    favour of ``scale``; giving neither or both is a ValueError."""
     if rate is not None and scale is not None:
-        raise ValueError("gamma: give scale or rate, not both")
+        raise ValueError("gamma: Cannot specify both rate and scale (rate is 1 / scale); "
+                         "give scale=")
+    if rate is None and scale is None:
+        raise ValueError("gamma: Must specify scale (e.g. gamma(shape, scale=1.0))")
     if rate is not None:
+        warnings.warn("Gamma rate argument is deprecated and will stop working, use scale "
+                      "instead: gamma(shape, scale=1 / rate)", FutureWarning, stacklevel=2)
         scale = _tt().true_div(1.0, rate)
-    return _gamma(shape, 1.0 if scale is None else scale, size=size, rng=rng, dtype=dtype,
-                  name=name)
+    return _gamma(shape, scale, size=size, rng=rng, dtype=dtype, name=name)
 
 
 def chisquare(df, size=None, rng=None, dtype=None):

@@ -148,9 +148,10 @@ class RandomStream:
         """Exponential with mean ``scale``."""
         return self.gen(basic.exponential, scale, size=size, dtype=dtype)
 
-    def gamma(self, shape, scale=None, size=None, dtype=None, *, rate=None):
-        """Gamma with shape ``shape`` and scale ``scale`` (or ``rate=``, see ``basic.gamma``)."""
-        return self.gen(basic.gamma, shape, scale, size=size, dtype=dtype, rate=rate)
+    def gamma(self, shape, rate=None, scale=None, size=None, dtype=None):
+        """Gamma with shape ``shape``: give ``scale=`` (a rate, by position or ``rate=``, is
+        deprecated, as in ``basic.gamma``)."""
+        return self.gen(basic.gamma, shape, rate=rate, scale=scale, size=size, dtype=dtype)
 
     def beta(self, a, b, size=None, dtype=None):
         """Beta with parameters ``a`` and ``b``."""

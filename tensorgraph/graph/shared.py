@@ -53,6 +53,9 @@ class Container:
         self.storage[0] = self.type.filter(value, strict=self.strict,
                                            allow_downcast=self.allow_downcast)
 
+    #: PyTensor's name for ``value`` (``container.data = x`` filters ``x`` the same way)
+    data = value
+
     def __repr__(self):
         return f"<Container {self.name or ''}: {self.storage[0]!r}>"
 

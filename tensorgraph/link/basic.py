@@ -16,12 +16,23 @@ PyTensor                                             tensorgraph linker
 ``CLinker()``                                        'c' (the whole graph in C)
 ``OpWiseCLinker()``                                  'c|py' (C per node)
 ===================================================  ===========================
+
+A linker object can also be used by hand, as PyTensor code does without ``function``:
+``linker.accept(fgraph)`` ties it to a graph (no rewrites run: the graph is linked as it is),
+``make_thunk()`` returns ``(thunk, input_containers, output_containers)`` (set
+``container.data``, call ``thunk()``, read the outputs' ``.data``) and ``make_function()`` a
+callable from input values to output values. Both run on one set of storage cells, so unlike a
+``Function`` they are not meant to be called from several threads at once (neither are
+PyTensor's); use ``tensorgraph.function`` for that.
 """
 
 from __future__ import annotations
 
 from tensorgraph import link
 from tensorgraph.configdefaults import config
+from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.shared import Container
+from tensorgraph.utils import to_return_values
 
 __all__ = ["Linker", "PerformLinker", "VMLinker", "CLinker", "OpWiseCLinker"]
 
@@ -33,11 +44,75 @@ class Linker:
     #: the tensorgraph linker this object stands for
     name: str = ""
 
+    #: the graph given to ``accept`` (None until then)
+    fgraph = None
+
     def make_vm(self, fgraph, input_storage=None, storage_map=None):
         return link.get_linker(self.name).make_vm(fgraph, input_storage, storage_map)
 
+    # -- use by hand: accept a graph, then make a thunk or a function of it ----------------
+
+    def accept(self, fgraph, no_recycling=None, profile=None):
+        """Tie this linker to ``fgraph`` and return it (a new linker of the same arguments if
+        this one is already tied to another graph). ``no_recycling`` and ``profile`` are
+        accepted for PyTensor code and change nothing: outputs are never recycled here, and
+        profiling is ``function(..., profile=True)``."""
+        if not isinstance(fgraph, FunctionGraph):
+            raise TypeError(f"{type(self).__name__}.accept expects a FunctionGraph, got "
+                            f"{type(fgraph).__name__}; build one with "
+                            "FunctionGraph(inputs, outputs)")
+        if self.fgraph is not None and self.fgraph is not fgraph:
+            return self.clone().accept(fgraph, no_recycling, profile)
+        self.fgraph = fgraph
+        return self
+
+    def make_thunk(self, input_storage=None, output_storage=None, storage_map=None, **kwargs):
+        """Link the accepted graph: ``(thunk, inputs, outputs)``, where ``inputs`` and
+        ``outputs`` are one ``Container`` per graph input / output (``.data`` to set or read
+        a value, ``.storage`` the cell) and ``thunk()`` computes the outputs from the inputs'
+        current values. ``input_storage`` / ``output_storage`` give the cells to use (one
+        one-element list per variable); ``storage_map`` cells for other variables."""
+        fgraph = self.fgraph
+        if fgraph is None:
+            raise ValueError(f"{type(self).__name__}.make_thunk: no graph to link; call "
+                             "accept(fgraph) first (it returns the linker)")
+        cells = dict(storage_map or {})
+        if output_storage is not None:
+            if len(output_storage) != len(fgraph.outputs):
+                raise ValueError(f"{len(fgraph.outputs)} graph outputs but "
+                                 f"{len(output_storage)} output cells")
+            for var, cell in zip(fgraph.outputs, output_storage):
+                if var not in fgraph.inputs:
+                    cells[var] = cell
+        vm = self.make_vm(fgraph, input_storage, cells)
+        inputs = [Container(v, vm.storage_map[v], name=v.name) for v in fgraph.inputs]
+        outputs = [Container(v, vm.storage_map[v], name=v.name) for v in fgraph.outputs]
+        return vm, inputs, outputs
+
+    def make_function(self, unpack_single=True, **kwargs):
+        """A callable ``f(*input_values)`` computing the accepted graph: the list of output
+        values, or the single value of a one-output graph when ``unpack_single``. Each value
+        is converted to its input's type (a TypeError when it cannot be without loss). The
+        returned values live in the linker's cells (a later call may reuse them), and one
+        callable must not be called from two threads at once."""
+        thunk, inputs, outputs = self.make_thunk(**kwargs)
+
+        def execute(*args):
+            if len(args) != len(inputs):
+                raise TypeError(f"this function takes {len(inputs)} arguments (the graph's "
+                                f"inputs), got {len(args)}")
+            for container, value in zip(inputs, args):
+                container.data = value
+            thunk()
+            values = [container.storage[0] for container in outputs]
+            return to_return_values(values) if unpack_single else values
+
+        execute.thunk, execute.inputs, execute.outputs = thunk, inputs, outputs
+        return execute
+
     def clone(self, **kwargs):
-        """A copy with some constructor arguments changed (as PyTensor's ``clone``)."""
+        """A copy with some constructor arguments changed (as PyTensor's ``clone``), tied to
+        no graph."""
         args = dict(self._args)
         args.update(kwargs)
         return type(self)(**args)

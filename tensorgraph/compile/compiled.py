@@ -338,6 +338,10 @@ class Function:
         new_maker.name = maker.name if name is None else name
         new_maker.fgraph = FunctionGraph([equiv[v] for v in fgraph.inputs],
                                          [equiv[v] for v in outputs], clone=False)
+        destroyable = getattr(fgraph, "destroyable_inputs", ())
+        if destroyable:  # the inputs In(mutable=True) lets the function overwrite
+            new_maker.fgraph.destroyable_inputs = frozenset(
+                equiv[v] for v in fgraph.inputs if v in destroyable)
         new_maker.shared_inputs = new_shared
         new_maker.update_targets = [] if delete_updates else [
             swap.get(s, s) for s in maker.update_targets]

@@ -34,10 +34,13 @@ class In:
     value : optional
         Default value used when a call leaves this input out (checked against the type now).
     mutable : bool
-        The function may overwrite the value it receives (inplace rewrites may then use the
-        buffer). Without ``borrow`` the function works on a copy, so the caller's array is safe.
-    borrow : bool
-        With ``mutable``: overwrite the caller's array itself, no copy.
+        The function may overwrite the value it receives: inplace rewrites may write into the
+        buffer when nothing else in the graph reads it (``x * 2`` computed in ``x``'s array).
+        As in PyTensor, that is the caller's array itself unless ``borrow=False``.
+    borrow : bool or None
+        With ``mutable``: overwrite the caller's array itself (True) or a copy of it made at
+        each call (False, the caller's array is safe). None (default): the value of
+        ``mutable``, PyTensor's default.
     strict : bool
         Refuse any conversion of call values (dtype must match exactly).
     allow_downcast : bool or None
@@ -53,7 +56,7 @@ class In:
     """
 
     def __init__(self, variable, name: str | None = None, value=_NO_VALUE,
-                 mutable: bool = False, borrow: bool = False, strict: bool = False,
+                 mutable: bool = False, borrow: bool | None = None, strict: bool = False,
                  allow_downcast: bool | None = None, update=None, implicit=None):
         from tensorgraph.compile.sharedvalue import Container
 
@@ -65,7 +68,7 @@ class In:
         self.variable = variable
         self.name = variable.name if name is None else name
         self.mutable = mutable
-        self.borrow = borrow
+        self.borrow = mutable if borrow is None else borrow
         self.strict = strict
         self.allow_downcast = allow_downcast
         self.container = value if isinstance(value, Container) else None

@@ -100,11 +100,17 @@ class FunctionMaker:
 
         key = (rewrite_cache.graph_key(inputs, outputs, self.mode)
                if rewrite_cache.usable(self.mode) else None)
+        # inputs the rewrites may overwrite (In(mutable=True)): part of what the graph is
+        mutable = [pos for pos, inp in enumerate(self.inputs) if inp.mutable]
+        if key is not None and mutable:
+            key = f"{key}:mutable={mutable}"
         fgraph = rewrite_cache.lookup(key) if key is not None else None
         if fgraph is not None:
             self._check_inplace_nodes(io_toposort(inputs, outputs))
         else:
             fgraph = FunctionGraph(inputs, outputs, clone=True)
+            if mutable:
+                fgraph.destroyable_inputs = frozenset(fgraph.inputs[pos] for pos in mutable)
             self._check_inplace(fgraph)
             with compiling():
                 self.mode.rewrite(fgraph)

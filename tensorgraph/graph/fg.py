@@ -294,6 +294,7 @@ class FunctionGraph:
     def clone(self, check_integrity: bool = True) -> FunctionGraph:
         """A copy of this graph (features are not copied)."""
         fg = FunctionGraph(self.inputs, self.outputs, clone=True)
+        _copy_destroyable(self, fg)
         if check_integrity:
             fg.check_integrity()
         return fg
@@ -303,6 +304,7 @@ class FunctionGraph:
         equiv = clone_get_equiv(self.inputs, self.outputs)
         fg = FunctionGraph([equiv[v] for v in self.inputs], [equiv[v] for v in self.outputs],
                            clone=False)
+        _copy_destroyable(self, fg)
         return fg, equiv
 
     def check_integrity(self) -> None:
@@ -324,7 +326,9 @@ class FunctionGraph:
         # it reads, so its recursion stays shallow however deep the graph is (through the
         # outputs alone, a 64-layer MLP's step exceeded Python's recursion limit)
         kept = [type(f) for f in self._features if f.survives_pickling]
-        return _unpickled_fgraph, (self.toposort(), self.inputs, self.outputs, kept)
+        destroyable = [k for k, v in enumerate(self.inputs)
+                       if v in getattr(self, "destroyable_inputs", ())]
+        return _unpickled_fgraph, (self.toposort(), self.inputs, self.outputs, kept, destroyable)
 
     def __str__(self):
         return f"FunctionGraph({', '.join(str(o) for o in self.outputs)})"
@@ -336,10 +340,21 @@ class FunctionGraph:
         return len(self.apply_nodes)
 
 
-def _unpickled_fgraph(nodes, inputs, outputs, feature_classes) -> FunctionGraph:
+def _copy_destroyable(source, target) -> None:
+    """Carry ``destroyable_inputs`` (the inputs a function may overwrite, ``In(mutable=True)``)
+    from a graph to its copy, by input position."""
+    destroyable = getattr(source, "destroyable_inputs", ())
+    if destroyable:
+        target.destroyable_inputs = frozenset(
+            new for old, new in zip(source.inputs, target.inputs) if old in destroyable)
+
+
+def _unpickled_fgraph(nodes, inputs, outputs, feature_classes, destroyable=()) -> FunctionGraph:
     """A pickled FunctionGraph again: the same (unpickled) variables and ``nodes``, with new
     features of the classes that survive pickling."""
     fgraph = FunctionGraph(inputs, outputs, clone=False)
+    if destroyable:
+        fgraph.destroyable_inputs = frozenset(inputs[k] for k in destroyable)
     for cls in feature_classes:
         fgraph.attach_feature(cls())
     return fgraph

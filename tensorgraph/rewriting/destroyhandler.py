@@ -5,7 +5,9 @@ that input's value. The handler keeps the rule simple and checkable, and checks 
 replacement (``validate``), so later rewrites cannot break an earlier inplace decision either:
 a destroyed variable must
 
-* not be a graph input (the caller's arrays, shared storage) or a constant,
+* not be a graph input (the caller's arrays, shared storage) or a constant, except an
+  input the function was told it may overwrite (``In(x, mutable=True)``: the graph's
+  ``destroyable_inputs``),
 * not be a graph output,
 * have the destroying node as its only reader,
 * not be a view of another variable (a view's base may have other readers).
@@ -28,7 +30,8 @@ def can_destroy(fgraph, node, i: int, graph_inputs=None) -> str | None:
     var = node.inputs[i]
     if isinstance(var, Constant):
         return "it is a constant"
-    if var.owner is None and var in (fgraph.inputs if graph_inputs is None else graph_inputs):
+    if (var.owner is None and var in (fgraph.inputs if graph_inputs is None else graph_inputs)
+            and var not in getattr(fgraph, "destroyable_inputs", ())):
         return "it is a graph input"
     clients = fgraph.clients.get(var, [])
     if any(c == "output" for c, _ in clients):

@@ -262,6 +262,10 @@ class RewriteHistory(Feature):
             _replay_node(record, memo)
         fg = FunctionGraph([memo[v] for v in self._original_inputs],
                            [_mapped(memo, v) for v in self._original_outputs], clone=False)
+        destroyable = getattr(self.fgraph, "destroyable_inputs", ())
+        if destroyable:  # the inputs the function may overwrite (In(mutable=True)) stay so
+            fg.destroyable_inputs = frozenset(memo[v] for v in self._original_inputs
+                                              if v in destroyable)
         for step in self.steps[:n_steps]:
             for record in step.added:
                 if record.node not in memo:

@@ -372,9 +372,11 @@ def test_inplace_graph_needs_accept_inplace():
     x = tt.dvector("x")
     with pytest.raises(TypeError, match="accept_inplace"):
         tg.function([x], Overwrite()(x))
-    f = tg.function([In(x, mutable=True)], Overwrite()(x), accept_inplace=True)
+    f = tg.function([In(x, mutable=True, borrow=False)], Overwrite()(x), accept_inplace=True)
     a = np.zeros(2)
-    assert f(a).tolist() == [1.0, 1.0] and a.tolist() == [0.0, 0.0]  # mutable: works on a copy
+    assert f(a).tolist() == [1.0, 1.0] and a.tolist() == [0.0, 0.0]  # borrow=False: a copy
+    f = tg.function([In(x, mutable=True)], Overwrite()(x), accept_inplace=True)
+    assert f(a).tolist() == [1.0, 1.0] and a.tolist() == [1.0, 1.0]  # PyTensor: borrow=mutable
 
 
 def test_profile_flag_gives_a_profile():
@@ -459,3 +461,64 @@ def test_python_ints_out_of_an_int_dtype_range_overflow(mode):
         f(np.array([6], dtype="int16"), 1)         # an array of a wider dtype: a type error
     g = tg.function([b, c], b + c, mode=mode, allow_input_downcast=True)
     np.testing.assert_array_equal(g([312], 0), [56])  # wraps, as numpy's astype
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "C", "NUMBA", "DebugMode"])
+def test_in_mutable_lets_the_function_overwrite_the_callers_array(mode):
+    from tensorgraph.compile import In
+
+    if mode == "NUMBA":
+        pytest.importorskip("numba")
+    a = tt.dvector("a")
+    mutable = tg.function([In(a, mutable=True)], a * 2, mode=mode)
+    kept = tg.function([In(a, mutable=False)], a * 2, mode=mode)
+    copied = tg.function([In(a, mutable=True, borrow=False)], a * 2, mode=mode)
+    for f, may_change in [(mutable, True), (kept, False), (copied, False)]:
+        value = np.arange(5.0)
+        out = f(value)
+        np.testing.assert_array_equal(out, np.arange(5.0) * 2)
+        if not may_change:
+            np.testing.assert_array_equal(value, np.arange(5.0))
+    assert In(a, mutable=True).borrow and not In(a).borrow   # PyTensor's default: borrow=mutable
+    if mode in ("FAST_RUN", "C", "NUMBA", "DebugMode"):     # the inplace rewrite used it
+        assert any(n.op.destroy_map for n in mutable.maker.fgraph.toposort())
+
+
+def test_in_mutable_keeps_other_readers_safe_and_survives_pickle_copy_threads():
+    import pickle
+    import threading
+
+    from tensorgraph.compile import In
+
+    a = tt.dvector("a")
+    # a is read twice: overwriting it for the first product would spoil the second
+    f = tg.function([In(a, mutable=True)], [a * 2, tt.exp(a)])
+    value = np.linspace(0, 1, 7)
+    twice, expd = f(value.copy())
+    np.testing.assert_allclose(twice, value * 2)
+    np.testing.assert_allclose(expd, np.exp(value))
+    g = pickle.loads(pickle.dumps(f))
+    for h in (g, f.copy()):
+        v = value.copy()
+        np.testing.assert_allclose(h(v)[0], value * 2)
+    m = tg.function([In(a, mutable=True)], a * 3)
+    clone = pickle.loads(pickle.dumps(m))
+    assert any(n.op.destroy_map for n in clone.maker.fgraph.toposort())
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            for _ in range(50):
+                v = np.full(100, float(k))
+                results[k] = m(v).copy()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(4):
+        np.testing.assert_array_equal(results[k], np.full(100, 3.0 * k))

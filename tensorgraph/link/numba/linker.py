@@ -80,7 +80,9 @@ def _load(key: str, source: str):
         return module
 
 
-def _argument_type(var, value=None):
+def _argument_type(var, value=None, writable: bool = False):
+    """The numba type of an argument: read-only arrays, except an input the function may
+    overwrite (``In(x, mutable=True)``, written into by an inplace node)."""
     import numba
     from numba import types
 
@@ -91,7 +93,7 @@ def _argument_type(var, value=None):
     if isinstance(var.type, RandomGeneratorType):
         return numba.typeof(np.random.default_rng(0))
     dtype = numba.from_dtype(np.dtype(var.type.dtype))
-    return types.Array(dtype, var.type.ndim, "C", readonly=True)
+    return types.Array(dtype, var.type.ndim, "C", readonly=not writable)
 
 
 class NumbaProgram(Program):
@@ -127,7 +129,9 @@ class NumbaProgram(Program):
         for j, (kind, what) in enumerate(source.argument_values):
             if kind == "input":
                 self._inputs.append((j, what))
-                types.append(_argument_type(fgraph.inputs[what]))
+                var = fgraph.inputs[what]
+                types.append(_argument_type(
+                    var, writable=var in getattr(fgraph, "destroyable_inputs", ())))
             elif kind == "constant":
                 value = np.array(what, order="C")  # ascontiguousarray would make 0-d 1-d
                 self._constants[j] = value

@@ -22,8 +22,10 @@ from tensorgraph.tensor.type import TensorType
 class DimShuffle(Op):
     """Reorder dimensions, add size-1 dimensions ('x') and drop size-1 dimensions.
 
-    ``DimShuffle(2, (1, 'x', 0))`` turns an (a, b) matrix into an (b, 1, a) tensor. Dropped
-    dimensions must have static size 1. The output is a view of the input.
+    ``DimShuffle(2, (1, 'x', 0))`` turns an (a, b) matrix into an (b, 1, a) tensor. A dropped
+    dimension must have size 1: a static size other than 1 is a TypeError when the node is
+    built; an unknown static size is checked when the node runs (a ValueError naming the
+    dimension and its size), as PyTensor does. The output is a view of the input.
     """
 
     __props__ = ("input_ndim", "new_order")
@@ -59,19 +61,28 @@ class DimShuffle(Op):
         if x.ndim != self.input_ndim:
             raise TypeError(f"{self} expects a {self.input_ndim}-d input, got {x} with ndim {x.ndim}")
         for d in self.dropped:
-            if x.type.shape[d] != 1:
-                raise ValueError(
-                    f"{self}: dimension {d} of {x} ({x.type}) is dropped but its size is not known "
-                    "to be 1; only size-1 dimensions can be dropped")
+            if x.type.shape[d] not in (1, None):
+                raise TypeError(
+                    f"{self}: dimension {d} of {x} ({x.type}) is dropped but has static size "
+                    f"{x.type.shape[d]}; only size-1 dimensions can be dropped")
         shape = tuple(1 if d == "x" else x.type.shape[d] for d in self.new_order)
         return Apply(self, [x], [TensorType(x.dtype, shape)()])
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
+        for d in self.dropped:
+            if x.shape[d] != 1:
+                raise ValueError(self.dropped_size_message(d, x.shape[d]))
         res = x.transpose(self.kept + self.dropped)
         res = res.reshape(res.shape[:len(self.kept)])
         out_shape = tuple(1 if d == "x" else res.shape[self.kept.index(d)] for d in self.new_order)
         output_storage[0][0] = res.reshape(out_shape)
+
+    def dropped_size_message(self, d: int, size=None) -> str:
+        """The run-time error of a dropped dimension whose size is not 1 (the back ends say
+        the same; ``size`` may be a printf format)."""
+        got = "" if size is None else f", but it has size {size}"
+        return f"{self}: dimension {d} of the input is dropped, so it must have size 1{got}"
 
     def infer_shape(self, fgraph, node, input_shapes):
         (ishape,) = input_shapes

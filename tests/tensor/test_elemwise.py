@@ -240,3 +240,40 @@ def test_infer_shape_gives_int64_variables_for_static_sizes():
     (shape,) = z.owner.op.infer_shape(None, z.owner, [(tt.lscalar(), 1), (50, 10)])
     assert [(s.type.dtype, s.type.ndim, int(s.eval())) for s in shape] == [("int64", 0, 50),
                                                                           ("int64", 0, 10)]
+
+
+# -- DimShuffle dropping dimensions ------------------------------------------------------------
+
+
+def test_dimshuffle_refuses_to_drop_a_dimension_of_static_size_other_than_1():
+    from tensorgraph.tensor.elemwise import DimShuffle
+
+    x = tt.tensor("float64", shape=(2, 1, None))
+    with pytest.raises(TypeError, match="dimension 0 .* static size 2"):
+        DimShuffle(3, (1, 2))(x)
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN", "c", "NUMBA"])
+def test_dimshuffle_drops_a_dimension_of_unknown_size_checked_at_run_time(mode):
+    # PyTensor's rule: an unknown static size may be dropped; it must be 1 when the node runs
+    from tensorgraph.tensor.elemwise import DimShuffle
+
+    if mode == "NUMBA":
+        pytest.importorskip("numba")
+    if mode == "c":
+        mode = tensorgraph.Mode(linker="c", optimizer=None)
+    x = tt.tensor("float64", shape=(None, 1, None))
+    y = DimShuffle(3, (1, 2))(x)
+    assert y.type.shape == (1, None)
+    f = tensorgraph.function([x], tt.exp(y) * 2, mode=mode)
+    value = np.arange(4.0).reshape(1, 1, 4)
+    np.testing.assert_allclose(f(value), np.exp(value[0]) * 2)
+    with pytest.raises(ValueError, match=r"DimShuffle\{1,2\}: dimension 0 of the input is "
+                                         r"dropped, so it must have size 1"):
+        f(np.ones((2, 1, 4)))
+
+
+def test_dimshuffle_dropping_an_unknown_dimension_has_a_gradient():
+    x = tt.tensor("float64", shape=(None, 3))
+    g = tensorgraph.grad((x.dimshuffle(1) ** 2).sum(), x)
+    np.testing.assert_allclose(g.eval({x: np.array([[1.0, 2.0, 3.0]])}), [[2.0, 4.0, 6.0]])

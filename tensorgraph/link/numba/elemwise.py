@@ -145,6 +145,10 @@ def numba_dimshuffle(op, node, code):
     """Dropped size-1 dimensions indexed at 0, the kept ones transposed, new ones added with
     None: a view, as numpy's."""
     (x,), (out,) = code.inputs, code.outputs
+    for d in op.dropped:  # unknown static size: checked at run time, as perform does
+        if node.inputs[0].type.shape[d] != 1:
+            code.line(f"if {x}.shape[{d}] != 1: raise ValueError("
+                      f"{op.dropped_size_message(d)!r})")
     expr = x
     if op.dropped:
         expr = f"{expr}[{', '.join('0' if d in op.dropped else ':' for d in range(op.input_ndim))}]"

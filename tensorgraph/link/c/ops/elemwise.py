@@ -66,7 +66,13 @@ class DimShuffleC(CImplementation):
 
     def code(self, op, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
-        lines = [f"/* {c_comment(str(op))} */", "{",
+        lines = [f"/* {c_comment(str(op))} */", "{"]
+        for d in op.dropped:  # a dropped dimension of unknown static size: size 1 at run time
+            if node.inputs[0].type.shape[d] != 1:
+                message = c_string(op.dropped_size_message(d, "%lld"), printf=False)
+                lines.append(f"if ({x}->shape[{d}] != 1) {{ tg_error({sub['ctx']}, "
+                             f"\"{message}\", (long long){x}->shape[{d}]); {sub['fail']} }}")
+        lines += [
                  f"int64_t sh[{max(op.input_ndim, 1)}], st[{max(op.input_ndim, 1)}];",
                  f"for (int d = 0; d < {op.input_ndim}; d++) {{ sh[d] = {x}->shape[d]; "
                  f"st[d] = {x}->strides[d]; }}",

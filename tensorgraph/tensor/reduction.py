@@ -158,10 +158,17 @@ class CAReduce(Op):
 
     def __str__(self):
         name = type(self).__name__
-        if name == "CAReduce":
-            name = f"CAReduce{{{self.scalar_op}}}"
         extra = "" if self.dtype is None else f", dtype={self.dtype}"
+        if name == "CAReduce":  # PyTensor's spelling: CAReduce{add, axis=1}
+            return f"CAReduce{{{self.scalar_op}, {self._axis_str()}{extra}}}"
         return f"{name}{{axis={self.axis}{extra}}}"
+
+    def _axis_str(self) -> str:
+        if self.axis is None:
+            return "axes=None"
+        if len(self.axis) == 1:
+            return f"axis={self.axis[0]}"
+        return f"axes={list(self.axis)}"
 
     def _output_dtype(self, input_dtype):
         return self.dtype or input_dtype
@@ -305,9 +312,11 @@ class _Logical(CAReduce):
         super().__init__(getattr(scalar_math, self._scalar_name), axis)
 
     def make_node(self, x):
-        from tensorgraph.tensor.math import cast
+        from tensorgraph.tensor.math import cast, neq
 
         x = as_tensor_variable(x)
+        if x.dtype.startswith("complex"):  # a complex number is true when it is nonzero
+            return super().make_node(neq(x, 0))
         return super().make_node(cast(x, "bool"))
 
     def L_op(self, inputs, outputs, output_grads):

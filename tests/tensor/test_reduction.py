@@ -425,3 +425,25 @@ def test_other_axes_of_a_0d_tensor_are_refused_naming_them(make):
     with pytest.raises(np.exceptions.AxisError, match=r"axis \(.*\) is out of bounds for array "
                                                       r"of dimension 0"):
         make(tt.scalar("x"))
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_all_and_any_of_complex_numbers_test_nonzero(mode, dtype):
+    # numpy's truth of a complex number: nonzero (a purely imaginary one is true)
+    value = np.array([[1j, 0], [2 + 0j, np.nan], [0, 0]], dtype=dtype)
+    x = tt.tensor(dtype, shape=(None, None), name="x")
+    f = tensorgraph.function([x], [tt.all(x, axis=1), tt.any(x, axis=1), tt.all(x)], mode=mode)
+    for got, want in zip(f(value), [np.all(value, axis=1), np.any(value, axis=1),
+                                    np.all(value)]):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)
+
+
+def test_careduce_str_names_scalar_op_and_axes():
+    from tensorgraph.scalar import basic as ps
+
+    assert str(reduction.CAReduce(ps.add, axis=None)) == "CAReduce{add, axes=None}"
+    assert str(reduction.CAReduce(ps.add, axis=(1,))) == "CAReduce{add, axis=1}"
+    node = reduction.CAReduce(ps.mul, axis=None)(tt.matrix()).owner
+    assert str(node.op) == "CAReduce{mul, axes=[0, 1]}"   # the node's op has the axes

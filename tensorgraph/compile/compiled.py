@@ -22,6 +22,8 @@ import functools
 import threading
 import warnings
 
+import numpy as np
+
 from tensorgraph.compile.sharedvalue import copy_value
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import clone_get_equiv
@@ -59,6 +61,7 @@ class Function:
                 self._positions[inp.name] = pos if inp.name not in self._positions else None
         self._copy_on_entry = [i.mutable and not i.borrow for i in inputs]
         self._any_copy_on_entry = any(self._copy_on_entry)
+        self._overwritten = _overwritten_inputs(maker)
         n_out = len(maker.outputs)
         self._n_outputs = n_out
         self._update_cells = [s.container.storage for s in maker.update_targets]
@@ -85,7 +88,8 @@ class Function:
         # a C VM can run whole calls itself (checks, shared values, updates): vm.c_call
         self._c_vm = None
         make_call = getattr(vm, "make_call", None)
-        if make_call is not None and not self._any_copy_on_entry and make_call(
+        if make_call is not None and not self._any_copy_on_entry and not self._overwritten \
+                and make_call(
                 _input_converter(self), self._n_inputs, borrowed, n_out,
                 maker.unpack_single, self._update_cells):
             self._c_vm = vm
@@ -205,6 +209,8 @@ class Function:
             for cell, do_copy in zip(inputs, self._copy_on_entry):
                 if do_copy:
                     cell[0] = copy_value(cell[0])
+        if self._overwritten:
+            self._unalias_overwritten(inputs)
         try:
             vm()
         except Exception:
@@ -291,6 +297,20 @@ class Function:
                                     f"{self._signature()}")
                 values[pos] = inputs[pos].value
         return values
+
+    def _unalias_overwritten(self, inputs) -> None:
+        """Copy the value of an input the graph overwrites (``In(mutable=True)``) when it
+        shares memory with another input's value or a shared variable's: overwriting it
+        would change what the graph reads there (``f(v, v)``)."""
+        others = [cell[0] for cell in inputs]
+        others += [s.container.storage[0] for s in self.maker.shared_inputs]
+        for pos in self._overwritten:
+            value = inputs[pos][0]
+            if not isinstance(value, np.ndarray):
+                continue
+            if any(k != pos and isinstance(o, np.ndarray) and np.may_share_memory(value, o)
+                   for k, o in enumerate(others)):
+                inputs[pos][0] = others[pos] = copy_value(value)
 
     def _bad_input_message(self, pos, value, exc) -> str:
         inp = self.maker.inputs[pos]
@@ -421,6 +441,20 @@ class _VMCells:
     def clear_inputs(self):
         for cell in self.inputs:
             cell[0] = None
+
+
+def _overwritten_inputs(maker) -> list[int]:
+    """Positions of the explicit inputs some node of the rewritten graph overwrites (only
+    ``In(mutable=True)`` inputs can be): their values are checked for aliasing at each call,
+    which the C call path does not do, so such a function calls through Python."""
+    fgraph = maker.fgraph
+    destroyable = getattr(fgraph, "destroyable_inputs", ())
+    if not destroyable:
+        return []
+    destroyed = {node.inputs[i] for node in fgraph.apply_nodes
+                 for ins in (node.op.destroy_map or {}).values() for i in ins}
+    return [pos for pos, var in enumerate(fgraph.inputs[:len(maker.inputs)])
+            if var in destroyable and var in destroyed]
 
 
 def _input_converter(function):

@@ -522,3 +522,22 @@ def test_in_mutable_keeps_other_readers_safe_and_survives_pickle_copy_threads():
     assert not errors
     for k in range(4):
         np.testing.assert_array_equal(results[k], np.full(100, 3.0 * k))
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_mutable_inputs_given_the_same_array_are_not_overwritten_under_each_other(mode):
+    from tensorgraph.compile import In
+
+    x, y = tt.dvector("x"), tt.dvector("y")
+    m = tg.shared(np.arange(4.0), name="m")
+    f = tg.function([In(x, mutable=True), In(y, mutable=True)],
+                    (x * 2) * (y * 3) + m, mode=mode)
+    expected = (np.arange(4.0) * 2) * (np.arange(4.0) * 3) + np.arange(4.0)
+    v = np.arange(4.0)
+    np.testing.assert_allclose(f(v, v), expected)                       # one array, twice
+    np.testing.assert_allclose(f(np.arange(4.0), np.arange(4.0)), expected)
+    stored = m.get_value(borrow=True)
+    np.testing.assert_allclose(f(stored, np.arange(4.0)), expected)     # the shared storage
+    np.testing.assert_array_equal(m.get_value(), np.arange(4.0))
+    w = np.arange(8.0)
+    np.testing.assert_allclose(f(w[:4], w[:4]), expected)               # views of one buffer

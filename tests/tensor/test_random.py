@@ -446,3 +446,26 @@ def test_categorical_size_must_hold_the_batch_of_p():
 def test_choice_p_must_be_a_vector():
     with pytest.raises(ValueError, match="p must be 1-dimensional"):
         basic.choice([1, 2], p=np.full((2, 2), 0.5))
+
+
+def test_permutation_op_with_batch_dimensions():
+    rng = tensorgraph.shared(np.random.default_rng(3))
+    op = basic.PermutationRV(ndim_supp=2, ndims_params=[2], dtype="int64")
+    assert op.x_ndim == 2 and op == basic.PermutationRV(2, dtype="int64")
+    x = np.arange(4 * 3 * 2).reshape((4, 3, 2))
+    draw = op(x, rng=rng)
+    assert draw.type.shape == (4, 3, 2)
+    got = draw.eval()
+    for i in range(4):   # each batch entry: its own rows, shuffled as wholes
+        assert sorted(map(tuple, got[i])) == sorted(map(tuple, x[i]))
+    sized = op(x, size=(2, 4), rng=rng)
+    assert sized.type.shape == (2, 4, 3, 2)
+    values = sized.eval()
+    for j in range(2):
+        for i in range(4):
+            assert sorted(map(tuple, values[j, i])) == sorted(map(tuple, x[i]))
+    with pytest.raises(ValueError, match="ndim_supp must be"):
+        basic.PermutationRV(ndim_supp=1, ndims_params=[2])
+    # the plain permutation is unchanged: numpy's draw for one x
+    plain = basic.permutation(5, rng=tensorgraph.shared(np.random.default_rng(9))).eval()
+    np.testing.assert_array_equal(plain, np.random.default_rng(9).permutation(5))

@@ -98,13 +98,28 @@ class ChoiceWithoutReplacement(ChoiceRV):
 
 
 class PermutationRV(RandomVariable):
-    """A shuffled copy of ``x`` along its first axis, or of ``range(x)`` for an integer ``x``;
-    a ``size`` draws that many independent permutations (its dimensions first)."""
+    """A shuffled copy of ``x`` along the first of its last ``x_ndim`` axes (its core), or of
+    ``range(x)`` for an integer ``x`` (``x_ndim`` 0); leading axes of ``x`` beyond the core
+    are a batch (each entry permuted on its own), and ``size`` draws that many independent
+    permutations (its dimensions first, broadcasting the batch).
+
+    ``PermutationRV(ndim_supp=2, ndims_params=[2])`` is PyTensor's spelling of ``x_ndim=2``
+    (``ndim_supp`` is then ``max(1, x_ndim)``, the number of dimensions of one draw).
+    """
 
     __props__ = RandomVariable.__props__ + ("x_ndim",)
 
-    def __init__(self, x_ndim: int = 0, inplace: bool = False, dtype: str | None = None):
-        super().__init__("permutation", (x_ndim,), dtype, max(1, x_ndim), inplace)
+    def __init__(self, x_ndim: int = 0, inplace: bool = False, dtype: str | None = None, *,
+                 ndim_supp: int | None = None, ndims_params=None, name: str | None = None):
+        if ndims_params is not None:
+            if len(ndims_params) != 1:
+                raise ValueError(f"PermutationRV has one parameter, got ndims_params="
+                                 f"{list(ndims_params)}")
+            x_ndim = int(ndims_params[0])
+        if ndim_supp is not None and ndim_supp != max(1, x_ndim):
+            raise ValueError(f"PermutationRV: ndim_supp must be max(1, x_ndim) = "
+                             f"{max(1, x_ndim)} for x_ndim={x_ndim}, got {ndim_supp}")
+        super().__init__(name or "permutation", (x_ndim,), dtype, max(1, x_ndim), inplace)
         self.x_ndim = x_ndim
 
     def output_dtype(self, params) -> str:
@@ -118,23 +133,31 @@ class PermutationRV(RandomVariable):
         if self.x_ndim == 0:
             from tensorgraph.graph.basic import Constant
 
-            return (int(x.data),) if isinstance(x, Constant) else (None,)
-        return tuple(x.type.shape)
+            if isinstance(x, Constant) and np.ndim(x.data) == 0:
+                return (int(x.data),)
+            return (None,)
+        return tuple(x.type.shape[x.type.ndim - self.x_ndim:])
 
     def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
         if self.x_ndim == 0:
             return (_tt().cast(params[0], "int64"),)
-        return tuple(param_shapes[0])
+        return tuple(param_shapes[0][len(param_shapes[0]) - self.x_ndim:])
 
     def draw(self, rng, x, *, size):
-        x = int(x) if np.ndim(x) == 0 else x
-        if not size:
-            return rng.permutation(x)
-        first = np.asarray(rng.permutation(x))
-        out = np.empty(tuple(size) + first.shape, dtype=first.dtype)
-        for k, index in enumerate(np.ndindex(*size)):
-            out[index] = first if k == 0 else rng.permutation(x)
-        return out
+        x = np.asarray(x)
+        if x.ndim == self.x_ndim and not size:          # one permutation, as numpy draws it
+            return rng.permutation(int(x) if self.x_ndim == 0 else x)
+        core = ((int(x.flat[0]),) if self.x_ndim == 0 and x.size else
+                x.shape[x.ndim - self.x_ndim:])
+        if self.x_ndim == 0:
+            batch = _batch_of([x], (0,), size)
+            counts = np.broadcast_to(x, batch)
+            if counts.size and np.any(counts != counts.flat[0]):
+                raise ValueError("permutation: a batch of integers x must all be equal (the "
+                                 f"draws are stacked into one array), got {x}")
+        return _per_batch(rng, [x], (self.x_ndim,), size,
+                          lambda r, xc: r.permutation(int(xc) if self.x_ndim == 0 else xc),
+                          core, x.dtype if self.x_ndim else "int64")
 
 
 _REQUIRED = inspect.Parameter.empty

@@ -469,3 +469,28 @@ def test_permutation_op_with_batch_dimensions():
     # the plain permutation is unchanged: numpy's draw for one x
     plain = basic.permutation(5, rng=tensorgraph.shared(np.random.default_rng(9))).eval()
     np.testing.assert_array_equal(plain, np.random.default_rng(9).permutation(5))
+
+
+def test_choice_without_replacement_with_a_signature_batches_a_and_p():
+    rng = tensorgraph.shared(np.random.default_rng(5))
+    op = basic.ChoiceWithoutReplacement(signature="(a0,a1),(a0),(1)->(s0,a1)", dtype="int64")
+    assert (op.a_ndim, op.has_p, op.core_shape_len, op.ndim_supp) == (2, True, 1, 2)
+    a = np.arange(3 * 5 * 2).reshape((3, 5, 2))
+    p = np.array([0.0, 0.25, 0.25, 0.25, 0.25])
+    draw = op(a, p, (3,), rng=rng)
+    assert draw.type.shape == (3, 3, 2)
+    got = draw.eval()
+    for i in range(3):   # 3 distinct rows of a[i], never its first (p = 0)
+        rows = {tuple(r) for r in got[i]}
+        assert len(rows) == 3 and rows <= {tuple(r) for r in a[i][1:]}
+    sized = op(a, p, (2,), size=(4, 3), rng=rng)
+    assert sized.type.shape == (4, 3, 2, 2) and sized.eval().shape == (4, 3, 2, 2)
+    ints = basic.ChoiceWithoutReplacement(signature="(),(a),(2)->(s0,s1)", dtype="int64")
+    evens_odds = np.array([[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]])
+    values = ints(4, evens_odds, (2, 1), rng=rng).eval()
+    assert values.shape == (2, 2, 1)
+    assert set(values[0].ravel()) == {0, 2} and set(values[1].ravel()) == {1, 3}
+    with pytest.raises(ValueError, match="one literal length"):
+        basic.ChoiceWithoutReplacement(signature="(a),(n)->(s0)")
+    with pytest.raises(ValueError, match="output dimensions"):
+        basic.ChoiceWithoutReplacement(signature="(a0,a1),(1)->(s0)")

@@ -90,11 +90,95 @@ class ChoiceRV(RandomVariable):
 
 
 class ChoiceWithoutReplacement(ChoiceRV):
-    """``choice`` without replacement (every entry drawn at most once)."""
+    """``choice`` without replacement (every entry drawn at most once).
+
+    Built by ``choice(..., replace=False)``, ``size`` is the shape of the samples. Built with
+    PyTensor's gufunc ``signature`` (``"(a0,a1),(a0),(1)->(s0,a1)"``: ``a``, optionally
+    ``p``, then a ``core_shape`` vector of fixed length), the op takes ``core_shape`` as its
+    last parameter, the shape of the samples drawn from each ``a`` (and ``p``); leading axes
+    of ``a`` and ``p`` beyond their core are a batch, each entry drawn on its own, and
+    ``size`` is the batch shape.
+    """
+
+    __props__ = ChoiceRV.__props__ + ("core_shape_len",)
 
     def __init__(self, a_ndim: int = 0, has_p: bool = False, inplace: bool = False,
-                 dtype: str | None = None):
+                 dtype: str | None = None, *, signature: str | None = None):
+        core_shape_len = None
+        if signature is not None:
+            a_ndim, has_p, core_shape_len = _parse_choice_signature(signature)
         super().__init__(False, a_ndim, has_p, inplace, dtype)
+        self.core_shape_len = core_shape_len
+        if core_shape_len is not None:
+            self.ndims_params = (a_ndim,) + ((1,) if has_p else ()) + (1,)
+            self.ndim_supp = core_shape_len + max(0, a_ndim - 1)
+
+    def _supp_shape(self, params) -> tuple:
+        if self.core_shape_len is None:
+            return super()._supp_shape(params)
+        from tensorgraph.tensor.random.op import _constant_entries
+
+        a, core_shape = params[0], params[-1]
+        if core_shape.type.shape != (self.core_shape_len,):
+            raise TypeError(f"{self}: core_shape must be a vector of {self.core_shape_len} "
+                            f"entries (the signature's), got {core_shape.type}")
+        tail = a.type.shape[a.type.ndim - self.a_ndim + 1:] if self.a_ndim else ()
+        return tuple(_constant_entries(core_shape)) + tuple(tail)
+
+    def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
+        if self.core_shape_len is None:
+            return super()._supp_shape_symbolic(params, param_shapes)
+        tt = _tt()
+        core_shape = params[-1]
+        entries = tuple(tt.cast(core_shape[k], "int64") for k in range(self.core_shape_len))
+        a_shape = param_shapes[0]
+        return entries + (tuple(a_shape[len(a_shape) - self.a_ndim + 1:]) if self.a_ndim else ())
+
+    def draw(self, rng, a, *rest, size):
+        if self.core_shape_len is None:
+            return super().draw(rng, a, *rest, size=size)
+        *p, core_shape = rest
+        core = tuple(int(c) for c in np.asarray(core_shape).reshape(-1))
+        a = np.asarray(a)
+        params = [a] + [np.asarray(v) for v in p]
+        ndims = self.ndims_params[:len(params)]
+        tail = a.shape[a.ndim - self.a_ndim + 1:] if self.a_ndim else ()
+
+        def one(r, a_core, *p_core):
+            pool = int(a_core) if self.a_ndim == 0 else a_core
+            return r.choice(pool, size=core, replace=False, p=p_core[0] if p_core else None)
+
+        dtype = a.dtype if self.a_ndim else "int64"
+        return _per_batch(rng, params, ndims, size, one, core + tuple(tail), dtype)
+
+
+def _parse_choice_signature(signature: str) -> tuple[int, bool, int]:
+    """``(a_ndim, has_p, core_shape_len)`` from a gufunc signature of
+    ``ChoiceWithoutReplacement`` such as ``"(a0,a1),(a0),(1)->(s0,a1)"``."""
+    import re
+
+    text = signature.replace(" ", "")
+    if "->" not in text:
+        raise ValueError(f"ChoiceWithoutReplacement: signature {signature!r} has no '->'")
+    ins, out = text.split("->", 1)
+    groups = re.findall(r"\(([^()]*)\)", ins)
+    out_groups = re.findall(r"\(([^()]*)\)", out)
+    dims = [[d for d in g.split(",") if d] for g in groups]
+    if len(dims) not in (2, 3) or len(out_groups) != 1:
+        raise ValueError(f"ChoiceWithoutReplacement: signature {signature!r} must read "
+                         "'(a),(core_shape)->(out)' or '(a),(p),(core_shape)->(out)'")
+    core = dims[-1]
+    if len(core) != 1 or not core[0].isdigit():
+        raise ValueError(f"ChoiceWithoutReplacement: the core_shape of signature "
+                         f"{signature!r} must be one literal length, e.g. (2)")
+    a_ndim, core_len = len(dims[0]), int(core[0])
+    out_ndim = len([d for d in out_groups[0].split(",") if d])
+    if out_ndim != core_len + max(0, a_ndim - 1):
+        raise ValueError(f"ChoiceWithoutReplacement: signature {signature!r} gives "
+                         f"{out_ndim} output dimensions; {core_len} sample dimensions and "
+                         f"a's {max(0, a_ndim - 1)} trailing ones make "
+                         f"{core_len + max(0, a_ndim - 1)}")
+    return a_ndim, len(dims) == 3, core_len
 
 
 class PermutationRV(RandomVariable):

@@ -110,6 +110,16 @@ class DimShuffle(Op):
         return [self(eval_points[0])]
 
 
+def outer_operands(x, y):
+    """``x`` and ``y`` with dimensions added so that a binary elementwise op of them is their
+    outer operation (``ufunc.outer``): ``x`` gets ``y.ndim`` trailing size-1 dimensions, ``y``
+    ``x.ndim`` leading ones."""
+    x, y = as_tensor_variable(x), as_tensor_variable(y)
+    nx, ny = x.ndim, y.ndim
+    return (x.dimshuffle(*range(nx), *("x",) * ny) if ny else x,
+            y.dimshuffle(*("x",) * nx, *range(ny)) if nx else y)
+
+
 def _broadcast_static(op, inputs):
     """Static output shape of broadcasting ``inputs`` (same ndim), or an error naming them."""
     shape = []
@@ -135,17 +145,32 @@ class Elemwise(Op):
     """Apply ``scalar_op`` elementwise over inputs broadcast to a common shape.
 
     ``inplace_pattern`` ({output: input}) lets an output overwrite an input of its shape and
-    dtype (set by the inplace rewrites, never by users).
+    dtype (set by the inplace rewrites, never by users). ``name``, when given, is how the op
+    prints (it is not a prop: two ops differing only by name are equal).
     """
 
     __props__ = ("scalar_op", "inplace_pattern")
+    name = None
 
-    def __init__(self, scalar_op: ScalarOp, inplace_pattern=None):
+    def __init__(self, scalar_op: ScalarOp, inplace_pattern=None, name: str | None = None):
         self.scalar_op = scalar_op
         self.inplace_pattern = tuple(sorted((inplace_pattern or {}).items()))
         self.destroy_map = {o: [i] for o, i in self.inplace_pattern}
+        if name is not None:
+            self.name = str(name)
+
+    def outer(self, x, y):
+        """numpy's ``ufunc.outer`` for a binary op: ``op(x[..., None...], y[None..., ...])``,
+        the op of every pair of an element of ``x`` and one of ``y``; the result has the
+        dimensions of ``x`` followed by those of ``y``."""
+        if self.scalar_op.nin not in (-1, 2):
+            raise TypeError(f"{self}.outer needs a binary op; {self.scalar_op} takes "
+                            f"{self.scalar_op.nin} inputs")
+        return self(*outer_operands(x, y))
 
     def __str__(self):
+        if self.name is not None:
+            return self.name
         if self.inplace_pattern:
             return f"Elemwise{{{self.scalar_op},inplace}}"
         return f"Elemwise{{{self.scalar_op}}}"
@@ -229,23 +254,44 @@ class Elemwise(Op):
 
 
 def _runtime_shape(node, inputs):
-    """The broadcast shape of this call's inputs; refuses to broadcast non-static-1 dims."""
+    """The broadcast shape of this call's inputs; refuses to broadcast non-static-1 dims.
+    The messages are those of the C kernels (``link/c/ops/elemwise.py``), with the pair of
+    sizes in PyTensor's form ``(input[0].shape[1] = 4, input[1].shape[1] = 3)``."""
     shapes = [np.shape(v) for v in inputs]
     try:
         out_shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ValueError(f"inputs of shapes {', '.join(map(str, shapes))} cannot be broadcast "
-                         "together") from None
-    for var, shape in zip(node.inputs, shapes):
+        raise ValueError(f"{node.op}: inputs of shapes [{', '.join(map(str, shapes))}] cannot "
+                         "be broadcast together; only dimensions of static size 1 broadcast. "
+                         f"Input dimension mismatch: {_mismatch(shapes)}") from None
+    for k, (var, shape) in enumerate(zip(node.inputs, shapes)):
         for d, size in enumerate(shape):
             if size == 1 and out_shape[d] != 1 and var.type.shape[d] != 1:
+                j = next(j for j, other in enumerate(shapes) if other[d] != 1)
                 raise ValueError(
                     f"Runtime broadcasting not allowed: input {var} has size 1 in dimension "
                     f"{d} at run time but its "
-                    f"type {var.type} does not declare that dimension broadcastable (size 1); "
+                    f"type {var.type} does not declare that dimension broadcastable (size 1) "
+                    f"{_size_pair(shapes, d, j, k)}; "
                     f"input shapes: {shapes}. Declare it, e.g. with tt.row/tt.col, "
                     "shape=(1, None), or x.dimshuffle('x', 0)")
     return out_shape
+
+
+def _size_pair(shapes, d, j, k) -> str:
+    """``(input[j].shape[d] = a, input[k].shape[d] = b)``, the lower index first."""
+    j, k = sorted((j, k))
+    return f"(input[{j}].shape[{d}] = {shapes[j][d]}, input[{k}].shape[{d}] = {shapes[k][d]})"
+
+
+def _mismatch(shapes) -> str:
+    """The first pair of sizes (other than 1) that differ in a dimension, as ``_size_pair``."""
+    for d in range(max(len(s) for s in shapes)):
+        sized = [(k, s[d]) for k, s in enumerate(shapes) if len(s) > d and s[d] != 1]
+        for k, size in sized[1:]:
+            if size != sized[0][1]:
+                return _size_pair(shapes, d, sized[0][0], k)
+    return "(no pair of sizes found)"
 
 
 def _sum_to_input(g, x):

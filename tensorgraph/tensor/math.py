@@ -22,7 +22,7 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor import scalar_special as _special
-from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.elemwise import Elemwise, outer_operands
 from tensorgraph.tensor.scalar_convert import tensor_to_scalar
 from tensorgraph.tensor.type import normalize_dtype
 
@@ -133,7 +133,28 @@ def _elemwise_function(scalar_op, name: str, params: str, doc: str):
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{name}({params}): {doc}"
     function.__module__ = __name__
+    if nparams == 2:
+        _with_outer(function)
     return function
+
+
+def _with_outer(function):
+    """Give a binary elementwise function numpy's ``ufunc.outer``: ``tt.add.outer(x, y)``
+    has the dimensions of ``x`` followed by those of ``y`` (PyTensor's functions are Elemwise
+    ops, which have it)."""
+    def outer(x, y):
+        return function(*outer_operands(x, y))
+
+    outer.__name__ = outer.__qualname__ = f"{function.__name__}.outer"
+    outer.__doc__ = (f"{function.__name__}.outer(x, y): {function.__name__} of every element "
+                     "of x with every element of y, as numpy's ufunc.outer.")
+    function.outer = outer
+    return function
+
+
+for _function in (add, mul, sub, true_div):
+    _with_outer(_function)
+del _function
 
 
 # -- arithmetic --------------------------------------------------------------------------------

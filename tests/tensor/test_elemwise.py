@@ -277,3 +277,58 @@ def test_dimshuffle_dropping_an_unknown_dimension_has_a_gradient():
     x = tt.tensor("float64", shape=(None, 3))
     g = tensorgraph.grad((x.dimshuffle(1) ** 2).sum(), x)
     np.testing.assert_allclose(g.eval({x: np.array([[1.0, 2.0, 3.0]])}), [[2.0, 4.0, 6.0]])
+
+
+# -- ufunc-like methods, names, run-time shape messages ----------------------------------------
+
+
+@pytest.mark.parametrize("fn, np_fn", [(tt.add, np.add), (tt.mul, np.multiply),
+                                       (tt.sub, np.subtract), (tt.maximum, np.maximum),
+                                       (tt.true_div, np.true_divide)])
+@pytest.mark.parametrize("shape_x, shape_y", [((3, 5), (7, 1, 3)), ((2,), ()), ((), (4,))])
+def test_outer_of_binary_functions_matches_numpy(fn, np_fn, shape_x, shape_y):
+    rng = np.random.default_rng(3)
+    xv, yv = rng.uniform(1, 2, size=shape_x), rng.uniform(1, 2, size=shape_y)
+    x = tt.tensor("float64", shape=shape_x, name="x")
+    y = tt.tensor("float64", shape=shape_y, name="y")
+    z = fn.outer(x, y)
+    assert z.type.shape == shape_x + shape_y
+    np.testing.assert_allclose(run([x, y], z, xv, yv), np_fn.outer(xv, yv))
+
+
+def test_elemwise_op_outer_and_its_arity_check():
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    x, y = tt.vector("x"), tt.matrix("y")
+    z = Elemwise(tensorgraph.scalar.add).outer(x, y)
+    assert z.ndim == 3
+    np.testing.assert_allclose(run([x, y], z, np.arange(2.0), np.ones((3, 4))),
+                               np.add.outer(np.arange(2.0), np.ones((3, 4))))
+    with pytest.raises(TypeError, match="needs a binary op"):
+        Elemwise(tensorgraph.scalar.exp).outer(x, y)
+    assert not hasattr(tt.exp, "outer")
+
+
+def test_elemwise_name_is_how_it_prints_and_not_a_prop():
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    named = Elemwise(tensorgraph.scalar.add, name="my_add")
+    assert str(named) == "my_add"
+    assert str(Elemwise(tensorgraph.scalar.add)) == "Elemwise{add}"
+    assert named == Elemwise(tensorgraph.scalar.add)
+    x = tt.vector("x")
+    np.testing.assert_array_equal(run([x], named(x, x), np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+@pytest.mark.parametrize("linker", ["py", "c|py", "cvm"])
+def test_runtime_shape_errors_give_the_pair_of_sizes(linker):
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    f = tensorgraph.function([x, y], x * y, mode=tensorgraph.Mode(linker=linker))
+    with pytest.raises(ValueError, match=r"Runtime broadcasting not allowed: input (y|1) has "
+                                         r"size 1 in dimension 1.*\(input\[0\]\.shape\[1\] = 4, "
+                                         r"input\[1\]\.shape\[1\] = 1\)"):
+        f(np.zeros((5, 4)), np.zeros((5, 1)))
+    with pytest.raises(ValueError, match=r"cannot be broadcast together.*Input dimension "
+                                         r"mismatch: \(input\[0\]\.shape\[1\] = 4, "
+                                         r"input\[1\]\.shape\[1\] = 3\)"):
+        f(np.zeros((5, 4)), np.zeros((5, 3)))

@@ -118,7 +118,8 @@ def _loops(op, node, inputs, outputs, sub) -> str:
             code.append(f"if ({inputs[k]}->shape[{d}] != shp[{d}]) {{ "
                         f"tg_elemwise_shape_error({ctx}, \"{c_string(str(op), printf=False)}\", "
                         f"{len(inputs)}, "
-                        f"(const tg_array *[]){{{', '.join(inputs)}}}); {fail} }}")
+                        f"(const tg_array *[]){{{', '.join(inputs)}}}, {d}, {first}, {k}); "
+                        f"{fail} }}")
     # -- outputs
     for o, out in enumerate(outputs):
         if o in destroyed:
@@ -270,16 +271,29 @@ static TG_COLD int tg_ew_flat(const tg_array *a, int64_t n)
     return tg_is_c_contiguous(a) && tg_size(a) == n;
 }
 
+/* Inputs j < k (neither of static size 1 in dimension d) differ in size there: a size 1 is
+   a broadcast the types do not declare, other sizes a mismatch. The words are perform's
+   (tensor/elemwise.py: _runtime_shape); the Python error report names the inputs. */
 static TG_COLD int tg_elemwise_shape_error(tg_ctx *ctx, const char *op, int nin,
-                                   const tg_array *const *ins)
+                                   const tg_array *const *ins, int d, int j, int k)
 {
     char shapes[512] = "", buf[160];
     size_t used = 0;
-    for (int k = 0; k < nin && used < sizeof(shapes); k++)
-        used += (size_t)snprintf(shapes + used, sizeof(shapes) - used, k ? ", %s" : "%s",
-                                 tg_shape_str(ins[k], buf, sizeof(buf)));
-    return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together; "
-                    "only dimensions of static size 1 broadcast", op, shapes);
+    long long sj = (long long)ins[j]->shape[d], sk = (long long)ins[k]->shape[d];
+    for (int i = 0; i < nin && used < sizeof(shapes); i++)
+        used += (size_t)snprintf(shapes + used, sizeof(shapes) - used, i ? ", %s" : "%s",
+                                 tg_shape_str(ins[i], buf, sizeof(buf)));
+    if (sj == 1 || sk == 1)
+        return tg_error(ctx, "%s: Runtime broadcasting not allowed: input %d has size 1 in "
+                        "dimension %d at run time but its type does not declare that dimension "
+                        "broadcastable (size 1) (input[%d].shape[%d] = %lld, input[%d].shape[%d] "
+                        "= %lld); input shapes: [%s]. Declare it, e.g. with tt.row/tt.col, "
+                        "shape=(1, None), or x.dimshuffle('x', 0)", op, sj == 1 ? j : k, d,
+                        j, d, sj, k, d, sk, shapes);
+    return tg_error(ctx, "%s: inputs of shapes [%s] cannot be broadcast together; only "
+                    "dimensions of static size 1 broadcast. Input dimension mismatch: "
+                    "(input[%d].shape[%d] = %lld, input[%d].shape[%d] = %lld)", op, shapes,
+                    j, d, sj, k, d, sk);
 }
 #endif
 """

@@ -1165,7 +1165,9 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     proj_dtype = out_dtype if cast_to_output_type else "float64"
     projection = TensorType(proj_dtype, (None,) * output.type.ndim)("random projection")
     cost = _tt().sum(projection * output)
-    compile_function = hooks.compile_function  # the compiler is a higher layer
+    # the compiler is a higher layer; every call gets copies of the points, so an op that
+    # overwrites its input (an inplace op given as fun) is checked too, as in PyTensor
+    compile_function = functools.partial(hooks.compile_function, accept_inplace=True)
     cost_fn = compile_function(inputs + [projection], cost,
                                mode=_reference_mode(mode, no_debug_ref))
     grads = grad(cost, inputs, disconnected_inputs="ignore")

@@ -455,7 +455,14 @@ class ScalarOp(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """Gradients w.r.t. each input, as tensor expressions (see ``Elemwise.L_op``);
-        ``None`` for an input the output does not depend on differentiably."""
+        ``None`` for an input the output does not depend on differentiably.
+
+        A scalar op written for PyTensor defines ``grad(inputs, output_grads)`` (or
+        ``pullback``) instead: it is called with the same tensor variables, so arithmetic and
+        ``tensorgraph.tensor`` functions build the gradient, and ``grad_not_implemented`` /
+        ``grad_undefined`` mark an input without one."""
+        if (type(self).grad is not Op.grad or getattr(self, "pullback", None) is not None):
+            return super().L_op(inputs, outputs, output_grads)
         raise NotImplementedError(f"the scalar op {self.name} has no gradient")
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
-from tensorgraph.scalar.basic import DISCRETE, ScalarOp
+from tensorgraph.scalar.basic import DISCRETE, ScalarOp, ScalarType
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.type import TensorType
 
@@ -179,7 +179,7 @@ class Elemwise(Op):
         inputs = [as_tensor_variable(i) for i in inputs]
         if not inputs:
             raise TypeError(f"{self} needs at least one input")
-        dtypes = self.scalar_op.output_dtypes(*[i.dtype for i in inputs])
+        dtypes = _output_dtypes(self.scalar_op, inputs)
         ndim = max(i.ndim for i in inputs)
         inputs = [i if i.ndim == ndim else
                   DimShuffle(i.ndim, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))(i)
@@ -197,7 +197,7 @@ class Elemwise(Op):
         # that finds and names where a nan or inf appears
         with np.errstate(all="ignore"):
             results = self.scalar_op.impl(*inputs)
-        if self.scalar_op.nout == 1:
+        if len(node.outputs) == 1:
             results = (results,)
         destroyed = dict(self.inplace_pattern)
         for o, (cell, out, value) in enumerate(zip(output_storage, node.outputs, results)):
@@ -232,7 +232,7 @@ class Elemwise(Op):
         return [tuple(out)] * len(node.outputs)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.gradient import disconnected_type
+        from tensorgraph.gradient import DisconnectedType, NullType, disconnected_type
         from tensorgraph.tensor.creation import zeros_like
         from tensorgraph.tensor.math import cast
 
@@ -245,12 +245,25 @@ class Elemwise(Op):
             if g is None:  # the scalar op says: no gradient path through this input
                 result.append(disconnected_type())
                 continue
+            if isinstance(getattr(g, "type", None), (NullType, DisconnectedType)):
+                result.append(g)  # grad_not_implemented / grad_undefined: grad() says so
+                continue
             g = as_tensor_variable(g)
             g = _sum_to_input(g, x)
             if g.dtype != x.dtype:
                 g = cast(g, x.dtype)
             result.append(g)
         return result
+
+
+def _output_dtypes(scalar_op, inputs) -> tuple[str, ...]:
+    """The output dtypes of ``scalar_op`` on tensors of these dtypes: its dtype rule, or, for
+    a scalar op written for PyTensor with its own ``make_node``, the outputs of the scalar
+    node that ``make_node`` builds from scalars of these dtypes (as PyTensor's Elemwise asks)."""
+    if type(scalar_op).make_node is ScalarOp.make_node:
+        return scalar_op.output_dtypes(*[i.dtype for i in inputs])
+    node = scalar_op.make_node(*[ScalarType(i.dtype)() for i in inputs])
+    return tuple(out.type.dtype for out in node.outputs)
 
 
 def _runtime_shape(node, inputs):

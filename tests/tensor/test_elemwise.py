@@ -332,3 +332,88 @@ def test_runtime_shape_errors_give_the_pair_of_sizes(linker):
                                          r"mismatch: \(input\[0\]\.shape\[1\] = 4, "
                                          r"input\[1\]\.shape\[1\] = 3\)"):
         f(np.zeros((5, 4)), np.zeros((5, 3)))
+
+
+# -- scalar ops written for PyTensor: grad(), their own make_node ------------------------------
+
+
+class _Scale(tensorgraph.scalar.basic.ScalarOp):
+    """n * x, with a PyTensor-style ``grad``: none implemented for n."""
+
+    nin = 2
+    name = "scale"
+
+    def output_rule(self, *dtypes):
+        return ("float64",)
+
+    def impl(self, n, x):
+        return n * x
+
+    def grad(self, inputs, output_grads):
+        from tensorgraph.gradient import grad_not_implemented
+
+        n, _ = inputs
+        (gz,) = output_grads
+        return [grad_not_implemented(self, 0, n), gz * n]
+
+
+def test_scalar_op_grad_method_is_used_and_grad_not_implemented_is_reported():
+    from tensorgraph.gradient import NullTypeGradError, verify_grad
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    scale = Elemwise(_Scale())
+    x = tt.dvector("x")
+    g = tensorgraph.grad(scale(3.0, x).sum(), x)
+    np.testing.assert_allclose(g.eval({x: np.array([1.0, 2.0])}), [3.0, 3.0])
+    verify_grad(lambda v: scale(2.5, v), [np.array([0.5, -1.0])])
+    with pytest.raises(NullTypeGradError, match="not implemented"):
+        tensorgraph.grad(scale(x, 2.0).sum(), x)
+
+
+def test_scalar_op_without_any_gradient_still_says_so():
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    class NoGrad(_Scale):
+        grad = tensorgraph.graph.op.Op.grad
+        name = "nograd"
+
+    x = tt.dvector("x")
+    with pytest.raises(NotImplementedError, match="the scalar op nograd has no gradient"):
+        tensorgraph.grad(Elemwise(NoGrad())(2.0, x).sum(), x)
+
+
+def test_scalar_op_with_its_own_make_node_sets_the_outputs():
+    from tensorgraph.graph.basic import Apply
+    from tensorgraph.scalar.basic import ScalarType
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    class SplitOp(tensorgraph.scalar.basic.ScalarOp):
+        name = "split"
+        nin = 1
+
+        def make_node(self, x):
+            return Apply(self, [ScalarType("float64")()],
+                         [ScalarType("float64")(), ScalarType("int32")()])
+
+        def impl(self, x):
+            return np.trunc(x) * 0 + x, np.trunc(x).astype("int32")
+
+        def L_op(self, inputs, outputs, output_grads):
+            return [output_grads[0] * 2]
+
+    x = tt.dvector("x")
+    y, k = Elemwise(SplitOp())(x)
+    assert (y.dtype, k.dtype) == ("float64", "int32")
+    values = run([x], [y, k], np.array([1.5, 2.5]))
+    np.testing.assert_array_equal(values[0], [1.5, 2.5])
+    np.testing.assert_array_equal(values[1], [1, 2])
+    np.testing.assert_array_equal(tensorgraph.grad(y.sum(), x).eval({x: np.ones(2)}), [2.0, 2.0])
+
+
+def test_verify_grad_checks_an_inplace_op():
+    from tensorgraph.gradient import verify_grad
+    from tensorgraph.tensor.elemwise import Elemwise
+
+    point = np.array([[1.5, -0.5], [2.0, 0.1]])
+    verify_grad(Elemwise(tensorgraph.scalar.exp, {0: 0}), [point])
+    np.testing.assert_array_equal(point, [[1.5, -0.5], [2.0, 0.1]])  # the caller's is kept

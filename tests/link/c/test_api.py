@@ -115,3 +115,44 @@ def test_a_plain_op_defining_c_code_is_told_its_c_is_not_used():
         class WithC(COp):
             def c_code(self, node, name, inputs, outputs, sub):
                 return ""
+
+
+class PyTensorStyleDouble(COp):
+    """2 * x with C written for PyTensor (PyArrayObject, the NumPy C API): tensorgraph cannot
+    compile it, so its nodes run perform, with a warning that says why."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = tt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] * 2
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        return f"""
+        Py_XDECREF({z});
+        {z} = (PyArrayObject *)PyArray_NewCopy({x}, NPY_ANYORDER);
+        if (!{z}) {{ {sub['fail']} }}
+        """
+
+
+@pytest.mark.parametrize("linker", ["c|py", "c", "cvm"])
+def test_a_cop_with_pytensor_c_api_code_runs_perform_and_says_why(linker):
+    from tensorgraph.link.c import op as cop
+
+    cop._warned.discard(PyTensorStyleDouble)
+    x = tt.dvector("x")
+    with pytest.warns(cop.PyTensorCCodeWarning, match=r"PyTensorStyleDouble\.c_code is written "
+                                                      r"for PyTensor's C \(it uses Py_XDECREF"):
+        f = tensorgraph.function([x], PyTensorStyleDouble()(x) + 1,
+                                 mode=Mode(linker=linker, optimizer=None))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [3.0, 5.0])
+    kinds = {type(n.op).__name__: getattr(t, "kind", "py") for n, t in zip(f.vm.nodes, f.vm.thunks)}
+    assert kinds["PyTensorStyleDouble"] == "py"
+    with warnings.catch_warnings():     # once per op class
+        warnings.simplefilter("error")
+        tensorgraph.function([x], PyTensorStyleDouble()(x) * 3,
+                             mode=Mode(linker=linker, optimizer=None))

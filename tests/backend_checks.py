@@ -246,6 +246,28 @@ def check_shape_ops(mode, seed=0):
     return compare(mode, [x, v], outputs, values)
 
 
+def check_symbolic_join_axis(mode):
+    """A join and a split along an axis given as an integer input (traced back ends make that
+    input static): every axis, negative ones too, and an out-of-range axis a ValueError."""
+    import pytest
+
+    from tensorgraph.tensor.join import Split
+
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    ax = tt.lscalar("ax")
+    joined = tt.join(ax, a, b)
+    first, second = Split(2)(joined, ax, tt.stack([a.shape[ax], b.shape[ax]]))
+    f = tg.function([ax, a, b], [joined, first * 2, second], mode=mode)
+    va, vb = np.ones((2, 3)), np.arange(6.0).reshape(2, 3)
+    for axis in (0, 1, -1, -2):
+        out, p, q = f(axis, va, vb)
+        np.testing.assert_array_equal(out, np.concatenate([va, vb], axis=axis))
+        np.testing.assert_array_equal(p, 2 * va)
+        np.testing.assert_array_equal(q, vb)
+    with pytest.raises(ValueError, match="out of range for 2-d inputs"):
+        f(2, va, vb)
+
+
 def check_indexing(mode, seed=0):
     """Basic and advanced indexing, read and set/increment (repeated indices accumulate),
     negative indices and steps, index arrays of several dimensions, a constant mask."""

@@ -66,14 +66,28 @@ def check_join(axis: int, shapes: list) -> None:
             raise ValueError(f"join along axis {axis}: inputs of shapes {text} do not fit")
 
 
-def check_split(op, shape: tuple, sizes: tuple) -> None:
-    """``sizes`` divide dimension ``op.axis`` of an array of ``shape``, or ValueError."""
-    length = shape[op.axis]
+def known_axis(op, value, ndim: int, static_ints, what: str) -> int:
+    """The axis of a join or split: the op's fixed one, or its axis input's value known while
+    tracing (a StaticShapeError when it is not), checked and made non-negative."""
+    if op.axis is not None:
+        return op.axis
+    (axis,) = static_ints(value, f"the axis of a {what}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what}: axis {axis} is out of range for {ndim}-d inputs (it must be "
+                         f"in [{-ndim}, {ndim - 1}])")
+    return axis % ndim
+
+
+def check_split(op, shape: tuple, sizes: tuple, axis: int | None = None) -> None:
+    """``sizes`` divide dimension ``axis`` (default ``op.axis``) of an array of ``shape``, or
+    ValueError."""
+    axis = op.axis if axis is None else axis
+    length = shape[axis]
     if len(sizes) != op.n_splits:
         raise ValueError(f"split: expected {op.n_splits} sizes, got {len(sizes)}")
     if any(s < 0 for s in sizes) or sum(sizes) != length:
         raise ValueError(f"split: sizes {list(sizes)} (sum {sum(sizes)}) do not divide "
-                         f"dimension {op.axis} of size {length} (input shape {tuple(shape)})")
+                         f"dimension {axis} of size {length} (input shape {tuple(shape)})")
 
 
 def check_alloc(value_type, value, shape: tuple) -> None:

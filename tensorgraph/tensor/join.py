@@ -33,6 +33,12 @@ __all__ = [
 ]
 
 
+class ZeroDimJoinError(TypeError, ValueError):
+    """Zero-dimensional tensors given to a join: they have no axis to join along (``stack``
+    makes a vector of them). A TypeError as in PyTensor (the ndim is part of the type) and a
+    ValueError as in numpy."""
+
+
 class NdimMismatchError(TypeError, ValueError):
     """Tensors of different numbers of dimensions given to one join. The number of dimensions
     is part of a tensor's type, so this is a ``TypeError`` (as the dtype mismatch next to it,
@@ -115,7 +121,14 @@ def _joined_static(op, tensors, axis):
 
 
 class Join(Op):
-    """The concatenation of tensors of one dtype and ndim along ``axis`` (numpy's concatenate)."""
+    """The concatenation of tensors of one dtype and ndim along ``axis`` (numpy's concatenate).
+
+    ``Join(axis)`` has the axis as a property, fixed when the graph is built: the common case,
+    the one every back end compiles. ``Join()(axis, *tensors)`` (PyTensor's form) takes the axis
+    as its first input: a constant axis gives the ``Join(axis)`` node, and a symbolic one (an
+    integer scalar known only when the function runs) a node whose first input is that axis;
+    an axis out of range for the inputs is then a ValueError at run time.
+    """
 
     __props__ = ("axis",)
 
@@ -124,81 +137,166 @@ class Join(Op):
 
     def make_node(self, *tensors):
         if self.axis is None:
-            # PyTensor's form, Join()(axis, *tensors): the axis is the first input, known
-            # when the graph is built; the node is that of Join(axis)
             if not tensors:
                 raise ValueError("Join()(axis, *tensors) needs the axis and the tensors")
-            return Join(_known_axis(tensors[0], "Join"))(*tensors[1:]).owner
-        tensors = [as_tensor_variable(t) for t in tensors]
-        if not tensors:
-            raise ValueError(f"{self} needs at least one tensor")
-        ndim, dtype = tensors[0].ndim, tensors[0].dtype
-        for i, t in enumerate(tensors):
-            if t.ndim != ndim:
-                raise NdimMismatchError(f"{self}: all inputs must have the same number of "
-                                        f"dimensions; input 0 has {ndim}, input {i} ({t}) has {t.ndim}")
-            if t.dtype != dtype:
-                raise TypeError(f"{self}: all inputs must have dtype {dtype}; input {i} ({t}) "
-                                f"has {t.dtype} (use concatenate(), which upcasts)")
-        op = with_props(self, axis=normalize_axis(self.axis, ndim, str(self)))
+            axis, tensors = tensors[0], tensors[1:]
+            known = _constant_axis(axis, "Join")
+            if known is not None:
+                return Join(known)(*tensors).owner
+            return self._symbolic_node(_symbolic_axis(axis, "Join"), tensors)
+        tensors = _checked_tensors(self, tensors)
+        op = with_props(self, axis=normalize_axis(self.axis, tensors[0].ndim, str(self)))
         if op is not self:
             return op.make_node(*tensors)
         static = _joined_static(self, tensors, self.axis)
-        return Apply(self, tensors, [TensorType(dtype, static)()])
+        return Apply(self, tensors, [TensorType(tensors[0].dtype, static)()])
+
+    def _symbolic_node(self, axis, tensors):
+        """The node of an axis known only at run time: the static sizes of one tensor, else
+        none (any dimension may be the joined one, as in PyTensor)."""
+        tensors = _checked_tensors(self, tensors)
+        if tensors[0].ndim == 0:
+            raise ZeroDimJoinError(f"{self}: zero-dimensional tensors cannot be joined; use "
+                                   "stack() to make a vector of scalars")
+        static = tensors[0].type.shape if len(tensors) == 1 else (None,) * tensors[0].ndim
+        return Apply(self, [axis, *tensors], [TensorType(tensors[0].dtype, tuple(static))()])
 
     def perform(self, node, inputs, output_storage):
+        if self.axis is None:
+            axis, inputs = _runtime_axis(inputs[0], np.ndim(inputs[1]), "join"), inputs[1:]
+        else:
+            axis = self.axis
         try:
-            out = np.concatenate(inputs, axis=self.axis)
+            out = np.concatenate(inputs, axis=axis)
         except ValueError as exc:
             shapes = ", ".join(str(np.shape(v)) for v in inputs)
-            raise ValueError(f"join along axis {self.axis}: inputs of shapes {shapes} do not fit "
+            raise ValueError(f"join along axis {axis}: inputs of shapes {shapes} do not fit "
                              f"({exc})") from None
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import add
+        from tensorgraph.tensor.math import add, eq, switch
 
+        if self.axis is None:
+            axis, input_shapes = _nonnegative_axis(node.inputs[0], node.outputs[0].ndim), \
+                input_shapes[1:]
         out = []
         for d in range(node.outputs[0].type.ndim):
             static = node.outputs[0].type.shape[d]
+            joined = (add(*[s[d] for s in input_shapes]) if len(input_shapes) > 1
+                      else input_shapes[0][d])
             if static is not None:
                 out.append(static)
+            elif self.axis is None:
+                out.append(switch(eq(axis, d), joined, input_shapes[0][d]))
             elif d == self.axis:
-                out.append(add(*[s[d] for s in input_shapes]) if len(input_shapes) > 1
-                           else input_shapes[0][d])
+                out.append(joined)
             else:
                 out.append(input_shapes[0][d])
         return [tuple(out)]
 
+    def connection_pattern(self, node):
+        if self.axis is None:
+            return [[False]] + [[True]] * (len(node.inputs) - 1)
+        return [[True]] * len(node.inputs)
+
     def L_op(self, inputs, outputs, output_grads):
+        axis = self.axis
+        if axis is None:
+            axis, inputs = inputs[0], inputs[1:]
         if outputs[0].dtype in DISCRETE_DTYPES:
-            return [_float_zeros_like(t) for t in inputs]
-        if len(inputs) == 1:
-            return [output_grads[0]]
-        sizes = make_vector(*[shape_i(t, self.axis) for t in inputs], dtype="int64")
-        pieces = Split(len(inputs), self.axis)(output_grads[0], sizes)
-        return list(pieces)
+            grads = [_float_zeros_like(t) for t in inputs]
+        elif len(inputs) == 1:
+            grads = [output_grads[0]]
+        elif self.axis is None:
+            from tensorgraph.tensor.subtensor import getitem
+
+            sizes = make_vector(*[getitem(t.shape, axis) for t in inputs], dtype="int64")
+            grads = list(Split(len(inputs))(output_grads[0], axis, sizes))
+        else:
+            sizes = make_vector(*[shape_i(t, axis) for t in inputs], dtype="int64")
+            grads = list(Split(len(inputs), axis)(output_grads[0], sizes))
+        return grads if self.axis is not None else [_disconnected(), *grads]
 
 
-def _known_axis(axis, what: str) -> int:
+def _checked_tensors(op, tensors):
+    """The tensors of a join as variables, of one ndim and one dtype (else a TypeError)."""
+    tensors = [as_tensor_variable(t) for t in tensors]
+    if not tensors:
+        raise ValueError(f"{op} needs at least one tensor")
+    ndim, dtype = tensors[0].ndim, tensors[0].dtype
+    for i, t in enumerate(tensors):
+        if t.ndim != ndim:
+            raise NdimMismatchError(f"{op}: all inputs must have the same number of "
+                                    f"dimensions; input 0 has {ndim}, input {i} ({t}) has {t.ndim}")
+        if t.dtype != dtype:
+            raise TypeError(f"{op}: all inputs must have dtype {dtype}; input {i} ({t}) "
+                            f"has {t.dtype} (use concatenate(), which upcasts)")
+    return tensors
+
+
+def _constant_axis(axis, what: str) -> int | None:
     """An axis given as an int, a numpy integer or an integer constant (or an expression of
-    constants, such as a cast of one), as an int."""
+    constants, such as a cast of one), as an int; None for an axis known only at run time."""
     if isinstance(axis, Variable):
         from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 
+        if axis.type.ndim != 0:
+            raise TypeError(f"{what}: the axis must be an integer scalar, got {axis} "
+                            f"({axis.type})")
         try:
             value = get_scalar_constant_value(axis)
         except NotScalarConstantError:
-            raise TypeError(f"{what}: the axis must be known when the graph is built (an int or "
-                            f"an integer constant), got the symbolic {axis}") from None
+            return None
         if value.dtype.kind not in "iu":
             raise TypeError(f"{what}: the axis must be an integer, got {axis} ({value.dtype})")
         return int(value)
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        if isinstance(axis, np.ndarray) and axis.ndim == 0 and axis.dtype.kind in "iu":
+            return int(axis)
+        raise TypeError(f"{what}: the axis must be an integer, got {axis!r}")
+    return int(axis)
+
+
+def _symbolic_axis(axis, what: str):
+    """A symbolic axis as a 0-d integer variable (else a TypeError naming what came)."""
+    axis = as_tensor_variable(axis)
+    if axis.ndim != 0 or axis.dtype not in INT_DTYPES:
+        raise TypeError(f"{what}: the axis must be an integer scalar, got {axis} ({axis.type})")
     return axis
 
 
-def concatenate(tensors, axis: int = 0) -> Variable:
-    """numpy's ``concatenate``: ``tensors`` joined along an existing ``axis``, dtypes upcast."""
+def _runtime_axis(value, ndim: int, what: str) -> int:
+    """The value of a symbolic axis at run time, in [0, ndim) (else a ValueError)."""
+    axis = int(value)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what}: axis {axis} is out of range for {ndim}-d inputs (it must be "
+                         f"in [{-ndim}, {ndim - 1}])")
+    return axis % ndim
+
+
+def _nonnegative_axis(axis, ndim: int):
+    """A symbolic axis with negative values counted from the end (``axis % ndim`` in range)."""
+    from tensorgraph.tensor.math import add, lt, switch
+
+    return switch(lt(axis, 0), add(axis, ndim), axis)
+
+
+def _known_axis(axis, what: str) -> int:
+    """An axis that must be known when the graph is built, as an int (else a TypeError)."""
+    known = _constant_axis(axis, what)
+    if known is None:
+        raise TypeError(f"{what}: the axis must be known when the graph is built (an int or "
+                        f"an integer constant), got the symbolic {axis}")
+    return known
+
+
+def concatenate(tensors, axis=0) -> Variable:
+    """numpy's ``concatenate``: ``tensors`` joined along an existing ``axis``, dtypes upcast.
+
+    ``axis`` is an int, or an integer scalar variable known only when the function runs (then
+    an axis out of range is a ValueError at run time). One tensor is returned as it is.
+    """
     if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
         raise TypeError("concatenate takes a list or tuple of tensors, got "
                         f"{type(tensors).__name__}")
@@ -207,13 +305,19 @@ def concatenate(tensors, axis: int = 0) -> Variable:
         raise ValueError("concatenate needs at least one tensor")
     ndim = tensors[0].ndim
     if ndim == 0:
-        raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated; use "
-                         "stack() to make a vector of scalars")
-    axis = normalize_axis(_known_axis(axis, "concatenate"), ndim, "concatenate axis")
+        raise ZeroDimJoinError("concatenate: zero-dimensional tensors cannot be concatenated; "
+                               "use stack() to make a vector of scalars")
+    known = _constant_axis(axis, "concatenate")
+    if known is not None:
+        axis = normalize_axis(known, ndim, "concatenate axis")
+    else:
+        axis = _symbolic_axis(axis, "concatenate")
     dtype = upcast(*[t.dtype for t in tensors])
     tensors = _cast_all(tensors, dtype)
     if len(tensors) == 1:
         return tensors[0]
+    if known is None:
+        return Join()(axis, *tensors)
     return Join(axis)(*tensors)
 
 
@@ -262,7 +366,10 @@ def vstack(tensors) -> Variable:
 class Split(Op):
     """``n_splits`` consecutive pieces of ``x`` along ``axis``, of sizes given by an int vector.
 
-    The pieces are views of ``x``.
+    The pieces are views of ``x``. ``Split(n, axis)(x, sizes)`` has the axis fixed when the
+    graph is built; ``Split(n)(x, axis, sizes)`` (PyTensor's form) takes it as an input: a
+    constant gives the ``Split(n, axis)`` node, a symbolic integer scalar a node whose second
+    input is the axis, checked against ``x.ndim`` when the function runs.
     """
 
     __props__ = ("n_splits", "axis")
@@ -277,28 +384,20 @@ class Split(Op):
 
     def make_node(self, x, *rest):
         if self.axis is None:
-            # PyTensor's form, Split(n)(x, axis, sizes): the axis is an input known when the
-            # graph is built; the node is that of Split(n, axis)
             if len(rest) != 2:
                 raise TypeError("Split(n)(x, axis, sizes) takes the axis and the sizes")
-            return Split(self.n_splits, _known_axis(rest[0], "Split")).make_node(x, rest[1])
+            known = _constant_axis(rest[0], "Split")
+            if known is not None:
+                return Split(self.n_splits, known).make_node(x, rest[1])
+            return self._symbolic_node(x, _symbolic_axis(rest[0], "Split"), rest[1])
         if len(rest) != 1:
             raise TypeError(f"{self}(x, sizes) takes the split sizes")
         (sizes,) = rest
         x = as_tensor_variable(x)
-        sizes = as_tensor_variable(sizes)
         op = with_props(self, axis=normalize_axis(self.axis, x.ndim, str(self)))
         if op is not self:
             return op.make_node(x, sizes)
-        if sizes.ndim != 1 or sizes.dtype not in INT_DTYPES:
-            raise TypeError(f"{self}: split sizes must be an integer vector, got {sizes} "
-                            f"({sizes.type})")
-        if sizes.type.shape[0] not in (None, self.n_splits):
-            raise ValueError(f"{self}: {self.n_splits} splits but {sizes.type.shape[0]} sizes")
-        from tensorgraph.tensor.shape import _static_entries
-
-        known = (_static_entries(sizes) if sizes.type.shape[0] is not None
-                 else [None] * self.n_splits)
+        sizes, known = self._checked_sizes(sizes)
         total = x.type.shape[self.axis]
         if None not in known:
             if any(k < 0 for k in known):
@@ -313,46 +412,93 @@ class Split(Op):
             outputs.append(TensorType(x.dtype, tuple(static))())
         return Apply(self, [x, sizes], outputs)
 
+    def _checked_sizes(self, sizes):
+        """The sizes as an integer vector of n_splits entries, and those known as constants."""
+        from tensorgraph.tensor.shape import _static_entries
+
+        sizes = as_tensor_variable(sizes)
+        if sizes.ndim != 1 or sizes.dtype not in INT_DTYPES:
+            raise TypeError(f"{self}: split sizes must be an integer vector, got {sizes} "
+                            f"({sizes.type})")
+        if sizes.type.shape[0] not in (None, self.n_splits):
+            raise ValueError(f"{self}: {self.n_splits} splits but {sizes.type.shape[0]} sizes")
+        known = (_static_entries(sizes) if sizes.type.shape[0] is not None
+                 else [None] * self.n_splits)
+        return sizes, known
+
+    def _symbolic_node(self, x, axis, sizes):
+        """The node of an axis known only at run time: a dimension of a piece is static when
+        it is the same whether or not it is the split one."""
+        x = as_tensor_variable(x)
+        if x.ndim == 0:
+            raise TypeError(f"{self}: cannot split the zero-dimensional {x}")
+        sizes, known = self._checked_sizes(sizes)
+        outputs = []
+        for k in known:
+            static = [k if x.ndim == 1 or size == k else None for size in x.type.shape]
+            outputs.append(TensorType(x.dtype, tuple(static))())
+        return Apply(self, [x, axis, sizes], outputs)
+
     def perform(self, node, inputs, output_storage):
-        x, sizes = inputs
+        if self.axis is None:
+            x, axis, sizes = inputs
+            axis = _runtime_axis(axis, x.ndim, "split")
+        else:
+            (x, sizes), axis = inputs, self.axis
         sizes = [int(s) for s in sizes]
         if len(sizes) != self.n_splits:
             raise ValueError(f"split: expected {self.n_splits} sizes, got {len(sizes)}")
-        if any(s < 0 for s in sizes) or sum(sizes) != x.shape[self.axis]:
+        if any(s < 0 for s in sizes) or sum(sizes) != x.shape[axis]:
             raise ValueError(f"split: sizes {sizes} (sum {sum(sizes)}) do not divide dimension "
-                             f"{self.axis} of size {x.shape[self.axis]} (input shape {x.shape})")
-        pieces = np.split(x, np.cumsum(sizes)[:-1], axis=self.axis)
+                             f"{axis} of size {x.shape[axis]} (input shape {x.shape})")
+        pieces = np.split(x, np.cumsum(sizes)[:-1], axis=axis)
         for cell, piece in zip(output_storage, pieces):
             cell[0] = piece
 
     def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.math import eq, switch
         from tensorgraph.tensor.subtensor import getitem
 
-        x_shape = input_shapes[0]
+        x_shape, sizes = input_shapes[0], node.inputs[-1]
         out = []
         for i, o in enumerate(node.outputs):
-            shape = list(x_shape)
-            static = o.type.shape[self.axis]
-            shape[self.axis] = static if static is not None else getitem(node.inputs[1], i)
+            shape = []
+            for d, size in enumerate(x_shape):
+                if o.type.shape[d] is not None:
+                    shape.append(o.type.shape[d])
+                elif self.axis is None:
+                    axis = _nonnegative_axis(node.inputs[1], len(x_shape))
+                    shape.append(switch(eq(axis, d), getitem(sizes, i), size))
+                else:
+                    shape.append(getitem(sizes, i) if d == self.axis else size)
             out.append(tuple(shape))
         return out
 
     def connection_pattern(self, node):
-        return [[True] * self.n_splits, [False] * self.n_splits]
+        return [[True] * self.n_splits] + [[False] * self.n_splits] * (len(node.inputs) - 1)
 
     def L_op(self, inputs, outputs, output_grads):
-        x, _ = inputs
+        x = inputs[0]
+        rest = [_disconnected() for _ in inputs[1:]]
         if x.dtype in DISCRETE_DTYPES:
-            return [_float_zeros_like(x), _disconnected()]
-        return [Join(self.axis)(*output_grads) if self.n_splits > 1 else output_grads[0],
-                _disconnected()]
+            return [_float_zeros_like(x), *rest]
+        if self.n_splits == 1:
+            return [output_grads[0], *rest]
+        if self.axis is None:
+            return [Join()(inputs[1], *output_grads), *rest]
+        return [Join(self.axis)(*output_grads), *rest]
 
 
-def split(x, splits_size, n_splits: int | None = None, axis: int = 0):
+def split(x, splits_size, n_splits: int | None = None, axis=0):
     """``x`` cut along ``axis`` into pieces of the sizes ``splits_size`` (list of ints or
-    integer scalars, or an int vector; ``n_splits`` is needed when its length is unknown)."""
+    integer scalars, or an int vector; ``n_splits`` is needed when its length is unknown).
+    ``axis`` is an int or an integer scalar variable known only when the function runs."""
     x = as_tensor_variable(x)
-    axis = normalize_axis(axis, x.ndim, "split axis")
+    known = _constant_axis(axis, "split")
+    if known is not None:
+        axis = normalize_axis(known, x.ndim, "split axis")
+    else:
+        axis = _symbolic_axis(axis, "split")
     if isinstance(splits_size, Variable) and splits_size.ndim == 1:
         sizes = splits_size
         length = sizes.type.shape[0]
@@ -369,5 +515,8 @@ def split(x, splits_size, n_splits: int | None = None, axis: int = 0):
         sizes = make_vector(*entries, dtype="int64")
     if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 1:
         raise ValueError(f"split: n_splits must be a positive int, got {n_splits!r}")
-    pieces = Split(n_splits, axis)(x, sizes)
+    if known is None:
+        pieces = Split(n_splits)(x, axis, sizes)
+    else:
+        pieces = Split(n_splits, axis)(x, sizes)
     return pieces if isinstance(pieces, list) else [pieces]

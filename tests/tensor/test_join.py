@@ -213,5 +213,159 @@ def test_axis_may_be_an_expression_of_constants():
     c = Join()(tt.cast(tt.constant(1), "int32"), a, b)
     assert c.owner.op == Join(1) and c.type.shape == (1, None, 1)
     assert tt.concatenate([a, b], axis=tt.constant(2) - 1).owner.op == Join(1)
-    with pytest.raises(TypeError, match="must be known when the graph is built"):
-        tt.concatenate([a, b], axis=tt.lscalar("ax"))
+    symbolic = tt.concatenate([a, b], axis=tt.lscalar("ax"))
+    assert symbolic.owner.op == Join() and symbolic.type.shape == (None, None, None)
+
+
+# ----------------------------------------------------------------------------------------------
+# an axis known only when the function runs (an integer scalar input)
+
+
+def test_join_along_a_symbolic_axis_matches_numpy_for_every_axis():
+    a, b, c = tt.dtensor3("a"), tt.dtensor3("b"), tt.dtensor3("c")
+    ax = tt.iscalar("ax")
+    out = tt.join(ax, a, b, c)
+    assert out.owner.op == Join() and out.owner.inputs[0] is ax
+    f = fn([ax, a, b, c], out)
+    for axis in (0, 1, 2, -1, -2, -3):
+        shapes = [[2, 3, 4] for _ in range(3)]
+        for k, s in enumerate(shapes):
+            s[axis] = k + 1
+        values = [randn(*s) for s in shapes]
+        np.testing.assert_array_equal(f(axis, *values), np.concatenate(values, axis=axis))
+        check_infer_shape(out, [ax, a, b, c], [axis, *values])
+
+
+@pytest.mark.parametrize("axis", [3, -4, 100])
+def test_a_symbolic_join_axis_out_of_range_is_a_value_error_at_run_time(axis):
+    a, b = tt.dtensor3("a"), tt.dtensor3("b")
+    ax = tt.lscalar("ax")
+    f = fn([ax, a, b], tt.concatenate([a, b], axis=ax))
+    with pytest.raises(ValueError, match=rf"join: axis {axis} is out of range for 3-d inputs "
+                                         r"\(it must be in \[-3, 2\]\)"):
+        f(axis, randn(2, 2, 2), randn(2, 2, 2))
+
+
+def test_a_symbolic_join_axis_with_mismatched_sizes_names_the_shapes():
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    ax = tt.lscalar("ax")
+    f = fn([ax, a, b], tt.join(ax, a, b))
+    with pytest.raises(ValueError, match=r"join along axis 1: inputs of shapes \(2, 3\), "
+                                         r"\(3, 3\) do not fit"):
+        f(1, randn(2, 3), randn(3, 3))
+
+
+def test_symbolic_join_axis_types_and_static_shapes():
+    a = tt.tensor(dtype="float32", shape=(1, None, 4))
+    b = tt.tensor(dtype="float32", shape=(1, 2, 4))
+    ax = tt.lscalar("ax")
+    assert tt.join(ax, a, b).type.shape == (None, None, None)     # any dimension may grow
+    assert Join()(ax, a).type.shape == (1, None, 4)              # one tensor: unchanged
+    assert tt.join(ax, a) is a                                   # join() of one tensor is it
+    assert tt.join(ax, a, b.astype("int8")).dtype == "float32"   # upcast as for a fixed axis
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        tt.join(tt.dscalar(), a, b)
+    with pytest.raises(TypeError, match="axis must be an integer scalar"):
+        tt.join(tt.lvector(), a, b)
+    with pytest.raises(TypeError, match="zero-dimensional"):
+        tt.join(ax, tt.dscalar(), tt.dscalar())
+    with pytest.raises(TypeError, match="same number of dimensions"):
+        Join()(ax, a, tt.fmatrix())
+    # a constant axis (or an expression of constants) gives the fixed-axis node
+    assert Join()(tt.constant(-1), a, b).owner.op == Join(2)
+
+
+def test_zero_dimensional_joins_are_type_and_value_errors():
+    with pytest.raises(TypeError, match="zero-dimensional"):
+        tt.join(0, tt.as_tensor_variable(1), tt.as_tensor_variable(2))
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        tt.concatenate([tt.dscalar(), tt.dscalar()])
+
+
+def test_gradient_of_a_join_along_a_symbolic_axis():
+    for axis, shapes in [(0, [(1, 3), (2, 3)]), (-1, [(2, 1), (2, 3)]), (1, [(2, 2), (2, 1)])]:
+        shared_axis = tensorgraph.shared(np.int64(axis))     # symbolic, known only at run time
+        verify_grad(lambda a, b: Join()(shared_axis, a, b) * 1.5,
+                    [randn(*s) for s in shapes], rng=RNG)
+    ax = tt.lscalar("ax")
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    w = tt.dmatrix("w")
+    cost = (tt.join(ax, a, b) * w).sum()
+    ga, gb = tensorgraph.grad(cost, [a, b])
+    f = fn([ax, a, b, w], [ga, gb])
+    va, vb = randn(2, 3), randn(2, 4)
+    vw = randn(2, 7)
+    got_a, got_b = f(1, va, vb, vw)
+    np.testing.assert_array_equal(got_a, vw[:, :3])
+    np.testing.assert_array_equal(got_b, vw[:, 3:])
+    # the axis is an integer input: no gradient flows to it
+    with pytest.raises(tensorgraph.gradient.DisconnectedInputError):
+        tensorgraph.grad(cost, ax)
+
+
+def test_split_along_a_symbolic_axis_matches_numpy():
+    x = tt.dtensor3("x")
+    ax = tt.iscalar("ax")
+    sizes = tt.ivector("sizes")
+    pieces = Split(3)(x, ax, sizes)
+    assert pieces[0].owner.op == Split(3) and pieces[0].owner.inputs[1] is ax
+    assert Split(3)(x, 1, sizes)[0].owner.op == Split(3, 1)
+    f = fn([x, ax, sizes], pieces)
+    value = randn(6, 5, 4)
+    for axis, parts in [(0, [1, 2, 3]), (1, [2, 0, 3]), (-1, [2, 1, 1]), (-3, [0, 6, 0])]:
+        got = f(value, axis, np.array(parts, "int32"))
+        want = np.split(value, np.cumsum(parts)[:-1], axis=axis)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        for piece in pieces:
+            check_infer_shape(piece, [x, ax, sizes], [value, axis, np.array(parts, "int32")])
+    with pytest.raises(ValueError, match=r"split: axis 3 is out of range for 3-d inputs"):
+        f(value, 3, np.array([1, 2, 3], "int32"))
+    with pytest.raises(ValueError, match=r"do not divide dimension 1 of size 5"):
+        f(value, 1, np.array([1, 2, 3], "int32"))
+    # tt.split takes the symbolic axis too; a static size is kept where it cannot change
+    y = tt.tensor(dtype="float64", shape=(4, 4))
+    first, second = tt.split(y, [1, 3], 2, axis=ax)
+    assert first.type.shape == (None, None) and second.type.shape == (None, None)
+    assert Split(2)(y, ax, [4, 0])[0].type.shape == (4, 4)
+    assert Split(1)(tt.dvector(), ax, [5]).type.shape == (5,)
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        Split(2)(y, tt.dscalar(), [1, 3])
+
+
+def test_gradient_of_a_split_along_a_symbolic_axis():
+    for axis in (0, 1, -1):
+        shared_axis = tensorgraph.shared(np.int64(axis))
+        verify_grad(lambda x: tt.join(0, *[p.flatten() * (k + 1) for k, p in enumerate(
+                        Split(2)(x, shared_axis, [1, 3]))]),
+                    [randn(4, 4)], rng=RNG)
+    ax = tt.lscalar("ax")
+    x = tt.dmatrix("x")
+    first, second = Split(2)(x, ax, tt.as_tensor_variable(np.array([1, 2])))
+    g = tensorgraph.grad((first * 2).sum() + (second * 3).sum(), x)
+    got = fn([x, ax], g)(randn(3, 3), 1)
+    np.testing.assert_array_equal(got, [[2, 3, 3]] * 3)
+
+
+def test_symbolic_axis_functions_are_thread_safe_and_pickle():
+    import pickle
+    from concurrent.futures import ThreadPoolExecutor
+
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    ax = tt.lscalar("ax")
+    joined = tt.join(ax, a, b)
+    back = Split(2)(joined, ax, tt.stack([a.shape[ax], b.shape[ax]]))
+    for mode in ("FAST_COMPILE", "FAST_RUN"):
+        f = tensorgraph.function([ax, a, b], [joined, *back], mode=mode)
+        cases = [(k % 2 - (k % 4 >= 2) * 2, randn(3, 3), randn(3, 3)) for k in range(12)]
+
+        def check(case, f=f):
+            axis, va, vb = case
+            out, p, q = f(axis, va, vb)
+            np.testing.assert_array_equal(out, np.concatenate([va, vb], axis=axis))
+            np.testing.assert_array_equal(p, va)
+            np.testing.assert_array_equal(q, vb)
+
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(check, cases))
+        check(cases[1], pickle.loads(pickle.dumps(f)))

@@ -78,22 +78,29 @@ def jax_join(op, node):
     import jax.numpy as jnp
 
     dtype = node.outputs[0].dtype
+    ndim = node.outputs[0].ndim
 
     def join(*tensors):
-        traced_shape.check_join(op.axis, [np.shape(t) for t in tensors])
-        return jnp.concatenate(tensors, axis=op.axis).astype(dtype)
+        axis = traced_shape.known_axis(op, tensors[0], ndim, static_ints, "join")
+        if op.axis is None:
+            tensors = tensors[1:]
+        traced_shape.check_join(axis, [np.shape(t) for t in tensors])
+        return jnp.concatenate(tensors, axis=axis).astype(dtype)
 
     return join
 
 
 @register(Split)
 def jax_split(op, node):
-    def split(x, sizes):
-        sizes = static_ints(sizes, "the sizes of a split")
-        traced_shape.check_split(op, np.shape(x), sizes)
+    ndim = node.inputs[0].ndim
+
+    def split(x, *rest):
+        axis = traced_shape.known_axis(op, rest[0], ndim, static_ints, "split")
+        sizes = static_ints(rest[-1], "the sizes of a split")
+        traced_shape.check_split(op, np.shape(x), sizes, axis)
         pieces, start = [], 0
         for s in sizes:
-            index = (slice(None),) * op.axis + (slice(start, start + s),)
+            index = (slice(None),) * axis + (slice(start, start + s),)
             pieces.append(x[index])
             start += s
         return tuple(pieces)

@@ -88,24 +88,45 @@ def numba_make_vector(op, node, code):
         code.line(f"{out}[{k}] = {value}[()]")
 
 
+def _axis_line(op, code, value, ndim: int, what: str) -> str:
+    """The name holding the axis of a join or split: its fixed one, or a local checked
+    against ``ndim`` and made non-negative from the node's axis input ``value``."""
+    if op.axis is not None:
+        return str(op.axis)
+    axis = code.name("axis")
+    code.line(f"{axis} = int({value}[()])")
+    with code.block(f"if {axis} < -{ndim} or {axis} >= {ndim}:"):
+        code.line(code.fail("ValueError", f"{what}: the axis is out of range for {ndim}-d "
+                                          f"inputs (it must be in [-{ndim}, {ndim - 1}])"))
+    with code.block(f"if {axis} < 0:"):
+        code.line(f"{axis} += {ndim}")
+    return axis
+
+
 @register(Join)
 def numba_join(op, node, code):
     (out,) = code.outputs
     ndim = node.outputs[0].ndim
-    first = code.inputs[0]
-    for k, value in enumerate(code.inputs[1:], 1):
+    tensors = code.inputs if op.axis is not None else code.inputs[1:]
+    axis = _axis_line(op, code, code.inputs[0], ndim, "join")
+    first, along = tensors[0], op.axis if op.axis is not None else "given"
+    for k, value in enumerate(tensors[1:], 1):
         for d in range(ndim):
             if d == op.axis:
                 continue
-            with code.block(f"if {value}.shape[{d}] != {first}.shape[{d}]:"):
-                code.line(code.fail("ValueError", f"join along axis {op.axis}: input {k} differs "
+            test = f"{value}.shape[{d}] != {first}.shape[{d}]"
+            if op.axis is None:
+                test = f"{axis} != {d} and {test}"
+            with code.block(f"if {test}:"):
+                code.line(code.fail("ValueError", f"join along axis {along}: input {k} differs "
                                                   f"from input 0 in dimension {d}"))
-    code.line(f"{out} = np.concatenate({tuple_of(code.inputs)}, axis={op.axis})")
+    code.line(f"{out} = np.concatenate({tuple_of(tensors)}, axis={axis})")
 
 
 @register(Split)
 def numba_split(op, node, code):
-    x, sizes = code.inputs
+    x, sizes = code.inputs[0], code.inputs[-1]
+    axis = _axis_line(op, code, code.inputs[1], node.inputs[0].ndim, "split")
     total, start = code.name("total"), code.name("start")
     with code.block(f"if {sizes}.shape[0] != {op.n_splits}:"):
         code.line(code.fail("ValueError", f"split: expected {op.n_splits} sizes"))
@@ -114,9 +135,16 @@ def numba_split(op, node, code):
         with code.block(f"if {sizes}[{k}] < 0:"):
             code.line(code.fail("ValueError", "split: sizes must be non-negative"))
         code.line(f"{total} += {sizes}[{k}]")
-    with code.block(f"if {total} != {x}.shape[{op.axis}]:"):
-        code.line(code.fail("ValueError", f"split: the sizes do not add up to dimension "
-                                          f"{op.axis} of the input"))
+    with code.block(f"if {total} != {x}.shape[{axis}]:"):
+        code.line(code.fail("ValueError", "split: the sizes do not add up to the split "
+                                          "dimension of the input"))
+    if op.axis is None:
+        # an axis known at run time: numpy's split (views) at the running sums of the sizes
+        pieces = code.name("pieces")
+        code.line(f"{pieces} = np.split({x}, np.cumsum({sizes})[:-1], axis={axis})")
+        for k, out in enumerate(code.outputs):
+            code.line(f"{out} = {pieces}[{k}]")
+        return
     code.line(f"{start} = 0")
     lead = ":, " * op.axis
     for k, out in enumerate(code.outputs):

@@ -57,23 +57,30 @@ def torch_join(op, node):
     import torch
 
     dtype = node.outputs[0].dtype
+    ndim = node.outputs[0].ndim
 
     def join(*tensors):
-        traced_shape.check_join(op.axis, [shape_of(t) for t in tensors])
-        return torch.cat([as_tensor(t, dtype) for t in tensors], dim=op.axis)
+        axis = traced_shape.known_axis(op, tensors[0], ndim, static_ints, "join")
+        if op.axis is None:
+            tensors = tensors[1:]
+        traced_shape.check_join(axis, [shape_of(t) for t in tensors])
+        return torch.cat([as_tensor(t, dtype) for t in tensors], dim=axis)
 
     return join
 
 
 @register(Split)
 def torch_split(op, node):
-    def split(x, sizes):
-        sizes = static_ints(sizes, "the sizes of a split")
-        traced_shape.check_split(op, shape_of(x), sizes)
+    ndim = node.inputs[0].ndim
+
+    def split(x, *rest):
+        axis = traced_shape.known_axis(op, rest[0], ndim, static_ints, "split")
+        sizes = static_ints(rest[-1], "the sizes of a split")
+        traced_shape.check_split(op, shape_of(x), sizes, axis)
         x = as_tensor(x)
         pieces, start = [], 0
         for s in sizes:
-            pieces.append(x.narrow(op.axis, start, s))
+            pieces.append(x.narrow(axis, start, s))
             start += s
         return tuple(pieces)
 

@@ -65,6 +65,10 @@ def test_shape_ops():
     checks.check_shape_ops(MODE)
 
 
+def test_join_and_split_along_an_axis_given_as_an_input():
+    checks.check_symbolic_join_axis(MODE)
+
+
 def test_indexing_read_set_and_increment():
     checks.check_indexing(MODE)
 

@@ -69,6 +69,10 @@ def test_shape_ops(seed):
     checks.check_shape_ops(MODE, seed)
 
 
+def test_join_and_split_along_an_axis_given_as_an_input():
+    checks.check_symbolic_join_axis(MODE)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_indexing_read_set_and_increment(seed):
     checks.check_indexing(MODE, seed)

@@ -234,6 +234,51 @@ def test_split_pieces_are_views_and_join_errors_name_the_dimension():
         g(np.zeros((2, 3)), np.zeros((4, 1)))
 
 
+@pytest.fixture(scope="module")
+def symbolic_axis_fns():
+    x = tt.tensor("float32", shape=(None, None, None))
+    y = tt.tensor("float32", shape=(None, None, None))
+    ax = tt.iscalar("ax")
+    sizes = tt.lvector("sizes")
+    outs = [tt.join(ax, x, y), *tt.split(x, sizes, 2, axis=ax)]
+    return both([x, y, ax, sizes], outs)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=3, max_size=3), data=st.data())
+def test_join_and_split_along_a_symbolic_axis_match_perform(symbolic_axis_fns, shape, data):
+    f_c, f_py = symbolic_axis_fns
+    axis = data.draw(st.integers(-3, 2))
+    a = np.arange(np.prod(shape), dtype="float32").reshape(shape)
+    first = data.draw(st.integers(0, shape[axis]))
+    sizes = np.array([first, shape[axis] - first])
+    for va, vb in zip(layouts(a), reversed(layouts(a + 100))):
+        assert_same(f_c(va, vb, axis, sizes), f_py(va, vb, axis, sizes))
+
+
+def test_symbolic_axis_errors_in_c_name_the_axis_and_the_range(symbolic_axis_fns):
+    f_c, _ = symbolic_axis_fns
+    a = np.zeros((2, 3, 4), "float32")
+    with pytest.raises(ValueError, match=r"join: axis 3 is out of range for 3-d inputs "
+                                         r"\(it must be in \[-3, 2\]\)"):
+        f_c(a, a, 3, np.array([1, 1]))
+    with pytest.raises(ValueError, match=r"join: axis -4 is out of range"):
+        f_c(a, a, -4, np.array([1, 1]))
+    with pytest.raises(ValueError, match=r"split: sizes \[1, 1\] \(sum 2\) do not divide "
+                                         r"dimension 2 of size 4"):
+        f_c(a, a, -1, np.array([1, 1]))
+    x = tt.dmatrix("x")
+    ax = tt.lscalar("ax")
+    g = tensorgraph.function([x, ax], tt.split(x, [1, 2], 2, axis=ax)[1], mode=C)
+    with pytest.raises(ValueError, match=r"split: axis 2 is out of range for 2-d inputs"):
+        g(np.zeros((3, 3)), 2)
+    f = tensorgraph.function([x, ax], Out(tt.split(x, [1, 2], 2, axis=ax)[1], borrow=True),
+                             mode=C)
+    v = np.arange(9.0).reshape(3, 3)
+    assert np.shares_memory(f(v, 1), v)      # the pieces are views, as for a fixed axis
+    np.testing.assert_array_equal(f(v, -1), v[:, 1:])
+
+
 def test_the_c_comes_from_the_link_layer_table():
     """The shape, join, creation ops and Assert define no C; it is registered in
     link/c/ops/shape.py, join.py, creation.py and raise_op.py, and their tensor modules import

@@ -250,3 +250,25 @@ def test_a_fused_gemv_pair_names_the_users_variables():
     assert any("pair" in str(n.op) for n in train.maker.fgraph.apply_nodes)
     assert _headline(train, np.ones((5, 6)), np.ones(5)) == (
         "dot: inner dimensions differ: X has shape (5, 6) and w has shape (7,) (6 != 7)")
+
+
+def test_a_node_made_by_the_users_rewrite_names_that_rewrite():
+    from tensorgraph.rewriting.basic import node_rewriter
+    from tensorgraph.rewriting.db import EquilibriumDB
+
+    @node_rewriter([tt.add])
+    def doubles_y_bug(fgraph, node):
+        a, b = node.inputs
+        if b.owner is None:
+            return [tt.add(a, tt.concatenate([b, b]))]
+        return None
+
+    db = EquilibriumDB()
+    db.register("doubles_y_bug", doubles_y_bug, "all")
+    x, y = tt.dvector("x"), tt.dvector("y")
+    f = tg.function([x, y], x + y, mode=tg.Mode("vm", db.query("+all")))
+    with pytest.raises(ValueError) as info:
+        f(np.ones(2), np.ones(2))
+    lines = str(info.value).splitlines()
+    assert lines[-1].startswith("  made by your rewrite doubles_y_bug (")
+    assert "test_errors.py:" in lines[-1]      # where the rewrite is defined

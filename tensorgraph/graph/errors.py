@@ -12,11 +12,14 @@ Nodes made by rewrites during compilation have no user line of their own;
 ``inherit_user_traces`` (run by ``FunctionMaker`` after rewriting, over the rewrite history)
 gives each one the lines of the user expressions it replaced, so a failure in a fused or
 rewritten node still points at what the user wrote: the most telling line first (for a
-``Gemv`` the ``tt.dot`` line rather than the ``grad`` line), the others after it.
+``Gemv`` the ``tt.dot`` line rather than the ``grad`` line), the others after it. A node made
+by a rewrite defined outside tensorgraph (the user's own) also keeps that rewrite's name and
+location (``tag.made_by``), which the report adds as one more line.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +68,9 @@ def node_report(headline: str, node, input_values=None, position=None,
     others = other_user_lines(node)
     if others:
         lines.append("  also from: " + "; ".join(others))
+    made_by = getattr(node.tag, "made_by", None)
+    if made_by:  # by a rewrite of the user's (tensorgraph's own are not named)
+        lines.append(f"  made by your rewrite {made_by}")
     if verbosity == "high":
         from tensorgraph.printing import debugprint
 
@@ -183,6 +189,15 @@ def primary_source(node, sources):
     return None
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _users_rewrite(step) -> bool:
+    """Whether the step's rewrite is defined outside tensorgraph (a user's own rewrite)."""
+    location = step.location
+    return bool(location) and not location.startswith(_PACKAGE_DIR)
+
+
 def inherit_user_traces(history) -> None:
     """Give the nodes rewriting created the user lines of the nodes their steps removed.
 
@@ -192,6 +207,12 @@ def inherit_user_traces(history) -> None:
     ``tt.dot(x, w)`` from the Gemv it absorbed) and take the most telling one as their own
     ``tag.trace`` (``primary_source``); errors list the others briefly."""
     for step in history.steps:
+        if _users_rewrite(step):
+            for record in step.added:
+                tag = record.node.tag
+                if getattr(tag, "made_by", None) is None and not (
+                        getattr(tag, "trace", ()) and getattr(tag, "sources", None) is None):
+                    tag.made_by = f"{step.name} ({step.location})"  # named in its errors
         sources, seen = [], set()
         for record in step.removed:
             for source in sources_of(record.node):

@@ -159,6 +159,17 @@ class Elemwise(Op):
         if name is not None:
             self.name = str(name)
 
+    def __eq__(self, other):
+        if not isinstance(other, Op):
+            # a tensor function applying one Elemwise op (tt.add, tt.exp: ``elemwise_op``)
+            # equals that op, as PyTensor's functions are the ops: node.op == tt.exp
+            other = getattr(other, "elemwise_op", None)
+            if other is None:
+                return NotImplemented
+        return super().__eq__(other)
+
+    __hash__ = Op.__hash__
+
     def outer(self, x, y):
         """numpy's ``ufunc.outer`` for a binary op: ``op(x[..., None...], y[None..., ...])``,
         the op of every pair of an element of ``x`` and one of ``y``; the result has the

@@ -133,6 +133,7 @@ def _elemwise_function(scalar_op, name: str, params: str, doc: str):
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{name}({params}): {doc}"
     function.__module__ = __name__
+    function.elemwise_op = op
     if nparams == 2:
         _with_outer(function)
     return function
@@ -154,7 +155,12 @@ def _with_outer(function):
 
 for _function in (add, mul, sub, true_div):
     _with_outer(_function)
-del _function
+# the Elemwise op each function applies: ``node.op == tt.add`` and ``node_rewriter([tt.add])``
+# (PyTensor's functions are these ops) compare with it (``Elemwise.__eq__``)
+for _function, _op in ((add, _add), (mul, _mul), (sub, _sub), (true_div, _true_div),
+                       (neg, _neg)):
+    _function.elemwise_op = _op
+del _function, _op
 
 
 # -- arithmetic --------------------------------------------------------------------------------

@@ -613,3 +613,25 @@ def test_an_empty_view_is_not_reported_as_new_memory():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert f(np.ones(1)).shape == (0,)
+
+
+def test_a_users_rewrite_query_given_as_optimizer_is_checked():
+    # PyTensor code: a node_rewriter tracking the function tt.add (its ops compare equal to
+    # the function), put in a rewrite database, queried, and given to DebugMode(optimizer=)
+    from tensorgraph.rewriting.basic import node_rewriter
+    from tensorgraph.rewriting.db import EquilibriumDB
+
+    @node_rewriter([tt.add])
+    def add_becomes_sub_bug(fgraph, node):
+        if node.op == tt.add:
+            return [tt.sub(*node.inputs)]
+        return None
+
+    db = EquilibriumDB()
+    db.register("add_becomes_sub_bug", add_becomes_sub_bug, "all")
+    x, y = tt.dvector("x"), tt.dvector("y")
+    f = tg.function([x, y], x + y, mode=DebugMode(optimizer=db.query("+all"), patience=1))
+    assert [n.op for n in f.maker.fgraph.toposort()] == [tt.sub(x, y).owner.op]
+    with pytest.raises(BadOptimization) as info:
+        f(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    assert info.value.reason == "add_becomes_sub_bug"

@@ -417,3 +417,13 @@ def test_verify_grad_checks_an_inplace_op():
     point = np.array([[1.5, -0.5], [2.0, 0.1]])
     verify_grad(Elemwise(tensorgraph.scalar.exp, {0: 0}), [point])
     np.testing.assert_array_equal(point, [[1.5, -0.5], [2.0, 0.1]])  # the caller's is kept
+
+
+def test_ops_compare_equal_to_the_functions_that_apply_them():
+    x = tt.dvector("x")
+    assert tt.exp(x).owner.op == tt.exp and tt.exp == tt.exp(x).owner.op
+    assert (x + x).owner.op == tt.add and (x * x).owner.op == tt.mul
+    assert (x - x).owner.op == tt.sub and (-x).owner.op == tt.neg
+    assert tt.exp(x).owner.op != tt.log and (x * x).owner.op != tt.add
+    assert tt.exp(x).owner.op != "exp"
+    assert hash(tt.exp(x).owner.op) == hash(tt.exp.elemwise_op)

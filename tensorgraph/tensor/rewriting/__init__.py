@@ -6,7 +6,8 @@ products of sigmoids and exponentials), ``specialize``, ``tensordot`` (``TensorD
 ``Dot``), ``shape`` (the shape feature, shape rewrites and run-time shape asserts), ``blas``,
 ``fusion``, ``gemv_pair`` (two products over one matrix with elementwise work between them, in
 one pass), ``inplace`` and ``subtensor`` (gathers along one axis as ``AdvancedSubtensor1``,
-useless ``Subtensor`` nodes removed).
+useless ``Subtensor`` nodes removed), ``join`` (a join of one tensor removed, an axis input
+that became constant fixed in the op).
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
@@ -21,3 +22,4 @@ from tensorgraph.tensor.rewriting import gemv_pair  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
 from tensorgraph.tensor.rewriting import shape  # noqa: F401
 from tensorgraph.tensor.rewriting import subtensor  # noqa: F401
+from tensorgraph.tensor.rewriting import join  # noqa: F401

@@ -544,6 +544,7 @@ class _NodeChecker:
 
     def _check_views(self, i, node, before, outputs, inputs, impl_kind):
         op = node.op
+        self._check_aliased_outputs(i, node, before, outputs, impl_kind)
         for k, value in enumerate(outputs):
             if not isinstance(value, np.ndarray):
                 continue
@@ -569,6 +570,31 @@ class _NodeChecker:
                         warnings.warn(f"DebugMode: {op} declares output {k} in {what} of "
                                       f"input {j} but returned new memory (node {node})",
                                       stacklevel=2)
+
+    def _check_aliased_outputs(self, i, node, before, outputs, impl_kind):
+        """Two outputs of one node sharing memory, both read by later nodes: writing into
+        one (an inplace node) would change the other, which no declaration can say, unless
+        both are declared views of the same input (its declarations then protect them).
+        Outputs only returned by the function, or not read at all, may share memory."""
+        op = node.op
+        clients = self.vm.fgraph.clients
+        arrays = [(k, v) for k, v in enumerate(outputs)
+                  if isinstance(v, np.ndarray) and v.size
+                  and any(c != "output" for c, _ in clients.get(node.outputs[k], ()))]
+        for a, (k, value) in enumerate(arrays):
+            for m, other in arrays[a + 1:]:
+                if not np.may_share_memory(value, other):
+                    continue
+                declared_k = set(op.view_map.get(k, ())) | set(op.destroy_map.get(k, ()))
+                declared_m = set(op.view_map.get(m, ())) | set(op.destroy_map.get(m, ()))
+                if declared_k & declared_m or not np.shares_memory(value, other,
+                                                                    max_work=10 ** 6):
+                    continue
+                raise BadViewMap(self._report(
+                    f"DebugMode: outputs {k} and {m} of the {impl_kind} implementation of {op} "
+                    "share memory, so overwriting one (an inplace op) changes the other; "
+                    "return separate arrays (outputs may share memory only as declared views "
+                    "of the same input)", i, node, before), node=node, output_index=m)
 
     @staticmethod
     def _run(thunk, inputs, output_buffers):

@@ -635,3 +635,38 @@ def test_a_users_rewrite_query_given_as_optimizer_is_checked():
     with pytest.raises(BadOptimization) as info:
         f(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     assert info.value.reason == "add_becomes_sub_bug"
+
+
+class _OverlappingHalves(Op):
+    """Two outputs that are overlapping views of one new array (declared as nothing)."""
+
+    __props__ = ()
+
+    def make_node(self, a):
+        a = tt.as_tensor_variable(a)
+        return Apply(self, [a], [a.type(), a.type()])
+
+    def perform(self, node, inputs, output_storage):
+        r = inputs[0] * 1
+        output_storage[0][0] = r[:-1]
+        output_storage[1][0] = r[1:]
+
+
+def test_outputs_sharing_memory_are_a_bad_view_map_when_both_are_read_later():
+    from tensorgraph.compile.debugmode import BadViewMap
+
+    x = tt.dvector("x")
+    first, second = _OverlappingHalves()(x)
+    f = tg.function([x], first * 2 + second * 2, mode=quiet())
+    with pytest.raises(BadViewMap, match="outputs 0 and 1 of the py implementation of "
+                                         "_OverlappingHalves share memory") as info:
+        f(np.arange(4.0))
+    assert info.value.output_index == 1
+    # returned by the function only (outputs are copied), or only one of them read: fine
+    first, second = _OverlappingHalves()(x)
+    a, b = tg.function([x], [first, second], mode=quiet())(np.arange(4.0))
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(b, [1.0, 2.0, 3.0])
+    first, _ = _OverlappingHalves()(x)
+    np.testing.assert_array_equal(tg.function([x], first * 2, mode=quiet())(np.arange(4.0)),
+                                  [0.0, 2.0, 4.0])

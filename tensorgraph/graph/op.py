@@ -184,10 +184,14 @@ class Op:
 
         An op written for PyTensor 3 defines ``pullback(inputs, outputs, output_grads)``
         instead (the same thing under its new name); it is used when present."""
-        pullback = getattr(self, "pullback", None)
-        if pullback is not None:
-            return pullback(inputs, outputs, output_grads)
+        if defines_pullback(self):
+            return self.pullback(inputs, outputs, output_grads)
         return self.grad(inputs, output_grads)
+
+    def pullback(self, inputs, outputs, output_grads):
+        """PyTensor 3's name of ``L_op``: every op answers to both, whichever one it defines
+        (code written for PyTensor 3 calls ``op.pullback(...)`` directly)."""
+        return self.L_op(inputs, outputs, output_grads)
 
     def R_op(self, inputs, eval_points):
         """Forward-mode: the directional derivative of each output along ``eval_points``."""
@@ -196,6 +200,13 @@ class Op:
     def connection_pattern(self, node) -> list[list[bool]]:
         """[input][output]: whether output depends on input (differentiably or not)."""
         return [[True] * len(node.outputs) for _ in node.inputs]
+
+
+def defines_pullback(op) -> bool:
+    """Whether ``op``'s class (or the op itself) defines its own ``pullback`` rather than
+    inheriting ``Op.pullback``, which only forwards to ``L_op``."""
+    own = getattr(op, "pullback", None)
+    return own is not None and getattr(own, "__func__", None) is not Op.pullback
 
 
 class HasInnerGraph:

@@ -30,7 +30,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
-from tensorgraph.graph.op import Op
+from tensorgraph.graph.op import Op, defines_pullback
 from tensorgraph.graph.type import Type
 from tensorgraph.scalar.variable import ScalarConstant, ScalarVariable
 
@@ -461,7 +461,7 @@ class ScalarOp(Op):
         ``pullback``) instead: it is called with the same tensor variables, so arithmetic and
         ``tensorgraph.tensor`` functions build the gradient, and ``grad_not_implemented`` /
         ``grad_undefined`` mark an input without one."""
-        if (type(self).grad is not Op.grad or getattr(self, "pullback", None) is not None):
+        if type(self).grad is not Op.grad or defines_pullback(self):
             return super().L_op(inputs, outputs, output_grads)
         raise NotImplementedError(f"the scalar op {self.name} has no gradient")
 

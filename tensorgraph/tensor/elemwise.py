@@ -190,7 +190,7 @@ class Elemwise(Op):
         inputs = [as_tensor_variable(i) for i in inputs]
         if not inputs:
             raise TypeError(f"{self} needs at least one input")
-        dtypes = _output_dtypes(self.scalar_op, inputs)
+        dtypes = output_dtypes(self.scalar_op, inputs)
         ndim = max(i.ndim for i in inputs)
         inputs = [i if i.ndim == ndim else
                   DimShuffle(i.ndim, ("x",) * (ndim - i.ndim) + tuple(range(i.ndim)))(i)
@@ -267,7 +267,7 @@ class Elemwise(Op):
         return result
 
 
-def _output_dtypes(scalar_op, inputs) -> tuple[str, ...]:
+def output_dtypes(scalar_op, inputs) -> tuple[str, ...]:
     """The output dtypes of ``scalar_op`` on tensors of these dtypes: its dtype rule, or, for
     a scalar op written for PyTensor with its own ``make_node``, the outputs of the scalar
     node that ``make_node`` builds from scalars of these dtypes (as PyTensor's Elemwise asks)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tensorgraph.rewriting.basic import NodeRewriter
 from tensorgraph.rewriting.destroyhandler import DestroyHandler, can_destroy
 from tensorgraph.rewriting.optdb import register_inplace
-from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.elemwise import Elemwise, output_dtypes
 from tensorgraph.tensor.subtensor import IncSubtensor
 
 
@@ -31,6 +31,10 @@ class ElemwiseInplace(NodeRewriter):
         if op.inplace_pattern or len(node.outputs) != 1:
             return None
         out = node.outputs[0]
+        if output_dtypes(op.scalar_op, node.inputs) != (out.dtype,):
+            # dtypes that depend on config.floatX, built under another value than now: the
+            # node made again would not have its output's type
+            return None
         for i, inp in enumerate(node.inputs):
             if inp.type != out.type:
                 continue

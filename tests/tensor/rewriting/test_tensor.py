@@ -260,3 +260,25 @@ def test_inc_subtensor_of_an_intermediate_runs_in_place():
     np.testing.assert_array_equal(a, [[0, 0, 0], [1, 2, 3]])
     np.testing.assert_array_equal(b, [[1, 2, 3], [3, 4, 5]])
     np.testing.assert_array_equal(xv, before)
+
+
+def test_inplace_skips_a_node_whose_dtype_followed_another_floatx():
+    # float32 + int32 is float32 under floatX=float32 (cast_policy numpy+floatX) but float64
+    # under float64: compiled under float64, the node cannot be remade in place (it would get
+    # another output type), so the rewrite leaves it, without a failed-rewrite warning
+    import warnings
+
+    with config.change_flags(cast_policy="numpy+floatX", floatX="float64"):
+        x, y = tt.vector("x", dtype="float32"), tt.vector("y", dtype="int32")
+        with config.change_flags(floatX="float32"):
+            out = x + y
+        assert out.dtype == "float32"
+        inputs = [tg.In(x, mutable=True), tg.In(y, mutable=True)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            f64 = tg.function(inputs, out, mode="FAST_RUN")
+        assert f64.maker.fgraph.outputs[0].owner.op.destroy_map == {}
+        with config.change_flags(floatX="float32"):
+            f32 = tg.function(inputs, out, mode="FAST_RUN")
+        assert f32.maker.fgraph.outputs[0].owner.op.destroy_map == {0: [0]}
+        np.testing.assert_array_equal(f64(np.ones(2, "float32"), np.ones(2, "int32")), [2, 2])

@@ -119,3 +119,25 @@ def test_return_value_helpers():
     assert to_return_values([1, 2]) == [1, 2]
     assert from_return_values(5) == [5]
     assert from_return_values((1, 2)) == (1, 2)
+
+
+def test_an_accepted_linker_pickles_with_its_graph():
+    import pickle
+
+    x = tt.vector("x")
+    linker = pickle.loads(pickle.dumps(CLinker().accept(FunctionGraph([x], [x * 2]))))
+    assert linker.fgraph is not None and linker.name == "c"
+    np.testing.assert_array_equal(linker.make_function()(np.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+def test_two_functions_of_one_linker_have_their_own_cells():
+    # make_function is not for concurrent calls (one set of cells per callable, as in
+    # PyTensor); two callables made from one accepted linker do not share cells
+    x = tt.vector("x")
+    linker = PerformLinker().accept(FunctionGraph([x], [x + 1]))
+    f, g = linker.make_function(), linker.make_function()
+    a = f(np.zeros(2))
+    b = g(np.ones(2))
+    np.testing.assert_array_equal(a, [1.0, 1.0])
+    np.testing.assert_array_equal(b, [2.0, 2.0])
+    assert f.inputs[0].storage is not g.inputs[0].storage

@@ -98,6 +98,12 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     return constant(x, name=name, ndim=ndim, dtype=dtype)
 
 
+def is_flat(var, ndim: int = 1) -> bool:
+    """Whether ``var`` (a tensor variable, or anything ``as_tensor_variable`` takes) has
+    ``ndim`` dimensions, the check PyTensor code makes before treating a tensor as flat."""
+    return as_tensor_variable(var).ndim == ndim
+
+
 def _default_output(node):
     """The output an ``Apply`` node stands for: its op's ``default_output`` when it sets one
     (which must then be an int naming an output, even of a one-output node), else its only

@@ -103,6 +103,11 @@ def roll(x, shift, axis=None):
                         getitem(x, before + (slice(None, cut),))], axis=axis)
 
 
+class TileRepsError(TypeError, ValueError):
+    """``reps`` of ``tile`` that are not integers, or not a vector: a TypeError (what is wrong
+    is their type) that is also the ValueError numpy and PyTensor raise."""
+
+
 def tile(A, reps):
     """``np.tile``: ``A`` repeated ``reps[d]`` times along each dimension (``reps`` an int, a
     sequence of ints or integer scalars, or an integer vector of known length); ``A`` gets
@@ -110,7 +115,10 @@ def tile(A, reps):
     from tensorgraph.tensor.creation import alloc
 
     A = as_tensor_variable(A)
-    reps = as_shape_scalars(reps, "tile reps")
+    try:
+        reps = as_shape_scalars(reps, "tile reps")
+    except TypeError as exc:
+        raise TileRepsError(str(exc)) from None
     ndim = max(A.ndim, len(reps))
     if A.ndim < ndim:
         A = DimShuffle(A.ndim, ("x",) * (ndim - A.ndim) + tuple(range(A.ndim)))(A)

@@ -1013,6 +1013,11 @@ def take(a, indices, axis=None, mode: str | None = "raise") -> Variable:
     return getitem(a, (slice(None),) * axis + (indices,))
 
 
+class IndexTypeError(TypeError, IndexError):
+    """Indices that are not integers: a TypeError that is also the IndexError numpy raises
+    ("arrays used as indices must be of integer type")."""
+
+
 def take_along_axis(arr, indices, axis=None) -> Variable:
     """``np.take_along_axis``: ``out[..., j, ...] = arr[..., indices[..., j, ...], ...]`` along
     ``axis`` (``indices`` has ``arr``'s number of dimensions; they broadcast elsewhere);
@@ -1022,8 +1027,8 @@ def take_along_axis(arr, indices, axis=None) -> Variable:
 
     arr, indices = as_tensor_variable(arr), as_tensor_variable(indices)
     if indices.dtype not in INT_DTYPES:
-        raise TypeError(f"take_along_axis: indices must be integers, got {indices} "
-                        f"({indices.type})")
+        raise IndexTypeError(f"take_along_axis: indices must be integers, got {indices} "
+                             f"({indices.type})")
     if axis is None:
         if indices.ndim != 1:
             raise ValueError(f"take_along_axis: with axis=None the indices must be a vector, "

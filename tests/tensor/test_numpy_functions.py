@@ -650,3 +650,31 @@ def test_concat_with_broadcast_repeats_size_one_dimensions():
         tt.concat_with_broadcast([], axis=0)
     with pytest.raises(TypeError, match="same number of dimensions"):
         tt.concat_with_broadcast([a, tt.matrix()], axis=0)
+
+
+def test_tile_reps_of_a_wrong_type_are_type_and_value_errors():
+    x = tt.arange(3)
+    for reps in (2.5, tt.fscalar(), tt.dvector(), [2, tt.fscalar()], tt.lmatrix(),
+                 [2, tt.lvector()]):
+        with pytest.raises(TypeError, match="tile reps"):
+            tt.tile(x, reps)
+        with pytest.raises(ValueError, match="tile reps"):
+            tt.tile(x, reps)
+
+
+def test_take_along_axis_float_indices_are_type_and_index_errors():
+    arr = tt.dmatrix("arr")
+    for error in (TypeError, IndexError):
+        with pytest.raises(error, match="indices must be integers"):
+            tt.take_along_axis(arr, tt.dmatrix("i"))
+    with pytest.raises(ValueError, match="must be a vector"):
+        tt.take_along_axis(arr, tt.ltensor3("i"))
+
+
+def test_is_flat_compares_the_number_of_dimensions():
+    from tensorgraph.tensor.basic import is_flat
+
+    assert is_flat(np.zeros(10)) and is_flat(tt.dvector())
+    assert is_flat(tt.dtensor3(), ndim=3) and not is_flat(tt.dtensor3())
+    assert is_flat(tt.dtensor4().reshape((tt.lscalar(),) * 3), ndim=3)
+    assert not is_flat(tt.dtensor4().reshape((10, 10, -1)))

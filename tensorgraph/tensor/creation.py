@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import upcast
@@ -273,7 +274,21 @@ def arange(start, stop=None, step=1, dtype=None) -> Variable:
         dtype = upcast(*[v.dtype for v in inputs])
         if dtype in DISCRETE_DTYPES:
             dtype = "int64"
+        if config.cast_policy in ("numpy", "numpy+floatX") and dtype.startswith("float"):
+            dtype = _numpy_arange_dtype(inputs, dtype)
     return ARange(dtype)(*inputs)
+
+
+def _numpy_arange_dtype(inputs, dtype: str) -> str:
+    """Under a numpy cast policy, the dtype numpy's arange gives for bounds of these dtypes
+    (float32 bounds give float64), except that 'numpy+floatX' with floatX float32 keeps
+    float32 when no bound is float64."""
+    bounds = [np.array(k, dtype=v.dtype) for k, v in zip((0, 1, 1), inputs)]
+    numpy_dtype = np.arange(*bounds).dtype.name
+    if (numpy_dtype == "float64" and config.cast_policy == "numpy+floatX"
+            and config.floatX == "float32" and all(v.dtype != "float64" for v in inputs)):
+        return "float32"
+    return numpy_dtype
 
 
 # ----------------------------------------------------------------------------------------------

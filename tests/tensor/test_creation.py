@@ -205,3 +205,21 @@ def test_tril_triu(k):
     np.testing.assert_array_equal(lo, np.tril(v, k))
     np.testing.assert_array_equal(up, np.triu(v, k))
     verify_grad(lambda a: tt.tril(a, k) + 2 * tt.triu(a, k), [randn(3, 3)], rng=RNG)
+
+
+def test_arange_dtype_under_numpy_cast_policies_is_numpys():
+    start, stop, step = tt.fscalar("start"), tt.fscalar("stop"), tt.fscalar("step")
+    with config.change_flags(cast_policy="custom"):
+        assert tt.arange(start, stop, step).dtype == "float32"
+    with config.change_flags(cast_policy="numpy+floatX", floatX="float64"):
+        out = tt.arange(start, stop, step)
+        want = np.arange(np.float32(-5), np.float32(1.1), np.float32(1.2))
+        assert out.dtype == want.dtype.name == "float64"
+        got = tensorgraph.function([start, stop, step], out, mode="FAST_COMPILE",
+                                  allow_input_downcast=True)(-5, 1.1, 1.2)
+        np.testing.assert_allclose(got, want)
+    with config.change_flags(cast_policy="numpy+floatX", floatX="float32"):
+        assert tt.arange(start, stop, step).dtype == "float32"
+        assert tt.arange(tt.dscalar(), stop, step).dtype == "float64"
+    with config.change_flags(cast_policy="numpy+floatX"):
+        assert tt.arange(tt.iscalar(), 5).dtype == "int64"

@@ -281,5 +281,3 @@ def _vectorize_dot(op, node, a, b):
         out = out.dimshuffle(*[d for d in range(out.type.ndim) if d not in drop])
     return [out]
 
-
-from tensorgraph.tensor import batching  # noqa: E402,F401  (registers the other ops' rules)

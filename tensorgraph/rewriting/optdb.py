@@ -57,11 +57,10 @@ for _alias, _name in {"local_add_canonizer": "local_add_canonical",
 
 # PyTensor rewrites and tags with no counterpart here: excluding them is a no-op
 for _name, _why in {
-        "local_second_to_alloc": "PyTensor rewrites second(x, y) into an alloc; no rewrite "
-                                 "here changes fill/second nodes that way",
         "local_cut_useless_reduce": "PyTensor removes reductions over no axis",
-        "local_useless_fill": "PyTensor removes fill(x, y) where y already has the result's "
-                              "type; no rewrite here has that name",
+        "local_useless_fill": "PyTensor removes fill(x, y) in canonicalize where y has the "
+                              "result's type; here local_second_to_alloc (specialize) "
+                              "does it where y's shape is proven the result's",
         "bool_idx_to_nonzero": "PyTensor turns boolean-mask indexing into nonzero() integer "
                                "indexing; here the indexing ops take the mask as it is",
         "c_blas": "PyTensor's tag of the rewrites that swap its Python BLAS ops for C ones; "

@@ -12,7 +12,7 @@ from tensorgraph.rewriting.db import ABSENT, RewriteDatabaseQuery
 from tensorgraph.rewriting.optdb import optdb
 
 
-@pytest.mark.parametrize("name", ["local_second_to_alloc", "local_cut_useless_reduce",
+@pytest.mark.parametrize("name", ["local_cut_useless_reduce",
                                   "local_useless_fill",
                                   "bool_idx_to_nonzero", "c_blas", "scipy_blas"])
 def test_excluding_a_pytensor_only_rewrite_compiles_the_same_result(name):

@@ -22,4 +22,5 @@ from tensorgraph.tensor.rewriting import gemv_pair  # noqa: F401
 from tensorgraph.tensor.rewriting import inplace  # noqa: F401
 from tensorgraph.tensor.rewriting import shape  # noqa: F401
 from tensorgraph.tensor.rewriting import subtensor  # noqa: F401
+from tensorgraph.tensor.rewriting import broadcast  # noqa: F401
 from tensorgraph.tensor.rewriting import join  # noqa: F401

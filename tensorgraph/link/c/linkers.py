@@ -216,7 +216,8 @@ class CLinker:
 
     def make_vm(self, fgraph, input_storage=None, storage_map=None):
         """The VM running ``fgraph``: C where nodes have it; every node in Python (one warning
-        per process) when the compiler cannot build C at all (docs/c_backend.md)."""
+        per process) when the compiler cannot build C at all (docs/c_backend.md). ``cxx=''``
+        set by the user (a compiler was found) asks for that, as in PyTensor: no warning."""
         problem = compiler_problem(probe=False)  # cheap: cxx empty, missing, or known broken
         if not problem:
             try:
@@ -232,7 +233,8 @@ class CLinker:
                 f"linker 'c' needs a working C compiler, but config.cxx={config.cxx!r} cannot "
                 f"be used: {problem}. To fix it, {fix}; or use the linker 'cvm' (it runs "
                 "Python when C is unavailable) or 'py'.")
-        if problem not in _warned_no_compiler:
+        chosen = not config.cxx and not config.info("cxx").is_default  # cxx='' set on purpose
+        if problem not in _warned_no_compiler and not chosen:
             _warned_no_compiler.append(problem)
             warnings.warn(
                 f"tensorgraph: the C compiler config.cxx={config.cxx!r} cannot be used "

@@ -1044,8 +1044,10 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
             raise TypeError(f"hessian: wrt must be vectors (1-d); {w} has type {w.type}")
         g = grad(cost, w, consider_constant=consider_constant,
                  disconnected_inputs=disconnected_inputs)
+        # the gradient may no longer depend on w although the cost does (a linear cost):
+        # that is a zero Hessian, not an error
         results.append(jacobian(g, w, consider_constant=consider_constant,
-                                disconnected_inputs=disconnected_inputs))
+                                disconnected_inputs="ignore"))
     return _format_as(results, wrt)
 
 

@@ -418,6 +418,17 @@ def test_hessian():
         hessian(cost, tt.dmatrix("m"))
 
 
+def test_hessian_of_a_cost_linear_in_an_input_is_zero_not_an_error():
+    a, b = tt.dvector("a"), tt.dvector("b")
+    cost = tt.stack([a, 2 * b]).sum() + tt.sum(b ** 2)  # the gradient w.r.t. a is constant
+    ha, hb = hessian(cost, [a, b])
+    ha_v, hb_v = fn([a, b], [ha, hb])(np.ones(3), np.ones(3))
+    np.testing.assert_allclose(ha_v, np.zeros((3, 3)))
+    np.testing.assert_allclose(hb_v, 2 * np.eye(3))
+    with pytest.raises(DisconnectedInputError):  # the cost itself must still depend on wrt
+        hessian(tt.sum(b ** 2), a)
+
+
 def test_the_jacobian_loop_is_differentiable():
     rng = np.random.default_rng(3)
     verify_grad(lambda x: jacobian(square(x) * x, x), [rng.normal(size=3)], rng=rng, mode=MODE)

@@ -46,7 +46,7 @@ def local_second_to_alloc(fgraph, node):
     feature = shape_feature(fgraph)
     value = as_dtype(value, out.dtype)
     sizes = feature.shape_tuple(out)
-    if _computed(model) and any(_depends_on(s, model) for s in sizes):
+    if any(_depends_on(s, out) or _computed(model) and _depends_on(s, model) for s in sizes):
         return None
     offset = out.ndim - value.ndim
     same_pattern = offset == 0 and all(
@@ -54,8 +54,10 @@ def local_second_to_alloc(fgraph, node):
     if same_pattern and all(same_structure(feature.size(value, d), sizes[d])
                             or value.type.shape[d] is not None and value.type.shape[d]
                             == out.type.shape[d] for d in range(out.ndim)):
-        return [fits(out, value)]
-    return [fits(out, alloc(value, *sizes))]
+        new = fits(out, value)
+    else:
+        new = fits(out, alloc(value, *sizes))
+    return None if new is None else [new]
 
 
 def _without_new_axes(var):
@@ -113,4 +115,5 @@ def local_useless_broadcast_switch(fgraph, node):
     inferred = shape_feature(fgraph).size(g, d)
     if not same_structure(inferred, size):
         return None
-    return [fits(out, as_dtype(g, out.dtype))]
+    new = fits(out, as_dtype(g, out.dtype))
+    return None if new is None else [new]

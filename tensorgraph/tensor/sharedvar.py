@@ -13,11 +13,11 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.shared import SharedVariable, shared_constructor
 from tensorgraph.tensor.type import TensorType
-from tensorgraph.tensor.variable import TensorOperators
+from tensorgraph.tensor.variable import TensorVariable
 
 
-class TensorSharedVariable(TensorOperators, SharedVariable):
-    """A shared numpy array usable in expressions like any tensor variable."""
+class TensorSharedVariable(TensorVariable, SharedVariable):
+    """A shared numpy array usable in expressions like any tensor variable (a TensorVariable)."""
 
 
 @shared_constructor

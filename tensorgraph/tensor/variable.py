@@ -405,8 +405,12 @@ class TensorVariable(TensorOperators, Variable):
     """A symbolic tensor: the result of an op, or a graph input made by ``tt.matrix`` & co."""
 
 
-class TensorConstant(TensorOperators, Constant):
-    """A tensor whose value is known when the graph is built (``tt.constant(2.0)``)."""
+class TensorConstant(TensorVariable, Constant):
+    """A tensor whose value is known when the graph is built (``tt.constant(2.0)``).
+
+    It is a ``TensorVariable`` too (as in PyTensor), so ``isinstance(v, TensorVariable)`` asks
+    "is this a symbolic tensor", whatever its kind.
+    """
 
     @property
     def value(self):

@@ -189,3 +189,16 @@ def test_as_tensor_variable_checks_an_apply_nodes_default_output():
     for bad in (2.0, [0, 1]):
         with pytest.raises(TypeError, match="default_output .* must be an int"):
             tt.as_tensor_variable(Outs(bad, 1).make_node(x))
+
+
+def test_constants_and_shared_variables_are_tensor_variables():
+    # PyTensor code asks isinstance(v, TensorVariable) of any symbolic tensor
+    import tensorgraph
+
+    c = tt.constant(5)
+    s = tensorgraph.shared(np.ones(3))
+    for v in (c, s, tt.dvector()):
+        assert isinstance(v, tt.TensorVariable)
+    assert isinstance(c, tt.TensorConstant) and not isinstance(s, tt.TensorConstant)
+    assert (c + s).eval().tolist() == [6.0, 6.0, 6.0]
+    assert tt.full(c, 3, dtype="int64").eval().tolist() == [3] * 5

@@ -121,9 +121,10 @@ static TG_COLD int tg_check_fits(tg_ctx *ctx, const char *op, const tg_array *va
     for (int d = 0; d < value->ndim; d++) {
         const int64_t size = value->shape[d], want = target[d + off];
         if (size != want && !(size == 1 && (static_one == NULL || static_one[d])))
-            return tg_error(ctx, "%s: cannot put a value of shape %s into the %s of shape %s: "
-                            "dimension %d of the value has size %lld, the target %lld (%s)",
-                            op, tg_shape_str(value, vbuf, sizeof vbuf), what,
+            return tg_error(ctx, "%s: %scannot put a value of shape %s into the %s of shape "
+                            "%s: dimension %d of the value has size %lld, the target %lld (%s)",
+                            op, size == 1 ? "Runtime broadcasting not allowed: " : "",
+                            tg_shape_str(value, vbuf, sizeof vbuf), what,
                             tg_shape_str(&t, tbuf, sizeof tbuf), d, (long long)size,
                             (long long)want, size == 1 ? "its type does not declare the "
                             "dimension broadcastable (size 1)" : "the sizes differ");

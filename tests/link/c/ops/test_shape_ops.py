@@ -149,6 +149,13 @@ def test_alloc_errors_name_sizes():
         f(np.ones(3), -2, 3)
     with pytest.raises(ValueError, match="does not declare the dimension broadcastable"):
         f(np.ones(1), 2, 3)
+    # a size-1 value stretched at run time is named as PyTensor names it, in C and in Python
+    f_py = tensorgraph.function([v, n, m], tt.alloc(v, n, m), mode=tensorgraph.Mode("py", None))
+    for g in (f, f_py):
+        with pytest.raises(ValueError, match="alloc: Runtime broadcasting not allowed: "):
+            g(np.ones(1), 2, 3)
+        with pytest.raises(ValueError, match=r"alloc: cannot .*the sizes differ"):
+            g(np.ones(2), 2, 3)
 
 
 @pytest.fixture(scope="module")

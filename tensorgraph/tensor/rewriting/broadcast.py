@@ -9,6 +9,9 @@ computed.
   rewrite applies only when the result does not need ``model`` computed (otherwise the fill
   costs what it did and may fuse with its neighbours). It runs in specialize, after the
   canonical add/mul chains have looked through fills (``fill(h, 1) * 2`` -> ``fill(h, 2)``).
+* ``local_elemwise_alloc`` (specialize): an elementwise op reading ``alloc(v, *sizes)`` (maybe
+  behind a dimshuffle adding axes) reads ``v`` where its other inputs are proven to give the
+  result those sizes, so such an alloc (often made by the rewrite above) is not built.
 * ``local_useless_broadcast_switch`` (canonicalize): the gradient of a set/inc value that may
   broadcast at run time is ``switch(eq(s, 1), sum(g, axis=d, keepdims=True), g)`` with ``s``
   the value's size in ``d``. Where ``g`` has size ``s`` in ``d`` (shape feature), both branches
@@ -21,7 +24,7 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize, register_in
 from tensorgraph.scalar import math as psm
-from tensorgraph.tensor.creation import alloc
+from tensorgraph.tensor.creation import Alloc, alloc
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.reduction import Sum
 from tensorgraph.tensor.rewriting.shape import _depends_on, shape_feature
@@ -117,3 +120,62 @@ def local_useless_broadcast_switch(fgraph, node):
         return None
     new = fits(out, as_dtype(g, out.dtype))
     return None if new is None else [new]
+
+
+def _allocated(var):
+    """``(value, shuffle)`` when ``var`` is ``alloc(value, ...)``, possibly behind a dimshuffle
+    that only adds broadcast axes (``shuffle``, else ``None``); else ``None``."""
+    shuffle = None
+    if var.owner is not None and isinstance(var.owner.op, DimShuffle):
+        kept = [d for d in var.owner.op.new_order if d != "x"]
+        if kept != list(range(var.owner.inputs[0].ndim)):
+            return None
+        shuffle, var = var.owner.op, var.owner.inputs[0]
+    if var.owner is None or not isinstance(var.owner.op, Alloc):
+        return None
+    value = var.owner.inputs[0]
+    if value.ndim < var.ndim:
+        value = value.dimshuffle(["x"] * (var.ndim - value.ndim) + list(range(value.ndim)))
+    return value, shuffle
+
+
+@register_in("specialize", "shape", name="local_elemwise_alloc")
+@node_rewriter([Elemwise])
+def local_elemwise_alloc(fgraph, node):
+    """Elemwise(..., alloc(v, *sizes), ...) -> Elemwise(..., v, ...) where the other inputs are
+    proven to give the result those sizes (an alloc ``local_second_to_alloc`` made for a fill
+    that feeds an elementwise op broadcasts nothing the op would not)."""
+    if len(node.inputs) < 2 or scalar_op_of(node) is None:
+        return None
+    feature = shape_feature(fgraph)
+    inputs = list(node.inputs)
+    changed = False
+    for i, old in enumerate(node.inputs):
+        found = _allocated(old)
+        if found is None:
+            continue
+        value, shuffle = found
+        new = shuffle(value) if shuffle is not None else value
+        if new.dtype != old.dtype or new.ndim != old.ndim:
+            continue
+        others = [x for j, x in enumerate(inputs) if j != i]
+        if all(_same_size(feature, new, old, others, d) for d in range(old.ndim)):
+            inputs[i] = new
+            changed = True
+    if not changed:
+        return None
+    outs = node.op.make_node(*inputs).outputs
+    fitted = [fits(o, n) for o, n in zip(node.outputs, outs)]
+    return None if any(f is None for f in fitted) else fitted
+
+
+def _same_size(feature, new, old, others, d) -> bool:
+    """Whether the result keeps ``old``'s size in ``d`` with ``new`` in its place: ``new``
+    has that size, or broadcasts there and another input is proven to have it."""
+    size = feature.size(old, d)
+    if old.type.shape[d] == 1:
+        return True
+    if new.type.shape[d] != 1:
+        return same_structure(feature.size(new, d), size)
+    return any(x.type.shape[d] != 1 and same_structure(feature.size(x, d), size)
+               for x in others)

@@ -151,3 +151,43 @@ def test_fill_broadcasting_a_row_matches_numpy():
     assert not _scalar_ops(f, psm.Exp)
     xv, rv = RNG.normal(size=(3, 4)), RNG.normal(size=(1, 4))
     np.testing.assert_allclose(f(xv, rv), 2 * np.broadcast_to(rv, (3, 4)))
+
+
+def test_alloc_read_by_an_elementwise_op_of_that_shape_is_not_made():
+    x = tt.dmatrix("x")
+    c = tt.dscalar("c")
+    f = tg.function([x, c], tt.alloc(c, x.shape[0]).dimshuffle(0, "x") * x)
+    assert not _nodes(f, Alloc)
+    xv = RNG.normal(size=(3, 4))
+    np.testing.assert_allclose(f(xv, 2.5), 2.5 * xv)
+    kept = tg.function([x, c], tt.alloc(c, x.shape[0]).dimshuffle(0, "x") * x,
+                       mode=get_mode("FAST_RUN").excluding("local_elemwise_alloc"))
+    assert _nodes(kept, Alloc)
+    np.testing.assert_allclose(kept(xv, 2.5), 2.5 * xv)
+
+
+def test_alloc_whose_size_is_not_proven_stays_and_still_checks():
+    x = tt.dmatrix("x")
+    c = tt.dscalar("c")
+    n = tt.lscalar("n")
+    f = tg.function([x, c, n], tt.alloc(c, n).dimshuffle(0, "x") * x)
+    assert _nodes(f, Alloc)
+    xv = RNG.normal(size=(3, 4))
+    np.testing.assert_allclose(f(xv, 2.0, 3), 2.0 * xv)
+    with pytest.raises(ValueError):
+        f(xv, 2.0, 5)
+
+
+def test_grad_of_a_row_sum_times_a_matrix_matches_finite_differences():
+    # the fill of the mean's gradient becomes an alloc, which the product then drops
+    def cost(x, t):
+        return (x.sum(axis=1).dimshuffle(0, "x") * t).mean()
+
+    x = tt.dmatrix("x")
+    t = tt.dmatrix("t")
+    f = tg.function([x, t], grad(cost(x, t), x))
+    assert not _scalar_ops(f, psm.Second)
+    xv, tv = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 5))
+    expected = np.repeat(tv.sum(axis=1, keepdims=True), 4, axis=1) / tv.size
+    np.testing.assert_allclose(f(xv, tv), expected)
+    verify_grad(cost, [xv, tv])

@@ -96,8 +96,21 @@ class Alloc(Op):
         return [tuple(s if s is not None else v for s, v in zip(static, node.inputs[1:]))]
 
     def do_constant_folding(self, fgraph, node) -> bool:
+        """Fold small allocs of static shape, except where a constant would only be copied:
+        a graph output (a constant output is copied on every call) and the array an
+        inc/set-subtensor writes into (it could fill a fresh alloc in place, but must copy a
+        constant first)."""
         static = node.outputs[0].type.shape
-        return None not in static and int(np.prod(static)) <= _FOLD_LIMIT
+        if None in static or int(np.prod(static)) > _FOLD_LIMIT:
+            return False
+        from tensorgraph.tensor.subtensor import (
+            AdvancedIncSubtensor, AdvancedIncSubtensor1, IncSubtensor)
+
+        writers = (IncSubtensor, AdvancedIncSubtensor1, AdvancedIncSubtensor)
+        for client, i in fgraph.clients.get(node.outputs[0], ()):
+            if client == "output" or (i == 0 and isinstance(client.op, writers)):
+                return False
+        return True
 
     def connection_pattern(self, node):
         return [[True]] + [[False]] * (len(node.inputs) - 1)

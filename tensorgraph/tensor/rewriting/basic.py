@@ -13,7 +13,7 @@ import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
-from tensorgraph.rewriting.optdb import register_canonicalize
+from tensorgraph.rewriting.optdb import register_canonicalize, register_specialize
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -27,7 +27,8 @@ from tensorgraph.tensor.type import TensorType
 @node_rewriter(None)
 def constant_folding(fgraph, node):
     """A node whose inputs are all constants becomes its value (computed with ``perform``),
-    unless the op says not to (``do_constant_folding``, e.g. a huge ``alloc``)."""
+    unless the op says not to (``do_constant_folding``, e.g. a huge ``alloc``). It runs again
+    in specialize, which builds constant subgraphs of its own (``alloc(1, 59)`` for a fill)."""
     if not node.inputs or not all(isinstance(i, Constant) for i in node.inputs):
         return None
     if node.op.destroy_map or not node.op.do_constant_folding(fgraph, node):
@@ -46,6 +47,14 @@ def constant_folding(fgraph, node):
         else:
             results.append(constant(value))
     return results
+
+
+# the same folding once more in specialize, whose rewrites build constant subgraphs of their
+# own (local_second_to_alloc's alloc(1, 59) for a gradient's fill); tagged so that excluding
+# "constant_folding" leaves out both
+register_specialize(node_rewriter(None, "specialize_constant_folding")(constant_folding.fn),
+                    "constant_folding",
+                    name="specialize_constant_folding")
 
 
 @register_canonicalize("useless")

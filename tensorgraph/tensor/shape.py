@@ -150,7 +150,7 @@ def as_shape_scalars(shape, what: str = "shape") -> list[Variable]:
     """One 0-d int64 variable per dimension of ``shape``.
 
     ``shape`` is an int, a sequence of ints / integer scalars, or an integer vector variable of
-    known length; ``x.shape`` gives ``shape_i(x, i)`` (a constant where x's size is static).
+    known length; ``x.shape`` gives ``Shape_i(i)(x)`` (its static size known to ``constant_int``).
     """
     if isinstance(shape, (Variable, np.ndarray)) and shape.ndim == 0:
         return [as_int_scalar(shape, what)]
@@ -162,7 +162,11 @@ def as_shape_scalars(shape, what: str = "shape") -> list[Variable]:
             raise TypeError(f"{what} must be an integer vector, got {vec} ({vec.type})")
         owner = vec.owner
         if owner is not None and isinstance(owner.op, Shape):
-            return [shape_i(owner.inputs[0], i) for i in range(owner.inputs[0].ndim)]
+            # Shape_i nodes even where a size is static (their static value is known to
+            # constant_int, and the compiled graph folds them): a graph rebuilt for another
+            # x (clone_replace(..., rebuild_strict=False)) then follows the new x's sizes
+            x = owner.inputs[0]
+            return [Shape_i(i)(x) for i in range(x.ndim)]
         from tensorgraph.tensor.join import MakeVector
 
         if owner is not None and isinstance(owner.op, MakeVector):

@@ -107,6 +107,24 @@ def test_zeros_of_a_shape_vector():
     assert fn([x], z)(randn(2, 5, 4)).shape == (2, 5, 4)
 
 
+def test_zeros_of_a_shape_follows_a_rebuilt_input():
+    from tensorgraph.graph.basic import clone_replace
+
+    x = tt.vector("x", shape=(5,))
+    for make in (tt.zeros, tt.empty, lambda s: tt.full(s, 2.0), lambda s: tt.alloc(1.0, *s)):
+        y = make(x.shape)
+        assert y.type.shape == (5,)
+        x_new = tt.vector("x_new", shape=(8,))
+        y_new = clone_replace(y, {x: x_new}, rebuild_strict=False)
+        assert y_new.type.shape == (8,)
+        assert fn([x_new], y_new)(np.zeros(8, dtype=config.floatX)).shape == (8,)
+        # a rebuilt graph with an input of unknown size takes its size at run time
+        x_any = tt.vector("x_any")
+        y_any = clone_replace(y, {x: x_any}, rebuild_strict=False)
+        assert y_any.type.shape == (None,)
+        assert fn([x_any], y_any)(np.zeros(3, dtype=config.floatX)).shape == (3,)
+
+
 def test_alloc_grad_sums_back_to_value_shape():
     verify_grad(lambda v: tt.alloc(v, 4, 3), [randn(3)], rng=RNG)
     verify_grad(lambda s: tt.alloc(s, 2, 3), [randn()], rng=RNG)

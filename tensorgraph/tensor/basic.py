@@ -38,19 +38,32 @@ def constant(value, name: str | None = None, ndim: int | None = None, dtype=None
         raise NotImplementedError("MaskedArrays are not supported: a tensor holds every element, "
                                   "so the mask would be lost; give value.filled(fill_value) or "
                                   "value.data explicitly")
+    from tensorgraph.graph.basic import Constant
+
+    if isinstance(value, Constant) and isinstance(value.type, TensorType):
+        if (ndim is None or ndim == value.ndim) and (
+                dtype is None or normalize_dtype(dtype) == value.dtype):
+            return value               # already a tensor constant: itself, as PyTensor
+        value = value.data
     if dtype is not None:
         dtype = normalize_dtype(dtype)
         arr = np.asarray(value, dtype=dtype)
     elif isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, np.generic):
         arr = np.asarray(value, dtype=python_scalar_dtype(value))
+    elif isinstance(value, np.ndarray) and not isinstance(value, np.matrix):
+        arr = value                    # not copied (a np.memmap stays one), as PyTensor
     else:
         arr = np.asarray(value)
         if arr.dtype == object:
             raise TypeError(f"cannot make a tensor constant from {type(value).__name__} "
                             f"{value!r}: numpy sees it as Python objects")
-    if ndim is not None:
-        if arr.ndim > ndim:
-            raise ValueError(f"constant {value!r} has {arr.ndim} dimensions, more than ndim={ndim}")
+    if ndim is not None and arr.ndim > ndim:
+        extra = arr.ndim - ndim
+        if any(s != 1 for s in arr.shape[:extra]):
+            raise ValueError(f"constant of shape {arr.shape} cannot have ndim={ndim}: only "
+                             "leading dimensions of size 1 can be dropped")
+        arr = arr.reshape(arr.shape[extra:])
+    elif ndim is not None:
         arr = arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
     ttype = TensorType(arr.dtype.name, arr.shape)
     return ttype.make_constant(arr, name=name)
@@ -60,7 +73,8 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     """``x`` as a tensor variable: tensor variables pass through, values become constants.
 
     Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
-    list of constants is one constant). ``ndim`` checks the number of dimensions, dropping
+    list of constants is one constant; a ``range`` is the ``arange`` node computing it).
+    ``dtype`` applies to values only: a variable keeps its dtype. ``ndim`` checks the number of dimensions, dropping
     leading dimensions of static size 1 or adding leading size-1 dimensions to reach it. An ``Apply`` node gives its default
     output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``scalar_to_tensor``).
     (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
@@ -76,17 +90,15 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
             raise TypeError(f"expected a tensor (a TensorType variable), got {x} of type {x.type}")
         if ndim is not None and x.ndim != ndim:
             x = _with_ndim(x, ndim)
-        if dtype is not None and x.dtype != normalize_dtype(dtype):
-            from tensorgraph.tensor.math import cast
-
-            return cast(x, dtype)
-        return x
+        return x                       # dtype is for values: a variable keeps its own
+    if isinstance(x, range):
+        return _range_as_arange(x, name, ndim, dtype)
     if hasattr(x, "owner") and hasattr(x, "type"):
         raise TypeError(f"cannot convert {x} ({type(x).__name__}) to a tensor variable")
     if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in _flatten(x)):
         from tensorgraph.graph.basic import Constant
 
-        if all(isinstance(e, Constant) and isinstance(e.type, TensorType)
+        if all(isinstance(e, Constant) and isinstance(e.type, (TensorType, ScalarType))
                or isinstance(e, numbers.Number) for e in _flatten(x)):
             values = _constant_values(x)
             return constant(np.asarray(values), name=name, ndim=ndim, dtype=dtype)
@@ -96,6 +108,20 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     if isinstance(x, (list, tuple)) and not _flatten_list(x) and dtype is None:
         dtype = config.floatX   # an empty list has no dtype of its own: floatX, as PyTensor
     return constant(x, name=name, ndim=ndim, dtype=dtype)
+
+
+def _range_as_arange(r: range, name, ndim, dtype):
+    """A Python ``range`` as the ``arange`` node computing it (int64 unless ``dtype``), as
+    PyTensor gives; the compiled graph folds it to a constant."""
+    if ndim is not None and ndim != 1:
+        raise ValueError(f"as_tensor_variable: ndim for range must be 1 (a range is a vector), "
+                         f"got ndim={ndim}")
+    from tensorgraph.tensor.creation import arange
+
+    out = arange(r.start, r.stop, r.step, dtype="int64" if dtype is None else dtype)
+    if name is not None:
+        out.name = name
+    return out
 
 
 def is_flat(var, ndim: int = 1) -> bool:
@@ -112,8 +138,8 @@ def _default_output(node):
     if index is None:
         if len(node.outputs) == 1:
             return node.outputs[0]
-        raise TypeError(f"as_tensor_variable: {node} has {len(node.outputs)} outputs and its op "
-                        "has no default_output; pick one (node.outputs[k])")
+        raise TypeError(f"as_tensor_variable: {node}: Multi-output Op without default_output "
+                        f"({len(node.outputs)} outputs); pick one (node.outputs[k])")
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, numbers.Integral):
         raise TypeError(f"as_tensor_variable: default_output of {node.op} must be an int, got "
                         f"{index!r}")

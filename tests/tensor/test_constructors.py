@@ -202,3 +202,63 @@ def test_constants_and_shared_variables_are_tensor_variables():
     assert isinstance(c, tt.TensorConstant) and not isinstance(s, tt.TensorConstant)
     assert (c + s).eval().tolist() == [6.0, 6.0, 6.0]
     assert tt.full(c, 3, dtype="int64").eval().tolist() == [3] * 5
+
+
+def test_as_tensor_variable_dtype_applies_to_values_only():
+    assert tt.as_tensor_variable(np.array([1], dtype="int32"), dtype="int64").dtype == "int64"
+    assert tt.as_tensor_variable(np.array([1.5]), dtype="int64").dtype == "int64"
+    x = tt.as_tensor_variable(np.array([1.0, 2.0]))
+    assert tt.as_tensor_variable(x, dtype="int64") is x           # a variable keeps its dtype
+    v = tt.dvector("v")
+    assert tt.as_tensor_variable(v, dtype="int32") is v
+
+
+def test_a_range_is_the_arange_computing_it():
+    from tensorgraph.tensor.creation import ARange
+
+    r = tt.as_tensor_variable(range(2, 11, 3))
+    assert isinstance(r.owner.op, ARange) and r.dtype == "int64" and r.type.shape == (3,)
+    assert r.owner.inputs[-1].value == 3
+    np.testing.assert_array_equal(fn([], r)(), np.arange(2, 11, 3))
+    assert tt.as_tensor_variable(range(4), dtype="float32").dtype == "float32"
+    assert tt.as_tensor_variable(range(4), name="r").name == "r"
+    assert tt.as_tensor_variable(range(4), ndim=1).ndim == 1
+    with pytest.raises(ValueError, match="ndim for range must be 1"):
+        tt.as_tensor_variable(range(4), ndim=2)
+
+
+def test_constant_of_a_constant_and_of_scalar_constants():
+    import tensorgraph.scalar as ps
+
+    c = tt.constant(np.array([1, 2], dtype="int8"))
+    assert tt.constant(c) is c and tt.constant(c, dtype="int8") is c
+    assert tt.constant(c, dtype="int16").dtype == "int16"
+    s = tt.constant(np.array(2, dtype="int8"))
+    m = tt.constant(s, ndim=2)
+    assert m.type.shape == (1, 1) and m.data.tolist() == [[2]]
+    assert tt.constant(m, ndim=0).data.tolist() == 2
+    with pytest.raises(ValueError, match="only leading dimensions of size 1"):
+        tt.constant(np.ones((2, 1)), ndim=1)
+    folded = tt.as_tensor_variable([ps.constant(1), ps.constant(2)])
+    assert isinstance(folded, tt.TensorConstant) and folded.data.tolist() == [1, 2]
+
+
+def test_constant_keeps_the_callers_array(tmp_path):
+    data = np.arange(6.0).reshape(2, 3)
+    mapped = np.memmap(tmp_path / "m.dat", dtype="float64", mode="w+", shape=(2, 3))
+    mapped[...] = data
+    for value in (data, mapped):
+        c = tt.as_tensor_variable(value)
+        assert isinstance(c, tt.TensorConstant) and c.data is value
+        np.testing.assert_array_equal(fn([], c * 2)(), data * 2)
+
+
+def test_multi_output_node_without_default_output_is_named():
+    from tensorgraph.graph import Apply, Op
+
+    class TwoOuts(Op):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type(), x.type()])
+
+    with pytest.raises(TypeError, match="Multi-output Op without default_output"):
+        tt.as_tensor_variable(TwoOuts().make_node(tt.dvector()))

@@ -282,11 +282,14 @@ class TensorType(Type):
             return np.asarray(raw, dtype=self.dtype)
         if allow_downcast is None and self._python_scalar_fits(data, raw):
             return np.asarray(raw, dtype=self.dtype)
-        if not isinstance(data, (np.ndarray, np.generic)):
+        if not isinstance(data, np.ndarray):
+            # Python numbers, lists and numpy scalars (rng.integers(10) for an int32 input),
+            # as PyTensor: [6] for int8, 3.5 for float32. Arrays keep the dtype rule.
             kept = _exactly_converted(raw, self.dtype)
-            if kept is not None:   # Python numbers or lists: [6] for int8, 3.5 for float32
+            if kept is not None:
                 return kept
-            _check_int_range(raw, self.dtype, self)
+            if not isinstance(data, np.generic):   # numpy scalars: a TypeError, as PyTensor
+                _check_int_range(raw, self.dtype, self)
         if raw.dtype.kind in "USV" and self.dtype != raw.dtype.name:
             raise NonNumericValueError(
                 f"expected {self.dtype} numbers ({self}), got {type(data).__name__} "
@@ -298,7 +301,10 @@ class TensorType(Type):
             "allow_input_downcast=True")
 
     def _python_scalar_fits(self, data, raw) -> bool:
-        """Python floats may become ``config.floatX``; Python ints any dtype holding them."""
+        """Python floats (and numpy float scalars, as PyTensor) may become ``config.floatX``;
+        Python ints any dtype holding them."""
+        if isinstance(data, np.floating) and data.ndim == 0:
+            return self.dtype == config.floatX
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             return False
         if isinstance(data, float):

@@ -276,6 +276,17 @@ def test_verify_grad_accepts_correct_gradients():
                 rng=rng, mode=MODE)
 
 
+def test_verify_grad_accepts_a_fun_that_ignores_an_input():
+    rng = np.random.default_rng(0)
+    # the ignored input's gradient is zero, which the numeric gradient agrees with
+    verify_grad(lambda x, y: square(x) * 2.0, [rng.normal(size=3), rng.normal(size=2)],
+                rng=rng, mode=MODE)
+    verify_grad(lambda x: tt.zeros((2,)), [rng.normal(size=3)], rng=rng, mode=MODE)
+    with pytest.raises(GradientError, match="input 0"):
+        verify_grad(lambda x, y: wrong_square(x), [np.ones(2), np.ones(2)], rng=rng,
+                    mode=MODE)
+
+
 def test_verify_grad_catches_a_wrong_gradient():
     rng = np.random.default_rng(0)
     point = np.array([[1.0, 2.0], [3.0, -1.0]])

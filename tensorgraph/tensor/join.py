@@ -69,7 +69,8 @@ class MakeVector(Op):
         scalars = [as_tensor_variable(s) for s in scalars]
         for i, s in enumerate(scalars):
             if s.ndim != 0:
-                raise TypeError(f"{self}: input {i} ({s}) must be a scalar, got {s.ndim}-d")
+                # a ValueError (a wrong shape of the right kind of value), as PyTensor's
+                raise ValueError(f"{self}: input {i} ({s}) must be a scalar, got {s.ndim}-d")
             if s.dtype != self.dtype and not np.can_cast(s.dtype, self.dtype, "safe"):
                 raise TypeError(f"{self}: input {i} ({s}) has dtype {s.dtype}, which does not "
                                 f"convert to {self.dtype} without loss")

@@ -190,6 +190,9 @@ def test_make_vector_casts_inputs_that_convert_without_loss():
     assert MakeVector()().dtype == "int64"
     with pytest.raises(TypeError, match="without loss"):
         MakeVector("int8")(i)
+    with pytest.raises(ValueError, match="input 1 .* must be a scalar, got 1-d"):
+        MakeVector("float64")(d, tt.dvector())
+    assert MakeVector()(i).type.shape == (1,)
 
 
 def test_split_takes_the_axis_as_an_input_as_in_pytensor():

@@ -42,3 +42,22 @@ def test_numpy_scalars_are_taken_when_their_value_fits(mode):
     with pytest.raises(TypeError, match="lose precision"):
         h(np.float64(0.1))                 # floatX float64: 0.1 does not fit float32
     assert h(np.float64(0.5)) == 0.5
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_unaligned_arrays_are_taken(mode):
+    """A field of a record array is unaligned; the C glue copies it aligned, so it is taken
+    (PyTensor refuses it with a TypeError: its C code cannot read it)."""
+    import tensorgraph
+
+    records = np.zeros(7, dtype="b1,f8")
+    a = records["f1"]
+    a[:] = np.arange(7.0)
+    assert not a.flags.aligned
+    x, y = tt.dvectors("xy")
+    f = tensorgraph.function([x, y], 2 * x + 3 * y, mode=mode)
+    np.testing.assert_array_equal(f(a, a), 5 * np.arange(7.0))
+    s = np.zeros((), dtype="b1,f8")["f1"]
+    s[...] = 1.5
+    xs = tt.dscalar("xs")
+    assert tensorgraph.function([xs], xs * 2, mode=mode)(s) == 3.0

@@ -259,14 +259,43 @@ def _scalar_constant(v, elemwise, only_constants, depth):
                 return np.asarray(size, dtype="int64")
         elif source is not None and type(source.op).__name__ == "MakeVector":
             return _scalar_constant(source.inputs[index], elemwise, only_constants, depth - 1)
+    elif _is_entry_of_constant(v.owner):          # c[i, j] of a constant c
+        index = tuple(int(_scalar_constant(i, elemwise, only_constants, depth - 1))
+                      for i in inputs[1:])
+        return np.asarray(np.asarray(inputs[0].data)[index])
     elif isinstance(op, (DimShuffle, SpecifyShape, TensorFromScalar, ScalarFromTensor)):
         return _scalar_constant(inputs[0], elemwise, only_constants, depth - 1)
+    elif _is_assert(op):
+        # the value passes through when every condition is known to hold
+        if all(bool(_scalar_constant(c, elemwise, only_constants, depth - 1))
+               for c in inputs[1:]):
+            return _scalar_constant(inputs[0], elemwise, only_constants, depth - 1)
     elif isinstance(op, (Elemwise, ScalarOp)) and len(v.owner.outputs) == 1:
         scalar_op = op.scalar_op if isinstance(op, Elemwise) else op
+        from tensorgraph.scalar.math import Second
+
+        if isinstance(scalar_op, Second):         # fill(shape_source, value): the value
+            return _scalar_constant(inputs[1], elemwise, only_constants, depth - 1)
         if elemwise or isinstance(scalar_op, (Cast, Identity)):
             values = [_scalar_constant(i, elemwise, only_constants, depth - 1) for i in inputs]
             return np.asarray(scalar_op.impl(*values), dtype=v.type.dtype)
     raise NotScalarConstantError(f"{v} is not known to be constant")
+
+
+def _is_entry_of_constant(node) -> bool:
+    """Whether ``node`` is ``c[i, j, ...]`` of a constant ``c`` at integer indices only."""
+    from tensorgraph.graph.basic import Constant
+    from tensorgraph.tensor.subtensor import Subtensor
+
+    return (isinstance(node.op, Subtensor) and isinstance(node.inputs[0], Constant)
+            and all(e == "int" for e in node.op.idx_list)
+            and len(node.op.idx_list) == node.inputs[0].ndim)
+
+
+def _is_assert(op) -> bool:
+    from tensorgraph.raise_op import CheckAndRaise
+
+    return isinstance(op, CheckAndRaise)
 
 
 def _is_entry_of_vector(node) -> bool:

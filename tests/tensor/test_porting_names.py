@@ -98,3 +98,23 @@ def test_batched_tensordot_refuses_summing_the_batch_axis():
         tt.batched_tensordot(x, y, [[0], [0]])
     with pytest.raises(ValueError, match="2 axes of x against 1"):
         tt.batched_tensordot(x, y, [[1, 2], [1]])
+
+
+def test_scalar_constant_value_through_indexing_asserts_and_fill():
+    from tensorgraph.raise_op import Assert
+
+    data = np.arange(12.0).reshape(3, 4)
+    c = tt.constant(data)
+    assert get_underlying_scalar_constant_value(c[2, 1]) == 9.0
+    assert get_underlying_scalar_constant_value(c[-1, -1]) == 11.0
+    with pytest.raises(NotScalarConstantError):
+        get_underlying_scalar_constant_value(c[tt.lscalar(), 0])   # index not known
+    two, x = tt.constant(2), tt.dscalar("x")
+    assert get_underlying_scalar_constant_value(Assert()(two, two > 1)) == 2
+    for cond in (two > 2, two > x):                   # false, or not known
+        with pytest.raises(NotScalarConstantError):
+            get_underlying_scalar_constant_value(Assert()(two, cond))
+    # fill(shape source, value): the value, whatever the shape source
+    filled = tt.second(tt.dvector("v"), tt.constant(0.25))
+    assert get_underlying_scalar_constant_value(filled) == 0.25
+    assert get_underlying_scalar_constant_value(filled, elemwise=False) == 0.25

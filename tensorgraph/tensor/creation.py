@@ -315,8 +315,8 @@ class _Matrix2D(Op):
     _output_type_depends_on_input_value = True   # static sizes from known values
     numpy_function = None
 
-    def __init__(self, dtype):
-        self.dtype = normalize_dtype(dtype)
+    def __init__(self, dtype=None):
+        self.dtype = _dtype_or_floatx(dtype)   # Eye() is a config.floatX eye, as PyTensor's
 
     def make_node(self, n, m, k):
         n, m, k = (as_int_scalar(v, name) for v, name in ((n, "n"), (m, "m"), (k, "k")))

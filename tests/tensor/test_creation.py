@@ -215,6 +215,20 @@ def test_eye_symbolic_and_identity_like():
         fn([n], e)(-1)
 
 
+def test_eye_and_tri_ops_default_to_floatx():
+    from tensorgraph.tensor.creation import Eye, Tri
+
+    a, b, k = tt.iscalar("a"), tt.iscalar("b"), tt.iscalar("k")
+    with config.change_flags(floatX="float32"):
+        assert Eye().dtype == Tri().dtype == "float32"
+        assert Eye() == Eye("float32") and Eye() != Eye("float64")
+    out = Eye()(a, b, k)
+    assert out.dtype == config.floatX
+    np.testing.assert_array_equal(fn([a, b, k], out)(3, 5, 1), np.eye(3, 5, 1))
+    check_infer_shape(out, [a, b, k], [4, 5, 0])
+    np.testing.assert_array_equal(fn([a, b, k], Tri()(a, b, k))(3, 4, -1), np.tri(3, 4, -1))
+
+
 @pytest.mark.parametrize("k", [-1, 0, 2])
 def test_tril_triu(k):
     x = tt.tensor3("x")

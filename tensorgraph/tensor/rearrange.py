@@ -264,7 +264,7 @@ def permute_row_elements(x, y, inverse: bool = False):
     """The entries of each row (last axis) of ``x`` permuted by the matching row of ``y``:
     ``out[..., j] = x[..., y[..., j]]``; ``inverse`` applies the inverse permutations. The
     leading dimensions of ``x`` and ``y`` broadcast."""
-    from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
+    from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_shape, broadcast_to
     from tensorgraph.tensor.subtensor import take_along_axis
 
     x, y = as_tensor_variable(x), as_tensor_variable(y)
@@ -290,7 +290,7 @@ def choose(a, choices, mode: str = "raise"):
     broadcast together. ``choices`` is a list of tensors or one tensor whose first axis runs
     over the choices. ``mode``: 'raise' (out-of-range indices fail when run), 'wrap' (modulo
     the number of choices) or 'clip'."""
-    from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
+    from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_shape, broadcast_to
     from tensorgraph.tensor.join import stack
     from tensorgraph.tensor.subtensor import take_along_axis
 
@@ -299,7 +299,11 @@ def choose(a, choices, mode: str = "raise"):
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     a = as_tensor_variable(a)
     if isinstance(choices, (list, tuple)):
-        stacked = stack([as_tensor_variable(c) for c in choices])
+        # the choices broadcast against each other, as numpy's: (1, 6, 1) with (1, 1, 5)
+        options = [as_tensor_variable(c) for c in choices]
+        if len(options) > 1:
+            options = list(broadcast_arrays(*options))
+        stacked = stack(options)
     else:
         stacked = as_tensor_variable(choices)
         if stacked.ndim == 0:

@@ -678,3 +678,21 @@ def test_is_flat_compares_the_number_of_dimensions():
     assert is_flat(tt.dtensor3(), ndim=3) and not is_flat(tt.dtensor3())
     assert is_flat(tt.dtensor4().reshape((tt.lscalar(),) * 3), ndim=3)
     assert not is_flat(tt.dtensor4().reshape((10, 10, -1)))
+
+
+def test_choose_broadcasts_the_choices_against_each_other():
+    a = tt.tensor("a", dtype="int32", shape=(None, 1, 1))
+    b = tt.tensor("b", dtype="float32", shape=(1, 6, 1))
+    c = tt.tensor("c", dtype="float32", shape=(1, 1, 5))
+    av = np.array([0, 1, 1], dtype="int32").reshape(3, 1, 1)
+    bv = np.arange(6, dtype="float32").reshape(1, 6, 1)
+    cv = -np.arange(5, dtype="float32").reshape(1, 1, 5)
+    for seq in (list, tuple):
+        out = tt.choose(a, seq([b, c]))
+        assert out.type.shape == (None, 6, 5)
+        np.testing.assert_array_equal(fn([a, b, c], out)(av, bv, cv),
+                                      np.choose(av, seq([bv, cv])))
+    s, t = tt.dscalar("s"), tt.dscalar("t")
+    i = tt.ivector("i")
+    np.testing.assert_allclose(fn([i, s, t], tt.choose(i, [s, t]))([0, 1, 1, 0], 0.1, 0.2),
+                               [0.1, 0.2, 0.2, 0.1])

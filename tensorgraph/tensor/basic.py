@@ -74,9 +74,9 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
 
     Lists/tuples containing symbolic tensors are stacked (``as_tensor_variable([x, y])``; a
     list of constants is one constant; a ``range`` is the ``arange`` node computing it).
-    ``dtype`` applies to values only: a variable keeps its dtype. ``ndim`` checks the number of dimensions, dropping
-    leading dimensions of static size 1 or adding leading size-1 dimensions to reach it. An ``Apply`` node gives its default
-    output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``scalar_to_tensor``).
+    ``dtype`` applies to values only: a variable keeps its dtype. ``ndim`` checks the number
+    of dimensions, dropping leading dimensions of static size 1 or adding leading size-1
+    dimensions to reach it. An ``Apply`` node gives its default output. A scalar variable (``ScalarType``) becomes a 0-d tensor (``scalar_to_tensor``).
     (A Python ``bool`` is a bool constant, docs/dtypes.md; PyTensor refuses it.)
     """
     if isinstance(x, Apply):

@@ -193,7 +193,10 @@ def test_allclose_helper_uses_the_less_precise_dtype():
     from tensorgraph.tensor.math import _allclose
 
     a = np.array([1.0, 2.0], dtype="float64")
-    assert _allclose(a, a + 1e-9) and not _allclose(a, a + 1e-6)
-    assert _allclose(a.astype("float32"), a + 1e-6)          # float32's tolerance
-    assert _allclose(a.astype("float16"), a + 1e-3)
+    # float64: numpy's default tolerances (rtol 1e-5, atol 1e-8), as PyTensor's _allclose
+    assert _allclose(a, a + 1e-6) and not _allclose(a, a + 1e-4)
+    assert _allclose(-0.311023883434, -0.311022856884)        # Python floats are float64
+    assert not _allclose(a.astype("float32"), a + 1e-4)
+    assert _allclose(a.astype("float32"), a + 1e-5)          # float32's tolerance
+    assert _allclose(a.astype("float16"), a + 1e-3) and not _allclose(a.astype("float16"), a + 1e-2)
     assert not _allclose(a, a + 1e-3, rtol=0, atol=1e-4)

@@ -235,16 +235,17 @@ def test_node_errors_are_reported_once_with_the_node():
 def test_without_a_compiler_c_py_warns_and_c_refuses():
     from tensorgraph.link.c import linkers
 
-    config.cxx = ""
-    linkers._warned_no_compiler.clear()
     x = tt.dvector("x")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        f = tensorgraph.function([x], x + 1, mode=Mode("c|py", None))
-    assert any("config.cxx is empty" in str(w.message) for w in caught)
-    np.testing.assert_allclose(f(np.zeros(2)), 1.0)
-    with pytest.raises(RuntimeError, match="needs a working C compiler"):
-        tensorgraph.function([x], x + 1, mode=Mode("c", None))
+    for cxx, warned in (("/nonexistent/gcc", True), ("", False)):  # '' set by hand: asked for
+        config.cxx = cxx
+        linkers._warned_no_compiler.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = tensorgraph.function([x], x + 1, mode=Mode("c|py", None))
+        assert any("config.cxx=" in str(w.message) for w in caught) is warned, cxx
+        np.testing.assert_allclose(f(np.zeros(2)), 1.0)
+        with pytest.raises(RuntimeError, match="needs a working C compiler"):
+            tensorgraph.function([x], x + 1, mode=Mode("c", None))
 
 
 def _chain(linker):

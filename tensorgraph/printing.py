@@ -34,21 +34,30 @@ from tensorgraph.graph.op import Op
 
 class _Ids:
     """The ``[id X]`` suffix of each printed node: the graph's ids (``tensorgraph.graph.ids``,
-    shared with the graph view, profiles and errors), as letters, numbers, Python ids or none."""
+    shared with the graph view, profiles and errors), as letters, numbers, Python ids, the
+    variables' ``auto_name`` or none."""
+
+    STYLES = ("CHAR", "int", "id", "auto", "")
 
     def __init__(self, style: str, roots):
-        if style not in ("CHAR", "int", "id", ""):
-            raise ValueError(f"ids must be 'CHAR', 'int', 'id' or '', got {style!r}")
+        if style not in self.STYLES:
+            raise ValueError(f"ids must be 'CHAR', 'int', 'id', 'auto' or '', got {style!r}")
         self.style = style
         self.ids = graph_ids(roots) if style in ("CHAR", "int") else None
 
-    def __call__(self, obj) -> str:
+    def __call__(self, obj, var=None) -> str:
+        """The suffix of ``obj`` (an Apply node or a leaf variable); ``var`` is the variable
+        printed for it (one output of a node with several), for ``auto`` ids."""
         if self.style == "":
             return ""
         if self.style == "CHAR":
             return f" [id {self.ids[obj]}]"
         if self.style == "int":
             return f" [id {self.ids.number(obj)}]"
+        if self.style == "auto":
+            if var is None:
+                var = obj.outputs[0] if isinstance(obj, Apply) else obj
+            return f" [id {var.auto_name}]"
         return f" [id {id(obj)}]"
 
 
@@ -78,9 +87,102 @@ def _label(var) -> str:
     return text
 
 
-class _TreePrinter:
-    def __init__(self, lines, ids, print_type, print_shape, depth, stop_on_name=False):
-        self.lines = lines
+class _TextSink:
+    """Where the walk goes for text: one line per entry, drawn with box characters. A place
+    is the ``(head, indent)`` pair: what starts this line, and what starts its children's."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def root(self):
+        return ("", " ")
+
+    def emit(self, place, text: str, key, repeated: bool):
+        head, indent = place
+        self.lines.append(head + text + (" ···" if repeated else ""))
+        return indent
+
+    def child(self, indent: str, last: bool):
+        return (indent + ("└─ " if last else "├─ "), indent + ("   " if last else "│  "))
+
+    def inner_section(self, first: bool, heading: str):
+        if first:
+            self.lines += ["", "Inner graphs:"]
+        self.lines += ["", heading]
+        return (" ← ", "    ")
+
+    def result(self):
+        return "\n".join(self.lines) + "\n"
+
+
+class _RichSink:
+    """Where the walk goes for ``file='rich'``: a ``rich.tree.Tree`` whose hidden root holds
+    one child per printed output (then "Inner graphs:"). A node reached again is drawn with
+    its label and a ``···`` child; it and its first appearance get one color, a different one
+    for each such node, so the eye finds where a repeated node was expanded. Labels are
+    markup-escaped (names may hold ``[...]``). A place is ``(parent tree, label prefix)``."""
+
+    COLORS = ("blue", "cyan", "green", "yellow", "magenta")
+
+    def __init__(self):
+        try:
+            import rich.markup
+            import rich.tree
+        except ImportError as exc:
+            raise ImportError("debugprint(file='rich') needs the 'rich' package "
+                              "(pip install rich); file='str' gives the same tree as text"
+                              ) from exc
+        self.escape = rich.markup.escape
+        self.tree = rich.tree.Tree("", hide_root=True)
+        self.Tree = rich.tree.Tree
+        self.colors: dict = {}   # repeated node -> its color
+        self.drawn: dict = {}    # node -> the tree entries drawn for it (colored afterwards)
+        self.inner_root = None
+
+    def root(self):
+        return (self.tree, "")
+
+    def _color(self, key) -> str:
+        if key not in self.colors:
+            color = self.COLORS[len(self.colors) % len(self.COLORS)]
+            self.colors[key] = color
+            for entry in self.drawn.get(key, ()):
+                entry.label = f"[{color}]{entry.label}[/{color}]"
+        return self.colors[key]
+
+    def emit(self, place, text: str, key, repeated: bool):
+        parent, prefix = place
+        label = self.escape(prefix + text)
+        if repeated:
+            color = self._color(key)
+            entry = parent.add(f"[{color}]{label}[/{color}]")
+            entry.add(f"[{color}]···[/{color}]")
+            return entry
+        if key in self.colors:
+            label = f"[{self.colors[key]}]{label}[/{self.colors[key]}]"
+        entry = parent.add(label)
+        self.drawn.setdefault(key, []).append(entry)
+        return entry
+
+    def child(self, entry, last: bool):
+        return (entry, "")
+
+    def inner_section(self, first: bool, heading: str):
+        if self.inner_root is None:
+            self.inner_root = self.tree.add("[bold]Inner graphs:[/bold]")
+        return (self.inner_root.add(self.escape(heading)), "← ")
+
+    def result(self):
+        return self.tree
+
+
+class _TreeWalker:
+    """The walk ``debugprint`` makes: depth first from each root, a node expanded once (met
+    again, it is sent as ``repeated``), to ``depth`` levels, not below a named variable with
+    ``stop_on_name``. Each entry goes to a sink (text lines or a rich tree)."""
+
+    def __init__(self, sink, ids, print_type, print_shape, depth, stop_on_name=False):
+        self.sink = sink
         self.ids = ids
         self.print_type = print_type
         self.print_shape = print_shape
@@ -89,9 +191,9 @@ class _TreePrinter:
         self.done: set = set()
         self.inner_ops: list = []      # nodes with an inner graph met, in order (one per op)
 
-    def line(self, var, prefix: str, suffix: str = "") -> str:
+    def line(self, var, suffix: str = "") -> str:
         key = var.owner if var.owner is not None else var
-        text = prefix + _label(var) + self.ids(key)
+        text = _label(var) + self.ids(key, var)
         if var.owner is not None and var.name is not None:
             text += f" '{var.name}'"
         if self.print_type:
@@ -100,12 +202,13 @@ class _TreePrinter:
             text += _shape_text(var)
         return text + suffix
 
-    def tree(self, var, head: str, indent: str, level: int, suffix: str = ""):
+    def tree(self, var, place, level: int, suffix: str = ""):
         node = var.owner
+        key = node if node is not None else var
         if node is not None and node in self.done:
-            self.lines.append(self.line(var, head, suffix) + " ···")
+            self.sink.emit(place, self.line(var, suffix), key, True)
             return
-        self.lines.append(self.line(var, head, suffix))
+        here = self.sink.emit(place, self.line(var, suffix), key, False)
         if node is None or (0 <= self.depth <= level + 1):
             return
         if self.stop_on_name and var.name is not None and level > 0:
@@ -115,9 +218,7 @@ class _TreePrinter:
                                                       for n in self.inner_ops):
             self.inner_ops.append(node)
         for k, inp in enumerate(node.inputs):
-            last = k == len(node.inputs) - 1
-            branch = "└─ " if last else "├─ "
-            self.tree(inp, indent + branch, indent + ("   " if last else "│  "), level + 1)
+            self.tree(inp, self.sink.child(here, k == len(node.inputs) - 1), level + 1)
 
 
 def _roots(obj):
@@ -171,13 +272,16 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     Parameters
     ----------
     obj : Variable, Apply, FunctionGraph, compiled Function, or a list of them
-    file : None (print to stdout), 'str' (return the text) or a file object to write to
+    file : None (print to stdout), 'str' (return the text), a file object to write to, or
+        'rich' (return a ``rich.tree.Tree`` of the same entries, for ``rich.print``: a
+        repeated node and its first appearance share a color; needs the ``rich`` package)
     print_type : show each variable's type
     print_shape : show each variable's shape (the test value's when there is one, otherwise
         the static shape with ``?`` for unknown sizes)
     depth : how many levels to show (-1: all)
-    ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids) or '' (none); ``id_type``
-        is PyTensor's name for it
+    ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids), 'auto' (each variable's
+        ``auto_name``) or '' (none); ``id_type`` is PyTensor's name for it. 'CHAR' and 'int'
+        are the ids the graph view, profiles and error messages use.
     stop_on_name : do not expand below a named variable (other than a root)
     print_inner_graphs : after the tree, print the inner graph of each op that has one
         (OpFromGraph, Scan), under "Inner graphs:", its outputs marked ``←``
@@ -187,33 +291,34 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     """
     if id_type is not None:
         ids = id_type
-    lines: list[str] = []
     roots = _roots(obj)
-    printer = _TreePrinter(lines, _Ids(ids, obj), print_type, print_shape, depth, stop_on_name)
+    node_ids = _Ids(ids, obj)
+    sink = _RichSink() if isinstance(file, str) and file == "rich" else _TextSink()
+    printer = _TreeWalker(sink, node_ids, print_type, print_shape, depth, stop_on_name)
     for var, suffix in roots:
-        printer.tree(var, "", " ", 0, suffix)
+        printer.tree(var, sink.root(), 0, suffix)
     if print_inner_graphs and printer.inner_ops:
-        lines += ["", "Inner graphs:"]
         # each heading names its node as the graph view does: J, or J/C for a loop in J's step
         heading_id = {n: printer.ids(n) for n in printer.inner_ops}
-        for node in printer.inner_ops:   # (an inner graph may hold more inner graphs)
+        for k, node in enumerate(printer.inner_ops):   # (inner graphs may hold inner graphs)
             inner = _node_inner_fgraph(node)
             sub_ids = _Ids(ids, inner)
-            sub = _TreePrinter(lines, sub_ids, print_type, print_shape, depth, stop_on_name)
+            sub = _TreeWalker(sink, sub_ids, print_type, print_shape, depth, stop_on_name)
             compiled = inner is not _inner_fgraph(node.op)
-            lines += ["", str(node.op) + heading_id[node] + (" (as compiled)" if compiled else "")]
+            heading = str(node.op) + heading_id[node] + (" (as compiled)" if compiled else "")
+            place = sink.inner_section(k == 0, heading)
             for out in inner.outputs:
-                sub.tree(out, " ← ", "    ", 0)
+                sub.tree(out, place, 0)
             new = [n for n in sub.inner_ops if all(m.op is not n.op for m in printer.inner_ops)]
             for n in new:
                 outer = heading_id[node]
                 heading_id[n] = (outer[:-1] + "/" + sub_ids(n)[len(" [id "):]
-                                 if outer and sub_ids(n) else sub_ids(n))
+                                 if outer and sub_ids(n) and ids != "auto" else sub_ids(n))
             printer.inner_ops += new
-    text = "\n".join(lines) + "\n"
-    if file == "str":
-        return text
-    (sys.stdout if file is None else file).write(text)
+    result = sink.result()
+    if isinstance(file, str) and file in ("str", "rich"):
+        return result
+    (sys.stdout if file is None else file).write(result)
     return None
 
 

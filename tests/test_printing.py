@@ -144,3 +144,25 @@ def test_deep_graphs_do_not_hit_the_recursion_limit():
     for _ in range(3000):
         y = y + 1
     assert pp(y).count("+") == 3000
+
+
+def test_auto_ids_are_the_variables_auto_names():
+    a, b = tt.dmatrices("a", "b")
+    d = b.dot(a)
+    e = d + a
+    lines = debugprint(e, file="str", id_type="auto").splitlines()
+    assert lines[0].endswith(f"[id {e.auto_name}]")
+    assert lines[1].endswith(f"[id {d.auto_name}]")
+    assert lines[2].endswith(f"[id {b.auto_name}]")
+    assert lines[3].endswith(f"[id {a.auto_name}]") and lines[4].endswith(f"[id {a.auto_name}]")
+
+
+def test_rich_tree_needs_rich_and_says_so(monkeypatch):
+    import sys
+
+    x = tt.dvector("x")
+    for name in ("rich", "rich.tree", "rich.markup"):
+        monkeypatch.setitem(sys.modules, name, None)   # as if not installed
+    with pytest.raises(ImportError, match="'rich' package"):
+        debugprint(x * 2, file="rich")
+    assert debugprint(x * 2, file="str").startswith("Elemwise{mul}")   # text needs no rich

@@ -519,11 +519,13 @@ class ProfileStats:
             parts.append(loops)
         if config.profile_memory:
             parts.append(self.memory_text())
-        if config.profile_optimizer:
-            for record in self.records:
-                if record.rewrite_profile is not None:
-                    parts.append(f"Rewrites of {record.name!r}\n" +
-                                 record.rewrite_profile.summary())
+        # recorded when the function was compiled with config.profile_optimizer on, and
+        # shown whatever the flag says now (PyTensor's heading, for those who look for it)
+        for record in self.records:
+            if record.rewrite_profile is not None:
+                title = f"Rewriter Profile of {record.name!r}"
+                parts.append(f"{title}\n{'-' * len(title)}\n" +
+                             record.rewrite_profile.summary())
         if config.profiling__debugprint:
             from tensorgraph.printing import debugprint
 

@@ -330,16 +330,58 @@ char_from_number = id_letters
 
 def get_node_by_id(graphs, target_var_id, id_types: str = "CHAR"):
     """The node (or leaf variable) that ``debugprint(graphs, ids=id_types)`` labels
-    ``[id target_var_id]``, or None: to get from a printed graph back to the object."""
-    ids = graph_ids(graphs)
+    ``[id target_var_id]``, or None: to get from a printed graph back to the object.
+
+    A node of an inner graph (OpFromGraph, Scan) is named as the graph view names it, by its
+    path: ``'D/B'`` is node B of the inner graph of node D (``debugprint`` prints that inner
+    graph under "Inner graphs:", headed ``[id D]``). With ``id_types='auto'`` the id is a
+    variable's ``auto_name``: the variable is returned."""
+    if id_types not in ("CHAR", "int", "id", "auto"):
+        raise ValueError("get_node_by_id: id_types must be 'CHAR', 'int', 'id' or 'auto', "
+                         f"got {id_types!r}")
+    if id_types in ("id", "auto"):
+        return _find_in_graphs(graphs, id_types, str(target_var_id))
+    path = str(target_var_id).split("/")
+    found = None
+    for depth, part in enumerate(path):
+        if depth:
+            inner = _node_inner_fgraph(found) if isinstance(found, Apply) else None
+            if inner is None:
+                return None
+            graphs = inner
+        found = _find_by_graph_id(graph_ids(graphs), part, id_types)
+        if found is None:
+            return None
+    return found
+
+
+def _find_by_graph_id(ids, part: str, id_types: str):
     if id_types == "CHAR":
-        return ids.find(str(target_var_id))
-    if id_types == "int":
-        n = int(target_var_id)
-        return ids.order[n] if 0 <= n < len(ids.order) else None
-    if id_types == "id":
-        return next((obj for obj in ids.order if id(obj) == int(target_var_id)), None)
-    raise ValueError(f"get_node_by_id: id_types must be 'CHAR', 'int' or 'id', got {id_types!r}")
+        return ids.find(part)
+    try:
+        n = int(part)
+    except ValueError:
+        return None
+    return ids.order[n] if 0 <= n < len(ids.order) else None
+
+
+def _find_in_graphs(graphs, id_types: str, target: str):
+    """The node with Python id ``target`` ('id'), or the variable named ``target`` by its
+    ``auto_name`` ('auto'), among the nodes and variables of ``graphs`` and their inner graphs."""
+    pending = [graph_ids(graphs)]
+    while pending:
+        ids = pending.pop()
+        for obj in ids.order:
+            if id_types == "id" and str(id(obj)) == target:
+                return obj
+            if id_types == "auto":
+                for var in (obj.outputs if isinstance(obj, Apply) else [obj]):
+                    if getattr(var, "auto_name", None) == target:
+                        return var
+            inner = _node_inner_fgraph(obj) if isinstance(obj, Apply) else None
+            if inner is not None:
+                pending.append(graph_ids(inner))
+    return None
 
 
 class Print(Op):

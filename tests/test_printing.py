@@ -166,3 +166,30 @@ def test_rich_tree_needs_rich_and_says_so(monkeypatch):
     with pytest.raises(ImportError, match="'rich' package"):
         debugprint(x * 2, file="rich")
     assert debugprint(x * 2, file="str").startswith("Elemwise{mul}")   # text needs no rich
+
+
+def test_get_node_by_id_follows_inner_graph_paths():
+    from tensorgraph.compile.builders import OpFromGraph
+    from tensorgraph.printing import get_node_by_id
+
+    a, b = tt.dvectors("a", "b")
+    inner_out = tt.exp(a) * b
+    op = OpFromGraph([a, b], [inner_out])
+    x, y = tt.dvectors("x", "y")
+    z = op(x, y) + 1
+    text = debugprint(z, file="str")
+    # the OpFromGraph node is B outside; its inner graph is printed headed [id B]
+    assert "OpFromGraph{inline=False} [id B]" in text.split("Inner graphs:")[1]
+    inner = op.fgraph
+    assert get_node_by_id(z, "B") is z.owner.inputs[0].owner
+    assert get_node_by_id(z, "B/A") is inner.outputs[0].owner
+    assert get_node_by_id(z, "B/B").op == inner.outputs[0].owner.inputs[0].owner.op
+    assert get_node_by_id(z, "1/0", id_types="int") is inner.outputs[0].owner
+    assert get_node_by_id(z, "A/A") is None        # A (the add) has no inner graph
+    assert get_node_by_id(z, "B/ZZ") is None
+    assert get_node_by_id(z, z.auto_name, id_types="auto") is z
+    inner_var = inner.outputs[0]
+    assert get_node_by_id(z, inner_var.auto_name, id_types="auto") is inner_var
+    assert get_node_by_id(z, str(id(inner_var.owner)), id_types="id") is inner_var.owner
+    with pytest.raises(ValueError, match="id_types"):
+        get_node_by_id(z, "A", id_types="roman")

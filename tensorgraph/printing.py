@@ -286,6 +286,8 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     print_inner_graphs : after the tree, print the inner graph of each op that has one
         (OpFromGraph, Scan), under "Inner graphs:", its outputs marked ``←``
 
+    Returns the text ('str'), the tree ('rich'), the file object given, or None (stdout).
+
     A node reached a second time is not expanded again: its line ends with ``···``.
     Compiled functions also show their update expressions, marked ``(update of s)``.
     """
@@ -318,8 +320,11 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     result = sink.result()
     if isinstance(file, str) and file in ("str", "rich"):
         return result
-    (sys.stdout if file is None else file).write(result)
-    return None
+    if file is None:   # returns None, not sys.stdout: a notebook cell shows no stream object
+        sys.stdout.write(result)
+        return None
+    file.write(result)
+    return file
 
 
 dprint = debugprint

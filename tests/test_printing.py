@@ -146,6 +146,14 @@ def test_deep_graphs_do_not_hit_the_recursion_limit():
     assert pp(y).count("+") == 3000
 
 
+def test_returns_the_file_it_wrote_to(capsys):
+    x = tt.dvector("x")
+    buf = io.StringIO()
+    assert debugprint(x * 2, file=buf) is buf
+    assert buf.getvalue() == debugprint(x * 2, file="str")
+    assert debugprint(x * 2) is None and capsys.readouterr().out == buf.getvalue()
+
+
 def test_auto_ids_are_the_variables_auto_names():
     a, b = tt.dmatrices("a", "b")
     d = b.dot(a)

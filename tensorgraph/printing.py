@@ -50,6 +50,8 @@ class _Ids:
         printed for it (one output of a node with several), for ``auto`` ids."""
         if self.style == "":
             return ""
+        if self.style in ("CHAR", "int") and obj not in self.ids:
+            return ""   # an input no output uses (print_fgraph_inputs): it has no id
         if self.style == "CHAR":
             return f" [id {self.ids[obj]}]"
         if self.style == "int":
@@ -111,6 +113,9 @@ class _TextSink:
         self.lines += ["", heading]
         return (" ← ", "    ")
 
+    def input_place(self, inner: bool):
+        return (" → " if inner else "→ ", "    " if inner else "  ")
+
     def result(self):
         return "\n".join(self.lines) + "\n"
 
@@ -138,6 +143,7 @@ class _RichSink:
         self.colors: dict = {}   # repeated node -> its color
         self.drawn: dict = {}    # node -> the tree entries drawn for it (colored afterwards)
         self.inner_root = None
+        self.heading = None
 
     def root(self):
         return (self.tree, "")
@@ -170,7 +176,11 @@ class _RichSink:
     def inner_section(self, first: bool, heading: str):
         if self.inner_root is None:
             self.inner_root = self.tree.add("[bold]Inner graphs:[/bold]")
-        return (self.inner_root.add(self.escape(heading)), "← ")
+        self.heading = self.inner_root.add(self.escape(heading))
+        return (self.heading, "← ")
+
+    def input_place(self, inner: bool):
+        return (self.heading if inner else self.tree, "→ ")
 
     def result(self):
         return self.tree
@@ -181,13 +191,16 @@ class _TreeWalker:
     again, it is sent as ``repeated``), to ``depth`` levels, not below a named variable with
     ``stop_on_name``. Each entry goes to a sink (text lines or a rich tree)."""
 
-    def __init__(self, sink, ids, print_type, print_shape, depth, stop_on_name=False):
+    def __init__(self, sink, ids, print_type, print_shape, depth, stop_on_name=False,
+                 maps=(False, False), storage=None):
         self.sink = sink
         self.ids = ids
         self.print_type = print_type
         self.print_shape = print_shape
         self.depth = depth
         self.stop_on_name = stop_on_name
+        self.destroy_map, self.view_map = maps
+        self.storage = storage   # {variable: storage cell} of compiled functions, or None
         self.done: set = set()
         self.inner_ops: list = []      # nodes with an inner graph met, in order (one per op)
 
@@ -200,6 +213,13 @@ class _TreeWalker:
             text += f" <{var.type}>"
         if self.print_shape:
             text += _shape_text(var)
+        op = getattr(var.owner, "op", None)
+        if self.destroy_map and getattr(op, "destroy_map", None):
+            text += f" d={op.destroy_map}"
+        if self.view_map and getattr(op, "view_map", None):
+            text += f" v={op.view_map}"
+        if self.storage is not None and var in self.storage:
+            text += f" {self.storage[var]}"
         return text + suffix
 
     def tree(self, var, place, level: int, suffix: str = ""):
@@ -266,7 +286,10 @@ def _node_inner_fgraph(node):
 
 def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = False,
                depth: int = -1, ids: str = "CHAR", id_type: str | None = None,
-               stop_on_name: bool = False, print_inner_graphs: bool = True):
+               stop_on_name: bool = False, print_inner_graphs: bool = True,
+               print_destroy_map: bool = False, print_view_map: bool = False,
+               print_memory_map: bool = False, print_storage: bool = False,
+               print_fgraph_inputs: bool = False):
     """Print the graph(s) of ``obj`` as a tree, one line per node.
 
     Parameters
@@ -285,6 +308,13 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     stop_on_name : do not expand below a named variable (other than a root)
     print_inner_graphs : after the tree, print the inner graph of each op that has one
         (OpFromGraph, Scan), under "Inner graphs:", its outputs marked ``←``
+    print_destroy_map, print_view_map : show the op's ``destroy_map`` (``d={0: [0]}``: output
+        0 overwrites input 0) and ``view_map`` (``v={0: [0]}``: output 0 is a view of input
+        0), to see which compiled nodes work in place; ``print_memory_map`` sets both
+    print_storage : for a compiled function, show what each variable's storage cell holds
+        now (``[None]`` once freed; keep values with ``config.allow_gc=False``)
+    print_fgraph_inputs : for a FunctionGraph or compiled function, first list its inputs,
+        marked ``→`` (inner graphs' inputs too)
 
     Returns the text ('str'), the tree ('rich'), the file object given, or None (stdout).
 
@@ -293,10 +323,18 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     """
     if id_type is not None:
         ids = id_type
+    if print_memory_map:
+        print_destroy_map = print_view_map = True
+    maps = (print_destroy_map, print_view_map)
     roots = _roots(obj)
     node_ids = _Ids(ids, obj)
+    storage = _storage_of(obj) if print_storage else None
     sink = _RichSink() if isinstance(file, str) and file == "rich" else _TextSink()
-    printer = _TreeWalker(sink, node_ids, print_type, print_shape, depth, stop_on_name)
+    printer = _TreeWalker(sink, node_ids, print_type, print_shape, depth, stop_on_name, maps,
+                          storage)
+    if print_fgraph_inputs:
+        for var in _fgraph_inputs(obj):
+            printer.tree(var, sink.input_place(False), 0)
     for var, suffix in roots:
         printer.tree(var, sink.root(), 0, suffix)
     if print_inner_graphs and printer.inner_ops:
@@ -305,10 +343,14 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
         for k, node in enumerate(printer.inner_ops):   # (inner graphs may hold inner graphs)
             inner = _node_inner_fgraph(node)
             sub_ids = _Ids(ids, inner)
-            sub = _TreeWalker(sink, sub_ids, print_type, print_shape, depth, stop_on_name)
+            sub = _TreeWalker(sink, sub_ids, print_type, print_shape, depth, stop_on_name,
+                              maps)
             compiled = inner is not _inner_fgraph(node.op)
             heading = str(node.op) + heading_id[node] + (" (as compiled)" if compiled else "")
             place = sink.inner_section(k == 0, heading)
+            if print_fgraph_inputs:
+                for var in inner.inputs:
+                    sub.tree(var, sink.input_place(True), 0)
             for out in inner.outputs:
                 sub.tree(out, place, 0)
             new = [n for n in sub.inner_ops if all(m.op is not n.op for m in printer.inner_ops)]
@@ -325,6 +367,32 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
         return None
     file.write(result)
     return file
+
+
+def _graph_objects(obj) -> list:
+    return [o for item in obj for o in _graph_objects(item)] if isinstance(obj, (list, tuple)) \
+        else [obj]
+
+
+def _fgraph_inputs(obj) -> list:
+    """The inputs of the FunctionGraphs and compiled functions in ``obj``, in order, once."""
+    from tensorgraph.graph.fg import FunctionGraph
+
+    inputs: dict = {}
+    for item in _graph_objects(obj):
+        fgraph = item if isinstance(item, FunctionGraph) else getattr(
+            getattr(item, "maker", None), "fgraph", None)
+        if fgraph is not None:
+            inputs.update(dict.fromkeys(fgraph.inputs))
+    return list(inputs)
+
+
+def _storage_of(obj) -> dict:
+    """{variable: storage cell} of the compiled functions in ``obj`` (their VM's cells)."""
+    storage: dict = {}
+    for item in _graph_objects(obj):
+        storage.update(getattr(getattr(item, "vm", None), "storage_map", None) or {})
+    return storage
 
 
 dprint = debugprint

@@ -201,3 +201,33 @@ def test_get_node_by_id_follows_inner_graph_paths():
     assert get_node_by_id(z, str(id(inner_var.owner)), id_types="id") is inner_var.owner
     with pytest.raises(ValueError, match="id_types"):
         get_node_by_id(z, "A", id_types="roman")
+
+
+def test_memory_maps_storage_and_fgraph_inputs():
+    from tensorgraph.graph.fg import FunctionGraph
+
+    x, y, unused = tt.dvector("x"), tt.dvector("y"), tt.dscalar("u")
+    z = (x.dimshuffle("x", 0) + 1) * y
+    fg = FunctionGraph([x, y, unused], [z], clone=False)
+    plain = debugprint(fg, file="str")
+    assert "v={" not in plain and "→" not in plain
+    text = debugprint(fg, file="str", print_view_map=True, print_fgraph_inputs=True)
+    lines = text.splitlines()
+    # the inputs first, with the ids the tree gives them; an unused input has none
+    assert lines[:3] == [f"→ x [id {text.split('x [id ')[1][0]}]",
+                         f"→ y [id {text.split('y [id ')[1][0]}]", "→ u"]
+    assert [ln for ln in lines if "DimShuffle" in ln][0].endswith("v={0: [0]}")
+    assert debugprint(fg, file="str", print_memory_map=True) == debugprint(
+        fg, file="str", print_view_map=True, print_destroy_map=True)
+    # an in-place op shows its destroy_map
+    a = tt.dvector("a")
+    inplace = tg.function([tg.In(a, mutable=True)], tt.exp(a) + 1, mode="FAST_RUN")
+    shown = debugprint(inplace, file="str", print_destroy_map=True)
+    assert "d={0: [0]}" in shown
+    assert "d={" not in debugprint(inplace, file="str")
+    # what the compiled function's storage cells hold (kept with allow_gc=False)
+    with tg.config.change_flags(allow_gc=False):
+        f = tg.function([x, y], (x + y) * 2, mode="FAST_COMPILE")
+    f([1.0], [2.0])
+    stored = debugprint(f, file="str", print_storage=True)
+    assert "Elemwise{add} [id C] [array([3.])]" in stored

@@ -94,3 +94,13 @@ def test_inner_graphs_section():
     assert str(heading.children[0].label).startswith("← ")
     assert len(debugprint(out, file="rich", print_inner_graphs=False).children) == 1
 
+
+
+def test_fgraph_inputs_come_first_marked():
+    from tensorgraph.graph.fg import FunctionGraph
+
+    x = tt.dvector("x")
+    fg = FunctionGraph([x], [x * 2])
+    tree = debugprint(fg, file="rich", print_fgraph_inputs=True)
+    assert [str(c.label) for c in tree.children][0].startswith("→ ")
+    assert len(tree.children) == 2

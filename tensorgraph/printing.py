@@ -107,6 +107,9 @@ class _TextSink:
     def child(self, indent: str, last: bool):
         return (indent + ("└─ " if last else "├─ "), indent + ("   " if last else "│  "))
 
+    def omitted(self, indent: str):
+        self.lines.append(indent + "└─ ···")
+
     def inner_section(self, first: bool, heading: str):
         if first:
             self.lines += ["", "Inner graphs:"]
@@ -173,6 +176,9 @@ class _RichSink:
     def child(self, entry, last: bool):
         return (entry, "")
 
+    def omitted(self, entry):
+        entry.add("···")
+
     def inner_section(self, first: bool, heading: str):
         if self.inner_root is None:
             self.inner_root = self.tree.add("[bold]Inner graphs:[/bold]")
@@ -232,6 +238,7 @@ class _TreeWalker:
         if node is None or (0 <= self.depth <= level + 1):
             return
         if self.stop_on_name and var.name is not None and level > 0:
+            self.sink.omitted(here)   # a ··· child: its inputs are there, not shown
             return
         self.done.add(node)
         if _inner_fgraph(node.op) is not None and all(n.op is not node.op
@@ -305,7 +312,8 @@ def debugprint(obj, file=None, print_type: bool = False, print_shape: bool = Fal
     ids : 'CHAR' (A, B, ...), 'int' (0, 1, ...), 'id' (Python ids), 'auto' (each variable's
         ``auto_name``) or '' (none); ``id_type`` is PyTensor's name for it. 'CHAR' and 'int'
         are the ids the graph view, profiles and error messages use.
-    stop_on_name : do not expand below a named variable (other than a root)
+    stop_on_name : do not expand below a named variable (other than a root); a ``···``
+        line under it stands for its inputs
     print_inner_graphs : after the tree, print the inner graph of each op that has one
         (OpFromGraph, Scan), under "Inner graphs:", its outputs marked ``←``
     print_destroy_map, print_view_map : show the op's ``destroy_map`` (``d={0: [0]}``: output

@@ -231,3 +231,21 @@ def test_memory_maps_storage_and_fgraph_inputs():
     f([1.0], [2.0])
     stored = debugprint(f, file="str", print_storage=True)
     assert "Elemwise{add} [id C] [array([3.])]" in stored
+
+
+def test_stop_on_name_marks_what_it_leaves_out():
+    x = tt.dvector("x")
+    y = tt.exp(x)
+    y.name = "ex"
+    x.name = "x"
+    z = (y * 2).sum()
+    z.name = "total"
+    text = debugprint(z, file="str", stop_on_name=True)
+    assert text == ("Sum{axis=(0,), dtype=float64} [id A] 'total'\n"
+                    " └─ Elemwise{mul} [id B]\n"
+                    "    ├─ Elemwise{exp} [id C] 'ex'\n"
+                    "    │  └─ ···\n"
+                    "    └─ DimShuffle{x} [id E]\n"
+                    "       └─ 2 [id F]\n")
+    # ids stay the graph's (x is D, not printed); a named leaf has nothing left out
+    assert "···" not in debugprint(x * 2, file="str", stop_on_name=True)

@@ -796,13 +796,19 @@ def _shorten(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[:max(limit - 3, 1)] + "..."
 
 
-def to_graphviz(obj, *, rankdir: str = "TB", max_label_size: int | None = None):
+def to_graphviz(obj, *, rankdir: str = "TB", max_label_size: int | None = None,
+                cond_highlight=None):
     """``obj``'s graph (a variable, a list of them, an Apply, a FunctionGraph or a compiled
     function) as a ``graphviz.Digraph``: nodes named by the ids ``dprint`` prints, boxes for
     ops, green ellipses for inputs, amber for shared variables, grey text for constants, red
     ellipses for outputs and updates; edges carry the intermediate values' types.
     ``max_label_size`` cuts op and variable names longer than that (ending in '...'); nodes
-    stay apart by their ids whatever their labels."""
+    stay apart by their ids whatever their labels.
+
+    ``cond_highlight`` frames the work of a lazy ``ifelse``: the nodes only its "then" side
+    needs, those only its "else" side needs, and those both need, in three boxes. Give the
+    IfElse node, its name (``ifelse(..., name=)``) or True (the first IfElse met); a warning
+    says when there is no such node."""
     import graphviz
 
     from tensorgraph.graph.ids import graph_ids, roots_of
@@ -812,11 +818,16 @@ def to_graphviz(obj, *, rankdir: str = "TB", max_label_size: int | None = None):
                              node_attr={"fontname": "Helvetica", "fontsize": "10"},
                              edge_attr={"fontname": "Helvetica", "fontsize": "8",
                                         "color": "#777777"})
+    sides = _ifelse_sides(ids.order, cond_highlight) if cond_highlight is not None else {}
+    frames = {side: graphviz.Digraph(f"cluster_{side}", graph_attr={
+        "label": f"ifelse: {side}", "style": "rounded", "color": color, "fontcolor": color})
+        for side, color in _IFELSE_SIDE_COLORS.items()}
     for key in ids.order:
         name = ids[key]
         if isinstance(key, Apply):
             label = f"{_shorten(op_label(key.op), max_label_size)}\\n[id {name}]"
-            graph.node(name, label, _attributes=_dot_attrs("apply"))
+            target = frames[sides[key]] if key in sides else graph
+            target.node(name, label, _attributes=_dot_attrs("apply"))
             for inp in key.inputs:
                 edge_label = "" if inp.owner is None else type_label(inp)
                 graph.edge(ids[inp], name, label=edge_label)
@@ -837,7 +848,51 @@ def to_graphviz(obj, *, rankdir: str = "TB", max_label_size: int | None = None):
             label = f"update of {targets[k - n_out]}" if k - n_out < len(targets) else "output"
         graph.node(f"out{k}", f"{label}\\n{type_label(var)}", _attributes=_dot_attrs("output"))
         graph.edge(ids[var], f"out{k}")
+    for side, frame in frames.items():
+        if side in sides.values():
+            graph.subgraph(frame)
     return graph
+
+
+_IFELSE_SIDE_COLORS = {"then": "#3d7a35", "else": "#a83232", "both": "#555555"}
+
+
+def _ifelse_sides(nodes, which) -> dict:
+    """{node: 'then' | 'else' | 'both'} for the nodes computing the branches of the IfElse
+    that ``which`` names (the node, its op's name, or True: the first one); {} and a warning
+    when there is none."""
+    import warnings
+
+    from tensorgraph.ifelse import IfElse
+
+    found = None
+    for node in nodes:
+        if isinstance(node, Apply) and isinstance(node.op, IfElse) and (
+                which is True or node is which or node.op.name == which):
+            found = node
+            break
+    if found is None:
+        warnings.warn(f"pydotprint: cond_highlight={which!r} is set but the graph has no "
+                      "matching IfElse node; nothing is highlighted", stacklevel=3)
+        return {}
+    n = found.op.n_outs
+    then_nodes = _ancestor_nodes(found.inputs[1:1 + n])
+    else_nodes = _ancestor_nodes(found.inputs[1 + n:])
+    sides = {node: "then" for node in then_nodes - else_nodes}
+    sides.update({node: "else" for node in else_nodes - then_nodes})
+    sides.update({node: "both" for node in then_nodes & else_nodes})
+    return sides
+
+
+def _ancestor_nodes(variables) -> set:
+    seen: set = set()
+    stack = [v.owner for v in variables if v.owner is not None]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(i.owner for i in node.inputs if i.owner is not None)
+    return seen
 
 
 def _dot_attrs(kind: str) -> dict:
@@ -850,19 +905,20 @@ def _dot_attrs(kind: str) -> dict:
 
 def pydotprint(obj, outfile: str | None = None, format: str = "png", timeout: float = 60.0,
                *, return_image: bool = False, max_label_size: int | None = None,
-               print_output_file: bool = True):
+               print_output_file: bool = True, cond_highlight=None):
     """Write ``obj``'s graph as a picture (``format`` 'png', 'svg', 'pdf', ...), as Theano's
     ``pydotprint`` did; returns the file's path (default ``tensorgraph_graph.<format>``), and
     prints it unless ``print_output_file=False``. ``return_image=True`` writes no file and
-    returns the picture's bytes; ``max_label_size`` cuts long names (see ``to_graphviz``).
+    returns the picture's bytes; ``max_label_size`` cuts long names and ``cond_highlight``
+    frames an ifelse's "then" and "else" work (see ``to_graphviz``).
 
     Needs Graphviz's ``dot`` (or ``graphviz-pure``, see ``tensorgraph.graphviz_run``); the
     whole graph is laid out, so a very big graph takes long (the notebook's graph view opens
     big graphs in groups instead)."""
     from tensorgraph.graphviz_run import run_dot
 
-    data = run_dot(to_graphviz(obj, max_label_size=max_label_size).source, format,
-                   timeout=timeout)
+    graph = to_graphviz(obj, max_label_size=max_label_size, cond_highlight=cond_highlight)
+    data = run_dot(graph.source, format, timeout=timeout)
     if return_image:
         return data
     path = outfile or f"tensorgraph_graph.{format}"

@@ -249,3 +249,38 @@ def test_stop_on_name_marks_what_it_leaves_out():
                     "       └─ 2 [id F]\n")
     # ids stay the graph's (x is D, not printed); a named leaf has nothing left out
     assert "···" not in debugprint(x * 2, file="str", stop_on_name=True)
+
+
+def test_cond_highlight_frames_the_ifelse_sides():
+    import re
+    import warnings
+
+    from tensorgraph.ifelse import ifelse
+    from tensorgraph.printing import pydotprint, to_graphviz
+
+    a, b = tt.dscalars("a", "b")
+    shared_work = tt.exp(a)
+    z = ifelse(a < b, shared_work * 2 + b, tt.log(shared_work) - a, name="pick")
+    from tensorgraph.graph.ids import graph_ids
+
+    graph = graph_ids(z)
+    ids = {str(key.op): graph[key] for key in graph.order if isinstance(key, Apply)}
+
+    def frame(source, side):
+        body = source.split(f"subgraph cluster_{side} {{")[1].split("\n\t}")[0]
+        return set(re.findall(r"^\s*(\w+) \[label=", body, re.M))
+
+    for which in ("pick", True, z.owner):
+        source = to_graphviz(z, cond_highlight=which).source
+        assert frame(source, "then") == {ids["Elemwise{add}"], ids["Elemwise{mul}"]}
+        assert frame(source, "else") == {ids["Elemwise{sub}"], ids["Elemwise{log}"]}
+        assert frame(source, "both") == {ids["Elemwise{exp}"]}
+        assert "cluster_" not in source.split("subgraph")[0]   # the rest stays outside
+    with pytest.warns(UserWarning, match="no matching IfElse"):
+        source = to_graphviz(z, cond_highlight="other").source
+    assert "cluster" not in source
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "cluster" not in to_graphviz(z).source
+    svg = pydotprint(z, format="svg", return_image=True, cond_highlight="pick")
+    assert b"ifelse: then" in svg and b"ifelse: both" in svg

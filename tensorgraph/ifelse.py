@@ -53,6 +53,12 @@ class IfElse(Op):
             parts.append("inplace")
         return f"if{{{','.join(parts)}}}"
 
+    def branch_inputs(self, node):
+        """``(then inputs, else inputs)`` of one of this op's nodes (how printing finds the
+        two sides of a conditional without importing this module)."""
+        n = self.n_outs
+        return node.inputs[1:1 + n], node.inputs[1 + n:]
+
     def make_node(self, condition, *branches):
         if len(branches) != 2 * self.n_outs:
             raise TypeError(f"{self}: expected a condition and {2 * self.n_outs} branch values, "

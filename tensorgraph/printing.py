@@ -860,24 +860,23 @@ _IFELSE_SIDE_COLORS = {"then": "#3d7a35", "else": "#a83232", "both": "#555555"}
 def _ifelse_sides(nodes, which) -> dict:
     """{node: 'then' | 'else' | 'both'} for the nodes computing the branches of the IfElse
     that ``which`` names (the node, its op's name, or True: the first one); {} and a warning
-    when there is none."""
+    when there is none. A conditional op is one with ``branch_inputs(node)`` (IfElse has it;
+    this layer does not import the ifelse module, which sits above it)."""
     import warnings
-
-    from tensorgraph.ifelse import IfElse
 
     found = None
     for node in nodes:
-        if isinstance(node, Apply) and isinstance(node.op, IfElse) and (
-                which is True or node is which or node.op.name == which):
+        if isinstance(node, Apply) and hasattr(node.op, "branch_inputs") and (
+                which is True or node is which or getattr(node.op, "name", None) == which):
             found = node
             break
     if found is None:
         warnings.warn(f"pydotprint: cond_highlight={which!r} is set but the graph has no "
                       "matching IfElse node; nothing is highlighted", stacklevel=3)
         return {}
-    n = found.op.n_outs
-    then_nodes = _ancestor_nodes(found.inputs[1:1 + n])
-    else_nodes = _ancestor_nodes(found.inputs[1 + n:])
+    then_inputs, else_inputs = found.op.branch_inputs(found)
+    then_nodes = _ancestor_nodes(then_inputs)
+    else_nodes = _ancestor_nodes(else_inputs)
     sides = {node: "then" for node in then_nodes - else_nodes}
     sides.update({node: "else" for node in else_nodes - then_nodes})
     sides.update({node: "both" for node in then_nodes & else_nodes})

@@ -20,7 +20,6 @@ elementwise ops are written from their scalar op's ``symbol`` (infix/prefix) or 
 
 from __future__ import annotations
 
-import io
 import itertools
 import sys
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["inner_fgraph", "refusal", "while_refusal", "check_sequences",
+__all__ = ["inner_fgraph", "traced_step", "refusal", "while_refusal", "check_sequences",
            "check_initial_rows"]
 
 
@@ -16,6 +16,18 @@ def inner_fgraph(node):
     written."""
     found = getattr(node.tag, "scan_inner_fgraph", None)
     return found if found is not None else node.op.fgraph
+
+
+def traced_step(node, graph_function, backend: str):
+    """``(inner fgraph, step)``: the step evaluated by the back end's ``graph_function``
+    (its ``GraphFunction`` class), or NotImplementedError naming the inner ops it lacks."""
+    fgraph = inner_fgraph(node)
+    problems: list = []
+    step = graph_function(fgraph, problems)
+    if problems:
+        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
+        raise NotImplementedError(f"its inner graph has ops without {backend}: {names}")
+    return fgraph, step
 
 
 def refusal(op, node, backend: str, draws: bool = False) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
-           "check_split", "check_alloc", "specify_shape", "register_known_size_ops",
+           "check_split", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
            "check_gemm", "scaled_sum", "draw_shape", "check_position", "known_mask",
            "check_label_shape", "label_range_message"]
@@ -88,20 +88,6 @@ def check_split(op, shape: tuple, sizes: tuple, axis: int | None = None) -> None
     if any(s < 0 for s in sizes) or sum(sizes) != length:
         raise ValueError(f"split: sizes {list(sizes)} (sum {sum(sizes)}) do not divide "
                          f"dimension {axis} of size {length} (input shape {tuple(shape)})")
-
-
-def check_alloc(value_type, value, shape: tuple) -> None:
-    """``value`` fills ``shape`` (broadcasting only along dimensions its type declares of size
-    1), or ValueError."""
-    offset = len(shape) - np.ndim(value)
-    for d, vsize in enumerate(np.shape(value)):
-        size = shape[d + offset]
-        if vsize != size and not (vsize == 1 and value_type.shape[d] == 1):
-            detail = ("its type does not declare the dimension broadcastable (size 1)"
-                      if vsize == 1 else "the sizes differ")
-            raise ValueError(f"alloc: cannot fill shape {shape} with a value of shape "
-                             f"{tuple(np.shape(value))}: dimension {d} of the value has "
-                             f"size {vsize}, the target {size} ({detail})")
 
 
 def specify_shape(op, traced, asarray, runtime_check):

@@ -21,7 +21,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar.basic import (
-    COMPLEX, ComplexError, ScalarOp, _tensor_op, _tt, bool_out, same_out, upcast, upcast_out,
+    COMPLEX, ComplexError, ScalarOp, _tensor_op, _tt, bool_out, upcast, upcast_out,
     upcast_out_nobool, upgrade_to_float,
 )
 

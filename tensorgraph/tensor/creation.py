@@ -44,6 +44,21 @@ def _dtype_or_floatx(dtype) -> str:
 # Alloc
 
 
+def check_alloc(value_type, value, shape: tuple) -> None:
+    """``value`` fills ``shape`` (broadcasting only along dimensions its type declares of size
+    1), or ValueError; every back end's Alloc checks with this one rule and message."""
+    offset = len(shape) - np.ndim(value)
+    for d, vsize in enumerate(np.shape(value)):
+        size = shape[d + offset]
+        if vsize != size and not (vsize == 1 and value_type.shape[d] == 1):
+            detail = ("its type does not declare the dimension broadcastable (size 1)"
+                      if vsize == 1 else "the sizes differ")
+            why = "Runtime broadcasting not allowed: " if vsize == 1 else ""
+            raise ValueError(f"alloc: {why}cannot fill shape {shape} with a value of shape "
+                             f"{tuple(np.shape(value))}: dimension {d} of the value has size "
+                             f"{vsize}, the target {size} ({detail})")
+
+
 class Alloc(Op):
     """A new array of a given shape filled with ``value`` broadcast to it (numpy rules, with
     only static size-1 dimensions of ``value`` broadcast, as in ``Elemwise``)."""
@@ -76,17 +91,7 @@ class Alloc(Op):
     def perform(self, node, inputs, output_storage):
         value, *sizes = inputs
         shape = tuple(int(s) for s in sizes)
-        value_type = node.inputs[0].type
-        offset = len(shape) - np.ndim(value)
-        for d, vsize in enumerate(np.shape(value)):
-            size = shape[d + offset]
-            if vsize != size and not (vsize == 1 and value_type.shape[d] == 1):
-                detail = ("its type does not declare the dimension broadcastable (size 1)"
-                          if vsize == 1 else "the sizes differ")
-                why = "Runtime broadcasting not allowed: " if vsize == 1 else ""
-                raise ValueError(f"alloc: {why}cannot fill shape {shape} with a value of shape "
-                                 f"{np.shape(value)}: dimension {d} of the value has size "
-                                 f"{vsize}, the target {size} ({detail})")
+        check_alloc(node.inputs[0].type, value, shape)
         out = np.empty(shape, dtype=node.outputs[0].type.dtype)
         out[...] = value
         output_storage[0][0] = out

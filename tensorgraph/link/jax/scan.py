@@ -42,8 +42,8 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.link.backend_scan import (
     check_initial_rows,
     check_sequences,
-    inner_fgraph,
     refusal,
+    traced_step,
     while_refusal,
 )
 from tensorgraph.link.jax import register
@@ -61,12 +61,7 @@ def jax_scan(op, node):
     reason = refusal(op, node, "JAX", draws=True) or while_refusal(op, "JAX")
     if reason:
         raise NotImplementedError(reason)
-    fgraph = inner_fgraph(node)
-    problems: list = []
-    step = GraphFunction(fgraph, problems)
-    if problems:
-        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
-        raise NotImplementedError(f"its inner graph has ops without JAX: {names}")
+    fgraph, step = traced_step(node, GraphFunction, "JAX")
     info = op.info
     n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
     # None: a random generator (a JAX key), carried as it is

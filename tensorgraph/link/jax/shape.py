@@ -15,7 +15,7 @@ import numpy as np
 from tensorgraph.link import traced_shape
 from tensorgraph.link.jax import register, runtime_check
 from tensorgraph.link.traced_shape import StaticShapeError, reshaped_size
-from tensorgraph.tensor.creation import Alloc
+from tensorgraph.tensor.creation import Alloc, check_alloc
 from tensorgraph.tensor.join import Join, MakeVector, Split
 from tensorgraph.tensor.shape import Reshape, SpecifyShape
 
@@ -117,7 +117,7 @@ def jax_alloc(op, node):
 
     def alloc(value, *sizes):
         shape = tuple(static_ints(s, "the size of an alloc")[0] for s in sizes)
-        traced_shape.check_alloc(value_type, value, shape)
+        check_alloc(value_type, value, shape)
         return jnp.broadcast_to(jnp.asarray(value).astype(dtype), shape)
 
     return alloc

@@ -14,7 +14,7 @@ import numpy as np
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.codegen import literal
 from tensorgraph.link.numba.elemwise import cast, check_dtypes, index, loops
-from tensorgraph.link.numba.shape import scalar, tuple_of
+from tensorgraph.link.numba.shape import tuple_of
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.tensor.reduction import CAReduce, _ArgExtremum, _Extremum

@@ -4,8 +4,6 @@ with perform's checks and messages."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.tensor.creation import ARange, Alloc, Eye, Tri

@@ -46,8 +46,8 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.link.backend_scan import (
     check_initial_rows,
     check_sequences,
-    inner_fgraph,
     refusal,
+    traced_step,
     while_refusal,
 )
 from tensorgraph.link.pytorch import as_tensor, register
@@ -70,12 +70,7 @@ def torch_scan(op, node):
                   "with mode='FAST_RUN', 'JAX' or 'NUMBA')")
     if reason:
         raise NotImplementedError(reason)
-    fgraph = inner_fgraph(node)
-    problems: list = []
-    step = GraphFunction(fgraph, problems)
-    if problems:
-        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
-        raise NotImplementedError(f"its inner graph has ops without PyTorch: {names}")
+    fgraph, step = traced_step(node, GraphFunction, "PyTorch")
     info = op.info
     n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
     # None: a random generator (a marker: the draws use PyTorch's generator, seeded per call)

@@ -16,7 +16,7 @@ from tensorgraph.link import traced_shape
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check, traced
 from tensorgraph.link.pytorch.linker import static_ints
 from tensorgraph.link.traced_shape import reshaped_size, shape_of
-from tensorgraph.tensor.creation import Alloc
+from tensorgraph.tensor.creation import Alloc, check_alloc
 from tensorgraph.tensor.join import Join, MakeVector, Split
 from tensorgraph.tensor.shape import Reshape, SpecifyShape
 
@@ -94,7 +94,7 @@ def torch_alloc(op, node):
 
     def alloc(value, *sizes):
         shape = tuple(static_ints(s, "the size of an alloc")[0] for s in sizes)
-        traced_shape.check_alloc(value_type, value, shape)
+        check_alloc(value_type, value, shape)
         # a new array (not a broadcast view): later ops may write its elements
         return as_tensor(value, dtype).expand(shape).clone()
 

@@ -91,9 +91,6 @@ class Op:
     def _props(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__props__)
 
-    def _props_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.__props__}
-
     def __eq__(self, other):
         if self.__props__ is None:
             return self is other

@@ -112,11 +112,6 @@ class OpTable:
 # ----------------------------------------------------------------------------------------------
 # Errors
 
-#: op classes a back end does not support *yet*, by class name, with what to say (empty since
-#: every back end runs Scan: link/jax/scan.py, link/numba/scan.py, link/pytorch/scan.py)
-NOT_YET: dict = {}
-
-
 class UnsupportedOpsError(NotImplementedError):
     """The graph has ops the back end cannot run: raised when compiling, listing all of them.
 
@@ -153,11 +148,7 @@ class UnsupportedOpsError(NotImplementedError):
 
 
 def unsupported_reason(op, backend: str) -> str:
-    """Why ``op`` has no implementation: the 'not yet' note of its class, or the plain fact."""
-    for klass in type(op).__mro__:
-        note = NOT_YET.get(klass.__name__)
-        if note:
-            return note.format(backend=backend)
+    """Why ``op`` has no implementation (the message's line for it)."""
     return f"no {backend} implementation is registered for {type(op).__name__}"
 
 

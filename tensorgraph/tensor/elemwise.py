@@ -49,10 +49,6 @@ class DimShuffle(Op):
         self.dropped = tuple(d for d in range(input_ndim) if d not in kept)
         self.kept = tuple(kept)
 
-    @property
-    def is_transpose_only(self) -> bool:
-        return "x" not in self.new_order and not self.dropped
-
     def __str__(self):
         return f"DimShuffle{{{','.join(str(d) for d in self.new_order)}}}"
 

@@ -283,15 +283,6 @@ def _nonnegative_axis(axis, ndim: int):
     return switch(lt(axis, 0), add(axis, ndim), axis)
 
 
-def _known_axis(axis, what: str) -> int:
-    """An axis that must be known when the graph is built, as an int (else a TypeError)."""
-    known = _constant_axis(axis, what)
-    if known is None:
-        raise TypeError(f"{what}: the axis must be known when the graph is built (an int or "
-                        f"an integer constant), got the symbolic {axis}")
-    return known
-
-
 def concatenate(tensors, axis=0) -> Variable:
     """numpy's ``concatenate``: ``tensors`` joined along an existing ``axis``, dtypes upcast.
 

@@ -46,3 +46,18 @@ def test_readme_links_the_architecture_and_lists_the_notebooks_in_order():
     assert "docs/architecture.md" in readme
     listed = list(dict.fromkeys(re.findall(r"`notebooks/(\d\d)_\w+\.ipynb`", readme)))
     assert listed and listed[0] == "00" and listed == sorted(listed)
+
+
+MODULE_ROW = re.compile(r"^\| `([\w/]+\.py)` \|", re.M)
+
+
+def test_every_module_is_listed_in_the_module_index():
+    """docs/modules.md names every module of the package, and only modules that exist."""
+    package = ROOT / "tensorgraph"
+    modules = {str(p.relative_to(package)) for p in package.rglob("*.py")}
+    listed = MODULE_ROW.findall((ROOT / "docs" / "modules.md").read_text())
+    assert len(listed) == len(set(listed)), "a module is listed twice in docs/modules.md"
+    missing = sorted(modules - set(listed))
+    stale = sorted(set(listed) - modules)
+    assert not missing, f"modules missing from docs/modules.md: {missing}"
+    assert not stale, f"docs/modules.md lists modules that do not exist: {stale}"

@@ -111,6 +111,8 @@ class NonFiniteInputs:
                 "diverged training step writes them into the shared variables) or from the "
                 "caller; step the earlier call, or reset the values")
 
+    __repr__ = __str__  # a cell's last line shows the message, as NonFinite's
+
 
 def call_arguments(function, args, kwargs) -> list:
     """The values a call ``function(*args, **kwargs)`` would run with (bound to the inputs,

@@ -155,6 +155,8 @@ def test_run_until_nonfinite_names_inputs_and_shared_values_that_are_already_bad
     assert "shared variable b has 1 inf" in text and "input 0 (x) has 1 inf" in text
     assert "v" not in labels
     assert set(found.variables) <= set(fn.maker.fgraph.inputs)
+    # a cell's last line shows the repr: the message, as NonFinite's (not "<... at 0x...>")
+    assert repr(found) == text
 
 
 def test_bad_arguments_are_the_calls_errors():

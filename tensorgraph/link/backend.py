@@ -38,6 +38,8 @@ import weakref
 
 import numpy as np
 
+from tensorgraph.link.lookup import OP_SAME, nearest
+
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
            "draws_with_the_generator_method", "draw_of", "Program", "WholeGraphVM",
@@ -57,13 +59,13 @@ class OpTable:
     tensorgraph's own ops; they are imported on the first lookup.
 
     An inherited implementation applies only when the op's class computes as the registered
-    class does: the methods named in ``same`` (``perform`` for ops) must be the registered
-    class's own. A subclass with its own ``perform`` needs its own implementation (else it
-    would silently compute the base class's result).
+    class does: the methods named in ``same`` (``perform`` for ops, ``SCALAR_SAME`` for scalar
+    ops) must be the registered class's own (``tensorgraph.link.lookup``, the rule the C
+    tables follow too).
     """
 
     def __init__(self, backend: str, package: str, builtin: tuple = (),
-                 same: tuple = ("perform",)):
+                 same: tuple = OP_SAME):
         self.backend = backend
         self.package = package
         self.builtin = tuple(builtin)
@@ -85,14 +87,7 @@ class OpTable:
     def lookup(self, op):
         if not self._loaded:
             self._load_builtin()
-        for klass in type(op).__mro__:
-            impl = self._table.get(klass)
-            if impl is not None:
-                if any(getattr(type(op), name, None) is not getattr(klass, name, None)
-                       for name in self.same):
-                    return None  # it computes otherwise than the class registered
-                return impl
-        return None
+        return nearest(self._table, type(op), self.same)
 
     def registered(self) -> list[type]:
         """The op classes with an implementation (the built-in ones included)."""

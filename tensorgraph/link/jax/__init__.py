@@ -32,13 +32,14 @@ This package imports jax only when a graph is compiled in mode JAX; the core nev
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
+from tensorgraph.link.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("JAX", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN, same=("impl", "compute"))
+SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN, same=SCALAR_SAME)
 
 
 def register(op_class: type):

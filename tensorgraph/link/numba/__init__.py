@@ -28,12 +28,13 @@ This package imports numba only when a graph is compiled in mode NUMBA; the core
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
+from tensorgraph.link.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("Numba", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN, same=("impl", "compute"))
+SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN, same=SCALAR_SAME)
 
 
 def register(op_class: type):

@@ -39,13 +39,14 @@ This package imports torch only when a graph is compiled in mode PYTORCH; the co
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
+from tensorgraph.link.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
 TABLE = OpTable("PyTorch", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("PyTorch", __name__, _BUILTIN, same=("impl", "compute"))
+SCALAR_TABLE = OpTable("PyTorch", __name__, _BUILTIN, same=SCALAR_SAME)
 
 
 def register(op_class: type):

@@ -20,14 +20,18 @@ or by subclassing ``tensorgraph.link.c.op.COp`` and defining PyTensor's ``c_code
 the op, which registers them here when the class is created (see docs/extending.md).
 
 Lookup follows the op's class hierarchy: an implementation registered for a base class serves
-its subclasses unless one registers its own. Codegen asks ``implementation(op)`` (None: the
-op has no C; its ``perform`` runs).
+its subclasses that register none of their own, as long as they compute as the base class does
+(``tensorgraph.link.lookup``, the rule of every back end's table): a subclass with its own
+``perform`` runs it, never its parent's C. Codegen asks ``implementation(op)`` (None: the op
+has no C; its ``perform`` runs).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+
+from tensorgraph.link.lookup import OP_SAME, nearest
 
 __all__ = ["CImplementation", "register", "implementation", "read_c"]
 
@@ -105,15 +109,11 @@ def register_instance(op_class: type, impl: CImplementation) -> None:
 
 
 def implementation(op) -> CImplementation | None:
-    """The C implementation of ``op``'s class (the nearest registered class in its MRO), or
-    None."""
+    """The C implementation of ``op``'s class (the nearest registered class in its MRO, if
+    ``op``'s class computes as that one does), or None."""
     if not _loaded:
         _load_builtin()
-    for klass in type(op).__mro__:
-        impl = _TABLE.get(klass)
-        if impl is not None:
-            return impl
-    return None
+    return nearest(_TABLE, type(op), OP_SAME)
 
 
 def _load_builtin() -> None:

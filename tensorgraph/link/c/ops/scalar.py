@@ -8,7 +8,8 @@ float16 computes as float, bool as 0/1 ``uint8_t``); the expression is a value o
 ``out_dtype`` in its compute type, equal to ``impl``'s (numpy's) within float tolerance, nan
 and inf included. A function raising ``NotImplementedError`` (no C for these dtypes), or an op
 class with none registered, makes the Elemwise node run ``perform``. Lookup follows the op's
-class hierarchy, as for ``CImplementation``.
+class hierarchy, as for ``CImplementation``: a subclass with its own ``impl`` (or ``compute``)
+gets none of its parent's C.
 
 ``scalar_body`` turns a scalar op, a ``Composite`` included, into the statements of a loop
 body; Elemwise loops (``elemwise.py``) and the Gemv pair (``gemv_pair.py``) use it.
@@ -22,6 +23,7 @@ import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as c
+from tensorgraph.link.lookup import SCALAR_SAME, nearest
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar.composite import Composite
@@ -33,7 +35,7 @@ _EXPR: dict[type, object] = {}
 
 def scalar_c(op_class: type):
     """Decorator: ``@scalar_c(OpClass)`` makes the decorated function the C expression of
-    ``OpClass`` (and of its subclasses that register none)."""
+    ``OpClass`` (and of its subclasses that register none and keep its ``impl``)."""
     if not (isinstance(op_class, type) and issubclass(op_class, sb.ScalarOp)):
         raise TypeError(f"scalar_c() takes a ScalarOp class, got {op_class!r}")
 
@@ -46,10 +48,9 @@ def scalar_c(op_class: type):
 
 def scalar_expr(op, args: list[str], in_dtypes: tuple[str, ...], out_dtype: str) -> str:
     """The C expression of ``op`` on one element (see the module docstring)."""
-    for klass in type(op).__mro__:
-        fn = _EXPR.get(klass)
-        if fn is not None:
-            return fn(op, args, in_dtypes, out_dtype)
+    fn = nearest(_EXPR, type(op), SCALAR_SAME)
+    if fn is not None:
+        return fn(op, args, in_dtypes, out_dtype)
     raise NotImplementedError(f"the scalar op {op.name} has no C implementation")
 
 

@@ -1,0 +1,104 @@
+"""Which C an op gets: an implementation registered for a class serves a subclass only when
+the subclass computes as that class does (the rule of every back end's table, DESIGN.md "How
+an op gets code"). A user's subclass with its own ``perform`` (or, for a scalar op inside an
+Elemwise, its own ``impl``) runs its own Python, never its parent's C."""
+
+import importlib
+import pkgutil
+
+import numpy as np
+import pytest
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.compile.mode import Mode
+from tensorgraph.graph.op import Op
+from tensorgraph.link.c import ops as c_ops
+from tensorgraph.link.c.ops import scalar as c_scalar
+from tensorgraph.link.lookup import OP_SAME, SCALAR_SAME, nearest
+from tensorgraph.scalar.basic import ScalarOp
+from tensorgraph.scalar.math import Exp
+from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.special import Softmax
+
+C_LINKERS = ("c", "cvm", "c|py")
+
+
+class Hotter(Softmax):
+    """Softmax of x / 2: what the op computes changed, its parent's C does not apply."""
+
+    def perform(self, node, inputs, output_storage):
+        super().perform(node, [inputs[0] / 2], output_storage)
+
+
+class ExpPlusOne(Exp):
+    def impl(self, x):
+        return np.exp(x) + 1
+
+
+class SameSoftmax(Softmax):
+    """Only renamed: it computes what Softmax does, so Softmax's C serves it."""
+
+
+def _run_everywhere(inputs, output, value):
+    results = {linker: tg.function(inputs, output, mode=Mode(linker=linker))(value)
+               for linker in C_LINKERS}
+    fast_run = tg.function(inputs, output, mode="FAST_RUN")
+    fast_run(value)
+    results["FAST_RUN"] = fast_run.wait_optimized()(value)
+    return results
+
+
+def test_an_op_subclass_with_its_own_perform_runs_it_not_its_parents_c():
+    x = tt.dvector("x")
+    value = np.array([0.0, 1.0])
+    e = np.exp(value / 2)
+    for where, result in _run_everywhere([x], Hotter(-1)(x), value).items():
+        np.testing.assert_allclose(result, e / e.sum(), err_msg=where)
+    assert c_ops.implementation(Hotter(-1)) is None
+
+
+def test_a_scalar_op_subclass_with_its_own_impl_gets_no_parent_c_expression():
+    x = tt.dvector("x")
+    value = np.array([0.0, 1.0])
+    for where, result in _run_everywhere([x], Elemwise(ExpPlusOne())(x) * 2, value).items():
+        np.testing.assert_allclose(result, (np.exp(value) + 1) * 2, err_msg=where)
+    with pytest.raises(NotImplementedError, match="expplusone"):
+        c_scalar.scalar_expr(ExpPlusOne(), ["a"], ("float64",), "float64")
+
+
+def test_a_subclass_that_computes_the_same_keeps_its_parents_c():
+    assert c_ops.implementation(SameSoftmax(-1)) is c_ops.implementation(Softmax(-1))
+    x = tt.dvector("x")
+    value = np.array([0.0, 1.0])
+    f = tg.function([x], SameSoftmax(-1)(x), mode=Mode(linker="c"))
+    np.testing.assert_allclose(f(value), np.exp(value) / np.exp(value).sum())
+
+
+def _op_classes():
+    import tensorgraph
+    for info in pkgutil.walk_packages(tensorgraph.__path__, "tensorgraph."):
+        if not any(part in info.name for part in ("notebook", "jax", "numba", "pytorch", "dask",
+                                                 "pytensor")):
+            importlib.import_module(info.name)
+    seen, todo = set(), [Op]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in seen and sub.__module__.startswith("tensorgraph."):
+                seen.add(sub)
+                todo.append(sub)
+    return seen
+
+
+def test_every_builtin_op_class_below_a_registered_one_keeps_its_c():
+    """The rule must not take C from tensorgraph's own ops: each class with a registered
+    ancestor computes as it does (or registers its own)."""
+    c_ops.implementation(Softmax(-1))  # loads the built-in implementations
+    lost = []
+    for cls in _op_classes():
+        scalar = issubclass(cls, ScalarOp)
+        table = c_scalar._EXPR if scalar else c_ops._TABLE
+        inherits = any(klass in table for klass in cls.__mro__)
+        if inherits and nearest(table, cls, SCALAR_SAME if scalar else OP_SAME) is None:
+            lost.append(f"{cls.__module__}.{cls.__qualname__}")
+    assert not lost, lost

@@ -267,9 +267,10 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
     # -- static forms -------------------------------------------------------------------------
 
     def to_svg(self) -> str:
-        """The current picture as standalone SVG (what nbconvert and GitHub show)."""
-        if not self.layout:
-            self.wait()
+        """The current picture as standalone SVG (what nbconvert and GitHub show): it waits
+        for the layout in progress, if any (a group just opened, as the stepper's run to
+        NaN/Inf opens a loop), so it draws what the widget draws, not the layout before."""
+        self.wait()
         return static_svg(self.graph, self.layout, self.marks, self.overlay)
 
     def summary(self) -> str:

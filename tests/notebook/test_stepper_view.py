@@ -115,3 +115,27 @@ def test_the_static_form_shows_the_run():
     html_form = bundle["text/html"]
     assert "3</b> of 15 nodes run" in html_form and "<svg" in html_form
     assert html_form.count('fill="#cfdcf0"') == 3  # the three done nodes, shaded
+
+
+def test_the_static_form_of_a_nan_hunt_draws_the_loop_open_as_the_widget(ipython_shell):
+    """Run to NaN/Inf opens the loop holding the culprit; the static form (nbconvert,
+    GitHub) drew the layout of before, the loop closed and the culprit hidden, when the new
+    layout was still being made off the main thread."""
+    from display_checks import displayed
+
+    from tensorgraph.scan import scan
+
+    xs = tt.tensor3("xs", dtype="float32")
+    w = tg.shared(np.eye(3, dtype="float32") * 2, name="w")
+    h, _ = scan(lambda x_t, h_prev: tt.maximum(tt.dot(h_prev, w) + x_t, 0), sequences=xs,
+                outputs_info=tt.zeros((xs.shape[1], 3), dtype="float32"), name="boom")
+    bad_train = tg.function([xs], [h[-1].mean(), tg.grad(h[-1].mean(), w)], name="bad_train")
+    widget = Stepper(bad_train, np.ones((200, 2, 3), "float32"))
+    widget.view.wait()  # the loop closed, laid out: as on the page before the click
+    with np.errstate(all="ignore"):
+        widget._nan.click()
+    culprit = widget._nonfinite.node_id
+    assert "/" in culprit and widget.view.marks[culprit] == "nonfinite"  # inside the loop
+    live, static = displayed(ipython_shell, widget)
+    assert f'<g id="{culprit}"><rect' in static["text/html"]
+    assert 'fill="#f6d5d5" stroke="#d32f2f"' in static["text/html"]  # marked as in the view

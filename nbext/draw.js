@@ -69,16 +69,26 @@ function edgeSvg([a, b, n, label, pts]) {
     const [lx, ly] = pts.length === 4 ? [(pts[0] + pts[2]) / 2, (pts[1] + pts[3]) / 2] : [pts[mid], pts[mid + 1]];
     labelSvg = `<text class="tg-edge-label" x="${lx + 4}" y="${ly}">${esc(label)}</text>`;
   }
-  return `<g class="tg-edge" data-from="${esc(a)}" data-to="${esc(b)}"><path d="${pathOf(pts)}" marker-end="url(#tg-arrow)" style="stroke-width:${Math.min(4, 1 + Math.log2(n))}"></path>${labelSvg}</g>`;
+  // the label shows on hover and on the selected node's edges (graph_view.css); a wide
+  // transparent twin of the path is what the pointer hovers
+  const d = pathOf(pts);
+  return `<g class="tg-edge" data-from="${esc(a)}" data-to="${esc(b)}"><path class="tg-edge-hit" d="${d}"></path><path d="${d}" marker-end="url(#tg-arrow)" style="stroke-width:${Math.min(4, 1 + Math.log2(n))}"></path>${labelSvg}</g>`;
 }
 
-// a box's two lines, centred
-function linesSvg(cx, y, [first, second]) {
+// a box's lines, centred: the op, its id and type, then what folded into it (layout.folded:
+// [kind, ids] per line after the second: "port" its constants, "shape" its shape plumbing),
+// each naming its folded nodes (a tap selects the first, which draws it; hover lists them)
+function linesSvg(cx, y, [first, second, ...more], folded = []) {
+  const extra = more.map((line, k) => {
+    const [kind, ids] = folded[k] || ["port", []];
+    return `
+    <text x="${cx}" y="${y + PAD_Y / 2 + 11 + (k + 2) * LINE_H}" text-anchor="middle" class="tg-fold-${kind}" data-tg-folded="${esc(ids[0] || "")}"><title>folded: ${esc(ids.join(", "))} (click to draw it)</title>${esc(line)}</text>`;
+  }).join("");
   return `<text x="${cx}" y="${y + PAD_Y / 2 + 11}" text-anchor="middle">${esc(first)}</text>
-    <text x="${cx}" y="${y + PAD_Y / 2 + 11 + LINE_H}" text-anchor="middle" class="tg-sub">${esc(second)}</text>`;
+    <text x="${cx}" y="${y + PAD_Y / 2 + 11 + LINE_H}" text-anchor="middle" class="tg-sub">${esc(second)}</text>${extra}`;
 }
 
-function boxSvg(id, [cx, cy, w, h], lines, n) {
+function boxSvg(id, [cx, cy, w, h], lines, n, folded) {
   const x = cx - w / 2, y = cy - h / 2;
   const cls = [`tg-node`, `tg-k-${n.k}`];
   if (n.c) cls.push(n.c === "C" ? "tg-runs-c" : "tg-runs-py");
@@ -94,7 +104,7 @@ function boxSvg(id, [cx, cy, w, h], lines, n) {
   const badge = n.c ? `<text x="${x + w - 4}" y="${y + 10}" text-anchor="end" class="tg-badge">${n.c === "C" ? "C" : "Py"}</text>` : "";
   const outs = n.o ? `<text x="${cx}" y="${y + h + 11}" text-anchor="middle" class="tg-outlabel">${esc(cut(n.o.join(", "), 40))}</text>` : "";
   return `<g class="${cls.join(" ")}" data-tg-node="${esc(id)}"><title>${esc(n.op)} [id ${esc(id)}]${n.tv ? "\n" + esc(n.tv) : ""}</title>${shape}
-    ${linesSvg(cx, y, lines)}${badge}${outs}</g>`;
+    ${linesSvg(cx, y, lines, folded)}${badge}${outs}</g>`;
 }
 
 function groupSvg(gid, [cx, cy, w, h], lines, g) {
@@ -121,7 +131,7 @@ export function drawingSvg(graph, layout) {
       const gid = id.slice(2);
       parts.push(groupSvg(gid, box, lines, groups.get(gid) || { label: gid }));
     } else if (nodes.has(id)) {
-      parts.push(boxSvg(id, box, lines, nodes.get(id)));
+      parts.push(boxSvg(id, box, lines, nodes.get(id), (layout.folded || {})[id]));
     }
   }
   return parts.join("");
@@ -157,6 +167,11 @@ export function decorate(viewport, { selected, highlight, related, marks, values
     for (const cls of [...g.classList]) if (cls.startsWith("tg-mark-")) g.classList.remove(cls);
     if (marks[id]) g.classList.add(`tg-mark-${marks[id]}`);
     paintHeat(g, values[id], lo, hi);
+  }
+  // the selected node's edges show their labels (dtype and shape); the others on hover
+  for (const e of viewport.querySelectorAll(".tg-edge")) {
+    e.classList.toggle("tg-edge-selected", !!selected && (e.getAttribute("data-from") === selected
+      || e.getAttribute("data-to") === selected));
   }
   // a closed loop (or inner graph) box stands for its node: "in:E" shows the value of E (a
   // scan's time holds its iterations), else the hottest node of a profile drew uncoloured

@@ -23,6 +23,8 @@ const SKELETON = `
     <button class="tg-btn" data-act="ancestors" title="highlight the selected node's ancestors (a)">ancestors</button>
     <button class="tg-btn" data-act="descendants" title="highlight the selected node's descendants (d)">descendants</button>
     <button class="tg-btn" data-act="fold" title="fold the highlighted ancestors or descendants into one box" disabled>fold</button>
+    <button class="tg-btn" data-act="shapecode" title="draw shape plumbing (Shape_i, Alloc, DimShuffle adding axes, ...) as boxes, not as badges on the nodes they serve">shape code</button>
+    <button class="tg-btn" data-act="constants" title="draw constants as boxes, not as ports of the nodes reading them">constants</button>
     <span class="tg-hint" hidden title="part of the graph is shown: drag to see the rest, fit (f) to see it whole">part shown: drag to see the rest</span>
     <span class="tg-status" role="status"></span>
   </div>
@@ -104,6 +106,11 @@ function render({ model, el }) {
     restyle();
   }
 
+  function showFolding() {
+    root.querySelector('[data-act="shapecode"]').classList.toggle("tg-on", !!model.get("show_shape_code"));
+    root.querySelector('[data-act="constants"]').classList.toggle("tg-on", !model.get("inline_constants"));
+  }
+
   function showStatus() {
     const s = model.get("status") || "";
     status.textContent = s;
@@ -146,6 +153,13 @@ function render({ model, el }) {
     // kernel does it: view.fold)
     button(what) {
       const selected = model.get("selected");
+      // the folding toggles are traits: the kernel lays out again (GraphView.set_folding)
+      const toggles = { shapecode: "show_shape_code", constants: "inline_constants" };
+      if (toggles[what]) {
+        model.set(toggles[what], !model.get(toggles[what]));
+        model.save_changes();
+        return;
+      }
       if (what === "ancestors" || what === "descendants") {
         lineageShown = lineageShown === what ? "" : what;
       } else if (what === "fold" && lineageShown && selected) {
@@ -186,9 +200,12 @@ function render({ model, el }) {
   model.on("change:detail", showPanel);
   for (const name of ["highlight_ids", "highlight_label", "overlay", "marks"]) model.on(`change:${name}`, restyle);
   model.on("change:status", showStatus);
+  model.on("change:show_shape_code", showFolding);
+  model.on("change:inline_constants", showFolding);
   model.on("change:height", setHeight);
   model.on("msg:custom", (msg) => { if (msg && msg.type === "fit") camera.fit(); });
   setHeight();
+  showFolding();
   showStatus();
   draw();
   // the view's size is known once the page lays it out, and changes with the window: the

@@ -10,6 +10,7 @@
 // press behind it (assistive technology, a script) still acts (listenToButtons).
 const TAP_PX = 5;
 const TAPPABLE = [["data-tg-unfold", "unfold"], ["data-tg-collapse", "close"],
+  ["data-tg-folded", "select"],
   ["data-tg-group", "open"], ["data-tg-node", "select"]];
 
 function tapped(el) {

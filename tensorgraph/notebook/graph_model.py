@@ -5,7 +5,9 @@ variable, a list of them, an Apply, a FunctionGraph or a compiled function becom
 
 * nodes: every Apply node and every leaf (input, shared variable, constant), each named by the
   id ``dprint`` prints (``tensorgraph.graph.ids``); the nodes computing outputs and updates
-  say so (``o``: ``["output 0", "update of w"]``);
+  say so (``o``: ``["output 0", "update of w"]``); constants and shape plumbing say what
+  they are (``p``: ``'c'`` small constant, ``'C'`` large one, ``'shape'``, ``'pass'``: see
+  ``folding.py``), so that the view can fold them;
 * edges between them (an intermediate value's type on its edge);
 * groups, for big graphs: one per line of user code that built the nodes, and inside a big
   line group one per named input it works on (a layer built in a Python loop reads its own
@@ -30,6 +32,7 @@ from collections import defaultdict
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.ids import graph_ids, roots_of
 from tensorgraph.graph.utils import format_frame
+from tensorgraph.notebook.folding import constant_kind, fold_kind
 from tensorgraph.notebook.inner_graphs import (
     SEP,
     inner_graph,
@@ -43,7 +46,7 @@ from tensorgraph.printing import debugprint, leaf_kind, op_label, type_label
 
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
 
-#: graphs with at most this many op nodes open flat (no groups)
+#: graphs with at most this many op nodes (shape plumbing not counted) open flat (no groups)
 AUTO_OPEN = 80
 #: a group with more members than this is split (by the named input it works on, then by order)
 GROUP_MAX = 40
@@ -116,7 +119,7 @@ class GraphModel:
                 target = targets[k - n_out] if k - n_out < len(targets) else None
                 text = f"update of {target}" if target is not None else f"output {k}"
             index[ids[var]].setdefault("o", []).append(text)
-        if self.count_apply() > AUTO_OPEN:
+        if self.count_apply(math_only=True) > AUTO_OPEN:
             self._group()
         for key in ids.order:
             if isinstance(key, Apply):
@@ -148,6 +151,9 @@ class GraphModel:
                     entry["f"] = flags
                 if kinds is not None and key in kinds:
                     entry["c"] = kinds[key]
+                plumbing = fold_kind(key)
+                if plumbing:
+                    entry["p"] = plumbing
                 for inp in key.inputs:
                     label = type_label(inp) if inp.owner is not None else ""
                     self.edges.append([prefix + ids[inp], node_id, label])
@@ -155,6 +161,8 @@ class GraphModel:
             else:
                 text = key._label() if isinstance(key, Constant) else str(key)
                 entry = {"id": node_id, "k": leaf_kind(key), "op": text, "t": type_label(key)}
+                if isinstance(key, Constant):
+                    entry["p"] = constant_kind(key)
                 variables = [key]
             tv = _test_value_line(variables)
             if tv:
@@ -220,9 +228,12 @@ class GraphModel:
             if isinstance(key, Apply):
                 self._add_inner(key, inner_prefix + inner_ids[key], inner_prefix, index)
 
-    def count_apply(self) -> int:
-        """Op nodes of the graph itself (inner graphs' nodes not counted)."""
-        return sum(1 for n in self.nodes[:self._outer_nodes] if n["k"] == "apply")
+    def count_apply(self, math_only: bool = False) -> int:
+        """Op nodes of the graph itself (inner graphs' nodes not counted); ``math_only``:
+        without the shape plumbing the view folds (``folding.fold_kind``), so a graph is
+        grouped by what it draws."""
+        return sum(1 for n in self.nodes[:self._outer_nodes]
+                   if n["k"] == "apply" and not (math_only and n.get("p")))
 
     # -- groups -----------------------------------------------------------------------------
 

@@ -13,6 +13,12 @@ method, so scripts and tests drive the view:
 ``set_overlay({node_or_id: number}, title=...)``  colour nodes by a number (a heat map)
 ``marks``         ``{id: 'current' | 'done' | 'error' | 'added' | 'removed' | ...}`` classes
 ``detail``        what the panel shows for the selected node
+``show_shape_code``  draw shape plumbing as boxes (default False: folded into a badge on the
+                  node it serves); ``inline_constants`` (default True): constants as ports of
+                  their readers. ``set_folding(shape_code=..., constants=...)`` sets both.
+                  A folded node that is selected, highlighted or marked (``UNFOLD_MARKS``) is
+                  drawn anyway (``unfolded``): the stepper, the profile and the scrubber reach
+                  every node.
 
 Other widgets (the compile report, the stepper, the profile view) embed a GraphView and drive
 it through these traits and methods; they do not draw graphs themselves.
@@ -30,6 +36,7 @@ import traitlets
 
 from tensorgraph.notebook.assets import asset, es_module
 from tensorgraph.notebook.bundles import StaticFallback, with_static_forms
+from tensorgraph.notebook.folding import UNFOLD_MARKS
 from tensorgraph.notebook.graph_model import GraphModel
 from tensorgraph.notebook.layout import visible_graph
 from tensorgraph.notebook.layout import layout as compute_layout
@@ -63,6 +70,9 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
     marks = traitlets.Dict().tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
     height = traitlets.Int(520).tag(sync=True)
+    show_shape_code = traitlets.Bool(False).tag(sync=True)
+    inline_constants = traitlets.Bool(True).tag(sync=True)
+    unfolded = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(self, obj, *, title: str | None = None, height: int = 520, maker=None,
                  **kwargs):
@@ -74,6 +84,8 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
         super().__init__(graph=self._stamped(self.model.payload()), height=height, **kwargs)
         self.observe(self._on_expanded, names="expanded")
         self.observe(self._on_selected, names="selected")
+        self.observe(self._on_folding, names=["show_shape_code", "inline_constants"])
+        self.observe(self._on_shown, names=["selected", "highlight_ids", "marks"])
         self.on_msg(self._on_front_msg)
         self._relayout()
 
@@ -98,6 +110,7 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
             self.expanded = list(dict.fromkeys(g for k in resolved for g in model.group_path(k)))
             self.marks = resolved
             self.graph = self._stamped(model.payload())
+            self.unfolded = self._must_show()
         placed = place(model) if place is not None and not self.expanded else None
         if placed is None:
             self._relayout()
@@ -124,16 +137,23 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
             generation = self._generation
             expanded = list(self.expanded)
             graph = self.graph
+            fold = self.folding()
         self._done.clear()
         self.status = "laying out..."
-        thread = threading.Thread(target=self._layout_job, args=(generation, graph, expanded),
+        thread = threading.Thread(target=self._layout_job,
+                                  args=(generation, graph, expanded, fold),
                                   name="tensorgraph-layout", daemon=True)
         thread.start()
 
-    def _layout_job(self, generation: int, graph: dict, expanded: list) -> None:
+    def folding(self) -> dict:
+        """What the drawing folds now (``folding.fold_plan``'s keywords)."""
+        return {"shape_code": self.show_shape_code, "constants": self.inline_constants,
+                "keep": list(self.unfolded)}
+
+    def _layout_job(self, generation: int, graph: dict, expanded: list, fold: dict) -> None:
         try:
             # a copy: layouts are cached and shared; the serial is this graph's
-            result = {**compute_layout(visible_graph(graph, expanded)),
+            result = {**compute_layout(visible_graph(graph, expanded, fold)),
                       "graph": graph.get("serial")}
             status = "" if result["engine"] == "dot" else f"layout: {result['engine']}"
         except Exception as exc:  # noqa: BLE001 - shown in the view, never lost in a thread
@@ -172,7 +192,36 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
             self.expanded = list(dict.fromkeys([*self.expanded, *path]))
         self.detail = self.model.detail(node_id)
 
+    def _must_show(self) -> list[str]:
+        """The foldable nodes that are selected, highlighted or marked: drawn, not folded."""
+        foldable = {n["id"] for n in self.graph.get("nodes", ())
+                    if n.get("p") or n["k"] == "constant"}
+        wanted = [self.selected, *self.highlight_ids,
+                  *(k for k, v in self.marks.items() if v in UNFOLD_MARKS)]
+        return [i for i in dict.fromkeys(wanted) if i in foldable]
+
+    def _on_shown(self, _change) -> None:
+        shown = self._must_show()
+        if shown != list(self.unfolded):
+            self.unfolded = shown
+            self._relayout()
+
+    def _on_folding(self, _change) -> None:
+        self._relayout()
+
     # -- what scripts call ------------------------------------------------------------------
+
+    def set_folding(self, shape_code: bool | None = None,
+                    constants: bool | None = None) -> GraphView:
+        """Show shape plumbing as boxes (``shape_code=True``; False folds it into badges),
+        and constants as boxes (``constants=False``; True draws them as ports); None keeps
+        that setting. The view's "shape code" and "constants" buttons do the same."""
+        with self.hold_trait_notifications():
+            if shape_code is not None:
+                self.show_shape_code = bool(shape_code)
+            if constants is not None:
+                self.inline_constants = bool(constants)
+        return self
 
     def select(self, node_or_id) -> GraphView:
         """Select a node (a Variable, an Apply or an id like ``'BK'``); its groups open."""

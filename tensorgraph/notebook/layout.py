@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict, defaultdict
 
 from tensorgraph.graphviz_run import GraphvizError, GraphvizNotFound, GraphvizTimeout, run_dot
+from tensorgraph.notebook.folding import fold_plan
 
 __all__ = ["visible_graph", "item_text", "box_text", "layout", "dot_source", "CHAR_W", "LINE_H"]
 
@@ -45,7 +46,9 @@ def item_text(entry: dict) -> list[str]:
     first = _cut(entry["op"])
     if entry["k"] == "constant":
         return [first, f"[{entry['id']}]"]
-    return [first, _cut(f"[{entry['id']}] {entry.get('t', '')}")]
+    # what folded into the box (folding.fold_plan): its constants' ports, its shape badge
+    folded = [_cut(text) for _kind, text, _ids in entry.get("extra", ())]
+    return [first, _cut(f"[{entry['id']}] {entry.get('t', '')}"), *folded]
 
 
 def _cut(text: str, limit: int = MAX_CHARS) -> str:
@@ -57,12 +60,18 @@ def box_size(lines: list[str]) -> tuple[float, float]:
     return round(max(width, 48.0), 1), round(len(lines) * LINE_H + PAD_Y, 1)
 
 
-def visible_graph(payload: dict, expanded) -> dict:
+def visible_graph(payload: dict, expanded, fold: dict | None = None) -> dict:
     """The items shown when the groups in ``expanded`` are open: nodes, closed groups (as
     boxes), open groups (as frames, nested), and the edges between the shown items (an edge
     from or to a member of a closed group attaches to the group's box; repeats merge). Each
-    item has the ``lines`` of text its box shows."""
+    item has the ``lines`` of text its box shows.
+
+    ``fold`` (the keywords of ``folding.fold_plan``: ``shape_code``, ``constants``, ``keep``)
+    folds constants and shape plumbing into the nodes they serve; None draws every node."""
     expanded = set(expanded)
+    plan = fold_plan(payload, **fold) if fold is not None else None
+    hidden = plan["hidden"] if plan else {}
+    extra = plan["extra"] if plan else {}
     groups = {g["id"]: g for g in payload["groups"]}
 
     def shown_as(gid):
@@ -79,10 +88,16 @@ def visible_graph(payload: dict, expanded) -> dict:
     owner = {}
     items: dict = OrderedDict()
     for node in payload["nodes"]:
+        if node["id"] in hidden:
+            continue
         closed = shown_as(node.get("g"))
         if closed is None:
             owner[node["id"]] = node["id"]
-            items[node["id"]] = dict(node, frame=node.get("g"), lines=item_text(node))
+            item = dict(node, frame=node.get("g"))
+            if node["id"] in extra:
+                item["extra"] = extra[node["id"]]
+            item["lines"] = item_text(item)
+            items[node["id"]] = item
         else:
             key = f"G:{closed}"
             owner[node["id"]] = key
@@ -97,7 +112,7 @@ def visible_graph(payload: dict, expanded) -> dict:
             frames[gid] = {"id": gid, "label": groups[gid]["label"],
                            "parent": groups[gid]["parent"]}
     edges: dict = OrderedDict()
-    for src, dst, label in payload["edges"]:
+    for src, dst, label in (plan["edges"] if plan else payload["edges"]):
         a, b = owner.get(src), owner.get(dst)
         if a is None or b is None or a == b:
             continue
@@ -108,7 +123,8 @@ def visible_graph(payload: dict, expanded) -> dict:
     return {"items": items, "frames": frames,
             "edges": [[a, b, e["n"], e["label"] if e["n"] == 1 else f"x{e['n']}"]
                       for (a, b), e in edges.items()],
-            "group_order": [g["id"] for g in payload["groups"]]}
+            "group_order": [g["id"] for g in payload["groups"]],
+            "hidden": hidden}
 
 
 def _name(item_id: str) -> str:
@@ -179,7 +195,7 @@ def layout(visible: dict, timeout: float = DOT_TIMEOUT) -> dict:
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
-            return dict(_cache[key], cached=True, text=text)
+            return dict(_cache[key], cached=True, text=text, folded=box_folded(visible))
     started = time.perf_counter()
     result = None
     notes = []
@@ -208,12 +224,20 @@ def layout(visible: dict, timeout: float = DOT_TIMEOUT) -> dict:
         _cache[key] = result
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
-    return dict(result, cached=False, text=text)
+    return dict(result, cached=False, text=text, folded=box_folded(visible))
 
 
 def box_text(visible: dict) -> dict:
     """``{item id: [line, line]}``: what each box of a visible graph shows."""
     return {item_id: item["lines"] for item_id, item in visible["items"].items()}
+
+
+def box_folded(visible: dict) -> dict:
+    """``{item id: [[kind, [ids]], ...]}``: what each of a box's lines after the second
+    stands for (``'port'``: constants read, ``'shape'``: plumbing folded in), and the ids of
+    the folded nodes (the browser selects one on a click; hover names them)."""
+    return {item_id: [[kind, ids] for kind, _text, ids in item["extra"]]
+            for item_id, item in visible["items"].items() if item.get("extra")}
 
 
 def _points(text: str):

@@ -70,6 +70,9 @@ def _path(points) -> str:
     return " ".join(d)
 
 
+#: the lines of what folded into a box (folding.py): constants' ports, the shape badge
+_FOLD_INK = {"port": "#1f5fa8", "shape": "#5f5f5f"}
+
 #: what the view's marks look like in the static picture: (fill, stroke)
 _MARKS = {"current": (None, "#1976d2"), "done": ("#cfdcf0", None),
           "error": ("#f6d5d5", "#d32f2f"), "nonfinite": ("#f6d5d5", "#d32f2f"),
@@ -90,6 +93,7 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
     nodes = {n["id"]: n for n in payload.get("nodes", ())}
     groups = {g["id"]: g for g in payload.get("groups", ())}
     text = layout.get("text", {})
+    folded = layout.get("folded", {})  # what a box's third and fourth lines stand for
     if any(n.get("o") for n in nodes.values() if n["id"] in layout.get("items", {})):
         bottom += 12  # room for the "output 0" under the lowest boxes
         height += 12
@@ -145,10 +149,13 @@ def static_svg(payload: dict, layout: dict, marks: dict | None = None,
         out.append(f'<g id="{escape(item_id)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
                    f'rx="{rx}" fill="{fill}" stroke="{stroke}"{dash}/>')
         ink = _hex(text_on(heat[hot])) if hot is not None else None
+        kinds = [kind for kind, _ids in folded.get(item_id, ())]
         for k, line in enumerate(lines):
-            color = ink or ("#1a1a1a" if k == 0 else "#666666")
+            kind = kinds[k - 2] if 2 <= k < len(kinds) + 2 else None
+            color = ink or _FOLD_INK.get(kind) or ("#1a1a1a" if k == 0 else "#666666")
+            style = ' font-style="italic" font-size="10"' if kind == "shape" else ""
             out.append(f'<text x="{cx}" y="{y + PAD_Y / 2 + 11 + k * LINE_H}" '
-                       f'text-anchor="middle" fill="{color}">{escape(line)}</text>')
+                       f'text-anchor="middle" fill="{color}"{style}>{escape(line)}</text>')
         outputs = nodes.get(item_id, {}).get("o")
         if outputs:  # "output 0", "update of w": as the browser writes them under the box
             out.append(f'<text x="{cx}" y="{y + h + 11}" text-anchor="middle" fill="#b03a2e" '

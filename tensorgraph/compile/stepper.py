@@ -42,7 +42,7 @@ import weakref
 import numpy as np
 
 from tensorgraph.compile.sharedvalue import copy_value
-from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.graph.utils import format_user_line
@@ -319,7 +319,9 @@ class Stepper:
             found = inner._last_culprit() if inner is not None else None
             return None if found is None else found.inside(visit.node, self.ids[visit.node], t)
         node = last[1]
-        if node not in self.times or any(self._holds_bad(v) for v in node.inputs):
+        # a NaN written into the graph (a constant) enters where it is read: not a victim
+        if node not in self.times or any(self._holds_bad(v) for v in node.inputs
+                                         if not isinstance(v, Constant)):
             return None  # not run (a lazy node's request), or a victim of an earlier node
         for k, out in enumerate(node.outputs):
             counts = _bad_counts(self._values.get(out)) if self._holds_bad(out) else None

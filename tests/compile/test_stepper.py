@@ -136,6 +136,16 @@ def test_run_until_nonfinite_names_the_first_node_and_the_users_line():
     assert stop is not None and "exp" in str(stop.op)
 
 
+def test_run_until_nonfinite_names_the_node_reading_a_nan_constant():
+    """A NaN written into the graph (a constant) enters the computation at the node reading
+    it: that node is the culprit (an Alloc of a NaN fill), not a victim of an earlier one."""
+    z = tt.dvector("z")
+    fn = tg.function([z], tt.exp(z) * tt.alloc(np.nan, z.shape[0]), mode=Mode("cvm", None))
+    found = fn.stepper(np.ones(3)).run_until_nonfinite()
+    assert found is not None and type(found.node.op).__name__ == "Alloc"
+    assert found.nan == 3
+
+
 def test_run_until_nonfinite_names_inputs_and_shared_values_that_are_already_bad():
     """After a diverged training loop the weights are NaN: every node would only be a victim,
     so the stepper says which values the call starts with are bad, with counts, and runs

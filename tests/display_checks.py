@@ -8,3 +8,15 @@ def displayed(shell, obj) -> list[dict]:
     with capture_output() as captured:
         data, _ = shell.display_formatter.format(obj)
     return [o.data for o in captured.outputs] + ([data] if data else [])
+
+
+def widget_outputs(shell, cell: str) -> list[dict]:
+    """The widget views ``cell`` displays, run as a notebook runs a cell (a line magic that is
+    not the last line included)."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as captured:
+        result = shell.run_cell(cell)
+    result.raise_error()
+    return [o.data for o in captured.outputs
+            if "application/vnd.jupyter.widget-view+json" in o.data]

@@ -18,6 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
 from tensorgraph.notebook.magic_args import excerpt, help_requested, parse_magic_args, usage_error
+from tensorgraph.notebook.magic_output import shown
 
 __all__ = ["CompareMagics"]
 
@@ -69,5 +70,5 @@ class CompareMagics(Magics):
                                     f"f(*args), got {', '.join(named)}=...")
         from tensorgraph.notebook.compare import compare
 
-        return compare(fn, modes=modes, args=values, repeat=args.repeat, budget=args.budget,
-                       compile_times=not args.no_compile_times)
+        return shown(compare(fn, modes=modes, args=values, repeat=args.repeat,
+                             budget=args.budget, compile_times=not args.no_compile_times))

@@ -19,6 +19,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
 from tensorgraph.notebook.magic_args import help_requested, parse_magic_args, usage_error
+from tensorgraph.notebook.magic_output import shown
 from tensorgraph.notebook.profile_view import ProfileView
 
 
@@ -50,4 +51,4 @@ class ProfileMagics(Magics):
             profiled(*values, **named)
         for _ in range(args.number):
             profiled(*values, **named)
-        return ProfileView(profile)
+        return shown(ProfileView(profile))

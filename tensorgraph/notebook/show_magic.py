@@ -12,6 +12,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.graph_view import GraphView
 from tensorgraph.notebook.magic_args import excerpt, help_requested, parse_magic_args, usage_error
+from tensorgraph.notebook.magic_output import shown
 
 
 MIN_HEIGHT, MAX_HEIGHT = 120, 4000  # pixels: a readable view, and no page-long blank
@@ -50,4 +51,4 @@ class ShowMagics(Magics):
                                           f"{exc}") from None
         if args.expand:
             view.expand_all()
-        return view
+        return shown(view)

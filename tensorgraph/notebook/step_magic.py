@@ -15,6 +15,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tensorgraph.notebook.call_parsing import parse_call
 from tensorgraph.notebook.magic_args import help_requested, parse_magic_args
+from tensorgraph.notebook.magic_output import shown
 from tensorgraph.notebook.stepper_view import Stepper
 
 
@@ -35,4 +36,4 @@ class StepMagics(Magics):
         widget = Stepper(fn, *values, **named)  # parse_call checked the arguments
         if args.nan:
             widget.run_to_nonfinite()
-        return widget
+        return shown(widget)

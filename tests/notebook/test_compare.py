@@ -171,6 +171,20 @@ def test_the_magic_compares_a_compiled_function(ipython_shell):
     assert cmp.row("FAST_COMPILE")["agrees"] is True
 
 
+def test_the_magic_shows_its_view_where_it_stands_not_only_as_the_last_line(ipython_shell):
+    """A comparison takes minutes: a %tg_compare followed by other lines showed nothing."""
+    from display_checks import widget_outputs
+
+    train, data = seed()
+    ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1])
+    line = "%tg_compare -m FAST_RUN,FAST_COMPILE -n 3 --no-compile-times train(X, Y)"
+    (shown,) = widget_outputs(ipython_shell, f"{line}\nprint('next')")
+    assert "FAST_COMPILE" in shown["text/plain"]
+    assert len(widget_outputs(ipython_shell, line)) == 1  # the last line: shown once
+    assert widget_outputs(ipython_shell, f"cmp = {line}") == []  # kept, not shown
+    assert isinstance(ipython_shell.user_ns["cmp"], Comparison)
+
+
 @pytest.mark.parametrize("line, message", [
     ("-m FAST_RUN,JAXX train(X, Y)", "%tg_compare: unknown mode 'JAXX'"),
     ("-n 0 train(X, Y)", "-n must be at least 1"),

@@ -219,3 +219,14 @@ def test_the_height_of_a_view_is_bounded(g):
     for height in ("99999999999", "10"):
         with pytest.raises(UsageError, match="--height must be between 120 and"):
             g.run_line_magic("tg_show", f"vx --height {height}")
+
+
+@pytest.mark.parametrize("line", ["%tg_show vx", "%tg_step g(X, Y)", "%tg_profile g(X, Y)"])
+def test_a_magic_shows_its_view_wherever_it_stands_in_the_cell(g, line):
+    """Not only as the last line (IPython drops other lines' values); as the last line once,
+    and an assignment keeps the view without showing it, as for any value."""
+    from display_checks import widget_outputs
+
+    assert len(widget_outputs(g, f"{line}\nafter = 1")) == 1
+    assert len(widget_outputs(g, f"before = 1\n{line}")) == 1
+    assert widget_outputs(g, f"kept = {line}") == [] and g.user_ns["kept"] is not None

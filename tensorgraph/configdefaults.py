@@ -376,6 +376,10 @@ def _declare(config: Config) -> None:
     add("compile__timeout", IntParam(120, """Seconds after which a compile-cache lock whose
         holder shows no activity is considered stale and taken over.""", minimum=1,
                                      mutable=False))
+    add("compile__lock_warning", IntParam(30, """Seconds a process waits for another
+        process's compile-cache lock before a CacheLockWarning says so. A shorter wait (another
+        worker compiling the same module, the normal case) is one INFO line in the
+        'tensorgraph' logger.""", minimum=1))
     add("cache_rewritten_graphs", BoolParam(True, """Keep rewritten graphs, by the graph's
         content (ops, types, constants, names, source lines), the mode, the flags and
         tensorgraph's code, in this process and under compiledir/graphs, so compiling the same

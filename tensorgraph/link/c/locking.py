@@ -7,7 +7,11 @@ can tell a busy holder from a stuck or dead one:
 
 * a waiter blocks on the lock in slices of ``config.compile__wait`` seconds (it gets the lock
   as soon as it is free; the slices only pace the checks below);
-* after the first slice it says once, as a warning, which process holds the lock and since when;
+* after the first slice it says once which process holds the lock and since when, as an INFO
+  line in the ``tensorgraph`` logger: waiting for another worker's compile is normal (two Dask
+  workers of a machine needing the same module), not something to warn about;
+* once it has waited ``config.compile__lock_warning`` seconds, it says so once more, as a
+  ``CacheLockWarning``;
 * it stops waiting when the holder is a dead process on this host, or when the owner file has
   not been touched for ``config.compile__timeout`` seconds (a hung holder, or a lock file left
   by a killed process on a file system where locks are plain files). It then goes on *without*
@@ -18,6 +22,7 @@ can tell a busy holder from a stuck or dead one:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import tempfile
@@ -25,6 +30,8 @@ import time
 import warnings
 
 from tensorgraph.configdefaults import config
+
+_log = logging.getLogger(__name__)
 
 
 class CacheLockWarning(UserWarning):
@@ -57,21 +64,28 @@ class KeyLock:
         import filelock
 
         started = time.time()
-        announced = False
+        announced = warned = False
         while True:
             try:
                 self._lock.acquire(timeout=config.compile__wait, poll_interval=0.02)
             except filelock.Timeout:
                 owner = read_owner(self.owner_path)
-                if not announced:
-                    warnings.warn(self._waiting_message(owner), CacheLockWarning, stacklevel=2)
-                    announced = True
                 reason = stale_reason(owner, self.owner_path, started)
                 if reason:
                     warnings.warn(f"tensorgraph: compiling {self.what} without the lock: "
                                   f"{reason}", CacheLockWarning, stacklevel=2)
                     self.taken_over = True
                     return
+                waited = time.time() - started
+                if not announced:
+                    _log.info("%s", self._waiting_message(owner))
+                    announced = True
+                elif not warned and waited >= config.compile__lock_warning:
+                    warnings.warn(f"{self._waiting_message(owner)}; waited {waited:.0f} s, "
+                                  f"longer than compile__lock_warning="
+                                  f"{config.compile__lock_warning} s", CacheLockWarning,
+                                  stacklevel=2)
+                    warned = True
                 continue
             self._held = True
             write_owner(self.owner_path, self.what)

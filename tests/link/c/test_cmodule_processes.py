@@ -147,9 +147,9 @@ def test_a_waiter_names_a_silent_holder_once_and_takes_over(child, tmp_path):
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     assert rep["results"] == {"40": 43} and len(rep["compiled"]) == 1
-    waiting, taking = rep["warnings"]
-    assert f"held by process {holder.pid} on host" in waiting and "since" in waiting
+    (taking,) = rep["warnings"]  # the wait itself was an INFO line (test_compile_lock_waits)
     assert "without the lock" in taking and "no activity" in taking
+    assert f"process {holder.pid} on host" in taking
     assert len(cache.entries(str(compiledir(tmp_path)))) == 1
 
 
@@ -169,5 +169,4 @@ def test_a_waiter_waits_for_a_busy_holder(child, tmp_path):
     waiter = report(child(50, flags=flags))
     assert report(holder)["compiled"] and waiter["compiled"] == []
     assert waiter["results"] == {"50": 53}
-    (waiting,) = waiter["warnings"]
-    assert "waiting for the compile lock" in waiting
+    assert waiter["warnings"] == []  # a normal wait: no warning (test_compile_lock_waits)

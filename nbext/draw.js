@@ -77,12 +77,13 @@ function edgeSvg([a, b, n, label, pts]) {
 
 // a box's lines, centred: the op, its id and type, then what folded into it (layout.folded:
 // [kind, ids] per line after the second: "port" its constants, "shape" its shape plumbing),
-// each naming its folded nodes (a tap selects the first, which draws it; hover lists them)
+// each naming its first folded node (a tap selects it, which draws it; the box's hover text
+// lists them all)
 function linesSvg(cx, y, [first, second, ...more], folded = []) {
   const extra = more.map((line, k) => {
     const [kind, ids] = folded[k] || ["port", []];
     return `
-    <text x="${cx}" y="${y + PAD_Y / 2 + 11 + (k + 2) * LINE_H}" text-anchor="middle" class="tg-fold-${kind}" data-tg-folded="${esc(ids[0] || "")}"><title>folded: ${esc(ids.join(", "))} (click to draw it)</title>${esc(line)}</text>`;
+    <text x="${cx}" y="${y + PAD_Y / 2 + 11 + (k + 2) * LINE_H}" text-anchor="middle" class="tg-fold-${kind}" data-tg-folded="${esc(ids[0] || "")}">${esc(line)}</text>`;
   }).join("");
   return `<text x="${cx}" y="${y + PAD_Y / 2 + 11}" text-anchor="middle">${esc(first)}</text>
     <text x="${cx}" y="${y + PAD_Y / 2 + 11 + LINE_H}" text-anchor="middle" class="tg-sub">${esc(second)}</text>${extra}`;
@@ -103,7 +104,9 @@ function boxSvg(id, [cx, cy, w, h], lines, n, folded) {
       : `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${h / 2}"></rect>`;
   const badge = n.c ? `<text x="${x + w - 4}" y="${y + 10}" text-anchor="end" class="tg-badge">${n.c === "C" ? "C" : "Py"}</text>` : "";
   const outs = n.o ? `<text x="${cx}" y="${y + h + 11}" text-anchor="middle" class="tg-outlabel">${esc(cut(n.o.join(", "), 40))}</text>` : "";
-  return `<g class="${cls.join(" ")}" data-tg-node="${esc(id)}"><title>${esc(n.op)} [id ${esc(id)}]${n.tv ? "\n" + esc(n.tv) : ""}</title>${shape}
+  // the hover text names what folded into the box (its lines after the second say what)
+  const into = (folded || []).map(([kind, ids]) => `\n${kind === "port" ? "constants" : "shape code"} folded in: ${ids.join(", ")} (click the line to draw it)`).join("");
+  return `<g class="${cls.join(" ")}" data-tg-node="${esc(id)}"><title>${esc(n.op)} [id ${esc(id)}]${n.tv ? "\n" + esc(n.tv) : ""}${esc(into)}</title>${shape}
     ${linesSvg(cx, y, lines, folded)}${badge}${outs}</g>`;
 }
 

@@ -62,8 +62,9 @@ def test_views_are_readable_in_both_themes_and_groups_open_in_place(lab):
                 view.scroll_into_view_if_needed()
                 view.locator('[data-act="fit"]').click()
                 geometry = check_view(view, f"{name} ({suffix})")
-                if name == "graph_view":  # 15 op nodes: all of it, larger than the minimum
-                    assert geometry["allInside"] and geometry["textPx"] > READABLE_PX
+                if name == "graph_view":  # 15 op nodes: all of it, at least the minimum
+                    # (folded, issue 36: 14 boxes in fewer, wider ranks, 1302 px to 1221)
+                    assert geometry["allInside"] and geometry["textPx"] >= READABLE_PX - 0.01
                 if name in ("before_compiling", "compile_report_step"):
                     assert geometry["partialHint"]  # too big to read whole at this width
                 nb.page.mouse.move(1, 1)  # no hover highlight in the picture

@@ -249,8 +249,11 @@ class CLinker:
         ``(vm, None)`` when the optimized VM is ready at once (nothing to compile), or
         ``(None, None)`` when this linker does not tier (only 'cvm' and 'cvm_nogc' do; see
         config.compile__tiers). The quick VM runs node by node: the C of the node functions
-        already in the module cache, the ``perform`` of the others."""
+        already in the module cache, the quick thunks of the others (``link/c/quick.py``:
+        graph-independent C giving the optimized bits, compiled now where missing, or
+        ``perform`` where it is exact)."""
         from tensorgraph.link.c.codegen import CGraph
+        from tensorgraph.link.c.quick import QuickCode
         from tensorgraph.link.tiers import TierJob
 
         if self.name not in ("cvm", "cvm_nogc") or compiler_problem(probe=False):
@@ -260,17 +263,22 @@ class CLinker:
         if not cgraph.c_nodes or not cgraph.needs_compiler():
             return self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph), None
         ready = cgraph.ready_now() or {}
-        quick = self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph, ready=ready)
+        code = QuickCode(nodes, skip=[cgraph.c_nodes[k] for k in ready])
+        quick = self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph, ready=ready,
+                                quick=code)
         job = TierJob(lambda: self._make_c_vm(fgraph, final_storage, None, cgraph=cgraph),
                       cgraph.estimate_seconds(ready))
         job.make_quick = lambda storage: self._make_c_vm(fgraph, storage, None, cgraph=cgraph,
-                                                         ready=ready)
+                                                         ready=ready, quick=code)
         return quick, job
 
-    def _make_c_vm(self, fgraph, input_storage, storage_map, cgraph=None, ready=None):
+    def _make_c_vm(self, fgraph, input_storage, storage_map, cgraph=None, ready=None,
+                   quick=None):
         """The VM; ``cgraph``: its C already generated; ``ready``: make the quick tier's VM
-        (only the node functions in ``ready`` run their C, nothing is compiled)."""
+        (only the node functions in ``ready`` run the graph's C; the others the quick
+        thunks of ``quick``, a ``QuickCode`` of the graph's nodes, made here if None)."""
         from tensorgraph.link.c.codegen import CGraph
+        from tensorgraph.link.c.quick import QuickCode
 
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
         nodes, storage_map, compute_map = prepare_storage(fgraph, input_storage, storage_map)
@@ -295,11 +303,14 @@ class CLinker:
 
             entry = (cgraph.workspace(gc=allow_gc, report=report) if ready is None else
                      cgraph.partial_workspace(ready, gc=allow_gc, report=report))
+        if ready is not None and quick is None:
+            quick = QuickCode(nodes, skip=c_index)
         thunks = []
         for node in nodes:
             k = c_index.get(node)
             if k is None:
-                thunks.append(node.op.make_py_thunk(node, storage_map, compute_map))
+                thunk = quick.thunk(node, storage_map, compute_map) if quick else None
+                thunks.append(thunk or node.op.make_py_thunk(node, storage_map, compute_map))
             else:
                 thunks.append(_c_thunk(entry["node_call"], k, node, storage_map, compute_map))
         if (ready is not None or not cgraph.whole_graph) and entry is not None:

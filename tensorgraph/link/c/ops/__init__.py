@@ -45,7 +45,13 @@ _loaded: list[bool] = []
 
 class CImplementation:
     """How the nodes of one op class compute in C. Every method gets the op (its props say
-    what to generate) and, where it matters, the node (its types)."""
+    what to generate) and, where it matters, the node (its types).
+
+    ``perform_exact``: the op's ``perform`` gives the C's bits whatever the inputs (copies,
+    indexing, shapes, integer results), so the quick tier may run it (link/c/quick.py);
+    ``tests/link/test_tier_bits.py`` checks it."""
+
+    perform_exact = False
 
     def code(self, op, node, name: str, inputs: list[str], outputs: list[str],
              sub: dict) -> str | None:

@@ -202,6 +202,8 @@ def update_code(op, node, inputs, outputs, sub, where: int, make_z: str) -> str:
 
 @register(AdvancedSubtensor)
 class AdvancedSubtensorC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def support_code(self, op, node):
         return support("strided.h", "advanced_index.h")
 

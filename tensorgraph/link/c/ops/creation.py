@@ -13,6 +13,8 @@ from tensorgraph.tensor.creation import ARange, Alloc, Eye, Tri
 
 @register(Alloc)
 class AllocC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def support_code(self, op, node):
         return support("strided.h")
 
@@ -107,6 +109,8 @@ class ARangeC(CImplementation):
 
 class _MatrixC(CImplementation):
     """The (n, m, k) matrix constructors: zeros, then ones where ``condition`` holds."""
+
+    perform_exact = True  # a copy, selection or integer result
 
     #: C condition on the row ``i``, column ``j`` and ``k`` for an element to be one
     condition = None

@@ -64,6 +64,8 @@ class ElemwiseC(CImplementation):
 class DimShuffleC(CImplementation):
     """A DimShuffle is a view: same buffer, permuted shape and strides, 'x' dims of size 1."""
 
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
         lines = [f"/* {c_comment(str(op))} */", "{"]

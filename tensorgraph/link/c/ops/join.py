@@ -11,6 +11,8 @@ from tensorgraph.tensor.join import Join, MakeVector, Split
 
 @register(MakeVector)
 class MakeVectorC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (z,) = outputs
         t = cd.storage_type(op.dtype)
@@ -42,6 +44,8 @@ def _runtime_axis(op, node, inputs, sub, what: str) -> str:
 
 @register(Join)
 class JoinC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def support_code(self, op, node):
         return support("strided.h", "join.h")
 
@@ -62,6 +66,8 @@ class JoinC(CImplementation):
 
 @register(Split)
 class SplitC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         x, sizes = inputs[0], inputs[-1]
         ctx, fail = sub["ctx"], sub["fail"]

@@ -10,6 +10,8 @@ from tensorgraph.raise_op import Assert
 
 @register(Assert)
 class AssertC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         """A false condition fails with ``"<error>: <msg> (condition k is false)"``: the
         prefix names the exception the linkers raise (link/c/linkers.py)."""

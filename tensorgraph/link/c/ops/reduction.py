@@ -596,6 +596,8 @@ class ArgExtremumC(CImplementation):
     """Output over the kept dims (C order); each element from ``tg_arg*`` over the reduced
     dims; a zero-size reduction fails as ``perform`` does."""
 
+    perform_exact = True  # a copy, selection or integer result
+
     def support_code(self, op, node):
         return _arg_support(_arg_kind(op), node.inputs[0].type.dtype)[0]
 

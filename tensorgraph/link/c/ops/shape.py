@@ -13,6 +13,8 @@ _INT64 = cd.typenum("int64")
 
 @register(Shape)
 class ShapeC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
         return f"""
@@ -26,6 +28,8 @@ class ShapeC(CImplementation):
 
 @register(Shape_i)
 class Shape_iC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
         return f"""
@@ -36,6 +40,8 @@ class Shape_iC(CImplementation):
 
 @register(SpecifyShape)
 class SpecifyShapeC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         """A size that differs fails with an ``AssertionError``, as ``perform`` (and PyTensor's
         SpecifyShape) raise: the message prefix names the exception (link/c/linkers.py)."""
@@ -72,6 +78,8 @@ class SpecifyShapeC(CImplementation):
 
 @register(Reshape)
 class ReshapeC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def support_code(self, op, node):
         return support("strided.h", "reshape.h")
 

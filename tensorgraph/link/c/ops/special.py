@@ -292,6 +292,8 @@ def _label_checks(what, labels_dtype, lab, rows_like, ctx, fail, ndim) -> tuple[
 class TakeAlongLastAxisC(CImplementation):
     """``out[i...] = x[i..., labels[i...]]``, labels checked as ``perform`` checks them."""
 
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x, lab), (out,) = inputs, outputs
         ctx, fail = sub["ctx"], sub["fail"]

@@ -86,6 +86,8 @@ def _update(op, dtype: str, dst: str) -> str:
 
 @register(_SliceLength)
 class SliceLengthC(CImplementation):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         """Python's slice rules, as ``tg_index_basic`` applies them to an axis."""
         size, *given = inputs
@@ -130,6 +132,8 @@ class _StridedC(CImplementation):
 
 @register(Subtensor)
 class SubtensorC(_StridedC):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x, *index), (z,) = inputs, outputs
         return (f"tg_view({z}, {x});"
@@ -157,6 +161,8 @@ class IncSubtensorC(_StridedC):
 
 @register(AdvancedSubtensor1)
 class AdvancedSubtensor1C(_StridedC):
+    perform_exact = True  # a copy, selection or integer result
+
     def code(self, op, node, name, inputs, outputs, sub):
         (x, ilist), (z,) = inputs, outputs
         if node.inputs[1].type.dtype == "uint64":

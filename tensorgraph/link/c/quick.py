@@ -1,0 +1,228 @@
+"""The quick tier's thunks: the optimized C's bits without compiling the graph.
+
+The quick VM (``CLinker.make_tiered``) runs at once the node functions already in the module
+cache. A node whose function is not there cannot run numpy's ``perform`` instead: numpy's
+exp, tanh, pow ... are other implementations than the ``tg_scalar.h`` functions the C calls
+(1-3 ulp apart), and its pairwise sums another order than the C reductions, so a function's
+result would change when it switches tiers. So the quick tier computes such a node with C
+that gives the optimized node's bits and is *graph-independent*, hence cached once per machine:
+
+* an ``Elemwise`` node is split into *pieces*, one per scalar op of its (fused) scalar
+  graph: ``Elemwise(op)`` over contiguous 1-d operands (or static scalars: the Composite's
+  constants and the node's static-size-1 inputs), each value kept in its dtype between
+  pieces. A fused loop computes the same scalar expressions on the same values (float16
+  rounded after each op in both), so the bits agree, and ``exp`` of float32 serves every
+  graph that calls it;
+* another node with C (reductions, the softmax family, products, ...) runs its own node
+  function: its order of operations is the optimized one by construction, and that
+  function is then found by the optimized tier instead of compiled again;
+* a node whose C implementation declares its ``perform`` exact (``perform_exact``: copies,
+  indexing, shapes, integer results) and a node without C keep ``perform``.
+
+What is missing of those functions is compiled at once, in one library, before the quick VM
+exists (``QuickCode``): a cost paid once per machine for a given piece (measured in
+docs/architecture.md, "Compile tiers").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.link.c.codegen import CGraph, c_implementation, node_c_code
+from tensorgraph.link.c.compiler import CompileError
+from tensorgraph.scalar.composite import Composite
+from tensorgraph.tensor.elemwise import Elemwise, _runtime_shape
+from tensorgraph.tensor.type import TensorType
+
+__all__ = ["QuickCode"]
+
+
+def _static_scalar(var) -> bool:
+    return all(s == 1 for s in var.type.shape)
+
+
+def _has_c(node) -> bool:
+    return node_c_code(node, "node", [f"i{k}" for k in range(len(node.inputs))],
+                       [f"o{k}" for k in range(len(node.outputs))],
+                       {"ctx": "ctx", "fail": "", "define": lambda _text: None}) is not None
+
+
+def _scalar_steps(scalar_op, inputs):
+    """(steps, output values) of ``scalar_op``: its scalar nodes in order, as (op, input
+    values, output values), where a value is one of ``inputs`` (one per input of
+    ``scalar_op``), a Constant, or an output of an earlier step (Composites inside
+    Composites are opened too)."""
+    if not isinstance(scalar_op, Composite):
+        outs = [object() for _ in range(scalar_op.nout)]
+        return [(scalar_op, list(inputs), outs)], outs
+    values = dict(zip(scalar_op.inputs, inputs))
+    steps = []
+    for node in scalar_op.nodes:
+        args = [v if isinstance(v, Constant) else values[v] for v in node.inputs]
+        inner, outs = _scalar_steps(node.op, args)
+        steps += inner
+        values.update(zip(node.outputs, outs))
+    return steps, [v if isinstance(v, Constant) else values[v] for v in scalar_op.outputs]
+
+
+class QuickCode:
+    """The quick thunks of one graph's nodes (see the module docstring).
+
+    ``QuickCode(nodes, skip)`` prepares every node not in ``skip`` (those run their cached
+    C); ``thunk(node, storage_map, compute_map)`` is the node's quick thunk, or None when it
+    keeps ``perform``.
+    """
+
+    def __init__(self, nodes, skip=()):
+        self._plans: dict = {}  # node -> ("pieces", steps, outputs) or ("own", clone)
+        outputs = []
+        for node in nodes:
+            if node in skip or not _has_c(node):
+                continue
+            if getattr(c_implementation(node.op), "perform_exact", False):
+                continue
+            plan = self._pieces(node) if isinstance(node.op, Elemwise) else None
+            if plan is None:  # its own node function, on fresh inputs of the same types
+                clone = node.op.make_node(*[v.clone() if isinstance(v, Constant) else v.type()
+                                            for v in node.inputs])
+                plan = ("own", clone)
+                outputs += clone.outputs
+            else:
+                outputs += [piece.outputs[0] for _, piece, _, _ in plan[1]]
+            self._plans[node] = plan
+        self._call = None
+        try:
+            self._link(outputs)
+        except CompileError:
+            # a node's own C does not compile: the optimized tier will not run either (its
+            # job reports the error), so perform cannot disagree with it; the pieces can
+            self._plans = {n: p for n, p in self._plans.items() if p[0] == "pieces"}
+            try:
+                self._link([piece.outputs[0] for plan in self._plans.values()
+                            for _, piece, _, _ in plan[1]])
+            except CompileError:
+                self._plans = {}
+
+    def _link(self, outputs):
+        """Find (in memory, on disk) or compile now the node functions computing
+        ``outputs``."""
+        if outputs:
+            cgraph = CGraph(FunctionGraph(outputs=outputs, clone=False), whole_graph=False)
+            cgraph.compile()
+            self._index = cgraph.index
+            self._call = cgraph.workspace(gc=True, report=_report)["node_call"]
+
+    def _pieces(self, node):
+        """("pieces", [(values in, piece node, values out, scalar flags)], output values) of
+        an Elemwise node, or None when some scalar op cannot be a piece (then the node runs
+        its own function)."""
+        leaves = [object() for _ in node.inputs]
+        steps, outs = _scalar_steps(node.op.scalar_op, leaves)
+        scalar = {leaf: _static_scalar(v) for leaf, v in zip(leaves, node.inputs)}
+        dtype = {leaf: v.type.dtype for leaf, v in zip(leaves, node.inputs)}
+        pieces = []
+        for op, args, results in steps:
+            if len(results) != 1:
+                return None
+            flags, types = [], []
+            for a in args:
+                if isinstance(a, Constant):
+                    flags.append(True)
+                    types.append(a.type.dtype)
+                else:
+                    flags.append(scalar[a])
+                    types.append(dtype[a])
+            variables = [TensorType(d, shape=(1,) if s else (None,))()
+                         for d, s in zip(types, flags)]
+            try:
+                piece = Elemwise(op).make_node(*variables)
+            except (TypeError, ValueError, NotImplementedError):
+                return None
+            if not _has_c(piece):
+                return None
+            (out,) = results
+            scalar[out] = all(flags)
+            dtype[out] = piece.outputs[0].type.dtype
+            pieces.append((args, piece, results, flags))
+        if [dtype.get(o) for o in outs if not isinstance(o, Constant)] != [
+                v.type.dtype for o, v in zip(outs, node.outputs) if not isinstance(o, Constant)]:
+            return None
+        return "pieces", pieces, (leaves, outs)
+
+    def thunk(self, node, storage_map, compute_map):
+        plan = self._plans.get(node)
+        if plan is None:
+            return None
+        input_cells = [storage_map[v] for v in node.inputs]
+        output_cells = [storage_map[v] for v in node.outputs]
+        output_flags = [compute_map[v] for v in node.outputs]
+        call = self._call
+        if plan[0] == "own":
+            k = self._index[plan[1]]
+
+            def compute(inputs):
+                return call(k, *inputs)
+        else:
+            compute = self._elemwise(node, plan, call)
+
+        def thunk():
+            values = compute([cell[0] for cell in input_cells])
+            for cell, value in zip(output_cells, values):
+                cell[0] = value
+            for flag in output_flags:
+                flag[0] = True
+
+        thunk.inputs = input_cells
+        thunk.outputs = output_cells
+        thunk.node = node
+        thunk.lazy = False
+        thunk.kind = "quick"
+        return thunk
+
+    def _elemwise(self, node, plan, call):
+        """The computation of an Elemwise node by its pieces (see the module docstring)."""
+        _, pieces, (leaves, outs) = plan
+        steps = [(args, self._index[piece], results, flags)
+                 for args, piece, results, flags in pieces]
+        scalar_in = [_static_scalar(v) for v in node.inputs]
+        out_dtypes = [v.type.dtype for v in node.outputs]
+        destroyed = dict(node.op.inplace_pattern)
+
+        def compute(inputs):
+            shape = _runtime_shape(node, inputs)  # perform's checks and errors
+            values = {}
+            for leaf, value, s in zip(leaves, inputs, scalar_in):
+                value = np.asarray(value)
+                values[leaf] = (value.reshape(1) if s else
+                                np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1))
+            for args, k, (out,), flags in steps:
+                operands = [np.asarray(a.data, dtype=a.type.dtype).reshape(1)
+                            if isinstance(a, Constant) else values[a] for a in args]
+                (values[out],) = call(k, *operands)
+            results, fresh = [], {id(v) for _, _, (out,), _ in steps for v in (values[out],)}
+            for o, (out, dtype) in enumerate(zip(outs, out_dtypes)):
+                value = (np.asarray(out.data, dtype=dtype) if isinstance(out, Constant)
+                         else values[out])
+                if id(value) in fresh and value.size == int(np.prod(shape)):
+                    fresh.discard(id(value))  # a piece's own result: no copy needed
+                    value = value.reshape(shape)
+                else:  # an input, a constant, a scalar, or an output given twice
+                    value = np.array(np.broadcast_to(value.reshape(-1)[0] if value.size == 1
+                                                     else value.reshape(shape), shape),
+                                     dtype=dtype)
+                if o in destroyed:
+                    target = inputs[destroyed[o]]
+                    np.copyto(target, value, casting="unsafe")
+                    value = target
+                results.append(value)
+            return results
+
+        return compute
+
+
+def _report(k, message, inputs, whole):
+    from tensorgraph.link.c.linkers import c_error
+
+    raise c_error(message)

@@ -1,0 +1,176 @@
+"""The same bits on every call, whatever tier runs it (docs/architecture.md, "Compile tiers").
+
+The quick tier must not compute with other math functions or another summation order than the
+optimized C: a function's result would change when it switches. Each test runs a function on
+the optimized tier and on a quick VM in which *no* node function is ready (the case of a cold
+module cache: every node takes the quick tier's own path), and compares the results bit for
+bit (their bytes, so nan payloads and signed zeros count too).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+
+import numpy as np
+import pytest
+
+import sweep_cases as sweep
+import tensorgraph as tg
+import tensorgraph.scalar as ts
+import tensorgraph.tensor as tt
+from tensorgraph import config
+from tensorgraph.link import tiers
+from tensorgraph.link.c.linkers import CLinker
+from tensorgraph.scalar.basic import ScalarOp
+from tensorgraph.tensor import special
+from tensorgraph.tensor.elemwise import Elemwise
+
+FLOATS = ("float32", "float64")
+
+
+def _bits(value):
+    return np.ascontiguousarray(value).view(np.uint8)
+
+
+def _assert_same_bits(names, quick, optimized):
+    differ = []
+    for name, a, b in zip(names, quick, optimized):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype != b.dtype or a.shape != b.shape or not np.array_equal(_bits(a), _bits(b)):
+            differ.append(name)
+    assert not differ, f"the quick and optimized tiers differ on {differ}"
+
+
+def _quick_run(f, data):
+    """Run ``f``'s graph on a quick VM in which no node function is ready (a cold cache)."""
+    vm = CLinker("cvm", None, whole_graph=True)._make_c_vm(f.maker.fgraph, None, None, ready={})
+    assert vm.tier == "quick"
+    for cell, value in zip(vm.input_storage, data):
+        cell[0] = value
+    vm()
+    return [cell[0] for cell in vm.output_storage]
+
+
+def _both_tiers(inputs, outputs: dict, data):
+    f = tg.function(inputs, list(outputs.values()))
+    assert f.tier == "optimized"
+    optimized = f(*data)
+    quick = _quick_run(f, data)
+    _assert_same_bits(list(outputs), quick, optimized)
+    return f, quick
+
+
+def _data(dtype, shape=(5, 13), seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-4, 4, size=shape).astype(dtype)
+    x.flat[:6] = [1.0, -1.0, 0.0, -0.0, 0.5, 3.0]
+    return x
+
+
+def _scalar_ops():
+    """Every scalar op instance tensorgraph.scalar offers (the registry, not a hand list)."""
+    ops = {}
+    for name in dir(ts):
+        op = getattr(ts, name)
+        if isinstance(op, ScalarOp) and not name.startswith("_"):
+            ops.setdefault(op, name)
+    return sorted(ops.items(), key=lambda item: item[1])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_every_scalar_op_gives_the_same_bits_on_both_tiers(dtype):
+    x, y, z = (tt.matrix(n, dtype=dtype) for n in "xyz")
+    outputs = {}
+    for op, name in _scalar_ops():
+        nin = 2 if op.nin == -1 else op.nin
+        try:
+            outputs[name] = Elemwise(op)(*(x, y, z)[:nin])
+        except (TypeError, NotImplementedError, ValueError):
+            continue  # an op that takes no floats (bitwise ops)
+    assert {"exp", "sigmoid", "softplus", "erf", "tanh", "log1p"} <= set(outputs)
+    _both_tiers([x, y, z], outputs, [_data(dtype), _data(dtype, seed=1),
+                                     abs(_data(dtype, seed=2)) / 4])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_reductions_and_softmax_give_the_same_bits_on_both_tiers(dtype):
+    x = tt.tensor3("x", dtype=dtype)
+    sources = {"contiguous": x, "strided": x[:, ::2, ::-1], "transposed": x.dimshuffle(2, 0, 1)}
+    outputs = {}
+    for (src, v), (name, fn), axis in (
+            (s, r, a) for s in sources.items() for r in
+            {"sum": tt.sum, "prod": tt.prod, "max": tt.max, "mean": tt.mean}.items()
+            for a in (None, 0, 1, 2, (0, 2), (1, 2))):
+        outputs[f"{name}[{axis}] {src}"] = fn(v, axis=axis)
+    for (src, v), axis in ((s, a) for s in sources.items() for a in (0, 1, 2)):
+        outputs[f"softmax[{axis}] {src}"] = special.softmax(v, axis=axis)
+        outputs[f"log_softmax[{axis}] {src}"] = special.log_softmax(v, axis=axis)
+    _both_tiers([x], outputs, [_data(dtype, (3, 6, 70)) / 2])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_debugmode_sweep_gives_the_same_bits_on_both_tiers(dtype):
+    """Every expression of the DebugMode sweep (elementwise, fused chains, reductions along
+    each axis, the softmax family, indexing, products, discrete ops), 2-d and 3-d."""
+    with config.change_flags(floatX=dtype):
+        for ndim, shape in ((2, (7, 5)), (3, (3, 4, 2))):
+            x = tt.tensor("x", dtype=dtype, shape=(None,) * ndim)
+            outputs = {name: make(x) for name, make in sorted(sweep._expressions(ndim).items())}
+            _both_tiers([x], outputs, [_data(dtype, shape)])
+
+
+def test_a_fused_float64_chain_is_fused_and_gives_the_same_bits():
+    x, y = tt.vector("x"), tt.vector("y")
+    chain = tt.exp(-x * x) * tt.tanh(y) + tt.sigmoid(2 * x) / (1 + tt.softplus(y)) - tt.log1p(
+        x * x) * tt.erf(y) + tt.prod(x) * tt.sum(tt.sin(y))
+    f, _ = _both_tiers([x, y], {"chain": chain},
+                       [_data("float64", (300,)), _data("float64", (300,), seed=3)])
+    assert any(isinstance(n.op, Elemwise) and len(n.op.scalar_op.nodes) > 5
+               for n in f.maker.fgraph.apply_nodes if hasattr(n.op, "scalar_op")
+               and hasattr(n.op.scalar_op, "nodes"))
+
+
+def test_the_first_call_on_the_quick_tier_gives_the_optimized_bits():
+    """End to end: a function whose C is not cached runs its first call on the quick tier;
+    after the switch the same inputs give the same bits."""
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)  # hold the background compile
+    try:
+        with config.change_flags(compile__tiers=True):
+            x = tt.matrix("x", dtype="float32")
+            # a chain in an order no other test uses: its fused C is not cached
+            y = x
+            for fn in random.Random(uuid.uuid4().int).sample(
+                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 6):
+                y = fn(y) * 1.5
+            outputs = [y, special.log_softmax(y, axis=1), tt.prod(y, axis=0), tt.sum(tt.exp(y))]
+            f = tg.function([x], outputs)
+        assert f.tier == "quick"
+        data = _data("float32", (6, 40))
+        first = f(data)
+        assert f.tier == "quick"
+    finally:
+        go.set()
+    f.wait_optimized()
+    assert f.tier == "optimized"
+    _assert_same_bits(["chain", "log_softmax", "prod", "sum exp"], first, f(data))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_optimized_bits_do_not_depend_on_the_thread_count(threads):
+    """Loops split across the pool's threads (openmp, small minsize): same bits as one
+    thread."""
+    x = tt.matrix("x")
+    outputs = {"exp": tt.exp(x), "sum": tt.sum(x), "sum0": tt.sum(x, axis=0),
+               "prod1": tt.prod(x / 4, axis=1), "softmax": special.softmax(x, axis=1),
+               "log_softmax0": special.log_softmax(x, axis=0)}
+    data = [_data("float64", (40, 300))]
+    with config.change_flags(openmp=True, openmp_elemwise_minsize=64, pool__threads=threads):
+        f = tg.function([x], list(outputs.values()))
+        split = f(*data)
+    with config.change_flags(openmp=False):
+        g = tg.function([x], list(outputs.values()))
+        single = g(*data)
+    _assert_same_bits(list(outputs), split, single)

@@ -4,7 +4,9 @@
 
 * a summary: name, mode, optimizer, linker, nodes before -> after, rewrite steps, where the
   compile time went (rewriting, writing C, compiling or finding it in the cache, loading),
-  C and Python nodes, the warnings raised while compiling (``f.maker.compile_record``);
+  C and Python nodes, the warnings raised while compiling (``f.maker.compile_record``); for
+  a function on the quick tier (``f.tier``, config.compile__tiers), what runs until the
+  optimized code is ready, updated when it arrives (``report.tier`` follows ``f.tier``);
 * the graph after rewriting, before rewriting, or at any rewrite step: a scrubber (slider,
   previous/next, a list filtered by rewrite name, phase or tag) over
   ``f.maker.fgraph.rewrite_history``; at a step, the graph after it with the nodes it added
@@ -36,6 +38,8 @@ from __future__ import annotations
 import html
 import inspect
 import re
+import threading
+import time
 from collections import OrderedDict
 
 import ipywidgets as widgets
@@ -70,6 +74,9 @@ class CompileReport(StaticFallback, widgets.VBox):
 
     step = traitlets.Int(0)
     mode = traitlets.Unicode("after")
+    #: the function's tier ('quick' or 'optimized', ``f.tier``): the summary follows it (a
+    #: thread waits for the optimized code and updates the report when it arrives)
+    tier = traitlets.Unicode("optimized")
 
     def __init__(self, fn, **kwargs):
         maker = getattr(fn, "maker", None)
@@ -96,7 +103,9 @@ class CompileReport(StaticFallback, widgets.VBox):
 
         #: rewrite steps in the loops' inner graphs (the compile record counts only the rest)
         self.loop_steps = len(self.steps) - own
-        self._summary = widgets.HTML(_summary_html(self.record, fn, self.loop_steps))
+        self.tier = getattr(fn, "tier", "optimized")
+        self._tier_error = None
+        self._summary = widgets.HTML(self._summary_value())
         self._modes = widgets.ToggleButtons(options=MODES, value="after",
                                             layout=widgets.Layout(width="auto"))
         last = max(0, len(self.steps) - 1)
@@ -141,6 +150,11 @@ class CompileReport(StaticFallback, widgets.VBox):
         self._goto.on_click(self._on_goto)
         self.view.observe(self._on_node, names="selected")
         self.observe(lambda _: self._show(), names=["step", "mode"])
+        self.observe(lambda _: setattr(self._summary, "value", self._summary_value()),
+                     names="tier")
+        if self.tier == "quick":
+            threading.Thread(target=self._follow_tier, name="tensorgraph-report-tier",
+                             daemon=True).start()
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a static form for nbconvert and GitHub: the summary table and
@@ -259,6 +273,20 @@ class CompileReport(StaticFallback, widgets.VBox):
         return "\n".join(line[indent:] for line in lines[start:end]).rstrip()
 
     # -- inside -----------------------------------------------------------------------------
+
+    def _summary_value(self) -> str:
+        return _summary_html(self.record, self.function, self.loop_steps, self._tier_error)
+
+    def _follow_tier(self) -> None:
+        """Wait for the optimized code in a thread; then the summary says what runs now
+        (ipywidgets sends the update from this thread)."""
+        try:
+            self.function.wait_optimized()
+        except Exception as exc:  # noqa: BLE001 - the compile's own error: the summary says it
+            self._tier_error = f"{type(exc).__name__}: {exc}"
+            self._summary.value = self._summary_value()
+            return
+        self.tier = self.function.tier
 
     def _backend_html(self) -> str:
         if self.backend is None:
@@ -483,9 +511,10 @@ def _recorded_maker(runner):
                                     name=f"{runner.op.title} (inner)", on_unused_input="ignore")
 
 
-def _summary_html(record, fn, loop_steps: int = 0) -> str:
+def _summary_html(record, fn, loop_steps: int = 0, tier_error: str | None = None) -> str:
     """The summary table; ``loop_steps``: the steps of the loops' inner graphs, which the
-    slider lists after the function's own (the record counts only those)."""
+    slider lists after the function's own (the record counts only those); ``tier_error``:
+    why the optimized code of a quick-tier function could not be built."""
     if record is None:
         return f"<b>{html.escape(getattr(fn, 'name', '') or 'function')}</b> (no compile record)"
     rows = [("mode", f"{record.mode} (optimizer {record.optimizer}, linker {record.linker})"),
@@ -505,7 +534,7 @@ def _summary_html(record, fn, loop_steps: int = 0) -> str:
                           f"{record.generate_seconds * 1e3:.0f} ms, compiling "
                           f"{record.compile_seconds * 1e3:.0f} ms, loading "
                           f"{record.load_seconds * 1e3:.0f} ms"),
-                 ("C", _modules_text(record))]
+                 ("C", _modules_text(record, fn, tier_error))]
     if record.warnings:
         rows.append(("warnings", "<br>".join(html.escape(w) for w in record.warnings)))
     body = "".join(f"<tr><th style='text-align:left;padding-right:8px'>{k}</th>"
@@ -542,7 +571,12 @@ def _code_html(source: str, title: str, language: str | None, opened: bool = Tru
             f"font-size:12px'>{code}</div></details>")
 
 
-def _modules_text(record) -> str:
+def _modules_text(record, fn=None, tier_error: str | None = None) -> str:
+    """Where the function's nodes run: the record's C and Python counts, or, for a function
+    compiled on the quick tier (``config.compile__tiers``), what runs now: the quick tier
+    until the optimized code is ready, then the optimized code."""
+    if record.tier == "quick" and fn is not None:
+        return _tier_text(record, fn, tier_error)
     where = {"compiled": f"compiled now ({record.units} translation unit"
                          f"{'s' if record.units != 1 else ''})",
              "disk": "found in the module cache", "memory": "already loaded by this process"}
@@ -551,6 +585,32 @@ def _modules_text(record) -> str:
     if record.py_nodes:
         text += f"; {record.py_nodes} run Python"
     return text
+
+
+def _tier_text(record, fn, tier_error: str | None) -> str:
+    """What a function compiled on the quick tier runs now (see ``_modules_text``)."""
+    if getattr(fn, "tier", "quick") == "quick":
+        parts = ([f"C from the module cache for {_nodes(record.c_nodes)}"]
+                 if record.c_nodes else []) + [f"numpy for {_nodes(record.py_nodes)}"]
+        text = f"runs on the quick tier ({', '.join(parts)})"
+        if tier_error:
+            return f"{text}: the optimized code could not be built ({tier_error})"
+        left = max(0.1, record.tier_estimate - (time.time() - record.finished))
+        return f"{text} until the optimized code is ready (~{left:.1f} s)"
+    cgraph = getattr(fn.vm, "cgraph", None)
+    c_nodes = len(cgraph.c_nodes) if cgraph is not None else 0
+    py_nodes = len(fn.vm.nodes) - c_nodes
+    units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
+    text = (f"{_nodes(c_nodes)} run{'s' if c_nodes == 1 else ''} C" if c_nodes
+            else "no node runs C") + (
+        f", the optimized code compiled in the background ({units} translation unit"
+        f"{'s' if units != 1 else ''})" if units else
+        ", the optimized code found in the module cache")
+    return text + (f"; {py_nodes} run Python" if py_nodes else "")
+
+
+def _nodes(n: int) -> str:
+    return f"{n} node{'s' if n != 1 else ''}"
 
 
 def _c_html(source: str, module: dict) -> str:

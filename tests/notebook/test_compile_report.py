@@ -102,3 +102,41 @@ def test_the_jax_program_is_shown_without_terminal_colour_codes(monkeypatch):
     text = rep.backend_source()
     assert "\x1b" not in text and "exp a" in text
     assert "\x1b" not in rep._backend_html() and "[34;1m" not in rep._backend_html()
+
+
+def test_a_quick_tier_function_s_report_says_so_and_follows_the_switch_to_the_optimized_code():
+    """The widget said "no node runs C; N run Python" while the function ran on the quick
+    tier; it says what the text form says, and changes when the optimized code arrives."""
+    import random
+    import threading
+    import time
+    import uuid
+
+    from tensorgraph.link import tiers
+
+    x = tt.vector("x")
+    y = x  # an elementwise chain no earlier test compiled: its C is not in the module cache
+    for fn in random.Random(uuid.uuid4().int).sample(
+            [tt.exp, tt.tanh, tt.sin, tt.cos, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 6):
+        y = fn(y)
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)  # background compiles wait: the quick tier, sure
+    try:
+        with tg.config.change_flags(compile__tiers=True):
+            f = tg.function([x], y + tt.sum(tt.tanh(x)), name="quick_one")
+        assert f.tier == "quick"
+        rep = report(f)
+        quick = rep._summary.value
+        assert rep.tier == "quick" and "no node runs C" not in quick
+        assert "runs on the quick tier (" in quick and "numpy for " in quick
+        assert "until the optimized code is ready (~" in quick
+        assert "runs on the quick tier" in rep._repr_mimebundle_()[0]["text/html"]
+    finally:
+        go.set()
+    deadline = time.time() + 120
+    while rep.tier == "quick" and time.time() < deadline:  # the report follows by itself
+        time.sleep(0.05)
+    assert rep.tier == "optimized" == f.tier
+    c_nodes = len(f.vm.cgraph.c_nodes)
+    assert c_nodes and f"{c_nodes} node{'s' if c_nodes > 1 else ''} run" in rep._summary.value
+    assert "quick tier" not in rep._summary.value

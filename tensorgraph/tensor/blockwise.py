@@ -115,7 +115,10 @@ class Blockwise(Op):
                 pick = tuple(0 if s == 1 else i for i, s in zip(index[nb - b:], padded[nb - b:]))
                 items.append(value[pick])
             cells = [[None] for _ in core.outputs]
-            self.core_op.perform(core, items, cells)
+            try:
+                self.core_op.perform(core, items, cells)
+            except Exception as exc:  # noqa: BLE001 - re-raised, same type, naming the item
+                _reraise_at(exc, index)
             for k, (cell, out) in enumerate(zip(cells, core.outputs)):
                 item = np.asarray(cell[0], dtype=out.type.dtype)
                 if results[k] is None:
@@ -133,6 +136,34 @@ class Blockwise(Op):
 
     def connection_pattern(self, node):
         return self.core_op.connection_pattern(self._core_node(node.inputs))
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        """The batch sizes broadcast from the inputs' leading sizes, then the core op's
+        output shapes computed from the inputs' core sizes."""
+        from tensorgraph.tensor.math import maximum
+
+        core = self._core_node(node.inputs)
+        core_shapes = [None if nd is None else tuple(s[len(s) - nd:])
+                       for s, nd in zip(input_shapes, self.core_ndims)]
+        out_core = self.core_op.infer_shape(fgraph, core, core_shapes)
+        nb = node.outputs[0].type.ndim - core.outputs[0].type.ndim
+        batch = []
+        for d in range(nb):
+            sizes = []
+            for s, nd, var in zip(input_shapes, self.core_ndims, node.inputs):
+                b = _batch_ndim(var, nd)
+                dim = d - (nb - b)
+                if nd is not None and dim >= 0 and var.type.shape[dim] != 1:
+                    sizes.append(s[dim])
+            static = node.outputs[0].type.shape[d]
+            if static is not None:
+                batch.append(static)
+            else:
+                size = sizes[0]
+                for other in sizes[1:]:
+                    size = maximum(size, other)   # each is 1 or the common size
+                batch.append(size)
+        return [tuple(batch) + tuple(shape) for shape in out_core]
 
     def L_op(self, inputs, outputs, output_grads):
         """The core op's gradient graph on one item, vectorized over the batch; inputs the
@@ -164,6 +195,24 @@ class Blockwise(Op):
                 batched = tsum(batched, axis=tuple(ones), keepdims=True)
             grads.append(batched)
         return grads
+
+
+def _reraise_at(exc: Exception, index: tuple) -> None:
+    """Raise ``exc`` again, same type, its message ending with the batch index of the item
+    that failed ("... (at batch index 3)"), so that one bad matrix in a stack of a thousand
+    is found; an item of no batch, or an exception that cannot be rebuilt from a message,
+    is raised as it is."""
+    if not index:
+        raise exc
+    where = index[0] if len(index) == 1 else index
+    message = f"{exc} (at batch index {where})"
+    try:
+        new = type(exc)(message)
+    except Exception:  # noqa: BLE001 - an unusual constructor keeps the original error
+        new = None
+    if new is None or str(new) != message:
+        raise exc
+    raise new from exc
 
 
 def _broadcast_static(shapes, what: str) -> tuple:

@@ -1,0 +1,493 @@
+"""Matrix factorizations: Cholesky, LU, QR, SVD and eigendecompositions (PyTensor's
+``pytensor.tensor.linalg.decomposition``), each a per-matrix op batched by ``Blockwise``.
+
+Their ``perform`` is numpy / scipy; the gradients are graphs of the other linalg ops (so
+they batch and differentiate again): Cholesky, QR (``economic`` mode, or square matrices),
+SVD (singular values; all three outputs when ``full_matrices=False``), ``eigh`` and
+``eigvalsh``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.op import Op
+from tensorgraph.tensor.linalg.core import (
+    as_matrix, batched, check_square, linalg_dtype, matrix_error, matrix_input, real_dtype,
+)
+from tensorgraph.tensor.type import TensorType
+
+__all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "QR", "qr", "SVD",
+           "svd", "Eig", "eig", "Eigh", "eigh", "Eigvalsh", "eigvalsh"]
+
+
+def _t(x):
+    """The transpose of a core (2-d) variable."""
+    return x.T
+
+
+def _eye_like(x):
+    from tensorgraph.tensor.creation import eye
+
+    return eye(x.shape[0], dtype=x.dtype)
+
+
+class Cholesky(Op):
+    """The Cholesky factor of a symmetric positive definite matrix: lower ``L`` with
+    ``L @ L.T == x`` (or upper ``U = L.T``). Only the triangle on the factor's side is read.
+    A matrix that is not positive definite raises ``numpy.linalg.LinAlgError`` with
+    ``on_error='raise'`` and gives a matrix of NaN with ``on_error='nan'`` (PyMC tests
+    positive definiteness that way)."""
+
+    __props__ = ("lower", "on_error")
+
+    def __init__(self, lower: bool = True, on_error: str = "nan"):
+        if on_error not in ("raise", "nan"):
+            raise ValueError(f"cholesky: on_error must be 'raise' or 'nan', got {on_error!r}")
+        self.lower = bool(lower)
+        self.on_error = on_error
+
+    def make_node(self, x):
+        x = as_matrix(x, "cholesky", square=True)
+        dtype = linalg_dtype(x.type.dtype)
+        return Apply(self, [x], [TensorType(dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        check_square("cholesky", x)
+        dtype = node.outputs[0].type.dtype
+        a = np.asarray(x, dtype=dtype)
+        try:
+            factor = np.linalg.cholesky(a if self.lower else a.T.conj())
+        except np.linalg.LinAlgError:
+            if self.on_error == "raise":
+                raise matrix_error("cholesky", "is not positive definite") from None
+            factor = np.full(a.shape, np.nan, dtype=dtype)
+        output_storage[0][0] = np.asarray(factor if self.lower else factor.T.conj(), dtype=dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """Murray's rule for the lower factor: ``Phi(L.T @ gL)`` (lower triangle, half its
+        diagonal) brought back through ``L``'s inverses, then symmetrized (the gradient of a
+        symmetric matrix's entries, as PyTensor gives it)."""
+        from tensorgraph.tensor.creation import tril
+        from tensorgraph.tensor.linalg.solvers import solve_triangular
+
+        (factor,) = outputs
+        g = output_grads[0]
+        low, g_low = (factor, g) if self.lower else (_t(factor), _t(g))
+        prod = _t(low).dot(g_low)
+        phi = tril(prod) - 0.5 * prod * _eye_like(prod)
+        left = solve_triangular(_t(low), phi, lower=False)          # L^-T Phi
+        grad = _t(solve_triangular(_t(low), _t(left), lower=False))  # L^-T Phi L^-1
+        return [0.5 * (grad + _t(grad))]
+
+
+def cholesky(x, lower: bool = True, *, check_finite: bool = True, overwrite_a: bool = False,
+             on_error: str = "nan"):
+    """The Cholesky factor of ``x`` (or of each matrix of a stack), lower unless
+    ``lower=False``. ``on_error='nan'`` (PyTensor's default) gives NaN for a matrix that is
+    not positive definite, ``'raise'`` raises ``numpy.linalg.LinAlgError`` naming it.
+    ``check_finite`` and ``overwrite_a`` are accepted for PyTensor's signature."""
+    x = matrix_input(x, 2, "cholesky")
+    return batched(Cholesky(lower, on_error), "(m,m)->(m,m)")(x)
+
+
+class LU(Op):
+    """scipy's ``lu``: ``x == P @ L @ U`` with ``L`` unit lower and ``U`` upper; outputs
+    ``(P, L, U)``, ``(P @ L, U)`` with ``permute_l``, or the row indices instead of ``P``
+    with ``p_indices``."""
+
+    __props__ = ("permute_l", "p_indices")
+
+    def __init__(self, permute_l: bool = False, p_indices: bool = False):
+        self.permute_l = bool(permute_l)
+        self.p_indices = bool(p_indices)
+
+    def make_node(self, x):
+        x = as_matrix(x, "lu")
+        dtype = linalg_dtype(x.type.dtype)
+        m, n = x.type.shape
+        k = None if m is None or n is None else min(m, n)
+        lower, upper = TensorType(dtype, (m, k))(), TensorType(dtype, (k, n))()
+        if self.permute_l:
+            return Apply(self, [x], [lower, upper])
+        perm = TensorType("int32", (m,))() if self.p_indices else TensorType(dtype, (m, m))()
+        return Apply(self, [x], [perm, lower, upper])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        (x,) = inputs
+        outs = scipy.linalg.lu(x, permute_l=self.permute_l, p_indices=self.p_indices)
+        for cell, value, var in zip(output_storage, outs, node.outputs):
+            cell[0] = np.asarray(value, dtype=var.type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.math import minimum
+
+        m, n = input_shapes[0]
+        k = minimum(m, n)
+        if self.permute_l:
+            return [(m, k), (k, n)]
+        return [(m,) if self.p_indices else (m, m), (m, k), (k, n)]
+
+
+def lu(a, permute_l: bool = False, check_finite: bool = True, p_indices: bool = False,
+       overwrite_a: bool = False):
+    """scipy's ``lu`` of ``a`` (or of each matrix of a stack), see ``LU``."""
+    a = matrix_input(a, 2, "lu")
+    if permute_l:
+        return batched(LU(True, p_indices), "(m,n)->(m,k),(k,n)")(a)
+    return batched(LU(False, p_indices), "(m,n)->(m,m),(m,k),(k,n)")(a)
+
+
+class LUFactor(Op):
+    """scipy's ``lu_factor``: the packed LU factors and the pivot indices (int32), the input
+    of ``lu_solve``. A singular matrix raises ``numpy.linalg.LinAlgError``."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = as_matrix(x, "lu_factor", square=True)
+        dtype = linalg_dtype(x.type.dtype)
+        return Apply(self, [x], [TensorType(dtype, x.type.shape)(),
+                                 TensorType("int32", x.type.shape[:1])()])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        (x,) = inputs
+        check_square("lu_factor", x)
+        a = np.asarray(x, dtype=node.outputs[0].type.dtype)
+        factors, piv = scipy.linalg.lu_factor(a, check_finite=False)
+        if a.size and not np.all(np.diagonal(factors)):
+            raise matrix_error("lu_factor", "is singular")
+        output_storage[0][0] = factors
+        output_storage[1][0] = np.asarray(piv, dtype="int32")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (shape,) = input_shapes
+        return [shape, shape[:1]]
+
+
+def lu_factor(a, *, check_finite: bool = True, overwrite_a: bool = False):
+    """``(LU, pivots)`` of ``a`` (or of each matrix of a stack), for ``lu_solve``."""
+    a = matrix_input(a, 2, "lu_factor")
+    return batched(LUFactor(), "(m,m)->(m,m),(m)")(a)
+
+
+_QR_MODES = {"full": "full", "complete": "full", "economic": "economic",
+             "reduced": "economic", "r": "r"}
+
+
+class QR(Op):
+    """scipy's ``qr``: ``x == Q @ R``. ``mode='full'`` (``'complete'``): Q (m, m), R (m, n);
+    ``'economic'`` (``'reduced'``): Q (m, k), R (k, n) with k = min(m, n); ``'r'``: R only,
+    (m, n) as scipy gives it."""
+
+    __props__ = ("mode",)
+
+    def __init__(self, mode: str = "full"):
+        if mode not in _QR_MODES:
+            raise ValueError(f"qr: mode must be one of {sorted(_QR_MODES)}, got {mode!r}"
+                             + (" (mode='raw' is not supported)" if mode == "raw" else ""))
+        self.mode = _QR_MODES[mode]
+
+    def make_node(self, x):
+        x = as_matrix(x, "qr")
+        dtype = linalg_dtype(x.type.dtype)
+        m, n = x.type.shape
+        k = None if m is None or n is None else min(m, n)
+        r_rows = k if self.mode == "economic" else m
+        r = TensorType(dtype, (r_rows, n))()
+        if self.mode == "r":
+            return Apply(self, [x], [r])
+        q = TensorType(dtype, (m, k if self.mode == "economic" else m))()
+        return Apply(self, [x], [q, r])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        (x,) = inputs
+        a = np.asarray(x, dtype=node.outputs[0].type.dtype)
+        outs = scipy.linalg.qr(a, mode=self.mode, check_finite=False)
+        if self.mode == "r":
+            outs = outs[:1]
+        for cell, value, var in zip(output_storage, outs, node.outputs):
+            cell[0] = np.asarray(value, dtype=var.type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.math import minimum
+
+        m, n = input_shapes[0]
+        k = minimum(m, n)
+        if self.mode == "r":
+            return [(m, n)]
+        if self.mode == "economic":
+            return [(m, k), (k, n)]
+        return [(m, m), (m, n)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """For Q (m, n) and R (n, n), m >= n (economic mode, or a square matrix):
+        ``M = R gR.T - gQ.T Q``, ``gA = (gQ + Q copyltu(M)) R^-T`` with ``copyltu`` the
+        symmetric matrix of M's lower triangle. A wide matrix (m < n) has no such formula
+        and gets NaN (``mode='r'`` too: its R alone does not determine the gradient)."""
+        from tensorgraph.tensor.creation import tril
+        from tensorgraph.tensor.linalg.solvers import solve_triangular
+        from tensorgraph.tensor.math import lt, switch
+
+        (x,) = inputs
+        if self.mode == "r":
+            from tensorgraph.gradient import grad_not_implemented
+
+            return [grad_not_implemented(self, 0, x, "qr(mode='r') gives R only")]
+        q, r = outputs
+        gq, gr = output_grads
+        m = r.dot(_t(gr)) - _t(gq).dot(q)
+        low = tril(m, -1)
+        copyltu = low + _t(low) + m * _eye_like(m)
+        b = gq + q.dot(copyltu)
+        grad = _t(solve_triangular(r, _t(b), lower=False))
+        wide = lt(x.shape[0], x.shape[1])
+        return [switch(wide, np.nan, grad)]
+
+
+def qr(A, mode: str = "full", overwrite_a: bool = False, pivoting: bool = False,
+       lwork=None):
+    """scipy's ``qr`` of ``A`` (or of each matrix of a stack), see ``QR``; column pivoting
+    is not supported."""
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported yet")
+    A = matrix_input(A, 2, "qr")
+    op = QR(mode)
+    if op.mode == "r":
+        return batched(op, "(m,n)->(m,n)")(A)
+    q_cols = "k" if op.mode == "economic" else "m"
+    return batched(op, f"(m,n)->(m,{q_cols}),({q_cols},n)")(A)
+
+
+class SVD(Op):
+    """numpy's ``svd``: ``x == U @ diag(s) @ Vh``; with ``compute_uv=False`` only the
+    singular values ``s`` (descending, real)."""
+
+    __props__ = ("full_matrices", "compute_uv")
+
+    def __init__(self, full_matrices: bool = True, compute_uv: bool = True):
+        self.full_matrices = bool(full_matrices)
+        self.compute_uv = bool(compute_uv)
+
+    def make_node(self, x):
+        x = as_matrix(x, "svd")
+        dtype = linalg_dtype(x.type.dtype)
+        m, n = x.type.shape
+        k = None if m is None or n is None else min(m, n)
+        s = TensorType(real_dtype(dtype), (k,))()
+        if not self.compute_uv:
+            return Apply(self, [x], [s])
+        u = TensorType(dtype, (m, m if self.full_matrices else k))()
+        vh = TensorType(dtype, (n if self.full_matrices else k, n))()
+        return Apply(self, [x], [u, s, vh])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        a = np.asarray(x, dtype=linalg_dtype(x.dtype))
+        outs = np.linalg.svd(a, full_matrices=self.full_matrices, compute_uv=self.compute_uv)
+        outs = outs if self.compute_uv else (outs,)
+        for cell, value, var in zip(output_storage, outs, node.outputs):
+            cell[0] = np.asarray(value, dtype=var.type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        from tensorgraph.tensor.math import minimum
+
+        m, n = input_shapes[0]
+        k = minimum(m, n)
+        if not self.compute_uv:
+            return [(k,)]
+        if self.full_matrices:
+            return [(m, m), (k,), (n, n)]
+        return [(m, k), (k,), (k, n)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """Singular values: ``U diag(gs) Vh`` over the economic factors. With the vectors
+        too (``full_matrices=False``), Townsend's rule; ``full_matrices=True`` on a
+        non-square matrix has no unique gradient for the extra vectors (NaN)."""
+        (x,) = inputs
+        if not self.compute_uv:
+            u, _, vh = svd(x, full_matrices=False)
+            return [(u * output_grads[0]).dot(vh)]
+        return [_svd_vectors_grad(x, outputs, output_grads, self.full_matrices)]
+
+
+def _svd_vectors_grad(x, outputs, output_grads, full_matrices):
+    from tensorgraph.tensor.creation import eye
+    from tensorgraph.tensor.math import eq, neq, sqr, switch
+
+    u, s, vh = outputs
+    gu, gs, gvh = output_grads
+    if full_matrices:   # square inputs only: then full and economic factors are the same
+        bad = neq(x.shape[0], x.shape[1])
+    k = s.shape[0]
+    v, gv = _t(vh), _t(gvh)
+    s2 = sqr(s)
+    diff = s2.dimshuffle("x", 0) - s2.dimshuffle(0, "x")          # s_j^2 - s_i^2
+    off = 1 - eye(k, dtype=s.dtype)
+    f = off / switch(eq(diff, 0), 1, diff) * switch(eq(diff, 0), 0, 1)
+    utgu = _t(u).dot(gu)
+    vtgv = _t(v).dot(gv)
+    sdiag = s * eye(k, dtype=s.dtype)
+    inv_s = eye(k, dtype=s.dtype) / switch(eq(s, 0), 1, s)
+    core = ((f * (utgu - _t(utgu))).dot(sdiag) + gs * eye(k, dtype=s.dtype)
+            + sdiag.dot(f * (vtgv - _t(vtgv))))
+    grad = u.dot(core).dot(vh)
+    m_eye, n_eye = eye(x.shape[0], dtype=x.dtype), eye(x.shape[1], dtype=x.dtype)
+    grad = grad + (m_eye - u.dot(_t(u))).dot(gu).dot(inv_s).dot(vh)
+    grad = grad + u.dot(inv_s).dot(_t(gv)).dot(n_eye - v.dot(vh))
+    if full_matrices:
+        grad = switch(bad, np.nan, grad)
+    return grad
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True):
+    """numpy's ``svd`` of ``a`` (or of each matrix of a stack): ``(U, s, Vh)``, or ``s``
+    with ``compute_uv=False``."""
+    a = matrix_input(a, 2, "svd")
+    op = SVD(full_matrices, compute_uv)
+    if not compute_uv:
+        return batched(op, "(m,n)->(k)")(a)
+    if full_matrices:
+        return batched(op, "(m,n)->(m,m),(k),(n,n)")(a)
+    return batched(op, "(m,n)->(m,k),(k),(k,n)")(a)
+
+
+class Eig(Op):
+    """numpy's ``eig``: eigenvalues and right eigenvectors of a square matrix, complex
+    (complex64 for single precision inputs, else complex128). No gradient."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = as_matrix(x, "eig", square=True)
+        dtype = "complex64" if linalg_dtype(x.type.dtype) in ("float32", "complex64") \
+            else "complex128"
+        m = x.type.shape[0]
+        return Apply(self, [x], [TensorType(dtype, (m,))(), TensorType(dtype, (m, m))()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        check_square("eig", x)
+        w, v = np.linalg.eig(x)
+        output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.dtype)
+        output_storage[1][0] = np.asarray(v, dtype=node.outputs[1].type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (m, _), = input_shapes
+        return [(m,), (m, m)]
+
+
+def eig(x):
+    """Eigenvalues and eigenvectors of ``x`` (or of each matrix of a stack), complex."""
+    return batched(Eig(), "(m,m)->(m),(m,m)")(matrix_input(x, 2, "eig"))
+
+
+def _uplo(lower, UPLO):
+    if UPLO is not None:
+        if UPLO not in ("L", "U"):
+            raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+        return UPLO == "L"
+    return bool(lower)
+
+
+class Eigh(Op):
+    """numpy's ``eigh``: ascending eigenvalues and orthonormal eigenvectors of a symmetric
+    (Hermitian) matrix, read from its lower (or upper) triangle."""
+
+    __props__ = ("lower",)
+
+    def __init__(self, lower: bool = True):
+        self.lower = bool(lower)
+
+    def make_node(self, x):
+        x = as_matrix(x, "eigh", square=True)
+        dtype = linalg_dtype(x.type.dtype)
+        m = x.type.shape[0]
+        return Apply(self, [x], [TensorType(real_dtype(dtype), (m,))(),
+                                 TensorType(dtype, (m, m))()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        check_square("eigh", x)
+        a = np.asarray(x, dtype=node.outputs[1].type.dtype)
+        w, v = np.linalg.eigh(a, UPLO="L" if self.lower else "U")
+        output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.dtype)
+        output_storage[1][0] = v
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (m, _), = input_shapes
+        return [(m,), (m, m)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``V (diag(gw) + F * (V.T gV)) V.T`` with ``F_ij = 1 / (w_j - w_i)`` off the
+        diagonal, symmetrized (the gradient of a symmetric matrix's entries)."""
+        from tensorgraph.tensor.creation import eye
+        from tensorgraph.tensor.math import eq, switch
+
+        w, v = outputs
+        gw, gv = output_grads
+        n = w.shape[0]
+        diff = w.dimshuffle("x", 0) - w.dimshuffle(0, "x")
+        f = (1 - eye(n, dtype=w.dtype)) / switch(eq(diff, 0), 1, diff)
+        inner = gw * eye(n, dtype=w.dtype) + f * _t(v).dot(gv)
+        grad = v.dot(inner).dot(_t(v))
+        return [0.5 * (grad + _t(grad))]
+
+
+def _no_generalized(b, what):
+    if b is not None:
+        raise NotImplementedError(f"{what}: the generalized problem (b given) is not "
+                                  "supported yet")
+
+
+def eigh(a, b=None, lower: bool = True, UPLO=None, driver: str = "evr"):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric ``a`` (or of each matrix of
+    a stack): ``(w, v)``. ``UPLO`` ('L' / 'U', numpy's spelling) overrides ``lower``."""
+    _no_generalized(b, "eigh")
+    return batched(Eigh(_uplo(lower, UPLO)), "(m,m)->(m),(m,m)")(matrix_input(a, 2, "eigh"))
+
+
+class Eigvalsh(Op):
+    """The eigenvalues (ascending) of a symmetric matrix, without the vectors."""
+
+    __props__ = ("lower",)
+
+    def __init__(self, lower: bool = True):
+        self.lower = bool(lower)
+
+    def make_node(self, x):
+        x = as_matrix(x, "eigvalsh", square=True)
+        dtype = real_dtype(linalg_dtype(x.type.dtype))
+        return Apply(self, [x], [TensorType(dtype, x.type.shape[:1])()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        check_square("eigvalsh", x)
+        w = np.linalg.eigvalsh(x, UPLO="L" if self.lower else "U")
+        output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0][:1]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``V diag(gw) V.T`` with the eigenvectors of ``eigh``."""
+        (x,) = inputs
+        _, v = eigh(x, lower=self.lower)
+        return [(v * output_grads[0]).dot(_t(v))]
+
+
+def eigvalsh(a, b=None, lower: bool = True):
+    """The eigenvalues (ascending) of the symmetric ``a`` (or of each matrix of a stack)."""
+    _no_generalized(b, "eigvalsh")
+    return batched(Eigvalsh(lower), "(m,m)->(m)")(matrix_input(a, 2, "eigvalsh"))

@@ -1,0 +1,435 @@
+"""Linear solvers (PyTensor's ``pytensor.tensor.linalg.solvers``): ``solve``,
+``solve_triangular``, ``cho_solve``, ``lu_solve``, ``lstsq``, ``tensorsolve`` and the
+Lyapunov equations.
+
+The per-system ops take ``b`` as a vector (``b_ndim=1``) or a matrix of right-hand sides
+(``b_ndim=2``, the default when ``b`` has two or more dimensions, as PyTensor): a stack of
+matrices and a stack of right-hand sides are solved item by item through ``Blockwise``.
+A singular matrix raises ``numpy.linalg.LinAlgError`` naming the op (and, in a batch, the
+item). Gradients are graphs of the same solvers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.op import Op
+from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.linalg.core import (
+    as_matrix, batched, check_square, linalg_dtype, matrix_error, matrix_input,
+)
+from tensorgraph.tensor.type import TensorType
+
+__all__ = ["SolveBase", "Solve", "solve", "SolveTriangular", "solve_triangular",
+           "CholeskySolve", "cho_solve", "LUSolve", "lu_solve", "Lstsq", "lstsq",
+           "tensorsolve", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
+
+_ASSUME = {"gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "her",
+           "hermitian": "her", "pos": "pos", "positive definite": "pos",
+           "tridiagonal": "tridiagonal"}
+
+
+def _default_b_ndim(b, b_ndim):
+    if b_ndim is None:
+        return 1 if b.type.ndim == 1 else 2
+    if b_ndim not in (1, 2):
+        raise ValueError(f"b_ndim must be 1 (vectors) or 2 (matrices), got {b_ndim!r}")
+    return b_ndim
+
+
+def _outer(u, v):
+    """``u v.T`` for matrices, ``outer(u, v)`` for vectors (core variables)."""
+    if u.type.ndim == 1:
+        return u.dimshuffle(0, "x") * v.dimshuffle("x", 0)
+    return u.dot(v.T)
+
+
+class SolveBase(Op):
+    """A solve of ``A x = b`` for one system: the checks and shapes every solver shares."""
+
+    __props__: tuple = ("b_ndim",)
+    what = "solve"
+
+    def __init__(self, b_ndim: int = 2):
+        self.b_ndim = int(b_ndim)
+
+    def _nodes_inputs(self, a, b):
+        a = as_matrix(a, self.what, square=True)
+        b = as_tensor_variable(b)
+        if b.type.ndim != self.b_ndim:
+            raise TypeError(f"{self.what}: expected b with {self.b_ndim} dimension(s) "
+                            f"(b_ndim={self.b_ndim}), got {b} ({b.type})")
+        return a, b
+
+    def _output(self, a, b):
+        dtype = linalg_dtype(a.type.dtype, b.type.dtype)
+        return TensorType(dtype, (a.type.shape[1],) + b.type.shape[1:])()
+
+    def make_node(self, a, b):
+        a, b = self._nodes_inputs(a, b)
+        return Apply(self, [a, b], [self._output(a, b)])
+
+    def _check(self, a, b):
+        check_square(self.what, a)
+        if b.shape[0] != a.shape[0]:
+            raise ValueError(f"{self.what}: b has {b.shape[0]} rows but the matrix is "
+                             f"{a.shape[0]} x {a.shape[1]} (shapes {a.shape} and {b.shape})")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        a_shape, b_shape = input_shapes[0], input_shapes[-1]
+        return [(a_shape[1],) + tuple(b_shape[1:])]
+
+
+class Solve(SolveBase):
+    """scipy's ``solve``: ``x`` with ``A @ x == b``; ``assume_a`` picks the solver ('gen',
+    'sym', 'her', 'pos', 'tridiagonal'), ``lower`` the triangle a symmetric ``A`` is read
+    from."""
+
+    __props__ = ("assume_a", "lower", "b_ndim")
+
+    def __init__(self, assume_a: str = "gen", lower: bool = False, b_ndim: int = 2):
+        if assume_a not in _ASSUME:
+            raise ValueError(f"solve: assume_a must be one of {sorted(set(_ASSUME.values()))}, "
+                             f"got {assume_a!r}")
+        super().__init__(b_ndim)
+        self.assume_a = _ASSUME[assume_a]
+        self.lower = bool(lower)
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        a, b = inputs
+        self._check(a, b)
+        dtype = node.outputs[0].type.dtype
+        try:
+            x = scipy.linalg.solve(np.asarray(a, dtype), np.asarray(b, dtype),
+                                   assume_a=self.assume_a, lower=self.lower,
+                                   check_finite=False)
+        except np.linalg.LinAlgError:
+            problem = "is not positive definite" if self.assume_a == "pos" else "is singular"
+            raise matrix_error("solve", problem) from None
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``gb = A^-T gx``, ``gA = -gb x.T``; a symmetric ``A`` is read from one triangle,
+        so the other's share is folded into it."""
+        a, b = inputs
+        (x,), (gx,) = outputs, output_grads
+        if self.assume_a == "gen" or self.assume_a == "tridiagonal":
+            gb = solve(a.T, gx, assume_a=self.assume_a, b_ndim=self.b_ndim)
+        else:
+            gb = solve(a, gx, assume_a=self.assume_a, lower=self.lower, b_ndim=self.b_ndim)
+        ga = -_outer(gb, x)
+        if self.assume_a in ("sym", "her", "pos"):
+            ga = _fold_to_triangle(ga, self.lower)
+        elif self.assume_a == "tridiagonal":
+            ga = ga * _band(ga)
+        return [ga, gb]
+
+
+def _fold_to_triangle(g, lower):
+    """The gradient of entries of a matrix read from one triangle (``lower`` or upper): each
+    off-diagonal entry stands for itself and its mirror."""
+    from tensorgraph.tensor.creation import eye, tril, triu
+
+    both = g + g.T
+    diag = g * eye(g.shape[0], dtype=g.dtype)
+    return (tril(both, -1) if lower else triu(both, 1)) + diag
+
+
+def _band(g):
+    """1 on the three central diagonals, 0 elsewhere (what a tridiagonal solve reads)."""
+    from tensorgraph.tensor.creation import ones_like, tril, triu
+
+    return triu(tril(ones_like(g), 1), -1)
+
+
+def solve(a, b, *, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          check_finite: bool = True, assume_a: str = "gen", transposed: bool = False,
+          b_ndim=None):
+    """``x`` with ``a @ x == b`` (scipy's ``solve``), for one system or a stack of them;
+    ``transposed`` solves ``a.T @ x == b``. ``overwrite_*`` and ``check_finite`` are
+    accepted for PyTensor's signature."""
+    a = matrix_input(a, 2, "solve")
+    b = matrix_input(b, 1, "solve")
+    b_ndim = _default_b_ndim(b, b_ndim)
+    if transposed:
+        a = a.mT if a.type.ndim > 2 else a.T
+    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return batched(Solve(assume_a, lower, b_ndim), sig)(a, b)
+
+
+_TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
+
+
+class SolveTriangular(SolveBase):
+    """scipy's ``solve_triangular``: ``x`` with ``op(A) @ x == b`` for triangular ``A``
+    (only its ``lower`` or upper triangle is read; ``unit_diagonal``: its diagonal is taken
+    as ones); ``trans`` 0 / 'N', 1 / 'T', 2 / 'C' chooses ``op``."""
+
+    __props__ = ("trans", "lower", "unit_diagonal", "b_ndim")
+    what = "solve_triangular"
+
+    def __init__(self, trans=0, lower: bool = False, unit_diagonal: bool = False,
+                 b_ndim: int = 2):
+        if trans not in _TRANS:
+            raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
+                             f"{trans!r}")
+        super().__init__(b_ndim)
+        self.trans = _TRANS[trans]
+        self.lower = bool(lower)
+        self.unit_diagonal = bool(unit_diagonal)
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        a, b = inputs
+        self._check(a, b)
+        dtype = node.outputs[0].type.dtype
+        try:
+            x = scipy.linalg.solve_triangular(
+                np.asarray(a, dtype), np.asarray(b, dtype), trans=self.trans, lower=self.lower,
+                unit_diagonal=self.unit_diagonal, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise matrix_error("solve_triangular", "is singular (a zero on its diagonal)") \
+                from None
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``gb = op(A)^-T gx``; ``gA = -gb x.T`` (or its transpose when ``op`` transposes),
+        kept to the triangle that is read."""
+        from tensorgraph.tensor.creation import tril, triu
+
+        a, b = inputs
+        (x,), (gx,) = outputs, output_grads
+        gb = solve_triangular(a, gx, trans=0 if self.trans else 1, lower=self.lower,
+                              unit_diagonal=self.unit_diagonal, b_ndim=self.b_ndim)
+        ga = -(_outer(x, gb) if self.trans else _outer(gb, x))
+        k = 1 if self.unit_diagonal else 0
+        ga = tril(ga, -k) if self.lower else triu(ga, k)
+        return [ga, gb]
+
+
+def solve_triangular(a, b, *, trans=0, lower: bool = False, unit_diagonal: bool = False,
+                     check_finite: bool = True, b_ndim=None):
+    """scipy's ``solve_triangular`` for one system or a stack of them."""
+    a = matrix_input(a, 2, "solve_triangular")
+    b = matrix_input(b, 1, "solve_triangular")
+    b_ndim = _default_b_ndim(b, b_ndim)
+    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return batched(SolveTriangular(trans, lower, unit_diagonal, b_ndim), sig)(a, b)
+
+
+class CholeskySolve(SolveBase):
+    """scipy's ``cho_solve``: ``x`` with ``A @ x == b`` given ``c``, the Cholesky factor of
+    ``A`` (lower or upper, as ``lower`` says; its other triangle is not read)."""
+
+    __props__ = ("lower", "b_ndim")
+    what = "cho_solve"
+
+    def __init__(self, lower: bool = True, b_ndim: int = 2):
+        super().__init__(b_ndim)
+        self.lower = bool(lower)
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        c, b = inputs
+        self._check(c, b)
+        dtype = node.outputs[0].type.dtype
+        x = scipy.linalg.cho_solve((np.asarray(c, dtype), self.lower), np.asarray(b, dtype),
+                                   check_finite=False)
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``gb = A^-1 gx``; the gradient of ``A = L L.T`` is ``-gb x.T``, brought to the
+        factor: ``(gA + gA.T) L`` (lower) or ``U (gA + gA.T)`` (upper), on its triangle."""
+        from tensorgraph.tensor.creation import tril, triu
+
+        c, b = inputs
+        (x,), (gx,) = outputs, output_grads
+        gb = cho_solve((c, self.lower), gx, b_ndim=self.b_ndim)
+        ga = -_outer(gb, x)
+        sym = ga + ga.T
+        gc = tril(sym.dot(c)) if self.lower else triu(c.dot(sym))
+        return [gc, gb]
+
+
+def cho_solve(c_and_lower, b, *, b_ndim=None):
+    """``x`` with ``A @ x == b`` from ``(c, lower)``, ``c`` the Cholesky factor of ``A``
+    (scipy's ``cho_solve``), for one system or a stack of them."""
+    try:
+        c, lower = c_and_lower
+    except (TypeError, ValueError):
+        raise TypeError("cho_solve: expected (c, lower) as its first argument, got "
+                        f"{c_and_lower!r}") from None
+    c = matrix_input(c, 2, "cho_solve")
+    b = matrix_input(b, 1, "cho_solve")
+    b_ndim = _default_b_ndim(b, b_ndim)
+    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return batched(CholeskySolve(lower, b_ndim), sig)(c, b)
+
+
+class LUSolve(SolveBase):
+    """scipy's ``lu_solve``: ``x`` with ``A @ x == b`` (``A.T`` with ``trans``) from
+    ``lu_factor``'s packed factors and pivots. Differentiable in ``b`` only."""
+
+    __props__ = ("trans", "b_ndim")
+    what = "lu_solve"
+
+    def __init__(self, trans: bool = False, b_ndim: int = 2):
+        super().__init__(b_ndim)
+        self.trans = bool(trans)
+
+    def make_node(self, lu, piv, b):
+        lu, b = self._nodes_inputs(lu, b)
+        piv = as_tensor_variable(piv)
+        if piv.type.ndim != 1 or not piv.type.dtype.startswith(("int", "uint")):
+            raise TypeError(f"lu_solve: expected the pivots as an integer vector, got {piv} "
+                            f"({piv.type})")
+        return Apply(self, [lu, piv, b], [self._output(lu, b)])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        lu, piv, b = inputs
+        self._check(lu, b)
+        dtype = node.outputs[0].type.dtype
+        x = scipy.linalg.lu_solve((np.asarray(lu, dtype), piv), np.asarray(b, dtype),
+                                  trans=int(self.trans), check_finite=False)
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def connection_pattern(self, node):
+        return [[True], [False], [True]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.gradient import disconnected_type, grad_not_implemented
+
+        lu, piv, b = inputs
+        gb = lu_solve((lu, piv), output_grads[0], trans=not self.trans, b_ndim=self.b_ndim)
+        return [grad_not_implemented(self, 0, lu, "lu_solve differentiates b only"),
+                disconnected_type(), gb]
+
+
+def lu_solve(LU_and_pivots, b, trans: bool = False, b_ndim=None, check_finite: bool = True,
+             overwrite_b: bool = False):
+    """scipy's ``lu_solve`` from ``(LU, pivots)`` (``lu_factor``'s outputs), for one system
+    or a stack of them."""
+    lu, piv = LU_and_pivots
+    lu = matrix_input(lu, 2, "lu_solve")
+    b = matrix_input(b, 1, "lu_solve")
+    b_ndim = _default_b_ndim(b, b_ndim)
+    sig = "(m,m),(m),(m)->(m)" if b_ndim == 1 else "(m,m),(m),(m,n)->(m,n)"
+    return batched(LUSolve(trans, b_ndim), sig)(lu, piv, b)
+
+
+class Lstsq(Op):
+    """numpy's ``lstsq`` for one system: the least-squares solution, the residuals, the
+    rank and the singular values. ``rcond`` below zero means numpy's default cut-off. The
+    gradient flows through the solution (for a matrix of full column rank); the residuals,
+    rank and singular values are outputs without a gradient."""
+
+    __props__ = ()
+
+    def make_node(self, a, b, rcond):
+        a = as_matrix(a, "lstsq")
+        b = as_tensor_variable(b)
+        if b.type.ndim not in (1, 2):
+            raise TypeError(f"lstsq: expected b as a vector or a matrix, got {b} ({b.type})")
+        rcond = as_tensor_variable(rcond)
+        if rcond.type.ndim != 0:
+            raise TypeError(f"lstsq: expected rcond as a scalar, got {rcond} ({rcond.type})")
+        dtype = linalg_dtype(a.type.dtype, b.type.dtype)
+        x = TensorType(dtype, (a.type.shape[1],) + b.type.shape[1:])()
+        return Apply(self, [a, b, rcond], [x, TensorType(dtype, (None,))(),
+                                           TensorType("int32", ())(), TensorType(dtype, (None,))()])
+
+    def perform(self, node, inputs, output_storage):
+        a, b, rcond = inputs
+        dtype = node.outputs[0].type.dtype
+        if a.shape[0] != b.shape[0]:
+            raise ValueError(f"lstsq: b has {b.shape[0]} rows but a has {a.shape[0]} "
+                             f"(shapes {a.shape} and {b.shape})")
+        cut = None if rcond < 0 else float(rcond)
+        x, res, rank, s = np.linalg.lstsq(np.asarray(a, dtype), np.asarray(b, dtype), rcond=cut)
+        for cell, value, var in zip(output_storage, (x, res, rank, s), node.outputs):
+            cell[0] = np.asarray(value, dtype=var.type.dtype)
+
+    def connection_pattern(self, node):
+        return [[True, False, False, False], [True, False, False, False],
+                [False, False, False, False]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """For ``x = (A.T A)^-1 A.T b``: with ``y = (A.T A)^-1 gx`` and the residual
+        ``r = b - A x``, ``gb = A y`` and ``gA = r y.T - (A y) x.T``."""
+        from tensorgraph.gradient import disconnected_type
+
+        a, b, _ = inputs
+        x, gx = outputs[0], output_grads[0]
+        y = solve(a.T.dot(a), gx, assume_a="pos", b_ndim=gx.type.ndim)
+        ay = a.dot(y)
+        r = b - a.dot(x)
+        return [_outer(r, y) - _outer(ay, x), ay, disconnected_type()]
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        a_shape, b_shape, _ = input_shapes
+        return [(a_shape[1],) + tuple(b_shape[1:]), None, (), None]
+
+
+def lstsq(a, b, rcond=None):
+    """numpy's ``lstsq(a, b, rcond)`` for one system: ``[x, residuals, rank, s]``."""
+    return Lstsq()(a, b, -1.0 if rcond is None else rcond)
+
+
+def tensorsolve(a, b, axes=None):
+    """numpy's ``tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` moves
+    those axes of ``a`` to the end first."""
+    from tensorgraph.tensor.reduction import prod
+    from tensorgraph.tensor.shape import reshape
+
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    if axes is not None:
+        axes = [ax % a.type.ndim for ax in np.atleast_1d(axes)]
+        order = [d for d in range(a.type.ndim) if d not in axes] + axes
+        a = a.dimshuffle(*order)
+    if a.type.ndim < b.type.ndim:
+        raise ValueError(f"tensorsolve: a has fewer dimensions ({a.type.ndim}) than b "
+                         f"({b.type.ndim})")
+    x_shape = [a.shape[d] for d in range(b.type.ndim, a.type.ndim)]
+    rows = prod(b.shape) if b.type.ndim else 1
+    square = reshape(a, (rows, -1))
+    x = solve(square, reshape(b, (-1,)), b_ndim=1)
+    return reshape(x, x_shape) if x_shape else x
+
+
+def _kron_solve(system, q):
+    """``X`` with ``system @ vec(X) == vec(Q)`` (row-major ``vec``)."""
+    from tensorgraph.tensor.shape import reshape
+
+    return reshape(solve(system, reshape(q, (-1,)), b_ndim=1), q.shape)
+
+
+def solve_continuous_lyapunov(A, Q):
+    """``X`` with ``A X + X A.H == Q`` (scipy's ``solve_continuous_lyapunov``), solved as
+    one linear system of size n**2 (for small matrices; differentiable)."""
+    from tensorgraph.tensor.creation import eye
+    from tensorgraph.tensor.linalg.products import kron
+
+    A, Q = as_matrix(A, "solve_continuous_lyapunov"), as_matrix(Q, "solve_continuous_lyapunov")
+    n_eye = eye(A.shape[0], dtype=A.dtype)
+    return _kron_solve(kron(A, n_eye) + kron(n_eye, A.conj()), Q)
+
+
+def solve_discrete_lyapunov(A, Q, method: str = "bilinear"):
+    """``X`` with ``A X A.H - X + Q == 0`` (scipy's ``solve_discrete_lyapunov``), solved as
+    one linear system of size n**2 whatever ``method`` names (same values; differentiable)."""
+    from tensorgraph.tensor.creation import eye
+    from tensorgraph.tensor.linalg.products import kron
+
+    if method not in ("direct", "bilinear"):
+        raise ValueError(f"solve_discrete_lyapunov: method must be 'direct' or 'bilinear', "
+                         f"got {method!r}")
+    A, Q = as_matrix(A, "solve_discrete_lyapunov"), as_matrix(Q, "solve_discrete_lyapunov")
+    nn_eye = eye(A.shape[0] * A.shape[0], dtype=A.dtype)
+    return _kron_solve(nn_eye - kron(A, A.conj()), Q)

@@ -1,0 +1,171 @@
+"""Every linalg function against numpy / scipy: one compiled function per mode, dtype and
+batching computes them all (few compiles), for a single matrix and for a stack."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+from tensorgraph.tensor import linalg as la
+from linalg_cases import per_item, values
+
+
+def _cases(s):
+    """(name, symbolic result, reference of the numpy values) for the symbolic inputs ``s``."""
+    lu_f, piv = la.lu_factor(s["a"])
+    q, r = la.qr(s["a"])
+    qe, re_ = la.qr(s["a"], mode="economic")
+    u, sv, vh = la.svd(s["a"])
+    w, v = la.eigh(s["spd"])
+    sign, logabs = la.slogdet(s["a"])
+    yield "cholesky", la.cholesky(s["spd"]), per_item(np.linalg.cholesky)
+    yield "cholesky upper", la.cholesky(s["spd"], lower=False), \
+        per_item(lambda x: np.linalg.cholesky(x).T)
+    yield "det", la.det(s["a"]), per_item(np.linalg.det)
+    yield "slogdet sign", sign, per_item(lambda x: np.linalg.slogdet(x)[0])
+    yield "slogdet log", logabs, per_item(lambda x: np.linalg.slogdet(x)[1])
+    yield "inv", la.inv(s["a"]), per_item(np.linalg.inv)
+    yield "pinv", la.pinv(s["a"]), per_item(np.linalg.pinv)
+    yield "solve", la.solve(s["a"], s["b"]), per_item(np.linalg.solve)
+    yield "solve vector", la.solve(s["a"], s["v"], b_ndim=1), per_item(np.linalg.solve)
+    yield "solve pos", la.solve(s["spd"], s["b"], assume_a="pos"), per_item(np.linalg.solve)
+    yield "solve transposed", la.solve(s["a"], s["b"], transposed=True), \
+        per_item(lambda a, b: np.linalg.solve(a.T, b))
+    yield "solve_triangular", la.solve_triangular(s["low"], s["b"], lower=True), \
+        per_item(lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True))
+    yield "solve_triangular trans", la.solve_triangular(s["low"], s["v"], lower=True, trans=1,
+                                                        b_ndim=1), \
+        per_item(lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True, trans=1))
+    yield "cho_solve", la.cho_solve((la.cholesky(s["spd"]), True), s["b"]), \
+        per_item(np.linalg.solve)
+    yield "lu_solve", la.lu_solve((lu_f, piv), s["b"]), per_item(np.linalg.solve)
+    yield "lu", la.lu(s["a"])[2], per_item(lambda x: scipy.linalg.lu(x)[2])
+    yield "qr q", q, per_item(lambda x: scipy.linalg.qr(x)[0])
+    yield "qr r", r, per_item(lambda x: scipy.linalg.qr(x)[1])
+    yield "qr economic", qe @ re_, per_item(lambda x: x)
+    yield "qr r only", la.qr(s["a"], mode="r"), per_item(lambda x: scipy.linalg.qr(x)[1])
+    yield "svd", (u * sv[..., None, :]) @ vh, per_item(lambda x: x)
+    yield "svd values", la.svd(s["a"], compute_uv=False), \
+        per_item(lambda x: np.linalg.svd(x, compute_uv=False))
+    yield "eig values", tt.sort(tt.real(la.eig(s["spd"])[0]), axis=-1), \
+        per_item(np.linalg.eigvalsh)
+    yield "eigh values", w, per_item(np.linalg.eigvalsh)
+    yield "eigh vectors", (v * w[..., None, :]) @ v.mT, per_item(lambda x: x)
+    yield "eigvalsh", la.eigvalsh(s["spd"]), per_item(np.linalg.eigvalsh)
+    yield "expm", la.expm(s["a"] / 4), per_item(lambda x: scipy.linalg.expm(x / 4))
+    yield "matrix_power 3", la.matrix_power(s["a"], 3), \
+        per_item(lambda x: np.linalg.matrix_power(x, 3))
+    yield "matrix_power -2", la.matrix_power(s["a"], -2), \
+        per_item(lambda x: np.linalg.matrix_power(x, -2))
+    yield "block_diag", la.block_diag(s["a"], s["b"]), per_item(scipy.linalg.block_diag)
+    for ord in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        yield f"norm matrix {ord}", la.norm(s["a"], ord=ord, axis=(-2, -1)), \
+            per_item(lambda x, o=ord: np.linalg.norm(x, ord=o))
+    for ord in (None, 1, 3, 0, np.inf, -np.inf):
+        yield f"norm vector {ord}", la.norm(s["v"], ord=ord, axis=-1), \
+            per_item(lambda x, o=ord: np.linalg.norm(x, ord=o))
+    yield "norm keepdims", la.norm(s["a"], axis=(-2, -1), keepdims=True), \
+        per_item(lambda x: np.linalg.norm(x, keepdims=True))
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("nb", [0, 1])
+def test_every_function_matches_numpy_and_scipy(mode, dtype, nb):
+    data = values(dtype, batch=(2,) * nb)
+    sym = {k: tt.tensor(k, dtype=dtype, shape=(None,) * x.ndim) for k, x in data.items()}
+    cases = list(_cases(sym))
+    f = tg.function(list(sym.values()), [c[1] for c in cases], mode=mode)
+    results = f(*data.values())
+    tol = 2e-3 if dtype == "float32" else 1e-8
+    order = list(sym)
+    for (name, out, ref), got in zip(cases, results):
+        args = [data[i.name] for i in _leaves(out, order)]
+        expected = ref(*args, nb=nb)
+        assert got.dtype == out.dtype == dtype or name.startswith("slogdet"), name
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=name)
+
+
+def _leaves(out, order):
+    """The named inputs ``out`` depends on, in the order of the function's inputs."""
+    from tensorgraph.graph.basic import graph_inputs
+
+    names = {v.name for v in graph_inputs([out]) if v.name in order}
+    return [_Named(n) for n in order if n in names]
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
+def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
+    rng = np.random.default_rng(1)
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    t4, t2 = tt.dtensor4("t4"), tt.dmatrix("t2")
+    x, res, rank, s = la.lstsq(a, b)
+    outs = [x, res, rank, s, la.tensorsolve(t4, t2), la.tensorinv(t4),
+            la.kron(a, b), la.kron(a[0], b[0]), la.matrix_dot(a, a.T, a),
+            la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
+            la.solve_discrete_lyapunov(a / 4, b[:, :3])]
+    f = tg.function([a, b, t4, t2], outs)
+    av, bv = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    t4v, t2v = rng.standard_normal((2, 3, 2, 3)), rng.standard_normal((2, 3))
+    got = f(av, bv, t4v, t2v)
+    expected = [*np.linalg.lstsq(av, bv), np.linalg.tensorsolve(t4v, t2v),
+                np.linalg.tensorinv(t4v), np.kron(av, bv), np.kron(av[0], bv[0]),
+                av @ av.T @ av, np.trace(av),
+                scipy.linalg.solve_continuous_lyapunov(av, bv),
+                scipy.linalg.solve_discrete_lyapunov(av / 4, bv)]
+    for k, (g, e) in enumerate(zip(got, expected)):
+        np.testing.assert_allclose(g, e, rtol=1e-8, atol=1e-10, err_msg=str(k))
+
+
+@pytest.mark.parametrize("dtype, expected", [("float32", "float32"), ("float64", "float64"),
+                                             ("int16", "float32"), ("int32", "float64"),
+                                             ("int64", "float64"), ("float16", "float32")])
+def test_dtypes_follow_lapack(dtype, expected):
+    x = tt.matrix("x", dtype=dtype)
+    assert la.inv(x).dtype == la.cholesky(x).dtype == la.det(x).dtype == expected
+    assert la.svd(x, compute_uv=False).dtype == expected
+    f = tg.function([x], la.det(x), mode="FAST_COMPILE")
+    np.testing.assert_allclose(f(np.array([[2, 1], [1, 3]], dtype=dtype)), 5)
+
+
+def test_static_shapes_and_inferred_shapes():
+    x = tt.tensor("x", dtype="float64", shape=(4, 3, 3))
+    y = tt.tensor3("y", dtype="float64")
+    assert la.inv(x).type.shape == (4, 3, 3)
+    assert la.det(x).type.shape == (4,)
+    assert la.svd(tt.tensor("w", dtype="float64", shape=(5, 2)))[0].type.shape == (5, 5)
+    assert la.qr(tt.tensor("w", dtype="float64", shape=(5, 2)), mode="economic")[0] \
+        .type.shape == (5, 2)
+    shapes = [la.inv(y).shape, la.svd(y, full_matrices=False)[2].shape,
+              la.solve(y, y[..., :2]).shape]
+    f = tg.function([y], shapes)
+    ops = {type(getattr(n.op, "core_op", n.op)).__name__ for n in f.maker.fgraph.toposort()}
+    assert not ops & {"MatrixInverse", "SVD", "Solve"}, ops    # sizes without the work
+    got = f(np.zeros((2, 4, 4)))
+    assert [list(g) for g in got] == [[2, 4, 4], [2, 4, 4], [2, 4, 2]]
+
+
+def test_bad_inputs_are_named():
+    with pytest.raises(TypeError, match="inv: expected a matrix or a stack"):
+        la.inv(tt.dvector("v"))
+    with pytest.raises(ValueError, match="det: expected a square matrix.*\\(2, 3\\)"):
+        la.det(tt.tensor("m", dtype="float64", shape=(2, 3)))
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'nan'"):
+        la.cholesky(tt.dmatrix("m"), on_error="warn")
+    with pytest.raises(ValueError, match="qr: mode must be one of"):
+        la.qr(tt.dmatrix("m"), mode="raw")
+    with pytest.raises(ValueError, match="norm: ord='nuc' is a matrix norm"):
+        la.norm(tt.dvector("v"), ord="nuc")
+    with pytest.raises(TypeError, match="cho_solve: expected \\(c, lower\\)"):
+        la.cho_solve(tt.dmatrix("c"), tt.dvector("b"))
+    x = tt.dmatrix("x")
+    f = tg.function([x], la.inv(x), mode="FAST_COMPILE")
+    with pytest.raises(ValueError, match="inv: expected a square matrix, got shape \\(2, 3\\)"):
+        f(np.zeros((2, 3)))

@@ -112,3 +112,48 @@ def test_the_compile_report_in_jupyterlab(lab):
         nb.screenshot("compile_report_c.png", report)
     finally:
         nb.close()
+
+
+QUICK_CELL = '''\
+import random, threading, uuid
+import tensorgraph as tg
+import tensorgraph.tensor as tt
+import tensorgraph.notebook as tgn
+from tensorgraph.link import tiers
+go = threading.Event()
+tiers._background().submit(go.wait, 120)  # the optimized code waits for go: the quick tier
+v = tt.vector("v")
+out = v  # an elementwise chain never compiled before: not in the module cache
+for fn in random.Random(uuid.uuid4().int).sample(
+        [tt.exp, tt.tanh, tt.sin, tt.cos, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 6):
+    out = fn(out)
+quick = tg.function([v], out + tt.sum(tt.tanh(v)), name="quick")
+rep = tgn.report(quick)
+rep'''
+
+
+def test_the_report_of_a_quick_tier_function_follows_the_switch(lab):
+    """The summary says the quick tier (as the text form does) and changes by itself, through
+    the kernel's thread, when the optimized code arrives."""
+    nb = lab.open_notebook("report_tier.ipynb", [QUICK_CELL])
+    try:
+        summary = nb.panel().locator(f"{REPORT} .tg-report-summary")
+        assert nb.kernel_eval("quick.tier") == "'quick'"
+        text = summary.inner_text()
+        assert "runs on the quick tier (" in text and "until the optimized code is ready" in text
+        nb.screenshot("compile_report_quick_tier.png", summary)
+        nb.page.evaluate("() => window.jupyterapp.commands.execute("
+                         "'apputils:change-theme', {theme: 'JupyterLab Dark'})")
+        nb.page.wait_for_timeout(1500)  # the theme's CSS applies
+        nb.screenshot("compile_report_quick_tier_dark.png", summary)
+        nb.page.evaluate("() => window.jupyterapp.commands.execute("
+                         "'apputils:change-theme', {theme: 'JupyterLab Light'})")
+        nb.kernel_eval("go.set()")
+        nb.page.wait_for_function(
+            """() => { const s = document.querySelector(
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .tg-report-summary');
+                return s && !s.textContent.includes('quick tier')
+                    && / runs? C/.test(s.textContent); }""", timeout=120_000)
+        assert nb.kernel_eval("(rep.tier, quick.tier)") == "('optimized', 'optimized')"
+    finally:
+        nb.close()

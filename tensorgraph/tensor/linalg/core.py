@@ -69,6 +69,17 @@ def batched(core_op: Op, signature: str) -> Blockwise:
     return Blockwise(core_op, signature=signature)
 
 
+def fold_to_triangle(g, lower: bool):
+    """The gradient ``g`` of a matrix's entries (a core, 2-d variable) for an op that reads
+    only one triangle of it (``lower`` or upper): each entry of that triangle stands for
+    itself and its mirror, the other triangle gets zero."""
+    from tensorgraph.tensor.creation import eye, tril, triu
+
+    both = g + g.T
+    diag = g * eye(g.shape[0], dtype=g.dtype)
+    return (tril(both, -1) if lower else triu(both, 1)) + diag
+
+
 def matrix_input(x, core_ndim: int, what: str):
     """``x`` as a tensor with at least ``core_ndim`` dimensions (the batched functions'
     check, naming the function)."""

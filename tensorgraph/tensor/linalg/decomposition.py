@@ -14,7 +14,8 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.linalg.core import (
-    as_matrix, batched, check_square, linalg_dtype, matrix_error, matrix_input, real_dtype,
+    as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
+    matrix_input, real_dtype,
 )
 from tensorgraph.tensor.type import TensorType
 
@@ -71,8 +72,8 @@ class Cholesky(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """Murray's rule for the lower factor: ``Phi(L.T @ gL)`` (lower triangle, half its
-        diagonal) brought back through ``L``'s inverses, then symmetrized (the gradient of a
-        symmetric matrix's entries, as PyTensor gives it)."""
+        diagonal) brought back through ``L``'s inverses, folded onto the triangle the
+        factorization reads (as PyTensor)."""
         from tensorgraph.tensor.creation import tril
         from tensorgraph.tensor.linalg.solvers import solve_triangular
 
@@ -83,7 +84,7 @@ class Cholesky(Op):
         phi = tril(prod) - 0.5 * prod * _eye_like(prod)
         left = solve_triangular(_t(low), phi, lower=False)          # L^-T Phi
         grad = _t(solve_triangular(_t(low), _t(left), lower=False))  # L^-T Phi L^-1
-        return [0.5 * (grad + _t(grad))]
+        return [fold_to_triangle(0.5 * (grad + _t(grad)), self.lower)]
 
 
 def cholesky(x, lower: bool = True, *, check_finite: bool = True, overwrite_a: bool = False,
@@ -431,7 +432,7 @@ class Eigh(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """``V (diag(gw) + F * (V.T gV)) V.T`` with ``F_ij = 1 / (w_j - w_i)`` off the
-        diagonal, symmetrized (the gradient of a symmetric matrix's entries)."""
+        diagonal, folded onto the triangle ``eigh`` reads."""
         from tensorgraph.tensor.creation import eye
         from tensorgraph.tensor.math import eq, switch
 
@@ -442,7 +443,7 @@ class Eigh(Op):
         f = (1 - eye(n, dtype=w.dtype)) / switch(eq(diff, 0), 1, diff)
         inner = gw * eye(n, dtype=w.dtype) + f * _t(v).dot(gv)
         grad = v.dot(inner).dot(_t(v))
-        return [0.5 * (grad + _t(grad))]
+        return [fold_to_triangle(0.5 * (grad + _t(grad)), self.lower)]
 
 
 def _no_generalized(b, what):
@@ -481,10 +482,10 @@ class Eigvalsh(Op):
         return [input_shapes[0][:1]]
 
     def L_op(self, inputs, outputs, output_grads):
-        """``V diag(gw) V.T`` with the eigenvectors of ``eigh``."""
+        """``V diag(gw) V.T`` with the eigenvectors of ``eigh``, on the triangle read."""
         (x,) = inputs
         _, v = eigh(x, lower=self.lower)
-        return [(v * output_grads[0]).dot(_t(v))]
+        return [fold_to_triangle((v * output_grads[0]).dot(_t(v)), self.lower)]
 
 
 def eigvalsh(a, b=None, lower: bool = True):

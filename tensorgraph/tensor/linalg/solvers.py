@@ -17,7 +17,8 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.linalg.core import (
-    as_matrix, batched, check_square, linalg_dtype, matrix_error, matrix_input,
+    as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
+    matrix_input,
 )
 from tensorgraph.tensor.type import TensorType
 
@@ -122,20 +123,10 @@ class Solve(SolveBase):
             gb = solve(a, gx, assume_a=self.assume_a, lower=self.lower, b_ndim=self.b_ndim)
         ga = -_outer(gb, x)
         if self.assume_a in ("sym", "her", "pos"):
-            ga = _fold_to_triangle(ga, self.lower)
+            ga = fold_to_triangle(ga, self.lower)
         elif self.assume_a == "tridiagonal":
             ga = ga * _band(ga)
         return [ga, gb]
-
-
-def _fold_to_triangle(g, lower):
-    """The gradient of entries of a matrix read from one triangle (``lower`` or upper): each
-    off-diagonal entry stands for itself and its mirror."""
-    from tensorgraph.tensor.creation import eye, tril, triu
-
-    both = g + g.T
-    diag = g * eye(g.shape[0], dtype=g.dtype)
-    return (tril(both, -1) if lower else triu(both, 1)) + diag
 
 
 def _band(g):

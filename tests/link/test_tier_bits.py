@@ -174,3 +174,37 @@ def test_the_optimized_bits_do_not_depend_on_the_thread_count(threads):
         g = tg.function([x], list(outputs.values()))
         single = g(*data)
     _assert_same_bits(list(outputs), split, single)
+
+
+def test_threads_calling_the_quick_tier_at_once_get_the_same_bits():
+    """Calls running side by side in spare quick VMs (each its own workspace of the quick
+    node functions) give the bits of a lone call."""
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)
+    try:
+        with config.change_flags(compile__tiers=True):
+            x = tt.vector("x")
+            y = x
+            for fn in random.Random(uuid.uuid4().int).sample(
+                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 5):
+                y = fn(y) + 0.25
+            f = tg.function([x], [y, tt.sum(y), special.softmax(y)])
+        assert f.tier == "quick"
+        data = [_data("float64", (5000,), seed=k) for k in range(8)]
+        alone = [f(d) for d in data]
+        results = [None] * len(data)
+
+        def work(k):
+            for _ in range(5):
+                results[k] = f(data[k])
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(len(data))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert f.tier == "quick"
+    finally:
+        go.set()
+    for a, b in zip(alone, results):
+        _assert_same_bits(["chain", "sum", "softmax"], a, b)

@@ -305,11 +305,13 @@ class CLinker:
                      cgraph.partial_workspace(ready, gc=allow_gc, report=report))
         if ready is not None and quick is None:
             quick = QuickCode(nodes, skip=c_index)
+        quick_call = quick.new_call() if quick is not None else None
         thunks = []
         for node in nodes:
             k = c_index.get(node)
             if k is None:
-                thunk = quick.thunk(node, storage_map, compute_map) if quick else None
+                thunk = (quick.thunk(node, storage_map, compute_map, quick_call)
+                         if quick_call else None)
                 thunks.append(thunk or node.op.make_py_thunk(node, storage_map, compute_map))
             else:
                 thunks.append(_c_thunk(entry["node_call"], k, node, storage_map, compute_map))

@@ -71,8 +71,10 @@ class QuickCode:
     """The quick thunks of one graph's nodes (see the module docstring).
 
     ``QuickCode(nodes, skip)`` prepares every node not in ``skip`` (those run their cached
-    C); ``thunk(node, storage_map, compute_map)`` is the node's quick thunk, or None when it
-    keeps ``perform``.
+    C); ``thunk(node, storage_map, compute_map, call)`` is the node's quick thunk, or None
+    when it keeps ``perform``; ``call`` comes from ``new_call()``, once per VM: a workspace
+    is never shared by two VMs, so calls in spare VMs never meet (docs/architecture.md,
+    "Threads and re-entry").
     """
 
     def __init__(self, nodes, skip=()):
@@ -92,7 +94,7 @@ class QuickCode:
             else:
                 outputs += [piece.outputs[0] for _, piece, _, _ in plan[1]]
             self._plans[node] = plan
-        self._call = None
+        self._cgraph = None
         try:
             self._link(outputs)
         except CompileError:
@@ -111,8 +113,14 @@ class QuickCode:
         if outputs:
             cgraph = CGraph(FunctionGraph(outputs=outputs, clone=False), whole_graph=False)
             cgraph.compile()
-            self._index = cgraph.index
-            self._call = cgraph.workspace(gc=True, report=_report)["node_call"]
+            self._cgraph = cgraph
+
+    def new_call(self):
+        """``node_call(k, *inputs)`` of a fresh workspace of the quick node functions (None
+        when there are none)."""
+        if self._cgraph is None:
+            return None
+        return self._cgraph.workspace(gc=True, report=_report)["node_call"]
 
     def _pieces(self, node):
         """("pieces", [(values in, piece node, values out, scalar flags)], output values) of
@@ -151,16 +159,15 @@ class QuickCode:
             return None
         return "pieces", pieces, (leaves, outs)
 
-    def thunk(self, node, storage_map, compute_map):
+    def thunk(self, node, storage_map, compute_map, call):
         plan = self._plans.get(node)
         if plan is None:
             return None
         input_cells = [storage_map[v] for v in node.inputs]
         output_cells = [storage_map[v] for v in node.outputs]
         output_flags = [compute_map[v] for v in node.outputs]
-        call = self._call
         if plan[0] == "own":
-            k = self._index[plan[1]]
+            k = self._cgraph.index[plan[1]]
 
             def compute(inputs):
                 return call(k, *inputs)
@@ -184,7 +191,7 @@ class QuickCode:
     def _elemwise(self, node, plan, call):
         """The computation of an Elemwise node by its pieces (see the module docstring)."""
         _, pieces, (leaves, outs) = plan
-        steps = [(args, self._index[piece], results, flags)
+        steps = [(args, self._cgraph.index[piece], results, flags)
                  for args, piece, results, flags in pieces]
         scalar_in = [_static_scalar(v) for v in node.inputs]
         out_dtypes = [v.type.dtype for v in node.outputs]

@@ -9,6 +9,8 @@ SVD (singular values; all three outputs when ``full_matrices=False``), ``eigh`` 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from tensorgraph.graph.basic import Apply
@@ -164,7 +166,9 @@ class LUFactor(Op):
         (x,) = inputs
         check_square("lu_factor", x)
         a = np.asarray(x, dtype=node.outputs[0].type.dtype)
-        factors, piv = scipy.linalg.lu_factor(a, check_finite=False)
+        with warnings.catch_warnings():   # scipy warns of a singular matrix: we raise
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            factors, piv = scipy.linalg.lu_factor(a, check_finite=False)
         if a.size and not np.all(np.diagonal(factors)):
             raise matrix_error("lu_factor", "is singular")
         output_storage[0][0] = factors

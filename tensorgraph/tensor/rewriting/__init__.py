@@ -7,7 +7,8 @@ products of sigmoids and exponentials), ``specialize``, ``tensordot`` (``TensorD
 ``fusion``, ``gemv_pair`` (two products over one matrix with elementwise work between them, in
 one pass), ``inplace`` and ``subtensor`` (gathers along one axis as ``AdvancedSubtensor1``,
 useless ``Subtensor`` nodes removed), ``join`` (a join of one tensor removed, an axis input
-that became constant fixed in the op).
+that became constant fixed in the op), ``linalg`` (inverses turned into solves, determinants
+of triangular factors, ``log(det)`` as ``slogdet``, ...).
 """
 
 from tensorgraph.tensor.rewriting import basic  # noqa: F401
@@ -24,3 +25,4 @@ from tensorgraph.tensor.rewriting import shape  # noqa: F401
 from tensorgraph.tensor.rewriting import subtensor  # noqa: F401
 from tensorgraph.tensor.rewriting import broadcast  # noqa: F401
 from tensorgraph.tensor.rewriting import join  # noqa: F401
+from tensorgraph.tensor.rewriting import linalg  # noqa: F401

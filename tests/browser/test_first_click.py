@@ -29,7 +29,7 @@ SEED = f"{_LOAD}\nif 'train' not in globals():\n" + textwrap.indent(_BODY, "    
 GROUPS = '''\
 if "grads" not in globals():
     h, params = x, []
-    for k in range(6):
+    for k in range(8):  # more than AUTO_OPEN op nodes of math: grouped
         W = tg.shared(rng.standard_normal((8, 8)).astype("float32"), name=f"W{k}")
         c = tg.shared(np.zeros(8, dtype="float32"), name=f"c{k}")
         h = tt.tanh(tt.dot(h, W) + c)

@@ -35,3 +35,15 @@ from tensorgraph.tensor import blockwise  # noqa: E402,F401  (registers vectoriz
 from tensorgraph.tensor import batching  # noqa: E402,F401  (the other ops' batching rules)
 from tensorgraph.tensor.functional import vectorize  # noqa: E402,F401
 from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402,F401  (as in PyTensor)
+
+# Subpackages loaded on first use (``tt.linalg.solve``): linear algebra pulls in scipy.linalg
+# when it runs, and is not needed to build most graphs.
+_LAZY_MODULES = ("linalg", "nlinalg", "slinalg")
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -264,6 +264,8 @@ class CLinker:
             return self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph), None
         ready = cgraph.ready_now() or {}
         code = QuickCode(nodes, skip=[cgraph.c_nodes[k] for k in ready])
+        if code.compiled and not cgraph.needs_compiler():  # it built all the graph needs
+            return self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph), None
         quick = self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph, ready=ready,
                                 quick=code)
         job = TierJob(lambda: self._make_c_vm(fgraph, final_storage, None, cgraph=cgraph),

@@ -19,12 +19,15 @@ that gives the optimized node's bits and is *graph-independent*, hence cached on
 * a node whose C implementation declares its ``perform`` exact (``perform_exact``: copies,
   indexing, shapes, integer results) and a node without C keep ``perform``.
 
-What is missing of those functions is compiled at once, in one library, before the quick VM
-exists (``QuickCode``): a cost paid once per machine for a given piece (measured in
-docs/architecture.md, "Compile tiers").
+What is missing of those functions is compiled at once, before the quick VM exists
+(``QuickCode``; the pieces and the own functions as two libraries side by side): once per
+machine for a piece, once per graph for an own function, which the optimized build then
+finds ready (the cost is measured in docs/architecture.md, "Compile tiers").
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -79,7 +82,7 @@ class QuickCode:
 
     def __init__(self, nodes, skip=()):
         self._plans: dict = {}  # node -> ("pieces", steps, outputs) or ("own", clone)
-        outputs = []
+        outputs = {"own": [], "pieces": []}
         for node in nodes:
             if node in skip or not _has_c(node):
                 continue
@@ -90,37 +93,27 @@ class QuickCode:
                 clone = node.op.make_node(*[v.clone() if isinstance(v, Constant) else v.type()
                                             for v in node.inputs])
                 plan = ("own", clone)
-                outputs += clone.outputs
+                outputs["own"] += clone.outputs
             else:
-                outputs += [piece.outputs[0] for _, piece, _, _ in plan[1]]
+                outputs["pieces"] += [piece.outputs[0] for _, piece, _, _ in plan[1]]
             self._plans[node] = plan
-        self._cgraph = None
-        try:
-            self._link(outputs)
-        except CompileError:
-            # a node's own C does not compile: the optimized tier will not run either (its
-            # job reports the error), so perform cannot disagree with it; the pieces can
-            self._plans = {n: p for n, p in self._plans.items() if p[0] == "pieces"}
-            try:
-                self._link([piece.outputs[0] for plan in self._plans.values()
-                            for _, piece, _, _ in plan[1]])
-            except CompileError:
-                self._plans = {}
+        self._graphs = _link(outputs)
+        # a library that does not compile (a node's own C is broken): the optimized tier
+        # will not run either (its job reports the error), so perform cannot disagree
+        self._plans = {n: p for n, p in self._plans.items() if self._graphs.get(p[0])}
 
-    def _link(self, outputs):
-        """Find (in memory, on disk) or compile now the node functions computing
-        ``outputs``."""
-        if outputs:
-            cgraph = CGraph(FunctionGraph(outputs=outputs, clone=False), whole_graph=False)
-            cgraph.compile()
-            self._cgraph = cgraph
+    @property
+    def compiled(self) -> bool:
+        """Whether making this compiled some node function of the graph itself (its own
+        node functions were in no cache: the optimized build will find them)."""
+        own = self._graphs.get("own")
+        return own is not None and own.found == "compiled"
 
-    def new_call(self):
-        """``node_call(k, *inputs)`` of a fresh workspace of the quick node functions (None
-        when there are none)."""
-        if self._cgraph is None:
-            return None
-        return self._cgraph.workspace(gc=True, report=_report)["node_call"]
+    def new_call(self) -> dict:
+        """{"own" / "pieces": ``node_call(k, *inputs)``} of fresh workspaces of the quick
+        node functions."""
+        return {kind: cgraph.workspace(gc=True, report=_report)["node_call"]
+                for kind, cgraph in self._graphs.items() if cgraph is not None}
 
     def _pieces(self, node):
         """("pieces", [(values in, piece node, values out, scalar flags)], output values) of
@@ -166,8 +159,9 @@ class QuickCode:
         input_cells = [storage_map[v] for v in node.inputs]
         output_cells = [storage_map[v] for v in node.outputs]
         output_flags = [compute_map[v] for v in node.outputs]
+        call = call[plan[0]]
         if plan[0] == "own":
-            k = self._cgraph.index[plan[1]]
+            k = self._graphs["own"].index[plan[1]]
 
             def compute(inputs):
                 return call(k, *inputs)
@@ -191,7 +185,7 @@ class QuickCode:
     def _elemwise(self, node, plan, call):
         """The computation of an Elemwise node by its pieces (see the module docstring)."""
         _, pieces, (leaves, outs) = plan
-        steps = [(args, self._cgraph.index[piece], results, flags)
+        steps = [(args, self._graphs["pieces"].index[piece], results, flags)
                  for args, piece, results, flags in pieces]
         scalar_in = [_static_scalar(v) for v in node.inputs]
         out_dtypes = [v.type.dtype for v in node.outputs]
@@ -227,6 +221,36 @@ class QuickCode:
             return results
 
         return compute
+
+
+def _link(outputs: dict) -> dict:
+    """{kind: CGraph} of the node functions computing ``outputs[kind]``, found in memory or
+    on disk, else compiled now, the two libraries side by side (None for a kind whose library
+    does not compile)."""
+    graphs, errors = {}, []
+
+    def build(kind):
+        try:
+            cgraph = CGraph(FunctionGraph(outputs=outputs[kind], clone=False),
+                            whole_graph=False)
+            cgraph.compile()
+            graphs[kind] = cgraph
+        except CompileError:
+            graphs[kind] = None
+        except BaseException as exc:  # noqa: BLE001 - raised below, in the caller's thread
+            errors.append(exc)
+
+    kinds = [kind for kind in ("own", "pieces") if outputs[kind]]
+    helper = threading.Thread(target=build, args=(kinds[0],)) if len(kinds) == 2 else None
+    if helper is not None:
+        helper.start()
+    for kind in kinds[1 if helper else 0:]:
+        build(kind)
+    if helper is not None:
+        helper.join()
+    if errors:
+        raise errors[0]
+    return graphs
 
 
 def _report(k, message, inputs, whole):

@@ -1,5 +1,6 @@
-"""Inputs and references shared by the linalg tests (tests/tensor/linalg): well-conditioned matrices, their
-stacks, and numpy / scipy applied item by item over a stack."""
+"""Inputs and references shared by the linalg tests (tests/tensor/linalg and the linalg
+rewrites' tests): well-conditioned matrices, their stacks, and numpy / scipy applied item by
+item over a stack."""
 
 from __future__ import annotations
 

@@ -54,7 +54,8 @@ PREFIX = "pytensor"
 # minus the subpackages listed (they are families of their own), plus a few extra modules.
 FAMILIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     # PyTensor prefix: (tensorgraph package, subpackages left out, extra modules)
-    "pytensor.tensor": ("tensorgraph.tensor", ("random", "rewriting"), ()),
+    "pytensor.tensor": ("tensorgraph.tensor", ("random", "rewriting", "linalg"), ()),
+    "pytensor.tensor.linalg": ("tensorgraph.tensor.linalg", (), ("tensorgraph.tensor.linalg",)),
     "pytensor.tensor.random": ("tensorgraph.tensor.random", (), ("tensorgraph.tensor.random",)),
     "pytensor.tensor.rewriting": ("tensorgraph.tensor.rewriting", (), ()),
     "pytensor.scalar": ("tensorgraph.scalar", (), ()),
@@ -120,8 +121,6 @@ NOT_PROVIDED: dict[str, str] = {
                        "tensorgraph",
     "pytensor.assumptions": "PyTensor 3's matrix assumptions (assume, SpecifyAssumptions): "
                             "not in tensorgraph",
-    "pytensor.tensor.linalg": "linear algebra ops (inv, solve, cholesky, ...): not in "
-                              "tensorgraph yet",
     "pytensor.typed_list": "typed lists of tensors: not in tensorgraph (Python lists are "
                            "refused as graph values, a documented difference)",
 }

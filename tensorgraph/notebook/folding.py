@@ -32,6 +32,7 @@ UNFOLD_MARKS = frozenset({"current", "error", "nonfinite", "added", "removed"})
 _SYMBOLS = {"mul": "×", "add": "+", "sub": "−", "true_div": "÷", "pow": "^", "maximum": "max",
             "minimum": "min", "gt": ">", "lt": "<", "ge": "≥", "le": "≤", "eq": "=",
             "int_div": "//"}
+_COMMUTATIVE = {"mul", "add", "maximum", "minimum", "eq"}
 
 
 def fold_kind(node) -> str | None:
@@ -135,30 +136,49 @@ def fold_plan(payload: dict, *, shape_code: bool = False, constants: bool = True
                     seen_edges.add((src, t))
                     edges.append([src, t, label])
     extra: dict = {}
-    for host, line in _lines(nodes, hidden, hosts, consumers):
+    for host, line in _lines(nodes, hidden, hosts, consumers, inputs):
         extra.setdefault(host, []).append(line)
     return {"hidden": hidden, "hosts": hosts, "edges": edges, "extra": extra}
 
 
-def _lines(nodes, hidden, hosts, consumers):
-    """``(host id, [kind, text, ids])``: a port line of the constants each shown node reads,
-    then a badge line of the plumbing folded into it."""
+def _lines(nodes, hidden, hosts, consumers, inputs):
+    """``(host id, [kind, text, ids])``: a port line of the constants each shown node reads
+    (a constant broadcast by a folded ``DimShuffle`` is still that constant: ``× 3``), then a
+    badge line of the plumbing folded into it."""
+    # a folded pass-through node of constants only (DimShuffle{x}(3)) is a constant too
+    valued: dict = {}  # id -> the constant's id it passes on
+
+    def constant_of(node_id, depth=0):
+        if node_id not in valued:
+            n = nodes[node_id]
+            srcs = inputs.get(node_id, ())
+            found = None
+            if hidden.get(node_id) == "const":
+                found = node_id
+            elif (hidden.get(node_id) == "shape" and n.get("p") == "pass" and len(srcs) == 1
+                  and depth < 20):
+                found = constant_of(srcs[0], depth + 1)
+            valued[node_id] = found
+        return valued[node_id]
+
     ports: dict = {}
     plumbing: dict = {}
-    for node_id, why in hidden.items():
-        n = nodes[node_id]
-        if why == "const":
-            for c in dict.fromkeys(consumers[node_id]):
-                if c not in hidden:
-                    ports.setdefault(c, []).append(node_id)
-        else:
+    for node_id in hidden:
+        const = constant_of(node_id)
+        for c in dict.fromkeys(consumers[node_id]):
+            if c in hidden:
+                continue
+            if const is not None:
+                ports.setdefault(c, []).append((node_id, const))
+        if const is None:
             for host in hosts[node_id]:
                 plumbing.setdefault(host, []).append(node_id)
     for host in nodes:
         if host in ports:
-            symbol = _symbol(nodes[host].get("op", ""))
-            parts = [f"{symbol} {_const_text(nodes[c])}" for c in ports[host]]
-            yield host, ["port", "  ".join(parts), ports[host]]
+            read = {inputs[host].index(src): _const_text(nodes[const])
+                    for src, const in ports[host]}
+            ids = list(dict.fromkeys(i for pair in ports[host] for i in pair))
+            yield host, ["port", _port_text(nodes[host], len(inputs[host]), read), ids]
         if host in plumbing:
             members = plumbing[host]
             by_text: dict = {}  # "DimShuffle L R": one op's folded nodes together
@@ -169,15 +189,23 @@ def _lines(nodes, hidden, hosts, consumers):
             yield host, ["shape", f"shape: {text}", members]
 
 
-def _symbol(op: str) -> str:
-    found = re.match(r"Elemwise\{(\w+)", op)
-    return _SYMBOLS.get(found.group(1), "←") if found else "←"
+def _port_text(host: dict, arity: int, read: dict) -> str:
+    """How ``host`` uses the constants it reads (``{input position: text}``): ``× 0.1``, or
+    where the order matters the expression with · for the other operand (``1 − ·``), or
+    ``← value`` for ops without a symbol."""
+    found = re.match(r"Elemwise\{(\w+)", host.get("op", ""))
+    name = found.group(1) if found else ""
+    symbol = _SYMBOLS.get(name)
+    if symbol is None:
+        return "  ".join(f"← {read[k]}" for k in sorted(read))
+    if arity == 2 and (name not in _COMMUTATIVE or len(read) == 2):
+        return f"{read.get(0, '·')} {symbol} {read.get(1, '·')}"
+    return "  ".join(f"{symbol} {read[k]}" for k in sorted(read))
 
 
 def _const_text(entry: dict) -> str:
-    if entry.get("p") == "C":
-        return f"▪{entry['id']} {entry.get('t', '')}"
-    return entry["op"]
+    """A small constant's value; a large one's chip: its id and type (``▪K float64 (3, 4)``)."""
+    return f"▪{entry['id']} {entry.get('t', '')}" if entry.get("p") == "C" else entry["op"]
 
 
 def _plumbing_text(entry, nodes, hidden, consumers) -> str:

@@ -4,8 +4,9 @@
 has ``core_ndims[i]`` core dimensions (what ``core_op`` takes) after any number of leading
 batch dimensions, which broadcast against each other (static size 1 only, as elsewhere).
 It is the batching rule of ops with no better one; its ``perform`` loops over the batch in
-Python, calling the core op's ``perform`` (no C), and its gradient is the core op's gradient
-graph, vectorized.
+Python, calling the core op's ``perform`` (no C; an item that fails raises the same error
+naming its batch index), its output shapes are the broadcast batch sizes followed by the core
+op's ``infer_shape``, and its gradient is the core op's gradient graph, vectorized.
 
 The rules registered here rebuild a node batched without a loop where the op allows it:
 elementwise ops broadcast, ``DimShuffle``, reductions, arg-extrema and softmaxes shift their
@@ -139,13 +140,21 @@ class Blockwise(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         """The batch sizes broadcast from the inputs' leading sizes, then the core op's
-        output shapes computed from the inputs' core sizes."""
+        output shapes computed from the inputs' core sizes. A core op whose sizes depend on
+        the values of a batched input (``Eye`` of a batch of sizes) has no such shape: the
+        caller falls back to reading the computed output's shape."""
+        from tensorgraph.graph.basic import graph_inputs
         from tensorgraph.tensor.math import maximum
 
         core = self._core_node(node.inputs)
         core_shapes = [None if nd is None else tuple(s[len(s) - nd:])
                        for s, nd in zip(input_shapes, self.core_ndims)]
         out_core = self.core_op.infer_shape(fgraph, core, core_shapes)
+        placeholders = {c for c, v in zip(core.inputs, node.inputs) if c is not v}
+        sizes = [e for shape in out_core for e in shape if isinstance(e, Variable)]
+        if placeholders and placeholders & set(graph_inputs(sizes)):
+            raise NotImplementedError(f"{self}: the core op's output sizes depend on the values "
+                                      "of a batched input")
         nb = node.outputs[0].type.ndim - core.outputs[0].type.ndim
         batch = []
         for d in range(nb):

@@ -4,6 +4,7 @@ graph computes what numpy computes item by item, and uses the op's own batched f
 Blockwise loop) unless a size, shape or index is itself batched."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -298,3 +299,33 @@ def test_batched_function_is_thread_safe_and_pickles():
     for got, want in zip(results, expected):
         np.testing.assert_allclose(got, want)
     np.testing.assert_allclose(pickle.loads(pickle.dumps(f))(values[0]), expected[0])
+
+
+def test_blockwise_shapes_come_from_the_core_op_without_running_it():
+    from tensorgraph.tensor.creation import Eye
+    from tensorgraph.tensor.linalg.inverse import MatrixInverse
+
+    x = tt.dtensor3("x")
+    inv = Blockwise(MatrixInverse(), signature="(m,m)->(m,m)")(x)
+    f = tg.function([x], inv.shape)
+    assert not any(isinstance(n.op, Blockwise) for n in f.maker.fgraph.toposort())
+    assert list(f(np.zeros((5, 2, 2)))) == [5, 2, 2]
+    # sizes that are values of a batched input: read from the computed output instead
+    n = tt.lvector("n")
+    eyes = Blockwise(Eye("float64"), core_ndims=(0, 0, 0))(n, n, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # no rewrite fails on a dangling size
+        g = tg.function([n], eyes.shape)
+    assert list(g(np.array([3, 3]))) == [2, 3, 3]
+
+
+def test_blockwise_names_the_batch_index_of_the_item_that_fails():
+    from tensorgraph.tensor.linalg.inverse import MatrixInverse
+
+    x = tt.dtensor4("x")
+    f = tg.function([x], Blockwise(MatrixInverse(), signature="(m,m)->(m,m)")(x),
+                    mode="FAST_COMPILE")
+    bad = np.stack([np.eye(2)] * 6).reshape(2, 3, 2, 2)
+    bad[1, 2] = 0
+    with pytest.raises(np.linalg.LinAlgError, match=r"singular \(at batch index \(1, 2\)\)"):
+        f(bad)

@@ -239,11 +239,13 @@ class QR(Op):
     def L_op(self, inputs, outputs, output_grads):
         """For Q (m, n) and R (n, n), m >= n (economic mode, or a square matrix):
         ``M = R gR.T - gQ.T Q``, ``gA = (gQ + Q copyltu(M)) R^-T`` with ``copyltu`` the
-        symmetric matrix of M's lower triangle. A wide matrix (m < n) has no such formula
-        and gets NaN (``mode='r'`` too: its R alone does not determine the gradient)."""
+        symmetric matrix of M's lower triangle. Other shapes have no such formula: their
+        gradient raises a ValueError when it runs (``mode='r'``: R alone does not determine
+        it, no gradient)."""
+        from tensorgraph.raise_op import assert_op
         from tensorgraph.tensor.creation import tril
         from tensorgraph.tensor.linalg.solvers import solve_triangular
-        from tensorgraph.tensor.math import lt, switch
+        from tensorgraph.tensor.math import eq, ge
 
         (x,) = inputs
         if self.mode == "r":
@@ -252,13 +254,16 @@ class QR(Op):
             return [grad_not_implemented(self, 0, x, "qr(mode='r') gives R only")]
         q, r = outputs
         gq, gr = output_grads
+        rows, cols = x.shape[0], x.shape[1]
+        fits_formula = ge(rows, cols) if self.mode == "economic" else eq(rows, cols)
+        r = assert_op(r, fits_formula, error="ValueError",
+                      msg=f"qr(mode='{self.mode}'): the gradient needs a "
+                          f"{'square or tall' if self.mode == 'economic' else 'square'} matrix")
         m = r.dot(_t(gr)) - _t(gq).dot(q)
         low = tril(m, -1)
         copyltu = low + _t(low) + m * _eye_like(m)
         b = gq + q.dot(copyltu)
-        grad = _t(solve_triangular(r, _t(b), lower=False))
-        wide = lt(x.shape[0], x.shape[1])
-        return [switch(wide, np.nan, grad)]
+        return [_t(solve_triangular(r, _t(b), lower=False))]
 
 
 def qr(A, mode: str = "full", overwrite_a: bool = False, pivoting: bool = False,
@@ -318,8 +323,9 @@ class SVD(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """Singular values: ``U diag(gs) Vh`` over the economic factors. With the vectors
-        too (``full_matrices=False``), Townsend's rule; ``full_matrices=True`` on a
-        non-square matrix has no unique gradient for the extra vectors (NaN)."""
+        too (``full_matrices=False``, or a square matrix), Townsend's rule;
+        ``full_matrices=True`` on a non-square matrix has no unique gradient for the extra
+        vectors (a ValueError when it runs)."""
         (x,) = inputs
         if not self.compute_uv:
             u, _, vh = svd(x, full_matrices=False)
@@ -328,13 +334,16 @@ class SVD(Op):
 
 
 def _svd_vectors_grad(x, outputs, output_grads, full_matrices):
+    from tensorgraph.raise_op import assert_op
     from tensorgraph.tensor.creation import eye
-    from tensorgraph.tensor.math import eq, neq, sqr, switch
+    from tensorgraph.tensor.math import eq, sqr, switch
 
     u, s, vh = outputs
     gu, gs, gvh = output_grads
     if full_matrices:   # square inputs only: then full and economic factors are the same
-        bad = neq(x.shape[0], x.shape[1])
+        u = assert_op(u, eq(x.shape[0], x.shape[1]), error="ValueError",
+                      msg="svd(full_matrices=True): the gradient of U and Vh needs a square "
+                          "matrix (use full_matrices=False)")
     k = s.shape[0]
     v, gv = _t(vh), _t(gvh)
     s2 = sqr(s)
@@ -350,10 +359,7 @@ def _svd_vectors_grad(x, outputs, output_grads, full_matrices):
     grad = u.dot(core).dot(vh)
     m_eye, n_eye = eye(x.shape[0], dtype=x.dtype), eye(x.shape[1], dtype=x.dtype)
     grad = grad + (m_eye - u.dot(_t(u))).dot(gu).dot(inv_s).dot(vh)
-    grad = grad + u.dot(inv_s).dot(_t(gv)).dot(n_eye - v.dot(vh))
-    if full_matrices:
-        grad = switch(bad, np.nan, grad)
-    return grad
+    return grad + u.dot(inv_s).dot(_t(gv)).dot(n_eye - v.dot(vh))
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True):

@@ -92,3 +92,17 @@ def test_kron_and_lyapunov_gradients():
     verify_grad(la.kron, [a, b], mode="FAST_COMPILE", rng=rng)
     m, q = rng.standard_normal((2, 2)) / 3, rng.standard_normal((2, 2))
     verify_grad(la.solve_discrete_lyapunov, [m, q], mode="FAST_COMPILE", rng=rng)
+
+
+@pytest.mark.parametrize("build, words", [
+    (lambda a: la.qr(a)[0].sum(), r"qr\(mode='full'\): the gradient needs a square matrix"),
+    (lambda a: la.qr(a.T, mode="economic")[0].sum(), "needs a square or tall matrix"),
+    (lambda a: la.svd(a)[0].sum(), r"svd\(full_matrices=True\): the gradient of U and Vh"),
+])
+def test_gradients_without_a_formula_for_the_shape_say_so(build, words):
+    import tensorgraph as tg
+
+    a = tt.dmatrix("a")
+    f = tg.function([a], tg.grad(build(a), a), mode="FAST_COMPILE")
+    with pytest.raises(ValueError, match=words):
+        f(np.ones((4, 2)))

@@ -386,9 +386,10 @@ def _declare(config: Config) -> None:
         graph again skips rewriting. The compile report (%%tg_compile), the debug modes and
         graphs with test values always rewrite."""))
     add("compile__tiers", BoolParam(True, """Run a new function's first calls on what is ready
-        at once (node functions already in the module cache, numpy perform for the rest) while
-        the optimized C compiles in the background, and switch to it between two calls
-        (f.wait_optimized() waits for it). False: function() waits for the optimized C, as
+        at once (node functions already in the module cache; for the rest, graph-independent C
+        giving the same bits, compiled now if the machine never did, or perform where it is
+        exact) while the optimized C compiles in the background, and switch to it between two
+        calls (f.wait_optimized() waits for it). False: function() waits for the optimized C, as
         before. Applies to the linkers cvm and cvm_nogc (FAST_RUN); profiled functions, debug
         modes and other linkers always wait."""))
 

@@ -22,6 +22,7 @@ import tensorgraph.scalar as ts
 import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.link import tiers
+from tensorgraph.link.c.codegen import pool_stats
 from tensorgraph.link.c.linkers import CLinker
 from tensorgraph.scalar.basic import ScalarOp
 from tensorgraph.tensor import special
@@ -169,7 +170,9 @@ def test_the_optimized_bits_do_not_depend_on_the_thread_count(threads):
     data = [_data("float64", (40, 300))]
     with config.change_flags(openmp=True, openmp_elemwise_minsize=64, pool__threads=threads):
         f = tg.function([x], list(outputs.values()))
+        jobs = pool_stats()["jobs"]
         split = f(*data)
+        assert (pool_stats()["jobs"] > jobs) == (threads > 1)  # the loops were split
     with config.change_flags(openmp=False):
         g = tg.function([x], list(outputs.values()))
         single = g(*data)

@@ -133,7 +133,8 @@ def test_a_fused_float64_chain_is_fused_and_gives_the_same_bits():
                and hasattr(n.op.scalar_op, "nodes"))
 
 
-def test_the_first_call_on_the_quick_tier_gives_the_optimized_bits():
+@pytest.mark.parametrize("linker", ["cvm", "cvm_nogc"])  # the linkers with tiers
+def test_the_first_call_on_the_quick_tier_gives_the_optimized_bits(linker):
     """End to end: a function whose C is not cached runs its first call on the quick tier;
     after the switch the same inputs give the same bits."""
     go = threading.Event()
@@ -147,7 +148,7 @@ def test_the_first_call_on_the_quick_tier_gives_the_optimized_bits():
                     [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 6):
                 y = fn(y) * 1.5
             outputs = [y, special.log_softmax(y, axis=1), tt.prod(y, axis=0), tt.sum(tt.exp(y))]
-            f = tg.function([x], outputs)
+            f = tg.function([x], outputs, mode=tg.Mode(linker=linker, optimizer="fast_run"))
         assert f.tier == "quick"
         data = _data("float32", (6, 40))
         first = f(data)

@@ -29,7 +29,8 @@ SMALL_SIZE, SMALL_LABEL = 8, 16
 UNFOLD_MARKS = frozenset({"current", "error", "nonfinite", "added", "removed"})
 
 #: the port of a constant read by an elemwise op says how it is used
-_SYMBOLS = {"mul": "×", "add": "+", "sub": "−", "true_div": "÷", "pow": "^", "maximum": "max",
+_SYMBOLS = {"mul": "×", "add": "+", "sub": "−", "true_div": "÷", "truediv": "÷", "pow": "^",
+            "maximum": "max",
             "minimum": "min", "gt": ">", "lt": "<", "ge": "≥", "le": "≤", "eq": "=",
             "int_div": "//"}
 _COMMUTATIVE = {"mul", "add", "maximum", "minimum", "eq"}
@@ -62,7 +63,7 @@ def fold_kind(node) -> str | None:
 def constant_kind(var) -> str:
     """``'c'`` for a constant drawn as a port (small), ``'C'`` for one drawn as a chip."""
     size = getattr(getattr(var, "data", None), "size", 1)
-    return "c" if size <= SMALL_SIZE and len(var._label()) <= SMALL_LABEL else "C"
+    return "c" if size == 1 or (size <= SMALL_SIZE and len(var._label()) <= SMALL_LABEL) else "C"
 
 
 def _is_int(entry: dict) -> bool:
@@ -205,12 +206,23 @@ def _port_text(host: dict, arity: int, read: dict) -> str:
 
 def _const_text(entry: dict) -> str:
     """A small constant's value; a large one's chip: its id and type (``▪K float64 (3, 4)``)."""
-    return f"▪{entry['id']} {entry.get('t', '')}" if entry.get("p") == "C" else entry["op"]
+    if entry.get("p") == "C":
+        return f"▪{entry['id']} {entry.get('t', '')}"
+    text = entry["op"]
+    if len(text) > SMALL_LABEL:  # 0.9189385332046727: a port, not a paragraph
+        try:
+            return f"{float(text):.6g}"
+        except ValueError:
+            return text[:SMALL_LABEL - 1] + "…"
+    return text
 
 
 def _plumbing_text(entry, nodes, hidden, consumers) -> str:
-    """``Alloc(0.0)``: the op's class, with the constants only it reads."""
-    name = entry.get("cls") or entry["op"]
+    """``Alloc(0.0)``: the op, with the constants only it reads."""
+    # the op as dprint writes it when short (DimShuffle{x}, Shape_i{0}), else its class
+    name = entry["op"] if len(entry["op"]) <= SMALL_LABEL else entry.get("cls") or entry["op"]
+    if entry.get("cls") == "Elemwise":  # fill(x, c): an array of c shaped as x
+        name = "fill"
     consts = [nodes[s]["op"] for s, why in hidden.items() if why == "const"
               and entry["id"] in consumers.get(s, ()) and nodes[s].get("p") == "c"]
     return f"{name}({', '.join(consts)})" if consts else name

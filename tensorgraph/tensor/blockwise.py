@@ -187,7 +187,9 @@ class Blockwise(Op):
         for c, b, g in zip(core.outputs, outputs, output_grads):
             replace[c] = b
         for c, g, out in zip(core_ograds, output_grads, outputs):
-            special = isinstance(g.type, (DisconnectedType, NullType))
+            # an integer output (pivots, indices) has no gradient: zeros of its own dtype
+            special = isinstance(g.type, (DisconnectedType, NullType)) or \
+                not out.type.dtype.startswith(("float", "complex"))
             replace[c] = out.zeros_like() if special else g
         grads = []
         for k, (g, var) in enumerate(zip(core_grads, inputs)):

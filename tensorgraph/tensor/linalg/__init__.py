@@ -9,8 +9,8 @@ and what the back ends (C, JAX, NUMBA, PYTORCH) still lack.
 """
 
 from tensorgraph.tensor.linalg.decomposition import (  # noqa: F401
-    LU, QR, SVD, Cholesky, Eig, Eigh, Eigvalsh, LUFactor, cholesky, eig, eigh, eigvalsh, lu,
-    lu_factor, qr, svd,
+    LU, QR, SVD, Cholesky, Eig, Eigh, Eigvalsh, LUFactor, PivotToPermutations, cholesky, eig,
+    eigh, eigvalsh, lu, lu_factor, pivot_to_permutation, qr, svd,
 )
 from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
     MatrixInverse, MatrixPinv, inv, matrix_inverse, pinv, tensorinv,
@@ -28,6 +28,6 @@ from tensorgraph.tensor.linalg.summary import Det, SLogDet, det, norm, slogdet, 
 __all__ = [
     "block_diag", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvalsh", "expm", "inv",
     "kron", "lstsq", "lu", "lu_factor", "lu_solve", "matrix_dot", "matrix_power", "norm",
-    "pinv", "qr", "slogdet", "solve", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
-    "solve_triangular", "svd", "tensorinv", "tensorsolve", "trace",
+    "pinv", "pivot_to_permutation", "qr", "slogdet", "solve", "solve_continuous_lyapunov",
+    "solve_discrete_lyapunov", "solve_triangular", "svd", "tensorinv", "tensorsolve", "trace",
 ]

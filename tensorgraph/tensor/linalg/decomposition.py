@@ -2,9 +2,9 @@
 ``pytensor.tensor.linalg.decomposition``), each a per-matrix op batched by ``Blockwise``.
 
 Their ``perform`` is numpy / scipy; the gradients are graphs of the other linalg ops (so
-they batch and differentiate again): Cholesky, QR (``economic`` mode, or square matrices),
-SVD (singular values; all three outputs when ``full_matrices=False``), ``eigh`` and
-``eigvalsh``.
+they batch and differentiate again): Cholesky, LU and ``lu_factor`` (square matrices), QR
+(``economic`` mode, or square matrices), SVD (singular values; all three outputs when
+``full_matrices=False``), ``eigh`` and ``eigvalsh``.
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
     matrix_input, real_dtype,
 )
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "QR", "qr", "SVD",
+__all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "PivotToPermutations",
+           "pivot_to_permutation", "QR", "qr", "SVD",
            "svd", "Eig", "eig", "Eigh", "eigh", "Eigvalsh", "eigvalsh"]
 
 
@@ -138,6 +140,37 @@ class LU(Op):
             return [(m, k), (k, n)]
         return [(m,) if self.p_indices else (m, m), (m, k), (k, n)]
 
+    def L_op(self, inputs, outputs, output_grads):
+        """For a square matrix (the permutation is piecewise constant): see ``_lu_grad``;
+        with ``permute_l`` the gradient of ``P @ L`` reaches ``L`` as ``P.T @ g``."""
+        (x,) = inputs
+        if self.permute_l or self.p_indices:
+            p, l, u = lu(x)
+        else:
+            p, l, u = outputs
+        if self.permute_l:
+            gpl, gu = output_grads
+            gl = _t(p).dot(gpl)
+        else:
+            gl, gu = output_grads[1:]
+        return [_lu_grad(x, p, l, u, gl, gu)]
+
+
+def _lu_grad(x, p, l, u, gl, gu):
+    """With ``X = L^-1 P.T dA U^-1`` (``L^-1 dL`` its strict lower part, ``dU U^-1`` its
+    upper part): ``gA = P L^-T (tril(L.T gL, -1) + triu(gU U.T)) U^-T``; square matrices
+    only (a ValueError when the gradient runs on another)."""
+    from tensorgraph.raise_op import assert_op
+    from tensorgraph.tensor.creation import tril, triu
+    from tensorgraph.tensor.linalg.solvers import solve_triangular
+    from tensorgraph.tensor.math import eq
+
+    u = assert_op(u, eq(x.shape[0], x.shape[1]), error="ValueError",
+                  msg="lu: the gradient needs a square matrix")
+    middle = tril(_t(l).dot(gl), -1) + triu(gu.dot(_t(u)))
+    left = solve_triangular(l, middle, trans=1, lower=True, unit_diagonal=True)
+    return p.dot(_t(solve_triangular(u, _t(left), lower=False)))
+
 
 def lu(a, permute_l: bool = False, check_finite: bool = True, p_indices: bool = False,
        overwrite_a: bool = False):
@@ -178,11 +211,66 @@ class LUFactor(Op):
         (shape,) = input_shapes
         return [shape, shape[:1]]
 
+    def connection_pattern(self, node):
+        return [[True, False]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """The packed factors hold L's strict lower part and U: their gradients split the
+        same way, then as ``lu``'s (the pivots are piecewise constant)."""
+        from tensorgraph.tensor.creation import tril, triu
+
+        (x,), g = inputs, output_grads[0]
+        p, l, u = lu(x)
+        return [_lu_grad(x, p, l, u, tril(g, -1), triu(g))]
+
 
 def lu_factor(a, *, check_finite: bool = True, overwrite_a: bool = False):
     """``(LU, pivots)`` of ``a`` (or of each matrix of a stack), for ``lu_solve``."""
     a = matrix_input(a, 2, "lu_factor")
     return batched(LUFactor(), "(m,m)->(m,m),(m)")(a)
+
+
+class PivotToPermutations(Op):
+    """The row order of ``lu_factor``'s pivots (LAPACK's sequence of row swaps): with
+    ``inverse`` the rows ``q`` with ``A[q] == L @ U``, without it their inverse
+    permutation (int64)."""
+
+    __props__ = ("inverse",)
+
+    def __init__(self, inverse: bool = True):
+        self.inverse = bool(inverse)
+
+    def make_node(self, pivots):
+        pivots = as_tensor_variable(pivots)
+        if pivots.type.ndim != 1 or not pivots.type.dtype.startswith(("int", "uint")):
+            raise TypeError(f"pivot_to_permutation: expected an integer vector of pivots, got "
+                            f"{pivots} ({pivots.type})")
+        return Apply(self, [pivots], [TensorType("int64", pivots.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (pivots,) = inputs
+        rows = np.arange(len(pivots), dtype="int64")
+        for i, j in enumerate(pivots):
+            rows[i], rows[j] = rows[j], rows[i]
+        output_storage[0][0] = rows if self.inverse else np.argsort(rows)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0]]
+
+    def connection_pattern(self, node):
+        return [[False]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        from tensorgraph.gradient import disconnected_type
+
+        return [disconnected_type()]
+
+
+def pivot_to_permutation(p, inverse: bool = False):
+    """The permutation of ``lu_factor``'s pivots ``p`` (or of each vector of a stack): the
+    inverse of the row order ``q`` with ``A[q] == L @ U``, or ``q`` itself with ``inverse``."""
+    return batched(PivotToPermutations(inverse), "(m)->(m)")(
+        matrix_input(p, 1, "pivot_to_permutation"))
 
 
 _QR_MODES = {"full": "full", "complete": "full", "economic": "economic",

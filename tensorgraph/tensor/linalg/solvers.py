@@ -264,7 +264,7 @@ def cho_solve(c_and_lower, b, *, b_ndim=None):
 
 class LUSolve(SolveBase):
     """scipy's ``lu_solve``: ``x`` with ``A @ x == b`` (``A.T`` with ``trans``) from
-    ``lu_factor``'s packed factors and pivots. Differentiable in ``b`` only."""
+    ``lu_factor``'s packed factors and pivots."""
 
     __props__ = ("trans", "b_ndim")
     what = "lu_solve"
@@ -295,12 +295,23 @@ class LUSolve(SolveBase):
         return [[True], [False], [True]]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.gradient import disconnected_type, grad_not_implemented
+        """``gb = A^-T gx`` and ``gA = -gb x.T`` (transposed with ``trans``) for the matrix
+        ``A = P L U`` the factors stand for, brought to them: with ``G = P.T gA`` (rows in
+        pivot order), L's strict lower part gets ``tril(G U.T, -1)``, U ``triu(L.T G)``."""
+        from tensorgraph.gradient import disconnected_type
+        from tensorgraph.tensor.creation import eye, tril, triu
+        from tensorgraph.tensor.linalg.decomposition import pivot_to_permutation
 
         lu, piv, b = inputs
-        gb = lu_solve((lu, piv), output_grads[0], trans=not self.trans, b_ndim=self.b_ndim)
-        return [grad_not_implemented(self, 0, lu, "lu_solve differentiates b only"),
-                disconnected_type(), gb]
+        (x,), (gx,) = outputs, output_grads
+        gb = lu_solve((lu, piv), gx, trans=not self.trans, b_ndim=self.b_ndim)
+        ga = -(_outer(x, gb) if self.trans else _outer(gb, x))
+        rows = pivot_to_permutation(piv, inverse=True)
+        g = ga[rows]
+        lower = tril(lu, -1) + eye(lu.shape[0], dtype=lu.dtype)
+        upper = triu(lu)
+        glu = tril(g.dot(upper.T), -1) + triu(lower.T.dot(g))
+        return [glu, disconnected_type(), gb]
 
 
 def lu_solve(LU_and_pivots, b, trans: bool = False, b_ndim=None, check_finite: bool = True,

@@ -53,6 +53,15 @@ CASES = {
     "qr economic tall": (lambda b: (lambda q, r: q.sum() + (r ** 2).sum())(
         *la.qr(tt.concatenate([b, b ** 2], axis=-1)[..., :, :2], mode="economic")), ["b"]),
     "expm": (lambda a: la.expm(a / 4), ["a"]),
+    "lu": (lambda a: (lambda p, l, u: (l ** 2 * tt.arange(3)).sum() + (u * tt.arange(3)).sum())(
+        *la.lu(a)), ["a"]),
+    "lu permute_l": (lambda a: (lambda pl, u: (pl ** 2).sum() + (u ** 2).sum())(
+        *la.lu(a, permute_l=True)), ["a"]),
+    "lu_factor": (lambda a: (la.lu_factor(a)[0] ** 2 * tt.arange(3)).sum(), ["a"]),
+    "lu_solve": (lambda a, b: la.lu_solve(la.lu_factor(a), b), ["a", "b"]),
+    "lu_solve trans": (lambda a, v: la.lu_solve(la.lu_factor(a), v, trans=True, b_ndim=1),
+                       ["a", "v"]),
+    "solve tridiagonal": (lambda a, b: la.solve(a, b, assume_a="tridiagonal"), ["a", "b"]),
     "norm nuc": (lambda a: la.norm(a, "nuc", axis=(-2, -1)), ["a"]),
     "norm 2": (lambda a: la.norm(a, 2, axis=(-2, -1)), ["a"]),
     "norm fro": (lambda a: la.norm(a, axis=(-2, -1)), ["a"]),

@@ -42,6 +42,12 @@ def _cases(s):
     yield "cho_solve", la.cho_solve((la.cholesky(s["spd"]), True), s["b"]), \
         per_item(np.linalg.solve)
     yield "lu_solve", la.lu_solve((lu_f, piv), s["b"]), per_item(np.linalg.solve)
+    rows = la.pivot_to_permutation(piv, inverse=True)
+    lower = tt.tril(lu_f, -1) + tt.eye(3, dtype=lu_f.dtype)
+    yield "pivot_to_permutation", tt.take_along_axis(s["a"], rows[..., None], axis=-2), \
+        per_item(lambda x: scipy.linalg.lu(x, permute_l=False)[1] @ scipy.linalg.lu(x)[2])
+    yield "lu_factor packed", lower @ tt.triu(lu_f), \
+        per_item(lambda x: (lambda p, l, u: l @ u)(*scipy.linalg.lu(x)))
     yield "lu", la.lu(s["a"])[2], per_item(lambda x: scipy.linalg.lu(x)[2])
     yield "qr q", q, per_item(lambda x: scipy.linalg.qr(x)[0])
     yield "qr r", r, per_item(lambda x: scipy.linalg.qr(x)[1])

@@ -129,8 +129,10 @@ def matrix_power(M, n: int):
         from tensorgraph.tensor.linalg.inverse import pinv
 
         M, n = pinv(M), -n
-    if n == 0:
-        return eye(M.shape[-1], dtype=M.dtype) + M * 0
+    if n == 0:   # the identity, shaped like M (whatever M holds: NaN * 0 is not 0)
+        from tensorgraph.tensor.creation import zeros_like
+
+        return zeros_like(M) + eye(M.shape[-1], dtype=M.dtype)
     result, base = None, M
     while n:
         if n & 1:

@@ -116,16 +116,23 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
     outs = [x, res, rank, s, la.tensorsolve(t4, t2), la.tensorinv(t4),
             la.kron(a, b), la.kron(a[0], b[0]), la.matrix_dot(a, a.T, a),
             la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
-            la.solve_discrete_lyapunov(a / 4, b[:, :3])]
+            la.solve_discrete_lyapunov(a / 4, b[:, :3]), la.matrix_power(a, 0),
+            la.norm(t4), la.norm(t4, keepdims=True), la.norm(a), la.norm(a[0], 0),
+            la.solve(a, b, assume_a="tridiagonal")]
     f = tg.function([a, b, t4, t2], outs)
     av, bv = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
     t4v, t2v = rng.standard_normal((2, 3, 2, 3)), rng.standard_normal((2, 3))
     got = f(av, bv, t4v, t2v)
+    identity = tg.function([a], la.matrix_power(a, 0), mode="FAST_COMPILE")
+    assert np.array_equal(identity(np.full((3, 3), np.nan)), np.eye(3))   # whatever M holds
     expected = [*np.linalg.lstsq(av, bv), np.linalg.tensorsolve(t4v, t2v),
                 np.linalg.tensorinv(t4v), np.kron(av, bv), np.kron(av[0], bv[0]),
                 av @ av.T @ av, np.trace(av),
                 scipy.linalg.solve_continuous_lyapunov(av, bv),
-                scipy.linalg.solve_discrete_lyapunov(av / 4, bv)]
+                scipy.linalg.solve_discrete_lyapunov(av / 4, bv), np.eye(3),
+                np.linalg.norm(t4v), np.linalg.norm(t4v, keepdims=True), np.linalg.norm(av),
+                np.linalg.norm(av[0], 0),
+                scipy.linalg.solve(np.triu(np.tril(av, 1), -1), bv, assume_a="tridiagonal")]
     for k, (g, e) in enumerate(zip(got, expected)):
         np.testing.assert_allclose(g, e, rtol=1e-8, atol=1e-10, err_msg=str(k))
 

@@ -8,7 +8,8 @@ variable, a list of them, an Apply, a FunctionGraph or a compiled function becom
   say so (``o``: ``["output 0", "update of w"]``); constants and shape plumbing say what
   they are (``p``: ``'c'`` small constant, ``'C'`` large one, ``'shape'``, ``'pass'``: see
   ``folding.py``), so that the view can fold them;
-* edges between them (an intermediate value's type on its edge);
+* edges between them (an intermediate value's type on its edge, which the view shows on
+  hover and on the selected node's edges);
 * groups, for big graphs: one per line of user code that built the nodes, and inside a big
   line group one per named input it works on (a layer built in a Python loop reads its own
   weights ``W3``), so that a 64-layer network opens as a handful of boxes;

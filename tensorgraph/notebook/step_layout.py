@@ -8,7 +8,9 @@ A node is the same across steps when it comes from the same recorded node of the
 (``history.rebuild(n, memo)`` maps each recorded node and variable to its copy).
 
 Flat graphs only: a step whose graph is grouped (more than ``graph_model.AUTO_OPEN`` op
-nodes), or a union of more than ``UNION_MAX`` boxes, gets a layout of its own.
+nodes), or a union of more than ``UNION_MAX`` boxes, gets a layout of its own. Every node is
+drawn (constants and shape plumbing are not folded, ``folding.py``): a rewrite changes them
+too.
 """
 
 from __future__ import annotations

@@ -94,36 +94,22 @@ def fold_plan(payload: dict, *, shape_code: bool = False, constants: bool = True
         elif not shape_code and n.get("p") in ("shape", "pass"):
             hidden[node_id] = "shape"
     if not shape_code:
-        # size arithmetic: integer nodes computed only from folded nodes, feeding only them
-        grew = True
-        while grew:
-            grew = False
-            for node_id, n in nodes.items():
-                if (n["k"] == "apply" and node_id not in hidden and node_id not in keep
-                        and not n.get("o") and _is_int(n) and node_id in consumers
-                        and all(s in hidden for s in inputs.get(node_id, ()))
-                        and all(hidden.get(c) == "shape" for c in consumers[node_id])):
-                    hidden[node_id] = "shape"
-                    grew = True
-    hosts: dict = {}
-
-    def hosts_of(node_id, seen=()):
-        if node_id in hosts:
-            return hosts[node_id]
-        found = []
-        for c in consumers.get(node_id, ()):
-            if c not in hidden:
-                found.append(c)
-            elif c not in seen:
-                found += hosts_of(c, (*seen, node_id))
-        hosts[node_id] = list(dict.fromkeys(found))
-        return hosts[node_id]
-
-    for node_id in list(hidden):
-        hosts_of(node_id)
-    for node_id in [h for h in hidden if not hosts[h]]:
-        del hidden[node_id]  # it serves nothing drawn: drawn itself
-    hosts = {h: hosts[h] for h in hidden}
+        # size arithmetic (x.shape[0] * 2): the integer nodes computed only from folded
+        # nodes and each other, feeding only folded plumbing and each other
+        sizes = {i for i, n in nodes.items() if n["k"] == "apply" and i not in hidden
+                 and i not in keep and not n.get("o") and _is_int(n) and i in consumers}
+        shrank = True
+        while shrank:
+            shrank = False
+            for node_id in list(sizes):
+                if not (all(s in hidden or s in sizes for s in inputs.get(node_id, ()))
+                        and all(hidden.get(c) == "shape" or c in sizes
+                                for c in consumers[node_id])):
+                    sizes.discard(node_id)
+                    shrank = True
+        hidden.update(dict.fromkeys(sizes, "shape"))
+    # every hidden node reaches a drawn one: it has readers, and outputs are never hidden
+    hosts = _hosts(hidden, consumers)
     edges, seen_edges = [], set()
     for src, dst, label in payload["edges"]:
         if src in hidden:
@@ -140,6 +126,27 @@ def fold_plan(payload: dict, *, shape_code: bool = False, constants: bool = True
     for host, line in _lines(nodes, hidden, hosts, consumers, inputs):
         extra.setdefault(host, []).append(line)
     return {"hidden": hidden, "hosts": hosts, "edges": edges, "extra": extra}
+
+
+def _hosts(hidden: dict, consumers: dict) -> dict:
+    """{hidden id: the drawn nodes it reaches through hidden nodes only}."""
+    hosts: dict = {}
+
+    def hosts_of(node_id, seen=()):
+        if node_id in hosts:
+            return hosts[node_id]
+        found = []
+        for c in consumers.get(node_id, ()):
+            if c not in hidden:
+                found.append(c)
+            elif c not in seen:
+                found += hosts_of(c, (*seen, node_id))
+        hosts[node_id] = list(dict.fromkeys(found))
+        return hosts[node_id]
+
+    for node_id in hidden:
+        hosts_of(node_id)
+    return {h: hosts[h] for h in hidden}
 
 
 def _lines(nodes, hidden, hosts, consumers, inputs):

@@ -2,6 +2,7 @@
 share of constants and plumbing among the boxes of the default view, each toggle restoring
 the full graph, ids and search unchanged, a selected or marked folded node drawn."""
 
+import numpy as np
 import pytest
 
 import tensorgraph as tg
@@ -127,3 +128,16 @@ def test_a_graph_is_grouped_by_its_math_not_its_plumbing():
     model = graph_model(out)
     assert model.count_apply() == 120 and model.count_apply(math_only=True) == 60
     assert model.groups == []  # drawn flat: 60 boxes of math plus its inputs
+
+
+def test_every_folded_node_has_a_drawn_host_and_outputs_never_fold():
+    x = tt.dmatrix("x")
+    # a shape as an output, and size arithmetic feeding only an Alloc
+    n = x.shape[0] * 2
+    outs = [x.shape[1], tt.alloc(np.float64(1.0), n, 3) + x.sum()]
+    payload = graph_model(outs).payload()
+    plan = fold_plan(payload)
+    nodes = {e["id"]: e for e in payload["nodes"]}
+    assert all(plan["hosts"][h] for h in plan["hidden"])
+    assert not any(nodes[h].get("o") for h in plan["hidden"])
+    assert any(nodes[h]["k"] == "apply" and not nodes[h].get("p") for h in plan["hidden"])

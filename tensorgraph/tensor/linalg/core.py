@@ -14,6 +14,7 @@ import numpy as np
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.blockwise import Blockwise
+from tensorgraph.tensor.creation import eye, tril, triu
 
 
 def linalg_dtype(*dtypes: str) -> str:
@@ -73,7 +74,6 @@ def fold_to_triangle(g, lower: bool):
     """The gradient ``g`` of a matrix's entries (a core, 2-d variable) for an op that reads
     only one triangle of it (``lower`` or upper): each entry of that triangle stands for
     itself and its mirror, the other triangle gets zero."""
-    from tensorgraph.tensor.creation import eye, tril, triu
 
     both = g + g.T
     diag = g * eye(g.shape[0], dtype=g.dtype)

@@ -13,13 +13,17 @@ import warnings
 
 import numpy as np
 
+from tensorgraph.gradient import disconnected_type, grad_not_implemented
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.raise_op import assert_op
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.creation import eye, tril, triu
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
     matrix_input, real_dtype,
 )
+from tensorgraph.tensor.math import eq, ge, minimum, sqr, switch
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "PivotToPermutations",
@@ -33,8 +37,6 @@ def _t(x):
 
 
 def _eye_like(x):
-    from tensorgraph.tensor.creation import eye
-
     return eye(x.shape[0], dtype=x.dtype)
 
 
@@ -78,8 +80,7 @@ class Cholesky(Op):
         """Murray's rule for the lower factor: ``Phi(L.T @ gL)`` (lower triangle, half its
         diagonal) brought back through ``L``'s inverses, folded onto the triangle the
         factorization reads (as PyTensor)."""
-        from tensorgraph.tensor.creation import tril
-        from tensorgraph.tensor.linalg.solvers import solve_triangular
+        from tensorgraph.tensor.linalg.solvers import solve_triangular  # solvers imports us
 
         (factor,) = outputs
         g = output_grads[0]
@@ -132,8 +133,6 @@ class LU(Op):
             cell[0] = np.asarray(value, dtype=var.type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import minimum
-
         m, n = input_shapes[0]
         k = minimum(m, n)
         if self.permute_l:
@@ -160,10 +159,7 @@ def _lu_grad(x, p, l, u, gl, gu):
     """With ``X = L^-1 P.T dA U^-1`` (``L^-1 dL`` its strict lower part, ``dU U^-1`` its
     upper part): ``gA = P L^-T (tril(L.T gL, -1) + triu(gU U.T)) U^-T``; square matrices
     only (a ValueError when the gradient runs on another)."""
-    from tensorgraph.raise_op import assert_op
-    from tensorgraph.tensor.creation import tril, triu
     from tensorgraph.tensor.linalg.solvers import solve_triangular
-    from tensorgraph.tensor.math import eq
 
     u = assert_op(u, eq(x.shape[0], x.shape[1]), error="ValueError",
                   msg="lu: the gradient needs a square matrix")
@@ -217,8 +213,6 @@ class LUFactor(Op):
     def L_op(self, inputs, outputs, output_grads):
         """The packed factors hold L's strict lower part and U: their gradients split the
         same way, then as ``lu``'s (the pivots are piecewise constant)."""
-        from tensorgraph.tensor.creation import tril, triu
-
         (x,), g = inputs, output_grads[0]
         p, l, u = lu(x)
         return [_lu_grad(x, p, l, u, tril(g, -1), triu(g))]
@@ -261,8 +255,6 @@ class PivotToPermutations(Op):
         return [[False]]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.gradient import disconnected_type
-
         return [disconnected_type()]
 
 
@@ -314,8 +306,6 @@ class QR(Op):
             cell[0] = np.asarray(value, dtype=var.type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import minimum
-
         m, n = input_shapes[0]
         k = minimum(m, n)
         if self.mode == "r":
@@ -330,15 +320,10 @@ class QR(Op):
         symmetric matrix of M's lower triangle. Other shapes have no such formula: their
         gradient raises a ValueError when it runs (``mode='r'``: R alone does not determine
         it, no gradient)."""
-        from tensorgraph.raise_op import assert_op
-        from tensorgraph.tensor.creation import tril
         from tensorgraph.tensor.linalg.solvers import solve_triangular
-        from tensorgraph.tensor.math import eq, ge
 
         (x,) = inputs
         if self.mode == "r":
-            from tensorgraph.gradient import grad_not_implemented
-
             return [grad_not_implemented(self, 0, x, "qr(mode='r') gives R only")]
         q, r = outputs
         gq, gr = output_grads
@@ -399,8 +384,6 @@ class SVD(Op):
             cell[0] = np.asarray(value, dtype=var.type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import minimum
-
         m, n = input_shapes[0]
         k = minimum(m, n)
         if not self.compute_uv:
@@ -422,10 +405,6 @@ class SVD(Op):
 
 
 def _svd_vectors_grad(x, outputs, output_grads, full_matrices):
-    from tensorgraph.raise_op import assert_op
-    from tensorgraph.tensor.creation import eye
-    from tensorgraph.tensor.math import eq, sqr, switch
-
     u, s, vh = outputs
     gu, gs, gvh = output_grads
     if full_matrices:   # square inputs only: then full and economic factors are the same
@@ -531,8 +510,6 @@ class Eigh(Op):
     def L_op(self, inputs, outputs, output_grads):
         """``V (diag(gw) + F * (V.T gV)) V.T`` with ``F_ij = 1 / (w_j - w_i)`` off the
         diagonal, folded onto the triangle ``eigh`` reads."""
-        from tensorgraph.tensor.creation import eye
-        from tensorgraph.tensor.math import eq, switch
 
         w, v = outputs
         gw, gv = output_grads

@@ -8,9 +8,12 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.creation import eye
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, linalg_dtype, matrix_error, matrix_input,
 )
+from tensorgraph.tensor.reduction import prod
+from tensorgraph.tensor.shape import reshape
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["MatrixInverse", "inv", "matrix_inverse", "MatrixPinv", "pinv", "tensorinv"]
@@ -79,7 +82,6 @@ class MatrixPinv(Op):
     def L_op(self, inputs, outputs, output_grads):
         """Golub and Pereyra's derivative of ``X = pinv(A)`` (constant rank):
         ``-X.T g X.T + (I - A X) g.T X X.T + X.T X g.T (I - X A)``."""
-        from tensorgraph.tensor.creation import eye
 
         (a,), (x,), (g,) = inputs, outputs, output_grads
         left = eye(a.shape[0], dtype=x.dtype) - a.dot(x)
@@ -96,8 +98,6 @@ def pinv(x, hermitian: bool = False):
 def tensorinv(a, ind: int = 2):
     """numpy's ``tensorinv``: the inverse of ``a`` seen as a matrix whose rows are its first
     ``ind`` axes; the result has the shape ``a.shape[ind:] + a.shape[:ind]``."""
-    from tensorgraph.tensor.reduction import prod
-    from tensorgraph.tensor.shape import reshape
 
     a = as_tensor_variable(a)
     if not 0 < ind < a.type.ndim:

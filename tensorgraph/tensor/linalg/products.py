@@ -7,10 +7,17 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.scalar.basic import upcast
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.creation import eye, zeros_like
+from tensorgraph.tensor.dot import dot, matmul
+from tensorgraph.tensor.join import concatenate
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, linalg_dtype, matrix_input,
 )
+from tensorgraph.tensor.linalg.inverse import pinv
+from tensorgraph.tensor.reduction import sum as tsum
+from tensorgraph.tensor.shape import reshape
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Expm", "expm", "KroneckerProduct", "kron", "matrix_dot", "matrix_power",
@@ -40,8 +47,6 @@ class Expm(Op):
     def L_op(self, inputs, outputs, output_grads):
         """The Fréchet derivative at ``A.T`` in the direction ``g``: the upper right block
         of ``expm([[A.T, g], [0, A.T]])`` (Najfeld and Havel)."""
-        from tensorgraph.tensor.creation import zeros_like
-        from tensorgraph.tensor.join import concatenate
 
         (x,), (g,) = inputs, output_grads
         n = x.shape[0]
@@ -63,7 +68,6 @@ class KroneckerProduct(Op):
 
     def make_node(self, a, b):
         a, b = as_matrix(a, "kron"), as_matrix(b, "kron")
-        from tensorgraph.scalar.basic import upcast
 
         shape = tuple(None if s is None or t is None else s * t
                       for s, t in zip(a.type.shape, b.type.shape))
@@ -79,8 +83,6 @@ class KroneckerProduct(Op):
     def L_op(self, inputs, outputs, output_grads):
         """With ``g`` seen as (m, p, n, q): ``ga = sum over p, q of g * b``, ``gb = sum
         over m, n of g * a``."""
-        from tensorgraph.tensor.reduction import sum as tsum
-        from tensorgraph.tensor.shape import reshape
 
         a, b = inputs
         g = reshape(output_grads[0], (a.shape[0], b.shape[0], a.shape[1], b.shape[1]))
@@ -91,7 +93,6 @@ class KroneckerProduct(Op):
 
 def kron(a, b):
     """numpy's ``kron`` for vectors and matrices (a vector with a vector gives a vector)."""
-    from tensorgraph.tensor.shape import reshape
 
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if not (1 <= a.type.ndim <= 2 and 1 <= b.type.ndim <= 2):
@@ -106,7 +107,6 @@ def kron(a, b):
 
 def matrix_dot(*args):
     """``args[0] @ args[1] @ ...`` (``dot`` in turn, left to right)."""
-    from tensorgraph.tensor.dot import dot
 
     if not args:
         raise TypeError("matrix_dot: expected at least one matrix")
@@ -119,18 +119,14 @@ def matrix_dot(*args):
 def matrix_power(M, n: int):
     """The square ``M`` (or each matrix of a stack) to the integer power ``n``, by repeated
     squaring; a negative ``n`` uses the pseudo-inverse (as PyTensor)."""
-    from tensorgraph.tensor.creation import eye
-    from tensorgraph.tensor.dot import matmul
 
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"matrix_power: expected an integer power, got {n!r}")
     M = matrix_input(M, 2, "matrix_power")
     if n < 0:
-        from tensorgraph.tensor.linalg.inverse import pinv
 
         M, n = pinv(M), -n
     if n == 0:   # the identity, shaped like M (whatever M holds: NaN * 0 is not 0)
-        from tensorgraph.tensor.creation import zeros_like
 
         return zeros_like(M) + eye(M.shape[-1], dtype=M.dtype)
     result, base = None, M
@@ -156,7 +152,6 @@ class BlockDiagonal(Op):
         if len(matrices) != self.n_inputs:
             raise TypeError(f"block_diag: expected {self.n_inputs} matrices, got "
                             f"{len(matrices)}")
-        from tensorgraph.scalar.basic import upcast
 
         matrices = [as_matrix(m, "block_diag") for m in matrices]
         shape = tuple(None if any(m.type.shape[d] is None for m in matrices)

@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.gradient import disconnected_type
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.creation import eye, ones_like, tril, triu
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
     matrix_input,
 )
+from tensorgraph.tensor.linalg.decomposition import pivot_to_permutation
+from tensorgraph.tensor.linalg.products import kron
+from tensorgraph.tensor.reduction import prod
+from tensorgraph.tensor.shape import reshape
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["SolveBase", "Solve", "solve", "SolveTriangular", "solve_triangular",
@@ -131,7 +137,6 @@ class Solve(SolveBase):
 
 def _band(g):
     """1 on the three central diagonals, 0 elsewhere (what a tridiagonal solve reads)."""
-    from tensorgraph.tensor.creation import ones_like, tril, triu
 
     return triu(tril(ones_like(g), 1), -1)
 
@@ -190,7 +195,6 @@ class SolveTriangular(SolveBase):
     def L_op(self, inputs, outputs, output_grads):
         """``gb = op(A)^-T gx``; ``gA = -gb x.T`` (or its transpose when ``op`` transposes),
         kept to the triangle that is read."""
-        from tensorgraph.tensor.creation import tril, triu
 
         a, b = inputs
         (x,), (gx,) = outputs, output_grads
@@ -236,7 +240,6 @@ class CholeskySolve(SolveBase):
     def L_op(self, inputs, outputs, output_grads):
         """``gb = A^-1 gx``; the gradient of ``A = L L.T`` is ``-gb x.T``, brought to the
         factor: ``(gA + gA.T) L`` (lower) or ``U (gA + gA.T)`` (upper), on its triangle."""
-        from tensorgraph.tensor.creation import tril, triu
 
         c, b = inputs
         (x,), (gx,) = outputs, output_grads
@@ -298,9 +301,6 @@ class LUSolve(SolveBase):
         """``gb = A^-T gx`` and ``gA = -gb x.T`` (transposed with ``trans``) for the matrix
         ``A = P L U`` the factors stand for, brought to them: with ``G = P.T gA`` (rows in
         pivot order), L's strict lower part gets ``tril(G U.T, -1)``, U ``triu(L.T G)``."""
-        from tensorgraph.gradient import disconnected_type
-        from tensorgraph.tensor.creation import eye, tril, triu
-        from tensorgraph.tensor.linalg.decomposition import pivot_to_permutation
 
         lu, piv, b = inputs
         (x,), (gx,) = outputs, output_grads
@@ -365,7 +365,6 @@ class Lstsq(Op):
     def L_op(self, inputs, outputs, output_grads):
         """For ``x = (A.T A)^-1 A.T b``: with ``y = (A.T A)^-1 gx`` and the residual
         ``r = b - A x``, ``gb = A y`` and ``gA = r y.T - (A y) x.T``."""
-        from tensorgraph.gradient import disconnected_type
 
         a, b, _ = inputs
         x, gx = outputs[0], output_grads[0]
@@ -387,8 +386,6 @@ def lstsq(a, b, rcond=None):
 def tensorsolve(a, b, axes=None):
     """numpy's ``tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` moves
     those axes of ``a`` to the end first."""
-    from tensorgraph.tensor.reduction import prod
-    from tensorgraph.tensor.shape import reshape
 
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if axes is not None:
@@ -407,7 +404,6 @@ def tensorsolve(a, b, axes=None):
 
 def _kron_solve(system, q):
     """``X`` with ``system @ vec(X) == vec(Q)`` (row-major ``vec``)."""
-    from tensorgraph.tensor.shape import reshape
 
     return reshape(solve(system, reshape(q, (-1,)), b_ndim=1), q.shape)
 
@@ -415,8 +411,6 @@ def _kron_solve(system, q):
 def solve_continuous_lyapunov(A, Q):
     """``X`` with ``A X + X A.H == Q`` (scipy's ``solve_continuous_lyapunov``), solved as
     one linear system of size n**2 (for small matrices; differentiable)."""
-    from tensorgraph.tensor.creation import eye
-    from tensorgraph.tensor.linalg.products import kron
 
     A, Q = as_matrix(A, "solve_continuous_lyapunov"), as_matrix(Q, "solve_continuous_lyapunov")
     n_eye = eye(A.shape[0], dtype=A.dtype)
@@ -426,8 +420,6 @@ def solve_continuous_lyapunov(A, Q):
 def solve_discrete_lyapunov(A, Q, method: str = "bilinear"):
     """``X`` with ``A X A.H - X + Q == 0`` (scipy's ``solve_discrete_lyapunov``), solved as
     one linear system of size n**2 whatever ``method`` names (same values; differentiable)."""
-    from tensorgraph.tensor.creation import eye
-    from tensorgraph.tensor.linalg.products import kron
 
     if method not in ("direct", "bilinear"):
         raise ValueError(f"solve_discrete_lyapunov: method must be 'direct' or 'bilinear', "

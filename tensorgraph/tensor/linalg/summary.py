@@ -8,11 +8,16 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.tensor import math as tm
+from tensorgraph.tensor import reduction as tr
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.diagonal import trace
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, linalg_dtype, matrix_input, real_dtype,
 )
+from tensorgraph.tensor.linalg.decomposition import svd
+from tensorgraph.tensor.linalg.inverse import inv
+from tensorgraph.tensor.shape import expand_dims, reshape
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Det", "det", "SLogDet", "slogdet", "norm", "trace"]
@@ -38,7 +43,6 @@ class Det(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """``g det(A) inv(A).T`` (needs an invertible ``A``)."""
-        from tensorgraph.tensor.linalg.inverse import inv
 
         (x,), (d,), (g,) = inputs, outputs, output_grads
         return [g * d * inv(x).T]
@@ -72,7 +76,6 @@ class SLogDet(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """The sign is piecewise constant; ``log|det A|`` has ``inv(A).T``."""
-        from tensorgraph.tensor.linalg.inverse import inv
 
         (x,), (_, g) = inputs, output_grads
         return [g * inv(x).T]
@@ -92,7 +95,6 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     any p), matrix norms over two (``ord`` None / 'fro', 'nuc', 1, -1, 2, -2, inf, -inf).
     With ``axis=None`` a vector or a matrix takes its own kind of norm, a tensor of more
     dimensions its flattened 2-norm (``ord`` must then be None)."""
-    from tensorgraph.tensor.shape import reshape
 
     x = as_tensor_variable(x)
     nd = x.type.ndim
@@ -119,9 +121,6 @@ def _bad_axis(a, nd):
 
 
 def _vector_norm(x, ord, axis, keepdims):
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor import reduction as tr
-
     x = _as_float(x)
     kw = {"axis": axis, "keepdims": keepdims}
     if ord is None or ord == 2:
@@ -141,17 +140,11 @@ def _vector_norm(x, ord, axis, keepdims):
 
 
 def _as_float(x):
-    from tensorgraph.tensor.math import cast
-
     dtype = real_dtype(linalg_dtype(x.type.dtype))
-    return x if x.type.dtype == dtype or x.type.dtype.startswith("complex") else cast(x, dtype)
+    return x if x.type.dtype == dtype or x.type.dtype.startswith("complex") else tm.cast(x, dtype)
 
 
 def _matrix_norm(x, ord, axes, keepdims):
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor import reduction as tr
-    from tensorgraph.tensor.linalg.decomposition import svd
-
     if ord not in _MATRIX_ORDS:
         raise ValueError(f"norm: ord={ord!r} is not a matrix norm; use one of "
                          "None, 'fro', 'nuc', inf, -inf, 1, -1, 2, -2")
@@ -169,7 +162,6 @@ def _matrix_norm(x, ord, axes, keepdims):
         s = svd(x.dimshuffle(*rest, row, col), compute_uv=False)
         out = {"nuc": tr.sum, 2: tr.max, -2: tr.min}[ord](s, axis=-1)
     if keepdims:
-        from tensorgraph.tensor.shape import expand_dims
 
         for d in sorted(axes):
             out = expand_dims(out, d)

@@ -81,6 +81,7 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
         self._generation = 0
         self._done = threading.Event()
         self._serial = 0
+        self._placed = False  # the layout is a rewrite step's place in the union: unfolded
         super().__init__(graph=self._stamped(self.model.payload()), height=height, **kwargs)
         self.observe(self._on_expanded, names="expanded")
         self.observe(self._on_selected, names="selected")
@@ -112,6 +113,7 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
             self.graph = self._stamped(model.payload())
             self.unfolded = self._must_show()
         placed = place(model) if place is not None and not self.expanded else None
+        self._placed = placed is not None
         if placed is None:
             self._relayout()
             return self
@@ -132,6 +134,7 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
     # -- layout, off the kernel's main thread ---------------------------------------------
 
     def _relayout(self) -> None:
+        self._placed = False
         with self._layout_lock:
             self._generation += 1
             generation = self._generation
@@ -204,10 +207,12 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
         shown = self._must_show()
         if shown != list(self.unfolded):
             self.unfolded = shown
-            self._relayout()
+            if not self._placed:  # a rewrite step's union layout draws every node already
+                self._relayout()
 
     def _on_folding(self, _change) -> None:
-        self._relayout()
+        if not self._placed:
+            self._relayout()
 
     # -- what scripts call ------------------------------------------------------------------
 

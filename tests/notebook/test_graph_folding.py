@@ -141,3 +141,18 @@ def test_every_folded_node_has_a_drawn_host_and_outputs_never_fold():
     assert all(plan["hosts"][h] for h in plan["hidden"])
     assert not any(nodes[h].get("o") for h in plan["hidden"])
     assert any(nodes[h]["k"] == "apply" and not nodes[h].get("p") for h in plan["hidden"])
+
+
+def test_selecting_a_constant_in_a_rewrite_step_keeps_the_steps_shared_layout():
+    """The compile report draws each step at its places in the union of all steps (every
+    node, nothing folded): selecting a constant there must not lay the step out anew."""
+    from tensorgraph.notebook.compile_report import report
+
+    rep = report(seed_graphs(20)["seed train (compiled)"])
+    rep.show_step(3)
+    view = rep.view.wait()
+    assert view.layout["engine"] == "dot (union of the steps)"
+    const = next(n["id"] for n in view.graph["nodes"]
+                 if n["k"] == "constant" and n["id"] in view.layout["items"])
+    view.select(const)
+    assert view.wait().layout["engine"] == "dot (union of the steps)"

@@ -65,9 +65,10 @@ def matrix_error(what: str, problem: str) -> np.linalg.LinAlgError:
     return np.linalg.LinAlgError(f"{what}: the matrix {problem}")
 
 
-def batched(core_op: Op, signature: str) -> Blockwise:
-    """``core_op`` batched over leading axes; ``signature`` is its gufunc signature."""
-    return Blockwise(core_op, signature=signature)
+def batched(core_op: Op) -> Blockwise:
+    """``core_op`` batched over leading axes, as its ``gufunc_signature`` says (PyTensor's
+    attribute: ``'(m,m),(m,n)->(m,n)'``, the core dimensions of each input and output)."""
+    return Blockwise(core_op, signature=core_op.gufunc_signature)
 
 
 def fold_to_triangle(g, lower: bool):

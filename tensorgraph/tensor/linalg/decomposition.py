@@ -48,6 +48,7 @@ class Cholesky(Op):
     positive definiteness that way)."""
 
     __props__ = ("lower", "on_error")
+    gufunc_signature = "(m,m)->(m,m)"
 
     def __init__(self, lower: bool = True, on_error: str = "nan"):
         if on_error not in ("raise", "nan"):
@@ -99,7 +100,7 @@ def cholesky(x, lower: bool = True, *, check_finite: bool = True, overwrite_a: b
     not positive definite, ``'raise'`` raises ``numpy.linalg.LinAlgError`` naming it.
     ``check_finite`` and ``overwrite_a`` are accepted for PyTensor's signature."""
     x = matrix_input(x, 2, "cholesky")
-    return batched(Cholesky(lower, on_error), "(m,m)->(m,m)")(x)
+    return batched(Cholesky(lower, on_error))(x)
 
 
 class LU(Op):
@@ -112,6 +113,10 @@ class LU(Op):
     def __init__(self, permute_l: bool = False, p_indices: bool = False):
         self.permute_l = bool(permute_l)
         self.p_indices = bool(p_indices)
+
+    @property
+    def gufunc_signature(self):
+        return "(m,n)->(m,k),(k,n)" if self.permute_l else "(m,n)->(m,m),(m,k),(k,n)"
 
     def make_node(self, x):
         x = as_matrix(x, "lu")
@@ -172,9 +177,7 @@ def lu(a, permute_l: bool = False, check_finite: bool = True, p_indices: bool = 
        overwrite_a: bool = False):
     """scipy's ``lu`` of ``a`` (or of each matrix of a stack), see ``LU``."""
     a = matrix_input(a, 2, "lu")
-    if permute_l:
-        return batched(LU(True, p_indices), "(m,n)->(m,k),(k,n)")(a)
-    return batched(LU(False, p_indices), "(m,n)->(m,m),(m,k),(k,n)")(a)
+    return batched(LU(permute_l, p_indices))(a)
 
 
 class LUFactor(Op):
@@ -182,6 +185,7 @@ class LUFactor(Op):
     of ``lu_solve``. A singular matrix raises ``numpy.linalg.LinAlgError``."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->(m,m),(m)"
 
     def make_node(self, x):
         x = as_matrix(x, "lu_factor", square=True)
@@ -221,7 +225,7 @@ class LUFactor(Op):
 def lu_factor(a, *, check_finite: bool = True, overwrite_a: bool = False):
     """``(LU, pivots)`` of ``a`` (or of each matrix of a stack), for ``lu_solve``."""
     a = matrix_input(a, 2, "lu_factor")
-    return batched(LUFactor(), "(m,m)->(m,m),(m)")(a)
+    return batched(LUFactor())(a)
 
 
 class PivotToPermutations(Op):
@@ -230,6 +234,7 @@ class PivotToPermutations(Op):
     permutation (int64)."""
 
     __props__ = ("inverse",)
+    gufunc_signature = "(m)->(m)"
 
     def __init__(self, inverse: bool = True):
         self.inverse = bool(inverse)
@@ -261,7 +266,7 @@ class PivotToPermutations(Op):
 def pivot_to_permutation(p, inverse: bool = False):
     """The permutation of ``lu_factor``'s pivots ``p`` (or of each vector of a stack): the
     inverse of the row order ``q`` with ``A[q] == L @ U``, or ``q`` itself with ``inverse``."""
-    return batched(PivotToPermutations(inverse), "(m)->(m)")(
+    return batched(PivotToPermutations(inverse))(
         matrix_input(p, 1, "pivot_to_permutation"))
 
 
@@ -281,6 +286,12 @@ class QR(Op):
             raise ValueError(f"qr: mode must be one of {sorted(_QR_MODES)}, got {mode!r}"
                              + (" (mode='raw' is not supported)" if mode == "raw" else ""))
         self.mode = _QR_MODES[mode]
+
+    @property
+    def gufunc_signature(self):
+        if self.mode == "r":
+            return "(m,n)->(m,n)"
+        return "(m,n)->(m,k),(k,n)" if self.mode == "economic" else "(m,n)->(m,m),(m,n)"
 
     def make_node(self, x):
         x = as_matrix(x, "qr")
@@ -346,11 +357,7 @@ def qr(A, mode: str = "full", overwrite_a: bool = False, pivoting: bool = False,
     if pivoting:
         raise NotImplementedError("qr: pivoting=True is not supported yet")
     A = matrix_input(A, 2, "qr")
-    op = QR(mode)
-    if op.mode == "r":
-        return batched(op, "(m,n)->(m,n)")(A)
-    q_cols = "k" if op.mode == "economic" else "m"
-    return batched(op, f"(m,n)->(m,{q_cols}),({q_cols},n)")(A)
+    return batched(QR(mode))(A)
 
 
 class SVD(Op):
@@ -362,6 +369,12 @@ class SVD(Op):
     def __init__(self, full_matrices: bool = True, compute_uv: bool = True):
         self.full_matrices = bool(full_matrices)
         self.compute_uv = bool(compute_uv)
+
+    @property
+    def gufunc_signature(self):
+        if not self.compute_uv:
+            return "(m,n)->(k)"
+        return "(m,n)->(m,m),(k),(n,n)" if self.full_matrices else "(m,n)->(m,k),(k),(k,n)"
 
     def make_node(self, x):
         x = as_matrix(x, "svd")
@@ -433,12 +446,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True):
     """numpy's ``svd`` of ``a`` (or of each matrix of a stack): ``(U, s, Vh)``, or ``s``
     with ``compute_uv=False``."""
     a = matrix_input(a, 2, "svd")
-    op = SVD(full_matrices, compute_uv)
-    if not compute_uv:
-        return batched(op, "(m,n)->(k)")(a)
-    if full_matrices:
-        return batched(op, "(m,n)->(m,m),(k),(n,n)")(a)
-    return batched(op, "(m,n)->(m,k),(k),(k,n)")(a)
+    return batched(SVD(full_matrices, compute_uv))(a)
 
 
 class Eig(Op):
@@ -446,6 +454,7 @@ class Eig(Op):
     (complex64 for single precision inputs, else complex128). No gradient."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->(m),(m,m)"
 
     def make_node(self, x):
         x = as_matrix(x, "eig", square=True)
@@ -468,7 +477,7 @@ class Eig(Op):
 
 def eig(x):
     """Eigenvalues and eigenvectors of ``x`` (or of each matrix of a stack), complex."""
-    return batched(Eig(), "(m,m)->(m),(m,m)")(matrix_input(x, 2, "eig"))
+    return batched(Eig())(matrix_input(x, 2, "eig"))
 
 
 def _uplo(lower, UPLO):
@@ -484,6 +493,7 @@ class Eigh(Op):
     (Hermitian) matrix, read from its lower (or upper) triangle."""
 
     __props__ = ("lower",)
+    gufunc_signature = "(m,m)->(m),(m,m)"
 
     def __init__(self, lower: bool = True):
         self.lower = bool(lower)
@@ -531,13 +541,14 @@ def eigh(a, b=None, lower: bool = True, UPLO=None, driver: str = "evr"):
     """Eigenvalues (ascending) and eigenvectors of the symmetric ``a`` (or of each matrix of
     a stack): ``(w, v)``. ``UPLO`` ('L' / 'U', numpy's spelling) overrides ``lower``."""
     _no_generalized(b, "eigh")
-    return batched(Eigh(_uplo(lower, UPLO)), "(m,m)->(m),(m,m)")(matrix_input(a, 2, "eigh"))
+    return batched(Eigh(_uplo(lower, UPLO)))(matrix_input(a, 2, "eigh"))
 
 
 class Eigvalsh(Op):
     """The eigenvalues (ascending) of a symmetric matrix, without the vectors."""
 
     __props__ = ("lower",)
+    gufunc_signature = "(m,m)->(m)"
 
     def __init__(self, lower: bool = True):
         self.lower = bool(lower)
@@ -566,4 +577,4 @@ class Eigvalsh(Op):
 def eigvalsh(a, b=None, lower: bool = True):
     """The eigenvalues (ascending) of the symmetric ``a`` (or of each matrix of a stack)."""
     _no_generalized(b, "eigvalsh")
-    return batched(Eigvalsh(lower), "(m,m)->(m)")(matrix_input(a, 2, "eigvalsh"))
+    return batched(Eigvalsh(lower))(matrix_input(a, 2, "eigvalsh"))

@@ -24,6 +24,7 @@ class MatrixInverse(Op):
     ``numpy.linalg.LinAlgError``."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->(m,m)"
 
     def make_node(self, x):
         x = as_matrix(x, "inv", square=True)
@@ -49,7 +50,7 @@ class MatrixInverse(Op):
 
 def inv(x):
     """The inverse of the square ``x`` (or of each matrix of a stack)."""
-    return batched(MatrixInverse(), "(m,m)->(m,m)")(matrix_input(x, 2, "inv"))
+    return batched(MatrixInverse())(matrix_input(x, 2, "inv"))
 
 
 matrix_inverse = inv
@@ -60,6 +61,7 @@ class MatrixPinv(Op):
     matrix, through its eigendecomposition)."""
 
     __props__ = ("hermitian",)
+    gufunc_signature = "(m,n)->(n,m)"
 
     def __init__(self, hermitian: bool = False):
         self.hermitian = bool(hermitian)
@@ -92,7 +94,7 @@ class MatrixPinv(Op):
 
 def pinv(x, hermitian: bool = False):
     """The pseudo-inverse of ``x`` (or of each matrix of a stack)."""
-    return batched(MatrixPinv(hermitian), "(m,n)->(n,m)")(matrix_input(x, 2, "pinv"))
+    return batched(MatrixPinv(hermitian))(matrix_input(x, 2, "pinv"))
 
 
 def tensorinv(a, ind: int = 2):

@@ -28,6 +28,7 @@ class Expm(Op):
     """scipy's ``expm``: the exponential of a square matrix."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->(m,m)"
 
     def make_node(self, x):
         x = as_matrix(x, "expm", square=True)
@@ -58,7 +59,7 @@ class Expm(Op):
 
 def expm(A):
     """The matrix exponential of ``A`` (or of each matrix of a stack)."""
-    return batched(Expm(), "(m,m)->(m,m)")(matrix_input(A, 2, "expm"))
+    return batched(Expm())(matrix_input(A, 2, "expm"))
 
 
 class KroneckerProduct(Op):
@@ -148,6 +149,10 @@ class BlockDiagonal(Op):
     def __init__(self, n_inputs: int):
         self.n_inputs = int(n_inputs)
 
+    @property
+    def gufunc_signature(self):
+        return ",".join(f"(m{k},n{k})" for k in range(self.n_inputs)) + "->(m,n)"
+
     def make_node(self, *matrices):
         if len(matrices) != self.n_inputs:
             raise TypeError(f"block_diag: expected {self.n_inputs} matrices, got "
@@ -188,5 +193,4 @@ def block_diag(*matrices):
     if not matrices:
         raise TypeError("block_diag: expected at least one matrix")
     matrices = [matrix_input(m, 2, "block_diag") for m in matrices]
-    sig = ",".join(f"(m{k},n{k})" for k in range(len(matrices))) + "->(m,n)"
-    return batched(BlockDiagonal(len(matrices)), sig)(*matrices)
+    return batched(BlockDiagonal(len(matrices)))(*matrices)

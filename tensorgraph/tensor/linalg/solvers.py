@@ -61,6 +61,12 @@ class SolveBase(Op):
     def __init__(self, b_ndim: int = 2):
         self.b_ndim = int(b_ndim)
 
+    @property
+    def gufunc_signature(self):
+        """``A`` (m, m) and ``b`` (m) or (m, n); ``lu_solve`` has the pivots (m) between."""
+        b = "(m)" if self.b_ndim == 1 else "(m,n)"
+        return f"(m,m),{b}->{b}"
+
     def _nodes_inputs(self, a, b):
         a = as_matrix(a, self.what, square=True)
         b = as_tensor_variable(b)
@@ -152,8 +158,7 @@ def solve(a, b, *, lower: bool = False, overwrite_a: bool = False, overwrite_b: 
     b_ndim = _default_b_ndim(b, b_ndim)
     if transposed:
         a = a.mT if a.type.ndim > 2 else a.T
-    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
-    return batched(Solve(assume_a, lower, b_ndim), sig)(a, b)
+    return batched(Solve(assume_a, lower, b_ndim))(a, b)
 
 
 _TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
@@ -212,8 +217,7 @@ def solve_triangular(a, b, *, trans=0, lower: bool = False, unit_diagonal: bool 
     a = matrix_input(a, 2, "solve_triangular")
     b = matrix_input(b, 1, "solve_triangular")
     b_ndim = _default_b_ndim(b, b_ndim)
-    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
-    return batched(SolveTriangular(trans, lower, unit_diagonal, b_ndim), sig)(a, b)
+    return batched(SolveTriangular(trans, lower, unit_diagonal, b_ndim))(a, b)
 
 
 class CholeskySolve(SolveBase):
@@ -261,8 +265,7 @@ def cho_solve(c_and_lower, b, *, b_ndim=None):
     c = matrix_input(c, 2, "cho_solve")
     b = matrix_input(b, 1, "cho_solve")
     b_ndim = _default_b_ndim(b, b_ndim)
-    sig = "(m,m),(m)->(m)" if b_ndim == 1 else "(m,m),(m,n)->(m,n)"
-    return batched(CholeskySolve(lower, b_ndim), sig)(c, b)
+    return batched(CholeskySolve(lower, b_ndim))(c, b)
 
 
 class LUSolve(SolveBase):
@@ -271,6 +274,11 @@ class LUSolve(SolveBase):
 
     __props__ = ("trans", "b_ndim")
     what = "lu_solve"
+
+    @property
+    def gufunc_signature(self):
+        b = "(m)" if self.b_ndim == 1 else "(m,n)"
+        return f"(m,m),(m),{b}->{b}"
 
     def __init__(self, trans: bool = False, b_ndim: int = 2):
         super().__init__(b_ndim)
@@ -322,8 +330,7 @@ def lu_solve(LU_and_pivots, b, trans: bool = False, b_ndim=None, check_finite: b
     lu = matrix_input(lu, 2, "lu_solve")
     b = matrix_input(b, 1, "lu_solve")
     b_ndim = _default_b_ndim(b, b_ndim)
-    sig = "(m,m),(m),(m)->(m)" if b_ndim == 1 else "(m,m),(m),(m,n)->(m,n)"
-    return batched(LUSolve(trans, b_ndim), sig)(lu, piv, b)
+    return batched(LUSolve(trans, b_ndim))(lu, piv, b)
 
 
 class Lstsq(Op):

@@ -27,6 +27,7 @@ class Det(Op):
     """numpy's ``det`` of a square matrix."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->()"
 
     def make_node(self, x):
         x = as_matrix(x, "det", square=True)
@@ -50,7 +51,7 @@ class Det(Op):
 
 def det(x):
     """The determinant of ``x`` (or of each matrix of a stack)."""
-    return batched(Det(), "(m,m)->()")(matrix_input(x, 2, "det"))
+    return batched(Det())(matrix_input(x, 2, "det"))
 
 
 class SLogDet(Op):
@@ -58,6 +59,7 @@ class SLogDet(Op):
     (no overflow for large matrices)."""
 
     __props__ = ()
+    gufunc_signature = "(m,m)->(),()"
 
     def make_node(self, x):
         x = as_matrix(x, "slogdet", square=True)
@@ -83,7 +85,7 @@ class SLogDet(Op):
 
 def slogdet(x):
     """``(sign, log|det|)`` of ``x`` (or of each matrix of a stack)."""
-    sign, logabs = batched(SLogDet(), "(m,m)->(),()")(matrix_input(x, 2, "slogdet"))
+    sign, logabs = batched(SLogDet())(matrix_input(x, 2, "slogdet"))
     return sign, logabs
 
 

@@ -93,17 +93,33 @@ class KroneckerProduct(Op):
 
 
 def kron(a, b):
-    """numpy's ``kron`` for vectors and matrices (a vector with a vector gives a vector)."""
-
+    """numpy's ``kron``: for vectors and matrices the ``KroneckerProduct`` op (a vector with
+    a vector gives a vector); tensors of more dimensions (the smaller one padded with
+    leading 1s) as the broadcast product of their axes interleaved, reshaped."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if not (1 <= a.type.ndim <= 2 and 1 <= b.type.ndim <= 2):
-        raise TypeError(f"kron: expected vectors or matrices, got {a} ({a.type}) and {b} "
-                        f"({b.type})")
-    vectors = a.type.ndim == b.type.ndim == 1
-    a2 = a.dimshuffle("x", 0) if a.type.ndim == 1 else a
-    b2 = b.dimshuffle("x", 0) if b.type.ndim == 1 else b
-    out = KroneckerProduct()(a2, b2)
-    return reshape(out, (-1,)) if vectors else out
+    if a.type.ndim == 0 or b.type.ndim == 0:
+        raise TypeError(f"kron: expected tensors of at least one dimension, got {a} ({a.type}) "
+                        f"and {b} ({b.type})")
+    if a.type.ndim <= 2 and b.type.ndim <= 2:
+        vectors = a.type.ndim == b.type.ndim == 1
+        a2 = a.dimshuffle("x", 0) if a.type.ndim == 1 else a
+        b2 = b.dimshuffle("x", 0) if b.type.ndim == 1 else b
+        out = KroneckerProduct()(a2, b2)
+        return reshape(out, (-1,)) if vectors else out
+    nd = max(a.type.ndim, b.type.ndim)
+    a = a.dimshuffle(*["x"] * (nd - a.type.ndim), *range(a.type.ndim))
+    b = b.dimshuffle(*["x"] * (nd - b.type.ndim), *range(b.type.ndim))
+    product = _interleaved(a, nd, first=True) * _interleaved(b, nd, first=False)
+    return reshape(product, [a.shape[d] * b.shape[d] for d in range(nd)])
+
+
+def _interleaved(x, nd, first):
+    """``x`` with a broadcast axis after (``first``) or before each of its axes, so that
+    the product of the two operands pairs axis d of one with axis d of the other."""
+    order = []
+    for d in range(nd):
+        order += [d, "x"] if first else ["x", d]
+    return x.dimshuffle(*order)
 
 
 def matrix_dot(*args):

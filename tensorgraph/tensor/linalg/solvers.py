@@ -18,6 +18,7 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.creation import eye, ones_like, tril, triu
+from tensorgraph.tensor.diagonal import diagonal
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
     matrix_input,
@@ -25,7 +26,7 @@ from tensorgraph.tensor.linalg.core import (
 from tensorgraph.tensor.linalg.decomposition import pivot_to_permutation
 from tensorgraph.tensor.linalg.products import kron
 from tensorgraph.tensor.reduction import prod
-from tensorgraph.tensor.shape import reshape
+from tensorgraph.tensor.shape import expand_dims, reshape
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["SolveBase", "Solve", "solve", "SolveTriangular", "solve_triangular",
@@ -151,14 +152,23 @@ def solve(a, b, *, lower: bool = False, overwrite_a: bool = False, overwrite_b: 
           check_finite: bool = True, assume_a: str = "gen", transposed: bool = False,
           b_ndim=None):
     """``x`` with ``a @ x == b`` (scipy's ``solve``), for one system or a stack of them;
-    ``transposed`` solves ``a.T @ x == b``. ``overwrite_*`` and ``check_finite`` are
-    accepted for PyTensor's signature."""
+    ``transposed`` solves ``a.T @ x == b``. ``assume_a`` 'lower triangular' / 'upper
+    triangular' is ``solve_triangular``, 'diagonal' a division by the diagonal (as
+    PyTensor); the others choose ``Solve``'s LAPACK driver. ``overwrite_*`` and
+    ``check_finite`` are accepted for PyTensor's signature."""
     a = matrix_input(a, 2, "solve")
     b = matrix_input(b, 1, "solve")
     b_ndim = _default_b_ndim(b, b_ndim)
+    kind = assume_a.lower() if isinstance(assume_a, str) else assume_a
+    if kind in ("lower triangular", "upper triangular"):
+        return solve_triangular(a, b, trans=int(bool(transposed)), lower=kind.startswith("lower"),
+                                b_ndim=b_ndim)
+    if kind == "diagonal":    # b divided by the diagonal, row by row: no factorization
+        d = diagonal(a, 0, -2, -1)
+        return b / (d if b_ndim == 1 else expand_dims(d, -1))
     if transposed:
         a = a.mT if a.type.ndim > 2 else a.T
-    return batched(Solve(assume_a, lower, b_ndim))(a, b)
+    return batched(Solve(kind, lower, b_ndim))(a, b)
 
 
 _TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}

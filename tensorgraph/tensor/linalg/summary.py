@@ -94,27 +94,23 @@ _MATRIX_ORDS = (None, "fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)
 
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """numpy's ``norm``: vector norms over one axis (``ord`` None / 2, 1, inf, -inf, 0 or
-    any p), matrix norms over two (``ord`` None / 'fro', 'nuc', 1, -1, 2, -2, inf, -inf).
-    With ``axis=None`` a vector or a matrix takes its own kind of norm, a tensor of more
-    dimensions its flattened 2-norm (``ord`` must then be None)."""
-
+    any p), matrix norms over two (``ord`` None / 'fro' / 'f', 'nuc', 1, -1, 2, -2, inf,
+    -inf). With ``axis=None`` a vector takes a vector norm and anything of two or more
+    dimensions a matrix norm of each matrix of its last two axes (PyTensor's rule: a stack
+    of matrices gets one norm per matrix, where numpy would flatten it)."""
     x = as_tensor_variable(x)
     nd = x.type.ndim
     if axis is None:
-        if nd in (1, 2):
-            axis = tuple(range(nd))
-        elif ord is None:
-            flat = _vector_norm(reshape(x, (-1,)), None, 0, False)
-            return reshape(flat, (1,) * nd) if keepdims else flat
-        else:
-            raise ValueError(f"norm: ord={ord!r} needs a vector or a matrix (or axis=), got "
-                             f"{x} ({nd}-d)")
+        if nd == 0:
+            raise ValueError(f"norm: expected a vector, a matrix or a stack of matrices, got "
+                             f"{x} (0-d)")
+        axis = (0,) if nd == 1 else (nd - 2, nd - 1)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axes = tuple(int(a) % nd if -nd <= a < nd else _bad_axis(a, nd) for a in axes)
     if len(axes) == 1:
         return _vector_norm(x, ord, axes[0], keepdims)
     if len(axes) == 2 and axes[0] != axes[1]:
-        return _matrix_norm(x, ord, axes, keepdims)
+        return _matrix_norm(x, "fro" if ord == "f" else ord, axes, keepdims)
     raise ValueError(f"norm: axis must name one or two different axes, got {axis!r}")
 
 

@@ -99,6 +99,7 @@ def test_kron_and_lyapunov_gradients():
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 2))
     verify_grad(la.kron, [a, b], mode="FAST_COMPILE", rng=rng)
+    verify_grad(la.kron, [a[None], b], mode="FAST_COMPILE", rng=rng)    # 3-d: a graph
     m, q = rng.standard_normal((2, 2)) / 3, rng.standard_normal((2, 2))
     verify_grad(la.solve_discrete_lyapunov, [m, q], mode="FAST_COMPILE", rng=rng)
 

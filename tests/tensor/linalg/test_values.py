@@ -34,6 +34,10 @@ def _cases(s):
     yield "solve pos", la.solve(s["spd"], s["b"], assume_a="pos"), per_item(np.linalg.solve)
     yield "solve transposed", la.solve(s["a"], s["b"], transposed=True), \
         per_item(lambda a, b: np.linalg.solve(a.T, b))
+    yield "solve lower triangular", la.solve(s["low"], s["b"], assume_a="lower triangular"), \
+        per_item(lambda a, b: np.linalg.solve(np.tril(a), b))
+    yield "solve diagonal", la.solve(s["a"], s["v"], assume_a="Diagonal", b_ndim=1), \
+        per_item(lambda a, v: v / np.diag(a))
     yield "solve_triangular", la.solve_triangular(s["low"], s["b"], lower=True), \
         per_item(lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True))
     yield "solve_triangular trans", la.solve_triangular(s["low"], s["v"], lower=True, trans=1,
@@ -114,10 +118,11 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
     t4, t2 = tt.dtensor4("t4"), tt.dmatrix("t2")
     x, res, rank, s = la.lstsq(a, b)
     outs = [x, res, rank, s, la.tensorsolve(t4, t2), la.tensorinv(t4),
-            la.kron(a, b), la.kron(a[0], b[0]), la.matrix_dot(a, a.T, a),
+            la.kron(a, b), la.kron(a[0], b[0]), la.kron(t4, a), la.kron(a[0], t4),
+            la.matrix_dot(a, a.T, a),
             la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
             la.solve_discrete_lyapunov(a / 4, b[:, :3]), la.matrix_power(a, 0),
-            la.norm(t4), la.norm(t4, keepdims=True), la.norm(a), la.norm(a[0], 0),
+            la.norm(t4), la.norm(t4, 2, keepdims=True), la.norm(a), la.norm(a[0], 0),
             la.solve(a, b, assume_a="tridiagonal")]
     f = tg.function([a, b, t4, t2], outs)
     av, bv = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
@@ -127,10 +132,12 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
     assert np.array_equal(identity(np.full((3, 3), np.nan)), np.eye(3))   # whatever M holds
     expected = [*np.linalg.lstsq(av, bv), np.linalg.tensorsolve(t4v, t2v),
                 np.linalg.tensorinv(t4v), np.kron(av, bv), np.kron(av[0], bv[0]),
+                np.kron(t4v, av), np.kron(av[0], t4v),
                 av @ av.T @ av, np.trace(av),
                 scipy.linalg.solve_continuous_lyapunov(av, bv),
                 scipy.linalg.solve_discrete_lyapunov(av / 4, bv), np.eye(3),
-                np.linalg.norm(t4v), np.linalg.norm(t4v, keepdims=True), np.linalg.norm(av),
+                np.linalg.norm(t4v, axis=(-2, -1)),    # per matrix, as PyTensor
+                np.linalg.norm(t4v, 2, axis=(-2, -1), keepdims=True), np.linalg.norm(av),
                 np.linalg.norm(av[0], 0),
                 scipy.linalg.solve(np.triu(np.tril(av, 1), -1), bv, assume_a="tridiagonal")]
     for k, (g, e) in enumerate(zip(got, expected)):

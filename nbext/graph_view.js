@@ -67,6 +67,8 @@ function render({ model, el }) {
     nodeIndex = new Map((graph.nodes || []).map((n) => [n.id, n]));
     if (!layout.items) { viewport.innerHTML = ""; return; }
     viewport.innerHTML = drawingSvg(graph, layout);
+    // a rewrite step at its places in the union of the steps draws every node: nothing to fold
+    for (const act of ["shapecode", "constants"]) root.querySelector(`[data-act="${act}"]`).hidden = !!layout.fixed;
     const previous = drawn;
     drawn = layout;
     root.dataset.tgDrawn = String(graph.serial);

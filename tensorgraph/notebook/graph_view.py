@@ -119,7 +119,8 @@ class GraphView(StaticFallback, anywidget.AnyWidget):
             return self
         with self._layout_lock:
             self._generation += 1  # a layout still running for the old graph is dropped
-            self.layout = {**placed, "graph": self.graph["serial"]}
+            # "fixed": every node drawn at its union place, the folding buttons hidden
+            self.layout = {**placed, "graph": self.graph["serial"], "fixed": True}
             self.status = ""
             self._done.set()
         return self

@@ -1,6 +1,7 @@
 """Folded constants and shape plumbing in a real JupyterLab (issue 36): a NaN made by a
 folded node (an Alloc of a NaN fill) shows that node drawn and marked in the stepper; search
-finds a folded node by id and draws it; the "shape code" button brings the plumbing back;
+finds a folded node by id and draws it; the "shape code" button brings the plumbing back
+(and is hidden on a rewrite step, which draws every node);
 edge labels show on the selected node's edges only; the folded lines read in the dark theme."""
 
 import ast
@@ -18,7 +19,8 @@ hunt'''
 
 
 def test_folded_nodes_in_jupyterlab(lab):
-    nb = lab.open_notebook("folding.ipynb", [SEED, NAN_FILL, "view = tgn.show(train)\nview"])
+    nb = lab.open_notebook("folding.ipynb", [SEED, NAN_FILL, "view = tgn.show(train)\nview",
+                                             "rep = tgn.report(train)\nrep.show_step(3)\nrep"])
     try:
         wait_for_nodes(nb, 1, 5)
         # the stepper stopped on the Alloc: drawn (not folded) and marked
@@ -62,6 +64,11 @@ def test_folded_nodes_in_jupyterlab(lab):
             """(id) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .tg-graph')[1]
                  .querySelectorAll(`[data-tg-node="${id}"]`).length === 0""",
             arg=folded, timeout=30_000)
+        # a rewrite step drawn at its union places draws every node: no folding buttons
+        report = nb.panel().locator(".tg-compile-report .tg-graph").first
+        report.locator("[data-tg-node]").first.wait_for(timeout=30_000)
+        assert report.locator('[data-act="shapecode"]').is_hidden()
+        assert view.locator('[data-act="shapecode"]').is_visible()
         # the ports and badges read in both themes
         check_view(view, "folded light")
         set_theme(nb.page, "JupyterLab Dark")

@@ -154,5 +154,6 @@ def test_selecting_a_constant_in_a_rewrite_step_keeps_the_steps_shared_layout():
     assert view.layout["engine"] == "dot (union of the steps)"
     const = next(n["id"] for n in view.graph["nodes"]
                  if n["k"] == "constant" and n["id"] in view.layout["items"])
+    assert view.layout["fixed"]  # the browser hides the folding buttons
     view.select(const)
     assert view.wait().layout["engine"] == "dot (union of the steps)"

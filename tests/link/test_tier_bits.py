@@ -212,3 +212,18 @@ def test_threads_calling_the_quick_tier_at_once_get_the_same_bits():
         go.set()
     for a, b in zip(alone, results):
         _assert_same_bits(["chain", "sum", "softmax"], a, b)
+
+
+def test_the_quick_tier_broadcasts_and_fails_as_perform_does():
+    """Broadcast rows, empty arrays, a 0-d function; a shape mismatch is perform's error."""
+    x, r = tt.matrix("x"), tt.row("r")
+    outputs = {"row": tt.exp(x * r) + tt.tanh(r), "scalar": tt.exp(tt.sum(x)) * 2}
+    _both_tiers([x, r], outputs, [_data("float64", (4, 3)), _data("float64", (1, 3))])
+    _both_tiers([x, r], outputs, [np.zeros((0, 3)), _data("float64", (1, 3))])
+    f = tg.function([x, r], list(outputs.values()))
+    with pytest.raises(ValueError, match="cannot be broadcast together") as optimized:
+        f(_data("float64", (4, 3)), _data("float64", (1, 2)))
+    with pytest.raises(ValueError, match="cannot be broadcast together") as quick:
+        _quick_run(f, [_data("float64", (4, 3)), _data("float64", (1, 2))])
+    assert "Input dimension mismatch" in str(optimized.value) and \
+        "Input dimension mismatch" in str(quick.value)

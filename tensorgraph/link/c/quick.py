@@ -95,7 +95,7 @@ class QuickCode:
                 plan = ("own", clone)
                 outputs["own"] += clone.outputs
             else:
-                outputs["pieces"] += [piece.outputs[0] for _, piece, _, _ in plan[1]]
+                outputs["pieces"] += [piece.outputs[0] for _, piece, _ in plan[1]]
             self._plans[node] = plan
         self._graphs = _link(outputs)
         # a library that does not compile (a node's own C is broken): the optimized tier
@@ -116,7 +116,7 @@ class QuickCode:
                 for kind, cgraph in self._graphs.items() if cgraph is not None}
 
     def _pieces(self, node):
-        """("pieces", [(values in, piece node, values out, scalar flags)], output values) of
+        """("pieces", [(values in, piece node, values out)], (input values, output values)) of
         an Elemwise node, or None when some scalar op cannot be a piece (then the node runs
         its own function)."""
         leaves = [object() for _ in node.inputs]
@@ -146,7 +146,7 @@ class QuickCode:
             (out,) = results
             scalar[out] = all(flags)
             dtype[out] = piece.outputs[0].type.dtype
-            pieces.append((args, piece, results, flags))
+            pieces.append((args, piece, results))
         if [dtype.get(o) for o in outs if not isinstance(o, Constant)] != [
                 v.type.dtype for o, v in zip(outs, node.outputs) if not isinstance(o, Constant)]:
             return None
@@ -185,8 +185,8 @@ class QuickCode:
     def _elemwise(self, node, plan, call):
         """The computation of an Elemwise node by its pieces (see the module docstring)."""
         _, pieces, (leaves, outs) = plan
-        steps = [(args, self._graphs["pieces"].index[piece], results, flags)
-                 for args, piece, results, flags in pieces]
+        steps = [(args, self._graphs["pieces"].index[piece], results)
+                 for args, piece, results in pieces]
         scalar_in = [_static_scalar(v) for v in node.inputs]
         out_dtypes = [v.type.dtype for v in node.outputs]
         destroyed = dict(node.op.inplace_pattern)
@@ -198,11 +198,11 @@ class QuickCode:
                 value = np.asarray(value)
                 values[leaf] = (value.reshape(1) if s else
                                 np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1))
-            for args, k, (out,), flags in steps:
+            for args, k, (out,) in steps:
                 operands = [np.asarray(a.data, dtype=a.type.dtype).reshape(1)
                             if isinstance(a, Constant) else values[a] for a in args]
                 (values[out],) = call(k, *operands)
-            results, fresh = [], {id(v) for _, _, (out,), _ in steps for v in (values[out],)}
+            results, fresh = [], {id(values[out]) for _, _, (out,) in steps}
             for o, (out, dtype) in enumerate(zip(outs, out_dtypes)):
                 value = (np.asarray(out.data, dtype=dtype) if isinstance(out, Constant)
                          else values[out])

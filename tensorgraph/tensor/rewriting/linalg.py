@@ -1,6 +1,10 @@
 """Linear algebra rewrites: cheaper or more stable forms of ``tensorgraph.tensor.linalg``
-graphs (the ops are ``Blockwise`` nodes; the rewrites look at their core op).
+graphs (the ops are ``Blockwise`` nodes, or their core op once unbatched; the rewrites look
+at the per-matrix op either way).
 
+* ``local_unbatched_linalg`` (canonicalize): a linalg ``Blockwise`` whose inputs have no
+  batch dimensions -> its core op (one matrix: no loop, and the graph prints ``Cholesky``);
+  the later rewrites build unbatched nodes that way themselves (``_unbatched``).
 * ``local_inv_inv`` (canonicalize): ``inv(inv(A))`` -> ``A``.
 * ``local_kron_of_identities`` (canonicalize): ``kron(eye(n), eye(m))`` -> ``eye(n * m)``.
 * ``local_inv_dot_to_solve`` (stabilize): ``inv(A) @ b`` -> ``solve(A, b)`` (no inverse formed,
@@ -39,18 +43,30 @@ from tensorgraph.tensor.dot import Dot, MatMul
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.linalg import decomposition as dec
 from tensorgraph.tensor.linalg import solvers
-from tensorgraph.tensor.linalg.inverse import MatrixInverse
-from tensorgraph.tensor.linalg.products import KroneckerProduct
-from tensorgraph.tensor.linalg.summary import Det, slogdet
+from tensorgraph.tensor.linalg.inverse import MatrixInverse, MatrixPinv
+from tensorgraph.tensor.linalg.products import BlockDiagonal, Expm, KroneckerProduct
+from tensorgraph.tensor.linalg.summary import Det, SLogDet, slogdet
 from tensorgraph.tensor.rewriting.utils import constant_value, fits, scalar_op_of
+
+#: the per-matrix ops of tensorgraph.tensor.linalg (what local_unbatched_linalg unwraps)
+LINALG_OPS = (dec.Cholesky, dec.LU, dec.LUFactor, dec.PivotToPermutations, dec.QR, dec.SVD,
+              dec.Eig, dec.Eigh, dec.Eigvalsh, MatrixInverse, MatrixPinv, Det, SLogDet, Expm,
+              BlockDiagonal, solvers.SolveBase)
+
+
+def _core_op(node):
+    """A linalg node's per-matrix op: the core op of its Blockwise, or the op itself once
+    ``local_unbatched_linalg`` took the Blockwise away."""
+    return node.op.core_op if isinstance(node.op, Blockwise) else node.op
 
 
 def _core(var, *classes):
-    """The core op of the Blockwise node computing ``var`` if it is one of ``classes``."""
+    """The per-matrix op of the node computing ``var`` if it is one of ``classes``."""
     node = var.owner
-    if node is None or not isinstance(node.op, Blockwise):
+    if node is None:
         return None
-    return node.op.core_op if isinstance(node.op.core_op, classes) else None
+    op = _core_op(node)
+    return op if isinstance(op, classes) else None
 
 
 def _as(old, new):
@@ -64,11 +80,36 @@ def _single_client(fgraph, var) -> bool:
     return len(fgraph.clients.get(var, ())) == 1
 
 
+def _core_node(node):
+    """The core op's node on ``node``'s inputs when ``node`` is a linalg Blockwise with no
+    batch dimensions, else None."""
+    if not isinstance(node.op, Blockwise) or not isinstance(node.op.core_op, LINALG_OPS):
+        return None
+    for var, nd in zip(node.inputs, node.op.core_ndims):
+        if nd is not None and var.type.ndim != nd:
+            return None
+    return node.op.core_op.make_node(*node.inputs)
+
+
+def _unbatched(var):
+    """``var`` (made by a linalg function) computed by the core op when nothing is batched."""
+    core = None if var.owner is None else _core_node(var.owner)
+    return var if core is None else core.outputs[var.owner.outputs.index(var)]
+
+
 @register_canonicalize
 @node_rewriter([Blockwise])
+def local_unbatched_linalg(fgraph, node):
+    """A linalg Blockwise with no batch dimensions -> its core op (no loop to run)."""
+    core = _core_node(node)
+    return None if core is None else core.outputs
+
+
+@register_canonicalize
+@node_rewriter([Blockwise, MatrixInverse])
 def local_inv_inv(fgraph, node):
     """inv(inv(A)) -> A."""
-    if not isinstance(node.op.core_op, MatrixInverse):
+    if not isinstance(_core_op(node), MatrixInverse):
         return None
     (inner,) = node.inputs
     if _core(inner, MatrixInverse) is None:
@@ -112,7 +153,7 @@ def local_inv_dot_to_solve(fgraph, node):
         return None
     a = a_inv.owner.inputs[0]
     if b.type.ndim == 1 or (b.type.ndim == 2 and a.type.ndim == 2):
-        new = solvers.solve(a, b, b_ndim=b.type.ndim)
+        new = _unbatched(solvers.solve(a, b, b_ndim=b.type.ndim))
     elif b.type.ndim >= 2 and isinstance(node.op, MatMul):
         new = solvers.solve(a, b, b_ndim=2)
     else:
@@ -130,7 +171,7 @@ def local_log_det_to_slogdet(fgraph, node):
     (d,) = node.inputs
     if _core(d, Det) is None:
         return None
-    sign, logabs = slogdet(d.owner.inputs[0])
+    sign, logabs = _unbatched(slogdet(d.owner.inputs[0])[0]).owner.outputs
     new = tm.switch(tm.lt(sign, 0), np.nan, logabs)
     return [_as(node.outputs[0], new)]
 
@@ -153,13 +194,13 @@ def _triangular(var):
 
 
 @register_specialize
-@node_rewriter([Blockwise])
+@node_rewriter([Blockwise, Det])
 def local_det_of_triangular(fgraph, node):
     """det(T) for a triangular factor T -> the product of its diagonal."""
     from tensorgraph.tensor.diagonal import diagonal
     from tensorgraph.tensor.reduction import prod
 
-    if not isinstance(node.op.core_op, Det):
+    if not isinstance(_core_op(node), Det):
         return None
     (t,) = node.inputs
     kind = _triangular(t)
@@ -191,12 +232,12 @@ def _eye_times(var):
 
 
 @register_specialize
-@node_rewriter([Blockwise])
+@node_rewriter([Blockwise, dec.Cholesky])
 def local_cholesky_of_diagonal(fgraph, node):
     """cholesky(eye * x) -> eye * sqrt(x) (all NaN unless every x > 0, as on_error='nan')."""
     from tensorgraph.tensor.reduction import all as tall
 
-    core = node.op.core_op
+    core = _core_op(node)
     if not isinstance(core, dec.Cholesky) or core.on_error != "nan":
         return None
     (d,) = node.inputs
@@ -217,11 +258,11 @@ def _transpose_of(var, other) -> bool:
 
 
 @register_specialize
-@node_rewriter([Blockwise])
+@node_rewriter([Blockwise, solvers.Solve])
 def local_solve_with_factor(fgraph, node):
     """solve(T, b) with T a triangular factor -> solve_triangular; solve(L @ L.T, b) with L
     a lower Cholesky factor -> cho_solve((L, True), b)."""
-    core = node.op.core_op
+    core = _core_op(node)
     if type(core) is not solvers.Solve:
         return None
     a, b = node.inputs
@@ -231,12 +272,13 @@ def local_solve_with_factor(fgraph, node):
         lower, unit = kind
         new = solvers.solve_triangular(a, b, lower=lower, unit_diagonal=unit,
                                        b_ndim=core.b_ndim)
-        return [_as(out, new)]
+        return [_as(out, _unbatched(new))]
     if a.owner is not None and isinstance(a.owner.op, Dot):
         left, right = a.owner.inputs
         chol = _core(left, dec.Cholesky)
         if chol is not None and chol.lower and _transpose_of(right, left):
-            return [_as(out, solvers.cho_solve((left, True), b, b_ndim=core.b_ndim))]
+            new = solvers.cho_solve((left, True), b, b_ndim=core.b_ndim)
+            return [_as(out, _unbatched(new))]
     return None
 
 

@@ -95,7 +95,7 @@ def test_solve_with_a_cholesky_factor_is_a_triangular_solve(lower):
     f = _check([a, b], la.solve(la.cholesky(a, lower=lower), b), [SPD, B],
                np.linalg.solve(c, B), "local_solve_with_factor", gone=["Solve"],
                present=["SolveTriangular"])
-    assert f.maker.fgraph.outputs[0].owner.op.core_op.lower == lower
+    assert f.maker.fgraph.outputs[0].owner.op.lower == lower    # unbatched: the core op
 
 
 def test_solve_with_lu_unit_lower_factor():
@@ -127,3 +127,15 @@ def test_kron_of_identities_is_an_identity():
     f = _check([n, m], la.kron(tt.eye(n), tt.eye(m)) * 2, [2, 3], 2 * np.eye(6),
                "local_kron_of_identities", gone=["KroneckerProduct"])
     assert f(1, 4).shape == (4, 4)
+
+
+def test_an_unbatched_linalg_node_runs_its_core_op_without_blockwise():
+    a, s = tt.dmatrix("a"), tt.dtensor3("s")
+    f = tg.function([a, s], [la.inv(a), la.det(s)], mode=REWRITTEN)
+    steps = {st.name for st in f.maker.fgraph.rewrite_history}
+    assert "local_unbatched_linalg" in steps
+    kinds = {type(n.op).__name__ for n in f.maker.fgraph.toposort()}
+    assert "MatrixInverse" in kinds and "Blockwise" in kinds   # the stack keeps its Blockwise
+    got = f(A, np.stack([A, SPD]))
+    np.testing.assert_allclose(got[0], np.linalg.inv(A))
+    np.testing.assert_allclose(got[1], np.linalg.det(np.stack([A, SPD])))

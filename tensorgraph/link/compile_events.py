@@ -93,14 +93,17 @@ class CompileRecord:
         if program is not None:
             self.modules = program.compiled_from
         self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
-        #: 'quick' when the function's first calls run on what was ready (cached C, numpy)
-        #: while the optimized code compiles (config.compile__tiers), with the compile's
-        #: estimated seconds; 'optimized' otherwise
+        #: 'quick' when the function's first calls run on what was ready (cached C, the
+        #: quick tier's C, numpy where it is exact: link/c/quick.py) while the optimized code
+        #: compiles (config.compile__tiers), with the compile's estimated seconds;
+        #: 'optimized' otherwise
         self.tier = getattr(vm, "tier", "optimized")
         self.tier_estimate = 0.0
+        self.quick_nodes = 0
         if self.tier == "quick":
-            self.c_nodes = sum(getattr(t, "kind", "py") == "c" for t in vm.thunks)
-            self.py_nodes = len(vm.nodes) - self.c_nodes
+            kinds = [getattr(t, "kind", "py") for t in vm.thunks]
+            self.c_nodes, self.quick_nodes = kinds.count("c"), kinds.count("quick")
+            self.py_nodes = len(vm.nodes) - self.c_nodes - self.quick_nodes
         self.warnings: list[str] = []
         self.finished = time.time()
 
@@ -129,8 +132,8 @@ class CompileRecord:
         if self.tier == "quick":
             runs.append(f"running on the quick tier ({self.c_nodes} node"
                         f"{'s' if self.c_nodes != 1 else ''} in C from the cache, "
-                        f"{self.py_nodes} in numpy), optimized code ready in "
-                        f"~{max(0.1, self.tier_estimate):.1f} s")
+                        f"{self.quick_nodes} in quick C, {self.py_nodes} in numpy), optimized "
+                        f"code ready in ~{max(0.1, self.tier_estimate):.1f} s")
         elif self.c_nodes:
             runs.append(f"{_count(self.c_nodes, 'node')} in C, {where.get(self.modules, 'no module')}")
         if self.py_nodes and self.tier != "quick":

@@ -590,8 +590,10 @@ def _modules_text(record, fn=None, tier_error: str | None = None) -> str:
 def _tier_text(record, fn, tier_error: str | None) -> str:
     """What a function compiled on the quick tier runs now (see ``_modules_text``)."""
     if getattr(fn, "tier", "quick") == "quick":
-        parts = ([f"C from the module cache for {_nodes(record.c_nodes)}"]
-                 if record.c_nodes else []) + [f"numpy for {_nodes(record.py_nodes)}"]
+        counts = (("C from the module cache", record.c_nodes),
+                  ("the quick tier's C (the optimized bits)", getattr(record, "quick_nodes", 0)),
+                  ("numpy", record.py_nodes))
+        parts = [f"{what} for {_nodes(n)}" for what, n in counts if n]
         text = f"runs on the quick tier ({', '.join(parts)})"
         if tier_error:
             return f"{text}: the optimized code could not be built ({tier_error})"

@@ -492,8 +492,9 @@ def _runtime_kinds(obj):
     thunks = getattr(vm, "thunks", None)
     if nodes is None or thunks is None:
         return None
-    return {node: "C" if str(getattr(t, "kind", "py")).lower().startswith("c") else "Py"
-            for node, t in zip(nodes, thunks)}
+    kinds = {node: str(getattr(t, "kind", "py")).lower() for node, t in zip(nodes, thunks)}
+    return {node: "C" if kind.startswith("c") or kind == "quick" else "Py"  # quick: C too
+            for node, kind in kinds.items()}
 
 
 def _short_line(text: str, limit: int = 70) -> str:

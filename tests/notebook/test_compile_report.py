@@ -128,7 +128,7 @@ def test_a_quick_tier_function_s_report_says_so_and_follows_the_switch_to_the_op
         rep = report(f)
         quick = rep._summary.value
         assert rep.tier == "quick" and "no node runs C" not in quick
-        assert "runs on the quick tier (" in quick and "numpy for " in quick
+        assert "runs on the quick tier (" in quick and "(the optimized bits) for " in quick
         assert "until the optimized code is ready (~" in quick
         assert "runs on the quick tier" in rep._repr_mimebundle_()[0]["text/html"]
     finally:

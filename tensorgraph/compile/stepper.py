@@ -166,8 +166,9 @@ class Stepper:
         idle = [vm for vm in _IDLE_VMS.get(function, []) if getattr(vm, "tier", tier) == tier]
         _IDLE_VMS[function] = idle
         self.vm = idle.pop() if idle else function.new_vm([[None] for _ in maker.fgraph.inputs])
-        #: which code the nodes run: 'quick' (cached C, numpy perform for the rest) or
-        #: 'optimized'; each thunk's ``kind`` ('c' or 'py') says it per node
+        #: which code the nodes run: 'quick' (cached C, the quick tier's C, numpy perform
+        #: where it is exact: link/c/quick.py) or 'optimized'; each thunk's ``kind`` ('c',
+        #: 'quick' or 'py') says it per node
         self.tier = getattr(self.vm, "tier", "optimized")
         for cell, value in zip(self.vm.input_storage, values + shared):
             cell[0] = value

@@ -227,10 +227,11 @@ class Stepper(StaticFallback, widgets.VBox):
         text = (f"<b>{run.position}</b> of {total} nodes run ({spent * 1e3:.2f} ms in their "
                 f"thunks) &middot; {state}")
         if getattr(run, "tier", "optimized") == "quick":
-            in_c = sum(getattr(t, "kind", "py") == "c" for t in run.vm.thunks)
+            kinds = [getattr(t, "kind", "py") for t in run.vm.thunks]
+            in_c, quick = kinds.count("c"), kinds.count("quick")
             text += (f"<br><i>quick tier: {in_c} node{'s' if in_c != 1 else ''} run C found in "
-                     f"the module cache, {total - in_c} run numpy while the optimized code "
-                     "compiles</i>")
+                     f"the module cache, {quick} the quick tier's C (the optimized bits), "
+                     f"{total - in_c - quick} numpy while the optimized code compiles</i>")
         if self._nonfinite is not None:
             what = "first NaN/Inf" if self._nonfinite.node is not None else "NaN/Inf in the inputs"
             text += (f"<br><b style='color:var(--jp-error-color1,#d32f2f)'>{what}:</b> "

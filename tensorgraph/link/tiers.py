@@ -9,18 +9,26 @@ C). The ``Function`` switches to the optimized VM between two calls once the job
 Jobs run one at a time, in the order they were made, in one background thread: each compile
 already runs its translation units side by side, and a notebook that defines twenty functions
 should not start forty compilers at once.
+
+Fork (multiprocessing's default start method on Linux): a child inherits the jobs but not the
+thread. A job unfinished at the fork is built again in the child, by the child's own
+background thread, the first time the child asks about it (so a Pool worker compiles only
+the functions it calls). Locks the parent's thread held at the fork are not waited on: the
+executor is made anew, the module cache resets its in-process locks (``link/c/cmodule.py``).
 """
 
 from __future__ import annotations
 
+import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from time import perf_counter
 
 __all__ = ["TierJob"]
 
 _executor: list[ThreadPoolExecutor] = []
 _executor_lock = threading.Lock()
+_rebuild_lock = threading.Lock()  # one resubmission per job in a forked child
 
 
 def _background() -> ThreadPoolExecutor:
@@ -31,6 +39,16 @@ def _background() -> ThreadPoolExecutor:
         return _executor[0]
 
 
+def _after_fork_in_child() -> None:
+    """The parent's executor has no thread here, and its lock may have been held."""
+    global _executor_lock, _rebuild_lock
+    _executor_lock, _rebuild_lock = threading.Lock(), threading.Lock()
+    _executor.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class TierJob:
     """The optimized VM of one function, built by ``build()`` in the background.
 
@@ -39,32 +57,60 @@ class TierJob:
     """
 
     def __init__(self, build, estimate_seconds: float):
-        from tensorgraph.link.compile_events import silenced
-
         self.estimate_seconds = float(estimate_seconds)
         self.created = perf_counter()
         self.seconds = None  # how long it took, once done
+        self._build = build
+        # (vm, None) or (None, error) once built: set by the building thread itself, so a
+        # forked child sees whether the parent finished without touching the parent's future
+        self._outcome = None
+        self._submit()
 
-        def run():
-            started = perf_counter()
-            try:
-                with silenced():
-                    return build()
-            finally:
-                self.seconds = perf_counter() - started
+    def _submit(self) -> None:
+        self._pid = os.getpid()
+        self._future: Future = _background().submit(self._run)
 
-        self._future = _background().submit(run)
+    def _run(self):
+        from tensorgraph.link.compile_events import silenced
+
+        started = perf_counter()
+        try:
+            with silenced():
+                vm = self._build()
+        except BaseException as exc:
+            self._outcome = (None, exc)
+            raise
+        finally:
+            self.seconds = perf_counter() - started
+        self._outcome = (vm, None)
+        return vm
+
+    def _in_this_process(self) -> None:
+        """In a child forked before the job finished: build it again here."""
+        if self._pid != os.getpid() and self._outcome is None:
+            with _rebuild_lock:
+                if self._pid != os.getpid():
+                    self.created = perf_counter()
+                    self._submit()
 
     def done(self) -> bool:
-        return self._future.done()
+        self._in_this_process()
+        return self._outcome is not None
 
     def result(self, timeout: float | None = None):
-        """The optimized VM (waiting for it); the compile's error if it failed."""
-        return self._future.result(timeout)
+        """The optimized VM (waiting for it at most ``timeout`` seconds: a
+        ``TimeoutError`` then); the compile's error if it failed."""
+        self._in_this_process()
+        if self._outcome is None:
+            self._future.result(timeout)
+        vm, error = self._outcome
+        if error is not None:
+            raise error
+        return vm
 
     def failed(self) -> BaseException | None:
         """The error of a finished job, else None."""
-        return self._future.exception() if self._future.done() else None
+        return self._outcome[1] if self.done() else None
 
     def remaining_seconds(self) -> float:
         """The estimate minus the time since the job was made (at least 0)."""

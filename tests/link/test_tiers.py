@@ -212,3 +212,152 @@ def test_a_quick_tier_function_pickles_and_the_stepper_uses_the_current_tier(
     held_compiles.set()
     f.wait_optimized()
     assert f.stepper(np.ones(4)).tier == "optimized"
+
+
+# -- fork: multiprocessing's default start method on Linux ------------------------------------
+
+_INHERITED: dict = {}  # functions a fork Pool's workers find (inherited, not pickled)
+
+
+def _use_in_forked_worker(k):
+    """In a fork Pool worker: the inherited function (if any) and a new one run, then get
+    their optimized code (every wait bounded: a regression fails instead of hanging)."""
+    x = tt.vector("x")
+    functions = list(_INHERITED.values()) + [tg.function([x], _fresh_graph(x))]
+    data = np.linspace(-1, 1, 5) + k
+    done = []
+    for f in functions:
+        quick = f(data)
+        f.wait_optimized(timeout=30)
+        again = f(data)
+        done.append((f.tier, bool(np.allclose(again, quick, rtol=1e-9, atol=1e-12))))
+    return done
+
+
+def _run_in_fork_pool(pool):
+    try:
+        return pool.map_async(_use_in_forked_worker, range(2)).get(timeout=150)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def test_fork_pool_workers_build_the_optimized_code_of_their_functions(tiers_on):
+    """The workers inherit the parent's background executor without its thread."""
+    import multiprocessing
+
+    x = tt.vector("x")
+    tg.function([x], _fresh_graph(x)).wait_optimized(timeout=120)  # the thread exists
+    results = _run_in_fork_pool(multiprocessing.get_context("fork").Pool(2))
+    assert results == [[("optimized", True)]] * 2
+
+
+def test_a_quick_tier_function_inherited_by_fork_workers_is_optimized_there(
+        tiers_on, held_compiles):
+    import multiprocessing
+
+    x = tt.vector("x")
+    f = tg.function([x], _fresh_graph(x))
+    assert f.tier == "quick"  # its build is queued behind held_compiles in the parent
+    _INHERITED["f"] = f
+    try:
+        results = _run_in_fork_pool(multiprocessing.get_context("fork").Pool(2))
+    finally:
+        _INHERITED.clear()
+    assert results == [[("optimized", True), ("optimized", True)]] * 2
+    held_compiles.set()
+    f.wait_optimized(timeout=120)  # the parent's own build is unaffected
+    assert f.tier == "optimized"
+
+
+FORK_DURING_A_BUILD = """
+import multiprocessing, os, threading, time
+import numpy as np
+import tensorgraph as tg, tensorgraph.tensor as tt
+from tensorgraph.link import tiers
+
+def work(k):
+    f = INHERITED[0]
+    x = tt.dvector("x")
+    g = tg.function([x], tt.tanh(x) * (k + 2))
+    done = []
+    for fn in (f, g):
+        quick = fn(np.ones(3))
+        fn.wait_optimized(timeout=60)
+        done.append((fn.tier, bool(np.allclose(fn(np.ones(3)), quick))))
+    return done
+
+go = threading.Event()
+tiers._background().submit(go.wait, 60)  # the build waits until the gate is set up
+x = tt.dvector("x")
+f = tg.function([x], tt.exp(x) * 3 + 1)  # its quick code is compiled now, ungated
+open(GATE, "w").close()
+go.set()
+deadline = time.monotonic() + 60
+while not os.path.exists(STARTED):
+    assert time.monotonic() < deadline, "the background compile never started"
+    time.sleep(0.01)
+INHERITED = [f]
+pool = multiprocessing.get_context("fork").Pool(2)  # while the parent's builds wait
+os.unlink(GATE)
+try:
+    print("WORKERS", pool.map_async(work, range(2)).get(timeout=60))
+finally:
+    pool.terminate()
+    pool.join()
+f.wait_optimized(timeout=60)
+print("PARENT", f.tier)
+"""
+
+
+def _gated_compiler(tmp_path):
+    """(TENSORGRAPH_FLAGS, started, gate): a compiler that, for builds in a new module cache,
+    says it started, then waits while the gate file exists (at most 30 s)."""
+    base, started, gate = tmp_path / "cache", tmp_path / "started", tmp_path / "gate"
+    cxx = tmp_path / "gated-cc"
+    cxx.write_text(f"#!/bin/sh\ncase \"$*\" in *{base}*)\n  touch {started}\n  n=0\n"
+                   f"  while [ -e {gate} ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n+1)); "
+                   f"done;;\nesac\nexec {config.cxx} \"$@\"\n")
+    cxx.chmod(0o755)
+    flags = f"cxx={cxx},base_compiledir={base},compile__tiers=True"
+    return flags, f"STARTED, GATE = {str(started)!r}, {str(gate)!r}\n"
+
+
+def test_a_fork_during_a_build_leaves_no_lock_held_in_the_workers(run_python, tmp_path):
+    """Forked while the parent's background build is inside the compiler, holding its key's
+    lock in the module cache and the key's file lock: the workers build the function
+    themselves (the file lock is released when the parent's compile ends) and compile new
+    functions."""
+    flags, names = _gated_compiler(tmp_path)
+    proc = run_python("-c", names + FORK_DURING_A_BUILD, env={"TENSORGRAPH_FLAGS": flags})
+    assert proc.returncode == 0, proc.stderr
+    assert "WORKERS [[('optimized', True), ('optimized', True)]," \
+           " [('optimized', True), ('optimized', True)]]" in proc.stdout, proc.stdout
+    assert "PARENT optimized" in proc.stdout
+
+
+GLUE_DURING_A_FORK = """
+import os, signal, time
+from tensorgraph.link.c.codegen import _Glue
+open(GATE, "w").close()
+glue = _Glue()  # not in the new cache: its thread compiles it
+deadline = time.monotonic() + 60
+while not os.path.exists(STARTED):
+    assert time.monotonic() < deadline, "the glue compile never started"
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    signal.alarm(60)  # a child waiting on a lock the parent's thread held dies of it
+    os._exit(0 if glue.result() is not None else 3)
+os.unlink(GATE)
+print("CHILD", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), glue.result() is not None)
+"""
+
+
+def test_a_child_forked_while_the_glue_compiles_gets_the_glue(run_python, tmp_path):
+    """The glue library compiles in a thread of its own; a child forked meanwhile has not that
+    thread, and its cache's key lock was held by it."""
+    flags, names = _gated_compiler(tmp_path)
+    proc = run_python("-c", names + GLUE_DURING_A_FORK, env={"TENSORGRAPH_FLAGS": flags})
+    assert proc.returncode == 0, proc.stderr
+    assert "CHILD 0 True" in proc.stdout, proc.stdout + proc.stderr

@@ -181,6 +181,22 @@ _caches: dict[str, ModuleCache] = {}
 _caches_lock = threading.Lock()
 
 
+def _after_fork_in_child() -> None:
+    """A forked child has only the thread that forked. A lock another thread held then (a
+    background build holds its key's lock for the whole compile) would never be released
+    here, so the child starts with new ones; the key's file lock (``locking.py``) is the
+    parent's to release when its compile ends, and the child waits for it as for any
+    other process."""
+    global _caches_lock
+    _caches_lock = threading.Lock()
+    for module_cache in _caches.values():
+        module_cache._key_locks = {}
+        module_cache._guard = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def loaded_symbols(context: str) -> dict:
     """A dict the caller fills with the addresses of symbols of libraries it loaded from the
     current cache, for ``context`` (what the symbols' code depends on besides their names):

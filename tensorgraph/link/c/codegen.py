@@ -555,6 +555,8 @@ class _Glue:
 
     def result(self):
         self.wait()
+        if self.module is None and self.error is None:  # a forked child: the thread is gone
+            self._compile()
         if self.error is not None:
             raise self.error
         return self.module

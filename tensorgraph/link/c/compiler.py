@@ -15,6 +15,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 
 from tensorgraph.configdefaults import config
 
@@ -70,9 +71,8 @@ def _probe(cxx: str, flags: list[str]) -> str:
         with open(c_file, "w", encoding="utf-8") as f:
             f.write(PROBE_SOURCE)
         try:
-            result = subprocess.run(command(cxx, c_file, so_file, flags=flags),
-                                    capture_output=True, text=True,
-                                    timeout=config.compile__timeout)
+            result = _run_captured(command(cxx, c_file, so_file, flags=flags),
+                                   timeout=config.compile__timeout)
         except OSError as exc:
             return f"it cannot be run ({exc.strerror or exc})"
         except subprocess.TimeoutExpired:
@@ -131,7 +131,7 @@ def compiler_version(cxx: str, cache_dir: str) -> str:
     except OSError:
         version = ""
     if not version:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
+        out = _run_captured([cxx, "--version"], timeout=60)
         lines = (out.stdout or out.stderr).strip().splitlines()
         version = lines[0].strip() if lines else f"unknown (exit {out.returncode})"
         _write_atomically(path, version + "\n")
@@ -260,8 +260,7 @@ def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.Com
     procs = []
     try:
         for cmd in cmds:
-            procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          text=True, errors="replace"))
+            procs.append(spawn(cmd))
         results = []
         for cmd, proc in zip(cmds, procs):
             while True:
@@ -279,6 +278,36 @@ def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.Com
                 proc.kill()
                 proc.wait()
         raise
+
+
+# A process forked by another thread while Popen runs keeps the pipe ends Popen has open at
+# that moment (the child's error pipe, its output pipes), and the Popen waiting for them to
+# close (the exec, the end of the output) then waits for that process to exit: a
+# multiprocessing worker may live for hours, or wait for the lock this compile holds. So a
+# fork waits until no compiler is being started here.
+_spawning = threading.Lock()
+os.register_at_fork(before=_spawning.acquire, after_in_parent=_spawning.release,
+                    after_in_child=_spawning.release)
+
+
+def spawn(cmd: list[str]) -> subprocess.Popen:
+    """Start ``cmd`` with its output captured as text, never while this process forks."""
+    with _spawning:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, errors="replace")
+
+
+def _run_captured(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)``, started
+    by :func:`spawn`."""
+    with spawn(cmd) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def run(cmd: list[str], heartbeat=None, interval: float = 1.0) -> subprocess.CompletedProcess:

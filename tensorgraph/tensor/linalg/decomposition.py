@@ -3,7 +3,7 @@
 
 Their ``perform`` is numpy / scipy; the gradients are graphs of the other linalg ops (so
 they batch and differentiate again): Cholesky, LU and ``lu_factor`` (square matrices), QR
-(``economic`` mode, or square matrices), SVD (singular values; all three outputs when
+(all but the full Q of a tall matrix), SVD (singular values; all three outputs when
 ``full_matrices=False``), ``eigh`` and ``eigvalsh``.
 """
 
@@ -13,17 +13,18 @@ import warnings
 
 import numpy as np
 
-from tensorgraph.gradient import disconnected_type, grad_not_implemented
+from tensorgraph.gradient import disconnected_type
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.raise_op import assert_op
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.creation import eye, tril, triu
+from tensorgraph.tensor.creation import eye, tril, triu, zeros_like
+from tensorgraph.tensor.join import concatenate
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
     matrix_input, real_dtype,
 )
-from tensorgraph.tensor.math import eq, ge, minimum, sqr, switch
+from tensorgraph.tensor.math import eq, le, minimum, sqr, switch
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "PivotToPermutations",
@@ -326,28 +327,33 @@ class QR(Op):
         return [(m, m), (m, n)]
 
     def L_op(self, inputs, outputs, output_grads):
-        """For Q (m, n) and R (n, n), m >= n (economic mode, or a square matrix):
-        ``M = R gR.T - gQ.T Q``, ``gA = (gQ + Q copyltu(M)) R^-T`` with ``copyltu`` the
-        symmetric matrix of M's lower triangle. Other shapes have no such formula: their
-        gradient raises a ValueError when it runs (``mode='r'``: R alone does not determine
-        it, no gradient)."""
-        from tensorgraph.tensor.linalg.solvers import solve_triangular
+        """With k = min(m, n), ``A = [X | Y]`` and ``R = [U | V]`` split after column k
+        (``Y = Q V``; empty for a square or tall matrix): ``gQ' = gQ + Y gV.T``,
+        ``M = U gU.T - gQ'.T Q``, ``gX = (gQ' + Q copyltu(M)) U^-T`` with ``copyltu`` the
+        symmetric matrix of M's lower triangle, ``gY = Q gV`` (Liao et al.). The full Q of a
+        tall matrix has no such formula (a ValueError when the gradient runs); ``mode='r'``
+        differentiates through the economic factors."""
+        from tensorgraph.tensor.linalg.solvers import solve_triangular  # solvers imports us
 
         (x,) = inputs
-        if self.mode == "r":
-            return [grad_not_implemented(self, 0, x, "qr(mode='r') gives R only")]
-        q, r = outputs
-        gq, gr = output_grads
         rows, cols = x.shape[0], x.shape[1]
-        fits_formula = ge(rows, cols) if self.mode == "economic" else eq(rows, cols)
-        r = assert_op(r, fits_formula, error="ValueError",
-                      msg=f"qr(mode='{self.mode}'): the gradient needs a "
-                          f"{'square or tall' if self.mode == 'economic' else 'square'} matrix")
-        m = r.dot(_t(gr)) - _t(gq).dot(q)
+        k = minimum(rows, cols)
+        if self.mode == "r":
+            q, r = qr(x, mode="economic")
+            gq, gr = zeros_like(q), output_grads[0][:k]
+        else:
+            (q, r), (gq, gr) = outputs, output_grads
+            if self.mode == "full":
+                r = assert_op(r, le(rows, cols), error="ValueError",
+                              msg="qr(mode='full'): the gradient needs a square or wide matrix "
+                                  "(use mode='economic' for a tall one)")
+        u, gu, gv = r[:, :k], gr[:, :k], gr[:, k:]
+        gq = gq + x[:, k:].dot(_t(gv))
+        m = u.dot(_t(gu)) - _t(gq).dot(q)
         low = tril(m, -1)
         copyltu = low + _t(low) + m * _eye_like(m)
-        b = gq + q.dot(copyltu)
-        return [_t(solve_triangular(r, _t(b), lower=False))]
+        gx = _t(solve_triangular(u, _t(gq + q.dot(copyltu)), lower=False))
+        return [concatenate([gx, q.dot(gv)], axis=1)]
 
 
 def qr(A, mode: str = "full", overwrite_a: bool = False, pivoting: bool = False,

@@ -172,6 +172,85 @@ def check_integer_ops(mode, seed=0, uint64_ordered=True):
     return compare(mode, inputs, outputs, values)
 
 
+#: integer op name -> (the expression of a and b, numpy's function of the two arrays)
+INT_EDGE_BINARY = {
+    "add": (tt.add, np.add), "sub": (tt.sub, np.subtract), "mul": (tt.mul, np.multiply),
+    "a // b": (lambda a, b: a // b, np.floor_divide), "a % b": (lambda a, b: a % b, np.mod),
+    "int_div": (tt.int_div, np.floor_divide), "mod": (tt.mod, np.mod),
+    "maximum": (tt.maximum, np.maximum), "minimum": (tt.minimum, np.minimum),
+    "and": (tt.and_, np.bitwise_and), "or": (tt.or_, np.bitwise_or),
+    "xor": (tt.xor, np.bitwise_xor), "lt": (tt.lt, np.less), "le": (tt.le, np.less_equal),
+    "gt": (tt.gt, np.greater), "ge": (tt.ge, np.greater_equal), "eq": (tt.eq, np.equal),
+    "neq": (tt.neq, np.not_equal),
+    "clip(a, min(a,b), b)": (lambda a, b: tt.clip(a, tt.minimum(a, b), b),
+                             lambda a, b: np.clip(a, np.minimum(a, b), b)),
+    "switch(a<b,a,b)": (lambda a, b: tt.switch(a < b, a, b), lambda a, b: np.where(a < b, a, b)),
+}
+INT_EDGE_UNARY = {
+    "neg": (tt.neg, np.negative), "abs": (abs, np.abs), "sign": (tt.sign, np.sign),
+    "sqr": (tt.sqr, np.square), "invert": (tt.invert, np.invert),
+    "a * a - a": (lambda a: a * a - a, lambda a: a * a - a),
+}
+
+
+def integer_edges(dtype) -> list:
+    """INT_MIN, INT_MAX, -1, 0, 1 (and 2, -2) of an integer dtype, as far as it has them."""
+    info = np.iinfo(dtype)
+    return sorted({int(info.min), int(info.max), 0, 1, 2} | ({-1, -2} if info.min < 0 else set()))
+
+
+def check_integer_edges(mode, dtype, refused=()):
+    """Every integer op on every pair of edge values of ``dtype`` gives numpy's answer
+    (wrap-around, ``INT_MIN // -1 == INT_MIN``, ``INT_MIN % -1 == 0``, ``x // 0 == x % 0 ==
+    0``), integer powers included (every non-negative exponent up to INT_MAX), and
+    ``true_div`` under ``int_division='floatX'``; one function for all of them. ``refused``:
+    op names the mode refuses for this dtype (PyTorch has no uint64 ordering)."""
+    edges = integer_edges(dtype)
+    a, b = tt.vector("a", dtype=dtype), tt.vector("b", dtype=dtype)
+    base, exponent = tt.vector("base", dtype=dtype), tt.vector("exponent", dtype=dtype)
+    A = np.array([x for x in edges for _ in edges], dtype=dtype)
+    B = np.array([y for _ in edges for y in edges], dtype=dtype)
+    powers = [y for y in edges if y >= 0] + [3, 7, int(np.iinfo(dtype).max) // 2]
+    P = np.array([x for x in edges for _ in powers], dtype=dtype)
+    Q = np.array([y for _ in edges for y in powers], dtype=dtype)
+    outputs, expected = {}, {}
+    with np.errstate(all="ignore"):
+        for name, (fn, ref) in INT_EDGE_BINARY.items():
+            outputs[name], expected[name] = fn(a, b), ref(A, B)
+        for name, (fn, ref) in INT_EDGE_UNARY.items():
+            outputs[name], expected[name] = fn(a), ref(A)
+        outputs["base ** exponent"], expected["base ** exponent"] = base ** exponent, P ** Q
+        with tg.config.change_flags(int_division="floatX"):
+            outputs["a / b floatX"] = a / b
+        expected["a / b floatX"] = np.true_divide(A, B).astype(outputs["a / b floatX"].dtype)
+    for name in refused:
+        del outputs[name], expected[name]
+    f = tg.function([a, b, base, exponent], list(outputs.values()), mode=mode)
+    got = f.wait_optimized()(A, B, P, Q)  # FAST_RUN's C, not its first calls' quick tier
+    for (name, e), g in zip(expected.items(), got):
+        assert_same(g, np.asarray(e), f"{name} ({dtype}, {mode})")
+
+
+def check_negative_integer_powers(mode):
+    """An integer to a negative integer power is numpy's ValueError in every signed dtype,
+    whatever the base (0 and -1 included); non-negative powers of the same function work."""
+    import pytest
+
+    dtypes = [d for d in INT_DTYPES if np.iinfo(d).min < 0]
+    pairs = [(tt.vector(f"x_{d}", dtype=d), tt.vector(f"y_{d}", dtype=d)) for d in dtypes]
+    f = tg.function([v for pair in pairs for v in pair], [x ** y for x, y in pairs],
+                    mode=mode).wait_optimized()
+    good = [np.array(v, dtype=d) for d in dtypes for v in ([0, -1, 3], [2, 3, 3])]
+    for got, d in zip(f(*good), dtypes):
+        assert_same(got, np.array([0, -1, 27], dtype=d), f"powers ({d}, {mode})")
+    for k, d in enumerate(dtypes):
+        values = list(good)
+        values[2 * k + 1] = np.array([0, 1, -1], dtype=d)
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not "
+                                             "allowed"):
+            f(*values)
+
+
 def check_casts(mode, float16=True):
     x = tt.vector("x", dtype="float64")
     values = [np.array([0.0, 1.5, -2.5, 100.7, -100.2, 3.0])]

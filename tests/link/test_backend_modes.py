@@ -16,6 +16,8 @@ from tensorgraph.compile.debugmode import DebugMode
 from tensorgraph.compile.mode import get_mode
 from tensorgraph.link.backend import OpTable, branch_owners
 
+import backend_checks as checks
+
 PACKAGE = pathlib.Path(tg.__file__).parent
 
 
@@ -171,3 +173,30 @@ def test_a_subclass_computing_otherwise_does_not_inherit_the_implementation():
             tg.function([x], Hotter(-1)(x), mode=mode)
         with pytest.raises(UnsupportedOpsError, match="exp"):
             tg.function([x], Elemwise(ExpPlusOne())(x), mode=mode)
+
+
+#: every mode, each compiling the integer-edge sweep (tests/backend_checks.py)
+ALL_MODES = ["FAST_RUN", "FAST_COMPILE", "c", "py", "JAX", "NUMBA", "PYTORCH"]
+
+
+def _mode(name):
+    from tensorgraph.compile.mode import Mode
+
+    return Mode(linker=name) if name in ("c", "py") else name
+
+
+@pytest.mark.parametrize("dtype", checks.INT_DTYPES)
+@pytest.mark.parametrize("mode", ALL_MODES)
+def test_integer_ops_follow_numpy_on_the_edges(mode, dtype):
+    """One rule in every mode, numpy's: INT_MIN // -1, INT_MIN % -1, x // 0, wrap-around,
+    powers up to INT_MAX (issue 31, 1.2)."""
+    refused = ()
+    if mode == "PYTORCH" and dtype == "uint64":  # no uint64 ordering in PyTorch: refused
+        refused = ("a // b", "a % b", "int_div", "mod", "maximum", "minimum", "lt", "le", "gt",
+                   "ge", "eq", "neq", "clip(a, min(a,b), b)", "switch(a<b,a,b)", "sign")
+    checks.check_integer_edges(_mode(mode), dtype, refused)
+
+
+@pytest.mark.parametrize("mode", ALL_MODES)
+def test_integers_to_negative_powers_raise_numpys_error(mode):
+    checks.check_negative_integer_powers(_mode(mode))

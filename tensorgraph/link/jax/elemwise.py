@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.jax import register, register_scalar, scalar_implementation
+from tensorgraph.link import integer_rules
+from tensorgraph.link.jax import register, register_scalar, runtime_check, scalar_implementation
 from tensorgraph.link.traced import composite_function
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
@@ -229,15 +230,23 @@ def jax_round_away(op, in_dtypes, out_dtypes):
 
 @register_scalar(sm.Pow)
 def jax_pow(op, in_dtypes, out_dtypes):
+    """numpy's integer powers (``integer_rules``): a negative exponent fails the call, every
+    bit of the exponent counts (``jnp.power`` reads only the low six)."""
     import jax.numpy as jnp
 
     (out,) = out_dtypes
+    integer = np.dtype(out).kind in "iu"
 
-    def power(a, b):
+    def pow_(a, b):
         a, b = _cast_all((a, b), out)
-        return jnp.power(a, b)
+        if not integer:
+            return jnp.power(a, b)
+        negative = integer_rules.negative_exponents(b, out)
+        if negative is not None:
+            runtime_check(negative, ValueError, integer_rules.NEGATIVE_POWER)
+        return integer_rules.power(jnp, a, b, out)
 
-    return power
+    return pow_
 
 
 def _float_function(name_or_fn):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
+from tensorgraph.link import integer_rules
 from tensorgraph.link.numba import register, register_scalar, scalar_implementation
 from tensorgraph.link.numba.codegen import literal
 from tensorgraph.scalar import basic as sb
@@ -213,6 +214,75 @@ def numba_comparison(op, args, in_dtypes, out_dtypes, sc):
     common = np.result_type(*in_dtypes).name
     a, b = (cast(x, d, common) for x, d in zip(args, in_dtypes))
     return f"np.{_numpy_name(op)}({a}, {b})"
+
+
+#: numpy's signed integer ``//`` and ``%`` (``integer_rules``): by 0 gives 0, by -1 negates
+#: (INT_MIN wraps to itself) or gives 0, where Numba's own gives 0 or traps (SIGFPE)
+SIGNED_FLOOR_DIVIDE = '''
+def signed_floor_divide(a, b):
+    if b == 0:
+        return a - a
+    if b == -1:
+        return -a
+    return a // b
+'''
+SIGNED_MOD = '''
+def signed_mod(a, b):
+    if b == 0 or b == -1:
+        return a - a
+    return a % b
+'''
+
+
+@register_scalar(sm.IntDiv)
+@register_scalar(sm.Mod)
+def numba_integer_division(op, args, in_dtypes, out_dtypes, sc):
+    (out,) = out_dtypes
+    if np.dtype(out).kind != "i":
+        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+    name, source = (("signed_floor_divide", SIGNED_FLOOR_DIVIDE) if isinstance(op, sm.IntDiv)
+                    else ("signed_mod", SIGNED_MOD))
+    helper = sc.code.helper(name, source)
+    a, b = (cast(x, d, out) for x, d in zip(args, in_dtypes))
+    return f"np.{out}({helper}({a}, {b}))"
+
+
+#: an integer power in the integer dtype DTYPE, wrapping as numpy's at every step (Numba's
+#: np.power of integers goes wrong for large exponents); the exponent is not negative
+INT_POWER = '''
+def int_power_DTYPE(base, exponent):
+    result = np.DTYPE(1)
+    while exponent > 0:
+        if exponent & 1:
+            result = np.DTYPE(result * base)
+        base = np.DTYPE(base * base)
+        exponent = exponent >> 1
+    return result
+'''
+
+
+@register_scalar(sm.Pow)
+def numba_pow(op, args, in_dtypes, out_dtypes, sc):
+    """numpy's integer powers (``integer_rules``): a negative exponent fails the call with
+    numpy's error (Numba's gives 0), large exponents wrap as numpy's."""
+    (out,) = out_dtypes
+    if np.dtype(out).kind not in "iu":
+        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+    base, exponent = (sc.let(cast(x, d, out)) for x, d in zip(args, in_dtypes))
+    if np.dtype(out).kind == "i":
+        with sc.code.block(f"if {exponent} < 0:"):
+            sc.code.line(sc.code.fail("ValueError", integer_rules.NEGATIVE_POWER))
+    helper = sc.code.helper(f"int_power_{out}", INT_POWER.replace("DTYPE", out))
+    return f"{helper}({base}, {exponent})"
+
+
+@register_scalar(sm.Sign)
+def numba_sign(op, args, in_dtypes, out_dtypes, sc):
+    """Numba's np.sign of an unsigned integer gives its largest value for some (254 -> 255)."""
+    (out,) = out_dtypes
+    if np.dtype(out).kind != "u":
+        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+    return f"np.{out}({cast(args[0], in_dtypes[0], out)} != 0)"
 
 
 def _as_is(op, args, in_dtypes, out_dtypes, sc):

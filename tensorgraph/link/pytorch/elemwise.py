@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.pytorch import as_tensor, register, register_scalar, scalar_implementation
+from tensorgraph.link import integer_rules
+from tensorgraph.link.pytorch import (as_tensor, register, register_scalar, runtime_check,
+                                      scalar_implementation)
 from tensorgraph.link.traced import composite_function
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
@@ -367,12 +369,18 @@ def torch_round_away(op, in_dtypes, out_dtypes):
 
 @register_scalar(sm.Pow)
 def torch_pow(op, in_dtypes, out_dtypes):
+    """numpy's integer powers (``integer_rules``): a negative exponent fails the call (PyTorch
+    would give 0)."""
     import torch
 
     (out,) = out_dtypes
 
     def power(a, b):
-        return torch.pow(*_cast_all((a, b), out))
+        a, b = _cast_all((a, b), out)
+        negative = integer_rules.negative_exponents(b, out)
+        if negative is not None:
+            runtime_check(negative, ValueError, integer_rules.NEGATIVE_POWER)
+        return torch.pow(a, b)
 
     return power
 

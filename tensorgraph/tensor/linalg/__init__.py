@@ -9,8 +9,8 @@ and what the back ends (C, JAX, NUMBA, PYTORCH) still lack.
 """
 
 from tensorgraph.tensor.linalg.decomposition import (  # noqa: F401
-    LU, QR, SVD, Cholesky, Eig, Eigh, Eigvalsh, LUFactor, PivotToPermutations, cholesky, eig,
-    eigh, eigvalsh, lu, lu_factor, pivot_to_permutation, qr, svd,
+    LU, QR, SVD, Cholesky, Eig, Eigh, Eigvalsh, GeneralizedEigh, LUFactor, PivotToPermutations,
+    cholesky, eig, eigh, eigvalsh, lu, lu_factor, pivot_to_permutation, qr, svd,
 )
 from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
     MatrixInverse, MatrixPinv, inv, matrix_inverse, pinv, tensorinv,

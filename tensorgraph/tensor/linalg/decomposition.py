@@ -29,7 +29,8 @@ from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Cholesky", "cholesky", "LU", "lu", "LUFactor", "lu_factor", "PivotToPermutations",
            "pivot_to_permutation", "QR", "qr", "SVD",
-           "svd", "Eig", "eig", "Eigh", "eigh", "Eigvalsh", "eigvalsh"]
+           "svd", "Eig", "eig", "Eigh", "eigh", "Eigvalsh", "eigvalsh",
+           "GeneralizedEigh"]
 
 
 def _t(x):
@@ -537,17 +538,73 @@ class Eigh(Op):
         return [fold_to_triangle(0.5 * (grad + _t(grad)), self.lower)]
 
 
-def _no_generalized(b, what):
-    if b is not None:
-        raise NotImplementedError(f"{what}: the generalized problem (b given) is not "
-                                  "supported yet")
+class GeneralizedEigh(Op):
+    """scipy's ``eigh(a, b)``: ascending ``w`` and ``v`` with ``a @ v == b @ v * w`` and
+    ``v.T @ b @ v == I``, for symmetric ``a`` and symmetric positive definite ``b`` (both
+    read from their lower, or upper, triangle)."""
+
+    __props__ = ("lower",)
+    gufunc_signature = "(m,m),(m,m)->(m),(m,m)"
+
+    def __init__(self, lower: bool = True):
+        self.lower = bool(lower)
+
+    def make_node(self, a, b):
+        a = as_matrix(a, "eigh", square=True)
+        b = as_matrix(b, "eigh", square=True)
+        dtype = linalg_dtype(a.type.dtype, b.type.dtype)
+        m = a.type.shape[0] if a.type.shape[0] is not None else b.type.shape[0]
+        return Apply(self, [a, b], [TensorType(real_dtype(dtype), (m,))(),
+                                    TensorType(dtype, (m, m))()])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        a, b = inputs
+        check_square("eigh", a)
+        check_square("eigh", b)
+        if a.shape != b.shape:
+            raise ValueError(f"eigh: a and b differ in shape: {a.shape} and {b.shape}")
+        dtype = node.outputs[1].type.dtype
+        try:
+            w, v = scipy.linalg.eigh(np.asarray(a, dtype), np.asarray(b, dtype),
+                                     lower=self.lower, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise matrix_error("eigh", "b is not positive definite") from None
+        output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.dtype)
+        output_storage[1][0] = np.asarray(v, dtype=dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (m, _), _ = input_shapes
+        return [(m,), (m, m)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """From ``dw_j = v_j.T (dA - w_j dB) v_j`` and ``dV = V C`` (``C_ij`` =
+        ``v_i.T (dA - w_j dB) v_j / (w_j - w_i)`` off the diagonal, ``-v_j.T dB v_j / 2`` on
+        it), with ``G = V.T gV`` and ``F_ij = 1 / (w_j - w_i)``:
+        ``gA = V (diag(gw) + G * F) V.T`` and
+        ``gB = -V (diag(gw * w) + (G * F) w_j + diag(G) / 2) V.T``, folded onto the
+        triangles read."""
+        w, v = outputs
+        gw, gv = output_grads
+        n = w.shape[0]
+        identity = eye(n, dtype=w.dtype)
+        diff = w.dimshuffle("x", 0) - w.dimshuffle(0, "x")
+        gf = _t(v).dot(gv) * (1 - identity) / switch(eq(diff, 0), 1, diff)
+        g_a = v.dot(gw * identity + gf).dot(_t(v))
+        inner = (gw * w) * identity + gf * w.dimshuffle("x", 0) + 0.5 * _t(v).dot(gv) * identity
+        g_b = -v.dot(inner).dot(_t(v))
+        return [fold_to_triangle(0.5 * (g + _t(g)), self.lower) for g in (g_a, g_b)]
 
 
 def eigh(a, b=None, lower: bool = True, UPLO=None, driver: str = "evr"):
     """Eigenvalues (ascending) and eigenvectors of the symmetric ``a`` (or of each matrix of
-    a stack): ``(w, v)``. ``UPLO`` ('L' / 'U', numpy's spelling) overrides ``lower``."""
-    _no_generalized(b, "eigh")
-    return batched(Eigh(_uplo(lower, UPLO)))(matrix_input(a, 2, "eigh"))
+    a stack): ``(w, v)``; with ``b`` the generalized problem ``a v = w b v`` (scipy's).
+    ``UPLO`` ('L' / 'U', numpy's spelling) overrides ``lower``."""
+    a = matrix_input(a, 2, "eigh")
+    if b is not None:
+        return batched(GeneralizedEigh(_uplo(lower, UPLO)))(a, matrix_input(b, 2, "eigh"))
+    return batched(Eigh(_uplo(lower, UPLO)))(a)
 
 
 class Eigvalsh(Op):
@@ -581,6 +638,8 @@ class Eigvalsh(Op):
 
 
 def eigvalsh(a, b=None, lower: bool = True):
-    """The eigenvalues (ascending) of the symmetric ``a`` (or of each matrix of a stack)."""
-    _no_generalized(b, "eigvalsh")
+    """The eigenvalues (ascending) of the symmetric ``a`` (or of each matrix of a stack);
+    with ``b`` those of the generalized problem ``a v = w b v``."""
+    if b is not None:
+        return eigh(a, b, lower=lower)[0]
     return batched(Eigvalsh(lower))(matrix_input(a, 2, "eigvalsh"))

@@ -50,7 +50,7 @@ from tensorgraph.tensor.rewriting.utils import constant_value, fits, scalar_op_o
 
 #: the per-matrix ops of tensorgraph.tensor.linalg (what local_unbatched_linalg unwraps)
 LINALG_OPS = (dec.Cholesky, dec.LU, dec.LUFactor, dec.PivotToPermutations, dec.QR, dec.SVD,
-              dec.Eig, dec.Eigh, dec.Eigvalsh, MatrixInverse, MatrixPinv, Det, SLogDet, Expm,
+              dec.Eig, dec.Eigh, dec.Eigvalsh, dec.GeneralizedEigh, MatrixInverse, MatrixPinv, Det, SLogDet, Expm,
               BlockDiagonal, solvers.SolveBase)
 
 

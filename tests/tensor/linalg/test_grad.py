@@ -44,6 +44,10 @@ CASES = {
         *la.eigh(s, UPLO="U")), ["spd"]),
     "eigvalsh": (lambda s: la.eigvalsh(_sym(s)), ["spd"]),
     "eigvalsh raw": (lambda s: la.eigvalsh(s), ["spd"]),
+    "eigh generalized": (lambda a, s: (lambda w, v: w.sum() + (v[..., 0] ** 2 * tt.arange(3)).sum()
+                                       + (v[..., 2] * tt.arange(3)).sum() ** 2)(
+        *la.eigh(_sym(a), s)), ["a", "spd"]),
+    "eigvalsh generalized upper": (lambda a, s: la.eigvalsh(a, s, lower=False), ["a", "spd"]),
     "cholesky raw": (lambda s: la.cholesky(s), ["spd"]),
     "svd values": (lambda a: la.svd(a, compute_uv=False), ["a"]),
     "svd vectors": (lambda a: (lambda u, s, vh: (u[..., :1] ** 2 * tt.arange(3)[:, None]).sum()

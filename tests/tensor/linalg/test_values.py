@@ -65,6 +65,11 @@ def _cases(s):
     yield "eigh values", w, per_item(np.linalg.eigvalsh)
     yield "eigh vectors", (v * w[..., None, :]) @ v.mT, per_item(lambda x: x)
     yield "eigvalsh", la.eigvalsh(s["spd"]), per_item(np.linalg.eigvalsh)
+    gw, gv = la.eigh(s["a"] + s["a"].mT, s["spd"])
+    yield "eigh generalized", s["spd"] @ gv * gw[..., None, :] - (s["a"] + s["a"].mT) @ gv, \
+        per_item(lambda a, spd: np.zeros_like(a))
+    yield "eigvalsh generalized", la.eigvalsh(s["a"] + s["a"].mT, s["spd"]), \
+        per_item(lambda a, spd: scipy.linalg.eigvalsh(a + a.T, spd))
     yield "expm", la.expm(s["a"] / 4), per_item(lambda x: scipy.linalg.expm(x / 4))
     yield "matrix_power 3", la.matrix_power(s["a"], 3), \
         per_item(lambda x: np.linalg.matrix_power(x, 3))

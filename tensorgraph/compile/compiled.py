@@ -51,6 +51,7 @@ class Function:
         self._generation = 0  # bumped when the VM is replaced (spares of older VMs are dropped)
         self._pending = pending  # a TierJob building the optimized VM, or None
         self._tier_error = None
+        self._record = None  # the CompileRecord function() made for this function
         inputs = maker.inputs
         self._n_inputs = len(inputs)
         self._filters = [functools.partial(i.variable.type.filter, strict=i.strict,
@@ -99,10 +100,12 @@ class Function:
 
     @property
     def tier(self) -> str:
-        """'quick' while the first calls run on what was ready at once (cached C, numpy
-        ``perform`` for the rest) and the optimized code compiles in the background;
-        'optimized' once this function runs it (see config.compile__tiers)."""
-        return "quick" if self._pending is not None else "optimized"
+        """Where calls run now: 'quick' while the first calls run on what was ready at once
+        and the optimized code compiles in the background (see config.compile__tiers), and
+        for good if that code could not be built; 'optimized' once this function runs it;
+        'python' when a C linker runs every node in Python because config.cxx cannot be
+        used (docs/c_backend.md)."""
+        return getattr(self.vm, "tier", "optimized")
 
     def wait_optimized(self, timeout: float | None = None) -> Function:
         """Wait until the optimized code is built, and use it from the next call on (at once
@@ -132,6 +135,8 @@ class Function:
             if error is not None:
                 self._pending = None
                 self._tier_error = error
+                if self._record is not None:
+                    self._record.tier_settled(error=error)
                 warnings.warn(f"tensorgraph: the optimized code of {self._label()} could not be "
                               f"built, so it keeps running on the quick tier (cached C and "
                               f"numpy): {type(error).__name__}: {error}", RuntimeWarning,
@@ -141,6 +146,8 @@ class Function:
             self._spare_vms = []
             self._generation += 1
             self._pending = None
+            if self._record is not None:
+                self._record.tier_settled(vm=self.vm)
         finally:
             self._vm_lock.release()
 
@@ -405,12 +412,19 @@ class Function:
 
     def _tier_note(self) -> str:
         job = self._pending
-        if job is None:
-            return ""
-        if job.done():
+        tier = self.tier
+        if job is not None and not job.done():
+            return (f"; running on the quick tier, optimized code ready in "
+                    f"~{max(0.1, job.remaining_seconds()):.1f} s")
+        error = job.failed() if job is not None else self._tier_error
+        if job is not None and error is None:
             return "; optimized code ready, used from the next call"
-        return (f"; running on the quick tier, optimized code ready in "
-                f"~{max(0.1, job.remaining_seconds()):.1f} s")
+        if tier == "quick" and error is not None:
+            return (f"; running on the quick tier: its optimized code could not be built "
+                    f"({type(error).__name__})")
+        if tier == "python":
+            return f"; running in Python: {self.vm.tier_reason}"
+        return ""
 
 
 _MISSING = object()

@@ -90,6 +90,7 @@ def function(inputs, outputs=None, mode=None, updates=None, givens=None,
         config.mode if mode is None else type(mode).__name__)
     maker.compile_record = CompileRecord(maker, fn.vm, mode_name, rewritten - started,
                                          time.perf_counter() - rewritten)
+    fn._record = maker.compile_record  # kept up to date when the function changes tier
     if fn._pending is not None:
         maker.compile_record.tier_estimate = fn._pending.estimate_seconds
     emit("done", name=name, record=maker.compile_record, function=fn)

@@ -93,12 +93,17 @@ class CompileRecord:
         if program is not None:
             self.modules = program.compiled_from
         self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
-        #: 'quick' when the function's first calls run on what was ready (cached C, the
-        #: quick tier's C, numpy where it is exact: link/c/quick.py) while the optimized code
-        #: compiles (config.compile__tiers), with the compile's estimated seconds;
+        #: where the function runs (``Function.tier``, kept up to date by the function):
+        #: 'quick' when its first calls run on what was ready (cached C, the quick tier's
+        #: C, numpy where it is exact: link/c/quick.py) while the optimized code compiles
+        #: (config.compile__tiers), with the compile's estimated seconds, and for good when
+        #: that code could not be built (``tier_error`` says why); 'python' when a C linker
+        #: runs every node in Python (``tier_reason``: config.cxx cannot be used);
         #: 'optimized' otherwise
         self.tier = getattr(vm, "tier", "optimized")
         self.tier_estimate = 0.0
+        self.tier_error = ""
+        self.tier_reason = getattr(vm, "tier_reason", "")
         self.quick_nodes = 0
         if self.tier == "quick":
             kinds = [getattr(t, "kind", "py") for t in vm.thunks]
@@ -106,6 +111,21 @@ class CompileRecord:
             self.py_nodes = len(vm.nodes) - self.c_nodes - self.quick_nodes
         self.warnings: list[str] = []
         self.finished = time.time()
+
+    def tier_settled(self, vm=None, error=None) -> None:
+        """The function left the quick tier for ``vm``, its optimized VM; or stays on it for
+        good: its optimized code could not be built (``error``)."""
+        if error is not None:
+            first = str(error).strip().splitlines()
+            self.tier_error = f"{type(error).__name__}: {first[0] if first else ''}"
+            return
+        cgraph = getattr(vm, "cgraph", None)
+        self.tier = getattr(vm, "tier", "optimized")
+        self.c_nodes = len(cgraph.c_nodes) if cgraph is not None else 0
+        self.quick_nodes = 0
+        self.py_nodes = len(vm.nodes) - self.c_nodes
+        self.modules = getattr(cgraph, "found", None) if self.c_nodes else None
+        self.units = getattr(cgraph, "units_compiled", 0) if cgraph is not None else 0
 
     @property
     def total_seconds(self) -> float:
@@ -132,11 +152,15 @@ class CompileRecord:
         if self.tier == "quick":
             runs.append(f"running on the quick tier ({self.c_nodes} node"
                         f"{'s' if self.c_nodes != 1 else ''} in C from the cache, "
-                        f"{self.quick_nodes} in quick C, {self.py_nodes} in numpy), optimized "
-                        f"code ready in ~{max(0.1, self.tier_estimate):.1f} s")
+                        f"{self.quick_nodes} in quick C, {self.py_nodes} in numpy), "
+                        + (f"its optimized code could not be built ({self.tier_error})"
+                           if self.tier_error else
+                           f"optimized code ready in ~{max(0.1, self.tier_estimate):.1f} s"))
+        elif self.tier == "python":
+            runs.append(f"{_count(self.py_nodes, 'node')} in Python: {self.tier_reason}")
         elif self.c_nodes:
             runs.append(f"{_count(self.c_nodes, 'node')} in C, {where.get(self.modules, 'no module')}")
-        if self.py_nodes and self.tier != "quick":
+        if self.py_nodes and self.tier == "optimized":
             runs.append(f"{self.py_nodes} in Python")
         return (f"{self.name or '(unnamed)'}: mode {self.mode}, optimizer {self.optimizer}, "
                 f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "

@@ -64,6 +64,8 @@ def test_the_first_call_runs_at_once_on_the_quick_tier_then_the_optimized_code(
     held_compiles.set()
     f.wait_optimized()
     assert f.tier == "optimized" and f.vm.whole_graph and "quick" not in repr(f)
+    record = f.maker.compile_record  # says where it runs now, not where it started
+    assert record.tier == "optimized" and "quick" not in record.summary()
     assert {t.kind for t in f.vm.thunks} == {"c"}
     second = f(data)
     np.testing.assert_allclose(second, first * 0.5, rtol=1e-12)  # w was halved by call 1
@@ -198,6 +200,13 @@ def test_a_background_compile_error_keeps_the_quick_tier_and_says_so(tiers_on):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(f(np.ones(2)), [3, 3])  # still runs, on perform
+    # where it runs, said alike by f.tier, its repr and its compile record (they said
+    # 'optimized', or 'optimized code ready')
+    assert f.tier == "quick" and f.maker.compile_record.tier == "quick"
+    assert "running on the quick tier: its optimized code could not be built (CompileError)" \
+        in repr(f)
+    assert "its optimized code could not be built (CompileError: C compilation" \
+        in f.maker.compile_record.summary()
 
 
 def test_a_quick_tier_function_pickles_and_the_stepper_uses_the_current_tier(

@@ -241,7 +241,10 @@ class CLinker:
                 f"({problem}), so the C linkers ('cvm' of FAST_RUN, 'cvm_nogc', 'c|py') run "
                 f"every node in Python (numpy) in this process; to fix it, {fix}.",
                 CompilerUnusableWarning, stacklevel=4)
-        return PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage, storage_map)
+        vm = PyVMLinker(self.allow_gc, self.name).make_vm(fgraph, input_storage, storage_map)
+        vm.tier = "python"  # what f.tier, its repr and its compile record say, and why
+        vm.tier_reason = f"config.cxx={config.cxx!r} cannot be used ({problem})"
+        return vm
 
     def make_tiered(self, fgraph, input_storage, final_storage):
         """``(vm, job)``: a VM to run at once and a ``TierJob`` building the optimized one
@@ -262,6 +265,8 @@ class CLinker:
         cgraph = CGraph(fgraph, nodes, whole_graph=not any(_is_lazy(n) for n in nodes))
         if not cgraph.c_nodes or not cgraph.needs_compiler():
             return self._make_c_vm(fgraph, input_storage, None, cgraph=cgraph), None
+        if compiler_problem():  # probed once per process, before its first compile: the
+            return None, None   # caller's make_vm warns now, not a background build later
         ready = cgraph.ready_now() or {}
         code = QuickCode(nodes, skip=[cgraph.c_nodes[k] for k in ready])
         if code.compiled and not cgraph.needs_compiler():  # it built all the graph needs

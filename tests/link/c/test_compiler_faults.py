@@ -249,3 +249,45 @@ def test_a_full_disk_names_the_path_the_flag_and_the_fix(tmp_path, monkeypatch, 
     for sub in (TMP, MODULES):  # nothing half-written stays
         directory = os.path.join(root, sub)
         assert not os.path.isdir(directory) or os.listdir(directory) == []
+
+
+TIERED_PROGRAM = """
+import warnings, numpy as np
+import tensorgraph as tg, tensorgraph.tensor as tt
+x = tt.dvector("x")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    f = tg.function([x], tt.tanh(tt.exp(x) * 2) + 1)
+    first = f(np.zeros(2))
+    at_first = [(type(w.message).__name__, str(w.message)) for w in caught]
+    f.wait_optimized(timeout=60)
+    for _ in range(3):
+        assert np.allclose(f(np.zeros(2)), first)
+    later = [(type(w.message).__name__, str(w.message)) for w in caught[len(at_first):]]
+record = f.maker.compile_record
+print("FIRST", at_first)
+print("LATER", later)
+print("TIER", f.tier, record.tier)
+print("REPR", repr(f))
+print("SUMMARY", record.summary())
+"""
+
+
+@pytest.mark.parametrize("cxx", ["/bin/true", "/bin/false"])
+def test_an_unusable_compiler_with_tiers_warns_before_the_first_call_returns(
+        run_python, tmp_path, cxx):
+    """With compile tiers (the default) the broken compiler was found by the background
+    build: no warning at the first call, a RuntimeWarning naming the compiler but not the
+    flag at the second, and then f.tier said 'optimized'. It is probed before the first
+    compile of the process, as the linkers do without tiers."""
+    proc = run_python("-c", TIERED_PROGRAM, env={
+        "TENSORGRAPH_FLAGS": f"cxx={cxx},base_compiledir={tmp_path / 'cache'}"})
+    assert proc.returncode == 0, proc.stderr
+    first, later, tier, shown, summary = proc.stdout.splitlines()
+    assert first.count("CompilerUnusableWarning") == 1 and f"config.cxx={cxx!r}" in first
+    assert "in Python" in first and "RuntimeWarning" not in first
+    assert later == "LATER []"
+    assert tier == "TIER python python"
+    assert f"running in Python: config.cxx={cxx!r} cannot be used" in shown
+    assert f"in Python: config.cxx={cxx!r} cannot be used" in summary
+    assert "quick tier" not in shown + summary and "optimized" not in shown + summary

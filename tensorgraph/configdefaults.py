@@ -128,8 +128,9 @@ def _declare(config: Config) -> None:
         upcast tensors); 'numpy+floatX' follows numpy, except that float64 results that
         come only from Python floats use floatX."""))
     add("int_division", EnumStr(("int", "raise", "floatX"), """Meaning of `/` between two
-        integer tensors: 'int' divides as integers (like Python 2), 'raise' refuses and
-        asks for `//` or an explicit cast, 'floatX' gives a float of dtype floatX."""))
+        integer tensors: 'int' divides as integers (like Python 2; a `/` the user writes
+        warns once per line, IntDivisionWarning), 'raise' refuses and asks for `//` or an
+        explicit cast, 'floatX' gives a float of dtype floatX."""))
     add("deterministic", EnumStr(("default", "more"), """'more' picks slower but
         deterministic implementations where an Op has a choice."""))
 

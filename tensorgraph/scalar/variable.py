@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant, Variable
+from tensorgraph.scalar.int_division import warn_int_division
 
 
 def _basic():
@@ -54,6 +55,7 @@ def _divide(a, b):
     if a.type.dtype in basic.DISCRETE and b.type.dtype in basic.DISCRETE:
         policy = config.int_division
         if policy == "int":
+            warn_int_division(a.type.dtype, b.type.dtype)
             return _ops().int_div(a, b)
         if policy == "raise":
             raise basic.IntegerDivisionError(

@@ -20,6 +20,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
+from tensorgraph.scalar.int_division import IntDivisionWarning, warn_int_division
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor import scalar_special as _special
 from tensorgraph.tensor.elemwise import Elemwise, outer_operands
@@ -31,7 +32,7 @@ from tensorgraph.tensor.type import normalize_dtype
 ps.register_tensor_ops(sys.modules[__name__], constant, tensor_to_scalar)
 
 __all__ = [
-    "add", "mul", "sub", "neg", "true_div", "cast",
+    "add", "mul", "sub", "neg", "true_div", "IntDivisionWarning", "cast",
     "int_div", "floor_div", "mod", "pow", "abs", "abs_", "sign", "sqr", "square", "reciprocal",
     "maximum", "minimum", "clip", "switch", "where", "second", "fill",
     "lt", "le", "gt", "ge", "eq", "neq", "isnan", "isinf", "isfinite",
@@ -84,6 +85,7 @@ def true_div(a, b):
     if a.dtype in ps.DISCRETE and b.dtype in ps.DISCRETE:
         policy = config.int_division
         if policy == "int":
+            warn_int_division(a.dtype, b.dtype)
             return int_div(a, b)
         if policy == "raise":
             raise TypeError(f"{a} / {b} divides integers ({a.dtype}, {b.dtype}) and "

@@ -244,3 +244,60 @@ def test_tensor_takes_a_name_first_and_a_dtype_by_keyword():
     assert tt.tensor(dtype="int8", shape=(None,), name="k").type.dtype == "int8"
     with pytest.raises(TypeError, match="got a dtype twice"):
         tt.tensor("float32", shape=(None,), dtype="float64")
+
+
+def _int_division_warnings(build):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build()
+    return [w for w in caught if issubclass(w.category, tt.IntDivisionWarning)]
+
+
+def test_int_division_int_warns_once_per_user_line():
+    """A chi-squared log-density written as ``xlogy(nu / 2 - 1, x)`` with an integer ``nu``
+    silently floors under 'int' (issue 31, 5): the user's line gets a warning naming the flag
+    and the value that divides as floats."""
+    nu, x = tt.lvector("nu"), tt.dvector("x")
+
+    def build():
+        for _ in range(3):
+            tt.xlogy(nu / 2 - 1, x)  # the same line thrice: one warning
+
+    with config.change_flags(int_division="int"):
+        (w,) = _int_division_warnings(build)
+        message = str(w.message)
+        assert "int_division='floatX'" in message and "config.int_division='int'" in message
+        assert "tt.xlogy(nu / 2 - 1, x)" in message
+        assert w.filename == __file__ and "xlogy" in open(__file__).read().splitlines()[
+            w.lineno - 1]
+        assert len(_int_division_warnings(lambda: 1 / nu)) == 1  # another line, another one
+        assert not _int_division_warnings(build)  # already warned for that line
+        assert not _int_division_warnings(lambda: nu // 2)  # // floors, as asked
+        assert not _int_division_warnings(lambda: nu / 2.0)  # a float division
+    with config.change_flags(int_division="floatX"):
+        assert not _int_division_warnings(lambda: nu / 2)
+        f = tensorgraph.function([nu, x], tt.xlogy(nu / 2 - 1, x))
+    np.testing.assert_allclose(f(np.array([1, 2, 3]), np.array([0.5, 2.0, 2.0])),
+                               [0.5 * np.log(2), 0.0, 0.5 * np.log(2)])
+    assert issubclass(tt.IntDivisionWarning, UserWarning)
+
+
+def test_scalar_int_division_warns_too():
+    import tensorgraph.scalar as ts
+
+    i = ts.int32("i")
+    with config.change_flags(int_division="int"):
+        (w,) = _int_division_warnings(lambda: i / 2)
+    assert w.filename == __file__ and ts.IntDivisionWarning is tt.IntDivisionWarning
+
+
+def test_int_division_inside_tensorgraph_does_not_blame_the_user():
+    """Only a ``/`` the user wrote warns, not one of tensorgraph's own code (here: a function
+    whose code lives in the package, as a rewrite or a gradient would)."""
+    from tensorgraph.tensor import math as tm
+
+    scope = {}
+    exec(compile("def halve(a):\n    return a / 2\n", tm.__file__, "exec"), scope)
+    a = tt.lvector("a")
+    with config.change_flags(int_division="int"):
+        assert not _int_division_warnings(lambda: scope["halve"](a))

@@ -6,5 +6,5 @@ from tensorgraph.tensor.linalg.moved import moved_names
 
 __getattr__, __dir__ = moved_names(__name__, (
     "SVD", "Det", "Eig", "Eigh", "KroneckerProduct", "Lstsq", "MatrixInverse", "MatrixPinv",
-    "SLogDet", "det", "eig", "eigh", "inv", "kron", "lstsq", "matrix_dot", "matrix_inverse",
+    "SLogDet", "TensorInv", "TensorSolve", "det", "eig", "eigh", "inv", "kron", "lstsq", "matrix_dot", "matrix_inverse",
     "matrix_power", "norm", "pinv", "slogdet", "svd", "tensorinv", "tensorsolve", "trace"))

@@ -13,14 +13,14 @@ from tensorgraph.tensor.linalg.decomposition import (  # noqa: F401
     cholesky, eig, eigh, eigvalsh, lu, lu_factor, pivot_to_permutation, qr, svd,
 )
 from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
-    MatrixInverse, MatrixPinv, inv, matrix_inverse, pinv, tensorinv,
+    MatrixInverse, MatrixPinv, TensorInv, inv, matrix_inverse, pinv, tensorinv,
 )
 from tensorgraph.tensor.linalg.products import (  # noqa: F401
     BlockDiagonal, Expm, KroneckerProduct, block_diag, expm, kron, matrix_dot, matrix_power,
 )
 from tensorgraph.tensor.linalg.solvers import (  # noqa: F401
-    CholeskySolve, Lstsq, LUSolve, Solve, SolveBase, SolveTriangular, cho_solve, lstsq,
-    lu_solve, solve, solve_continuous_lyapunov, solve_discrete_lyapunov, solve_triangular,
+    CholeskySolve, Lstsq, LUSolve, Solve, SolveBase, SolveTriangular, TensorSolve, cho_solve,
+    lstsq, lu_solve, solve, solve_continuous_lyapunov, solve_discrete_lyapunov, solve_triangular,
     tensorsolve,
 )
 from tensorgraph.tensor.linalg.summary import Det, SLogDet, det, norm, slogdet, trace  # noqa: F401

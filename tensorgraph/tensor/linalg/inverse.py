@@ -16,7 +16,8 @@ from tensorgraph.tensor.reduction import prod
 from tensorgraph.tensor.shape import reshape
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["MatrixInverse", "inv", "matrix_inverse", "MatrixPinv", "pinv", "tensorinv"]
+__all__ = ["MatrixInverse", "inv", "matrix_inverse", "MatrixPinv", "pinv", "TensorInv",
+           "tensorinv"]
 
 
 class MatrixInverse(Op):
@@ -97,15 +98,45 @@ def pinv(x, hermitian: bool = False):
     return batched(MatrixPinv(hermitian))(matrix_input(x, 2, "pinv"))
 
 
-def tensorinv(a, ind: int = 2):
-    """numpy's ``tensorinv``: the inverse of ``a`` seen as a matrix whose rows are its first
-    ``ind`` axes; the result has the shape ``a.shape[ind:] + a.shape[:ind]``."""
+class TensorInv(Op):
+    """numpy's ``tensorinv``: the inverse of a tensor seen as a square matrix whose rows are
+    its first ``ind`` axes; the result has the shape ``a.shape[ind:] + a.shape[:ind]``."""
 
-    a = as_tensor_variable(a)
-    if not 0 < ind < a.type.ndim:
-        raise ValueError(f"tensorinv: ind must be between 1 and a.ndim - 1 = {a.type.ndim - 1},"
-                         f" got {ind}")
-    rows = [a.shape[d] for d in range(ind)]
-    cols = [a.shape[d] for d in range(ind, a.type.ndim)]
-    square = reshape(a, (prod(a.shape[:ind]), -1))
-    return reshape(inv(square), cols + rows)
+    __props__ = ("ind",)
+
+    def __init__(self, ind: int = 2):
+        self.ind = int(ind)
+
+    def make_node(self, a):
+        a = as_tensor_variable(a)
+        if not 0 < self.ind < a.type.ndim:
+            raise ValueError(f"tensorinv: ind must be between 1 and a.ndim - 1 = "
+                             f"{a.type.ndim - 1}, got {self.ind} for {a} ({a.type})")
+        shape = a.type.shape[self.ind:] + a.type.shape[:self.ind]
+        return Apply(self, [a], [TensorType(linalg_dtype(a.type.dtype), shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        (a,) = inputs
+        dtype = node.outputs[0].type.dtype
+        try:
+            out = np.linalg.tensorinv(np.asarray(a, dtype), ind=self.ind)
+        except np.linalg.LinAlgError:
+            raise matrix_error("tensorinv", "(as a square matrix) is singular") from None
+        output_storage[0][0] = np.asarray(out, dtype=dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        (shape,) = input_shapes
+        return [tuple(shape[self.ind:]) + tuple(shape[:self.ind])]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``inv``'s gradient on the matrix forms: ``-X.T g X.T``, reshaped back."""
+        (a,), (out,), (g,) = inputs, outputs, output_grads
+        rows = prod(a.shape[:self.ind])
+        x = reshape(out, (-1, rows))
+        gx = reshape(g, (-1, rows))
+        return [reshape(-x.T.dot(gx).dot(x.T), a.shape)]
+
+
+def tensorinv(a, ind: int = 2):
+    """numpy's ``tensorinv`` of ``a`` (see ``TensorInv``)."""
+    return TensorInv(ind)(a)

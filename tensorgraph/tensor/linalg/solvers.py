@@ -31,7 +31,7 @@ from tensorgraph.tensor.type import TensorType
 
 __all__ = ["SolveBase", "Solve", "solve", "SolveTriangular", "solve_triangular",
            "CholeskySolve", "cho_solve", "LUSolve", "lu_solve", "Lstsq", "lstsq",
-           "tensorsolve", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
+           "TensorSolve", "tensorsolve", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
 
 _ASSUME = {"gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "her",
            "hermitian": "her", "pos": "pos", "positive definite": "pos",
@@ -400,23 +400,62 @@ def lstsq(a, b, rcond=None):
     return Lstsq()(a, b, -1.0 if rcond is None else rcond)
 
 
-def tensorsolve(a, b, axes=None):
-    """numpy's ``tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` moves
-    those axes of ``a`` to the end first."""
+class TensorSolve(Op):
+    """numpy's ``tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``, ``a`` seen as
+    a square matrix whose rows are its first ``b.ndim`` axes (after ``axes`` are moved to the
+    end)."""
 
-    a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if axes is not None:
-        axes = [ax % a.type.ndim for ax in np.atleast_1d(axes)]
-        order = [d for d in range(a.type.ndim) if d not in axes] + axes
-        a = a.dimshuffle(*order)
-    if a.type.ndim < b.type.ndim:
-        raise ValueError(f"tensorsolve: a has fewer dimensions ({a.type.ndim}) than b "
-                         f"({b.type.ndim})")
-    x_shape = [a.shape[d] for d in range(b.type.ndim, a.type.ndim)]
-    rows = prod(b.shape) if b.type.ndim else 1
-    square = reshape(a, (rows, -1))
-    x = solve(square, reshape(b, (-1,)), b_ndim=1)
-    return reshape(x, x_shape) if x_shape else x
+    __props__ = ("axes",)
+
+    def __init__(self, axes=None):
+        self.axes = None if axes is None else tuple(int(ax) for ax in np.atleast_1d(axes))
+
+    def make_node(self, a, b):
+        a, b = as_tensor_variable(a), as_tensor_variable(b)
+        if a.type.ndim < b.type.ndim:
+            raise ValueError(f"tensorsolve: a has fewer dimensions ({a.type.ndim}) than b "
+                             f"({b.type.ndim})")
+        shape = tuple(a.type.shape[d] for d in self._order(a.type.ndim))[b.type.ndim:]
+        dtype = linalg_dtype(a.type.dtype, b.type.dtype)
+        return Apply(self, [a, b], [TensorType(dtype, shape)()])
+
+    def _order(self, ndim):
+        """``a``'s axes, those of ``self.axes`` moved to the end."""
+        if self.axes is None:
+            return list(range(ndim))
+        moved = [ax % ndim for ax in self.axes]
+        return [d for d in range(ndim) if d not in moved] + moved
+
+    def perform(self, node, inputs, output_storage):
+        a, b = inputs
+        dtype = node.outputs[0].type.dtype
+        try:
+            x = np.linalg.tensorsolve(np.asarray(a, dtype), np.asarray(b, dtype), self.axes)
+        except np.linalg.LinAlgError:
+            raise matrix_error("tensorsolve", "(as a square matrix) is singular") from None
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        a_shape, b_shape = input_shapes
+        return [tuple(a_shape[d] for d in self._order(len(a_shape)))[len(b_shape):]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        """``solve``'s gradient on the matrix forms (``A`` of (b.size, x.size)), reshaped
+        back and the moved axes put back in place."""
+        a, b = inputs
+        (x,), (gx,) = outputs, output_grads
+        order = self._order(a.type.ndim)
+        moved = a.dimshuffle(*order)
+        square = reshape(moved, (prod(b.shape) if b.type.ndim else 1, -1))
+        gb = solve(square.T, reshape(gx, (-1,)), b_ndim=1)
+        ga = -_outer(gb, reshape(x, (-1,)))
+        ga = reshape(ga, moved.shape).dimshuffle(*np.argsort(order))
+        return [ga, reshape(gb, b.shape)]
+
+
+def tensorsolve(a, b, axes=None):
+    """numpy's ``tensorsolve(a, b, axes)`` (see ``TensorSolve``)."""
+    return TensorSolve(axes)(a, b)
 
 
 def _kron_solve(system, q):

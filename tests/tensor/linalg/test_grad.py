@@ -103,6 +103,17 @@ def test_lstsq_gradient_of_its_solution():
     verify_grad(lambda a, b: la.lstsq(a, b)[0], [a, b], mode="FAST_COMPILE", rng=rng)
 
 
+def test_tensorinv_and_tensorsolve_gradients():
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2, 3, 6)) + np.eye(6).reshape(6, 6)[:, :].reshape(2, 3, 6) * 3
+    verify_grad(lambda t: la.tensorinv(t, ind=2), [a], mode="FAST_COMPILE", rng=rng)
+    b = rng.standard_normal((2, 3))
+    verify_grad(la.tensorsolve, [a.reshape(2, 3, 2, 3), b], mode="FAST_COMPILE", rng=rng)
+    moved = np.moveaxis(a.reshape(2, 3, 2, 3), 3, 0)     # axes=(0,) moves it back to the end
+    verify_grad(lambda t, u: la.tensorsolve(t, u, axes=(0,)), [moved, b],
+                mode="FAST_COMPILE", rng=rng)
+
+
 def test_kron_and_lyapunov_gradients():
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 2))

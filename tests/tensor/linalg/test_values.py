@@ -123,6 +123,7 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
     t4, t2 = tt.dtensor4("t4"), tt.dmatrix("t2")
     x, res, rank, s = la.lstsq(a, b)
     outs = [x, res, rank, s, la.tensorsolve(t4, t2), la.tensorinv(t4),
+            la.tensorsolve(t4.dimshuffle(3, 0, 1, 2), t2, axes=(0,)),
             la.kron(a, b), la.kron(a[0], b[0]), la.kron(t4, a), la.kron(a[0], t4),
             la.matrix_dot(a, a.T, a),
             la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
@@ -136,7 +137,9 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
     identity = tg.function([a], la.matrix_power(a, 0), mode="FAST_COMPILE")
     assert np.array_equal(identity(np.full((3, 3), np.nan)), np.eye(3))   # whatever M holds
     expected = [*np.linalg.lstsq(av, bv), np.linalg.tensorsolve(t4v, t2v),
-                np.linalg.tensorinv(t4v), np.kron(av, bv), np.kron(av[0], bv[0]),
+                np.linalg.tensorinv(t4v),
+                np.linalg.tensorsolve(np.moveaxis(t4v, 3, 0), t2v, axes=(0,)),
+                np.kron(av, bv), np.kron(av[0], bv[0]),
                 np.kron(t4v, av), np.kron(av[0], t4v),
                 av @ av.T @ av, np.trace(av),
                 scipy.linalg.solve_continuous_lyapunov(av, bv),

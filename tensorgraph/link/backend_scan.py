@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["inner_fgraph", "traced_step", "refusal", "while_refusal", "check_sequences",
-           "check_initial_rows"]
+__all__ = ["inner_fgraph", "traced_step", "refusal", "while_refusal", "sequence_messages",
+           "check_sequences", "check_initial_rows", "check_rows", "TOO_BIG"]
 
 
 def inner_fgraph(node):
@@ -70,6 +70,31 @@ def while_refusal(op, backend: str) -> str | None:
             "each output of a while loop, or compile it with mode='FAST_RUN'")
 
 
+def sequence_messages(op, j: int) -> dict:
+    """The errors of sequence ``j`` too short for the loop, as templates over ``{0}`` (its
+    entries), ``{1}`` (the steps it gives) and ``{2}`` (``n_steps``): ``short`` (fewer
+    entries than its taps span), ``unequal`` (its steps differ from sequence 0's, when no
+    ``n_steps`` was given), ``fewer`` (fewer steps than ``n_steps``). ``check_sequences``
+    formats them; a back end checking in compiled code (Numba) raises them with the values
+    and formats them when the error comes out, so every mode says the same."""
+    info = op.info
+    lo, hi = info.seq_span(j)
+
+    def text(value) -> str:
+        return str(value).replace("{", "{{").replace("}", "}}")
+
+    head = f"{text(op.title)}: {text(op.outer_label('sequences', j))}"
+    return {
+        "short": (f"{head} has {{0}} entries but its taps {text(list(info.seq_taps[j]))} "
+                  f"need at least {hi - lo}{'' if hi == lo else ' plus one per step'}"),
+        "unequal": (f"{head} gives {{1}} steps ({{0}} entries) but "
+                    f"{text(op.outer_label('sequences', 0))} gives {{2}}; the sequences must "
+                    "have the same length (pass n_steps to use the first n_steps entries of "
+                    "each)"),
+        "fewer": f"{head} gives {{1}} steps ({{0}} entries) but n_steps is {{2}}",
+    }
+
+
 def check_sequences(op, seq_lengths, n: int) -> None:
     """The errors FAST_RUN gives for sequences too short for ``n`` steps (shapes are known
     while tracing)."""
@@ -79,20 +104,30 @@ def check_sequences(op, seq_lengths, n: int) -> None:
         raise ValueError(f"{op.title}: {what} is {n}; the number of steps cannot be negative")
     for j, length in enumerate(seq_lengths):
         lo, hi = info.seq_span(j)
-        if length < hi - lo:
-            raise ValueError(
-                f"{op.title}: {op.outer_label('sequences', j)} has {length} entries but its "
-                f"taps {list(info.seq_taps[j])} need at least {hi - lo}"
-                f"{'' if hi == lo else ' plus one per step'}")
         steps = length - (hi - lo)
+        messages = sequence_messages(op, j)
+        if length < hi - lo:
+            raise ValueError(messages["short"].format(length, steps, n))
         if info.lengths_must_match and steps != n:
-            raise ValueError(
-                f"{op.title}: {op.outer_label('sequences', j)} gives {steps} steps ({length} "
-                f"entries) but {op.outer_label('sequences', 0)} gives {n}; the sequences must "
-                "have the same length (pass n_steps to use the first n_steps entries of each)")
+            raise ValueError(messages["unequal"].format(length, steps, n))
         if steps < n:
-            raise ValueError(f"{op.title}: {op.outer_label('sequences', j)} gives {steps} "
-                             f"steps ({length} entries) but n_steps is {n}")
+            raise ValueError(messages["fewer"].format(length, steps, n))
+
+
+#: numpy's error for an array whose size in bytes no integer of the platform can hold: the
+#: one FAST_RUN and Numba raise (``np.empty``) for the rows of a loop too long for memory
+TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+           "possible size.")
+
+
+def check_rows(n: int, row_shape, dtype) -> None:
+    """numpy's ValueError (``TOO_BIG``) when ``n`` rows of ``row_shape`` and ``dtype`` make
+    an array too big for any; XLA aborts the whole process on such a shape instead."""
+    nbytes = n * np.dtype(dtype).itemsize
+    for size in row_shape:
+        nbytes *= int(size)
+    if nbytes > np.iinfo(np.intp).max:
+        raise ValueError(TOO_BIG)
 
 
 def check_initial_rows(op, inits) -> None:

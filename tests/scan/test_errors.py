@@ -1,5 +1,7 @@
 """scan's errors: each names the scan, the output or sequence, and what came."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,60 @@ def test_nanguard_names_the_iteration_of_an_exploding_rnn():
     with pytest.raises(NanGuardError, match=r"^NanGuardMode: output 0 of Elemwise{mul} has 2 "
                                             r"inf .*\(iteration 5 of scan 'rnn'\)"):
         f(np.ones(2))
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "JAX", "NUMBA", "PYTORCH"])
+def test_every_back_end_names_the_lengths_of_the_sequences(mode):
+    """docs/scan.md: sequences of different lengths are an error naming both lengths, in
+    every mode (NUMBA named an n_steps the user never gave, and no length)."""
+    backend = {"JAX": "jax", "NUMBA": "numba", "PYTORCH": "torch"}.get(mode)
+    if backend:
+        pytest.importorskip(backend)
+    x, y = tt.dvector("x"), tt.dvector("y")
+    out, _ = scan(lambda a, b: a + b, sequences=[x, y], name="pairs")
+    f = tensorgraph.function([x, y], out, mode=mode)
+    with pytest.raises(ValueError, match=r"scan 'pairs': sequence 1 \(y\) gives 3 steps \(3 "
+                                         r"entries\) but sequence 0 \(x\) gives 4; the "
+                                         r"sequences must have the same length"):
+        f(np.ones(4), np.ones(3))
+    out, _ = scan(lambda a, b, c: a + b + c, sequences=[x, dict(input=y, taps=[-1, 1])],
+                  n_steps=3)
+    g = tensorgraph.function([x, y], out, mode=mode)
+    np.testing.assert_allclose(g(np.ones(4), np.ones(6)), [3.0, 3.0, 3.0])
+    with pytest.raises(ValueError, match=r"sequence 0 \(x\) gives 2 steps \(2 entries\) but "
+                                         r"n_steps is 3"):
+        g(np.ones(2), np.ones(6))
+    with pytest.raises(ValueError, match=r"sequence 1 \(y\) has 1 entries but its taps "
+                                         r"\[-1, 1\] need at least 2 plus one per step"):
+        g(np.ones(4), np.ones(1))
+
+
+HUGE_N_STEPS = """
+import importlib.util
+
+import numpy as np
+import tensorgraph as tg, tensorgraph.tensor as tt
+from tensorgraph.scan import scan
+n, h0 = tt.lscalar("n"), tt.dvector("h0")
+out, _ = scan(lambda h: h * 2, outputs_info=[h0], n_steps=n)
+for mode in MODES:
+    f = tg.function([h0, n], out, mode=mode)
+    try:
+        f(np.ones(2), 2 ** 62)
+    except Exception as exc:
+        print(mode, type(exc).__name__, str(exc).splitlines()[0], flush=True)
+"""
+
+
+def test_a_huge_symbolic_n_steps_is_too_big_an_array_in_every_mode(run_python):
+    """JAX aborted the process inside XLA (SIGABRT: overflow in static extent product);
+    the other modes raise numpy's 'array is too big'. Run in a process of its own."""
+    modes = ["FAST_RUN"] + [mode for mode, lib in (("JAX", "jax"), ("NUMBA", "numba"))
+                            if importlib.util.find_spec(lib) is not None]
+    proc = run_python("-c", f"MODES = {modes!r}\n" + HUGE_N_STEPS)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == len(modes), proc.stdout
+    for mode, line in zip(modes, lines):
+        assert line == (f"{mode} ValueError array is too big; `arr.size * arr.dtype.itemsize` "
+                        "is larger than the maximum possible size."), line

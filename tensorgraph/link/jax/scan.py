@@ -19,7 +19,9 @@ What the loop carries, per ``ScanInfo``:
 
 ``n_steps`` must be known when tracing (XLA's arrays have static sizes): computed from
 shapes or constants it is; computed from an input's value, the program makes its integer
-scalar inputs static (one compile per value, see ``tensorgraph.link.jax.linker``).
+scalar inputs static (one compile per value, see ``tensorgraph.link.jax.linker``). An
+``n_steps`` whose stacked outputs no array could hold is numpy's "array is too big", raised
+while tracing the step: XLA aborts the process on such a shape.
 
 A while loop (``until``) runs as ``lax.while_loop`` bounded by ``n_steps``. Its outputs have
 as many rows as steps ran, known only when running, and XLA cannot return an array whose
@@ -41,6 +43,7 @@ import numpy as np
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.backend_scan import (
     check_initial_rows,
+    check_rows,
     check_sequences,
     refusal,
     traced_step,
@@ -120,6 +123,8 @@ def jax_scan(op, node):
         def body(carry, xs):
             windows, shared, code = carry
             outputs, step_code = call_step(xs, windows, shared, non_seqs)
+            for y in outputs[:n_states + n_nit]:  # lax.scan stacks n rows of each
+                check_rows(n, y.shape, y.dtype)
             windows = [shift(w, o) for w, o in zip(windows, outputs[:n_states])]
             shared = outputs[n_states + n_nit:n_states + n_nit + n_shared]
             return (windows, shared, merge(code, step_code)), tuple(outputs[:n_states + n_nit])

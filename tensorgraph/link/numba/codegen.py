@@ -38,6 +38,8 @@ side's nodes do not run.
 
 An error raised by the compiled code has a message starting ``tg-node N:`` (N: the node's
 position in the toposort); the program strips it and re-raises the error naming the node.
+A message with values known only when running is a template raised with the values (Numba's
+exceptions take run-time arguments, not formatted strings); the program fills it in.
 """
 
 from __future__ import annotations
@@ -137,9 +139,11 @@ class NodeCode:
         self._count += 1
         return f"n{self.position}_{hint}{self._count}"
 
-    def fail(self, error: str, message: str) -> str:
-        """The statement raising ``error(message)`` for this node (see the module docstring)."""
-        return f"raise {error}({f'tg-node {self.position}: {message}'!r})"
+    def fail(self, error: str, message: str, *values: str) -> str:
+        """The statement raising ``error(message)`` for this node (see the module docstring).
+        With ``values`` (expressions of the generated code), ``message`` is a template the
+        values fill (``str.format``) when the error comes out of the compiled code."""
+        return f"raise {error}({', '.join([repr(f'tg-node {self.position}: {message}'), *values])})"
 
     def helper(self, name: str, source: str) -> str:
         """Put the function ``source`` (defining ``name``) in the module once; returns

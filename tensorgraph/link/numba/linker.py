@@ -187,10 +187,13 @@ class NumbaProgram(Program):
         from tensorgraph.graph.errors import reraise_with_node
         from tensorgraph.link.numba.codegen import NODE_PREFIX
 
-        message = str(exc)
+        template, *values = exc.args or ("",)
+        message = template if values and isinstance(template, str) else str(exc)
         found = NODE_PREFIX.match(message)
         if found is None:
             raise exc
+        if values:  # raised as a template and its run-time values (NodeCode.fail)
+            message = message.format(*values)
         node = self.nodes[int(found.group(1))]
         reraise_with_node(type(exc)(message[found.end():]), node, None, int(found.group(1)),
                           fgraph=self.fgraph)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from tensorgraph.link.backend_scan import inner_fgraph, refusal
+from tensorgraph.link.backend_scan import inner_fgraph, refusal, sequence_messages
 from tensorgraph.link.numba import register
 from tensorgraph.scan.op import Scan
 
@@ -82,15 +82,15 @@ def numba_scan(op, node, code):
                                           "steps cannot be negative"))
     for j, x in enumerate(seqs):
         lo, hi = info.seq_span(j)
-        label = op.outer_label("sequences", j)
-        test = (f"{x}.shape[0] - {hi - lo} != {n}" if info.lengths_must_match
-                else f"{x}.shape[0] - {hi - lo} < {n}")
-        with code.block(f"if {test}:"):
-            code.line(code.fail("ValueError", f"{op.title}: {label} does not give n_steps "
-                                              f"steps (its taps {list(info.seq_taps[j])} read "
-                                              f"{hi - lo} entries beyond them); the sequences "
-                                              "must have the same length (pass n_steps to use "
-                                              "the first n_steps entries of each)"))
+        messages = sequence_messages(op, j)
+        values = (f"{x}.shape[0]", f"{x}.shape[0] - {hi - lo}", n)
+        with code.block(f"if {x}.shape[0] < {hi - lo}:"):
+            code.line(code.fail("ValueError", messages["short"], *values))
+        if info.lengths_must_match:
+            with code.block(f"if {x}.shape[0] - {hi - lo} != {n}:"):
+                code.line(code.fail("ValueError", messages["unequal"], *values))
+        with code.block(f"if {x}.shape[0] - {hi - lo} < {n}:"):
+            code.line(code.fail("ValueError", messages["fewer"], *values))
     buffers, lengths = [], []
     for k, init in enumerate(inits):
         length = info.state_length(k)

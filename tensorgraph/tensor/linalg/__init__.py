@@ -18,16 +18,18 @@ from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
 from tensorgraph.tensor.linalg.products import (  # noqa: F401
     BlockDiagonal, Expm, KroneckerProduct, block_diag, expm, kron, matrix_dot, matrix_power,
 )
+from tensorgraph.tensor.linalg.schur import QZ, Schur, qz, schur  # noqa: F401
 from tensorgraph.tensor.linalg.solvers import (  # noqa: F401
-    CholeskySolve, Lstsq, LUSolve, Solve, SolveBase, SolveTriangular, TensorSolve, cho_solve,
-    lstsq, lu_solve, solve, solve_continuous_lyapunov, solve_discrete_lyapunov, solve_triangular,
-    tensorsolve,
+    CholeskySolve, Lstsq, LUSolve, Solve, SolveBase, SolveDiscreteARE, SolveTriangular,
+    TensorSolve, cho_solve, lstsq, lu_solve, solve, solve_continuous_lyapunov, solve_discrete_are,
+    solve_discrete_lyapunov, solve_sylvester, solve_triangular, tensorsolve,
 )
 from tensorgraph.tensor.linalg.summary import Det, SLogDet, det, norm, slogdet, trace  # noqa: F401
 
 __all__ = [
     "block_diag", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvalsh", "expm", "inv",
     "kron", "lstsq", "lu", "lu_factor", "lu_solve", "matrix_dot", "matrix_power", "norm",
-    "pinv", "pivot_to_permutation", "qr", "slogdet", "solve", "solve_continuous_lyapunov",
-    "solve_discrete_lyapunov", "solve_triangular", "svd", "tensorinv", "tensorsolve", "trace",
+    "pinv", "pivot_to_permutation", "qr", "qz", "schur", "slogdet", "solve",
+    "solve_continuous_lyapunov", "solve_discrete_are", "solve_discrete_lyapunov",
+    "solve_sylvester", "solve_triangular", "svd", "tensorinv", "tensorsolve", "trace",
 ]

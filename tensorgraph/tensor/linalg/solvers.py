@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.gradient import disconnected_type
+from tensorgraph.gradient import disconnected_type, grad_not_implemented
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
@@ -31,7 +31,8 @@ from tensorgraph.tensor.type import TensorType
 
 __all__ = ["SolveBase", "Solve", "solve", "SolveTriangular", "solve_triangular",
            "CholeskySolve", "cho_solve", "LUSolve", "lu_solve", "Lstsq", "lstsq",
-           "TensorSolve", "tensorsolve", "solve_continuous_lyapunov", "solve_discrete_lyapunov"]
+           "TensorSolve", "tensorsolve", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
+           "solve_sylvester", "SolveDiscreteARE", "solve_discrete_are"]
 
 _ASSUME = {"gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "her",
            "hermitian": "her", "pos": "pos", "positive definite": "pos",
@@ -483,3 +484,53 @@ def solve_discrete_lyapunov(A, Q, method: str = "bilinear"):
     A, Q = as_matrix(A, "solve_discrete_lyapunov"), as_matrix(Q, "solve_discrete_lyapunov")
     nn_eye = eye(A.shape[0] * A.shape[0], dtype=A.dtype)
     return _kron_solve(nn_eye - kron(A, A.conj()), Q)
+
+
+def solve_sylvester(A, B, Q):
+    """``X`` with ``A X + X B == Q`` (scipy's ``solve_sylvester``), solved as one linear
+    system of size m*n (for small matrices; differentiable)."""
+    A = as_matrix(A, "solve_sylvester", square=True)
+    B = as_matrix(B, "solve_sylvester", square=True)
+    Q = as_matrix(Q, "solve_sylvester")
+    system = kron(A, eye(B.shape[0], dtype=B.dtype)) + kron(eye(A.shape[0], dtype=A.dtype), B.T)
+    return _kron_solve(system, Q)
+
+
+class SolveDiscreteARE(Op):
+    """scipy's ``solve_discrete_are``: the stabilizing ``X`` of
+    ``A.T X A - X - (A.T X B) (R + B.T X B)^-1 (B.T X A) + Q = 0``. No gradient yet."""
+
+    __props__ = ()
+    gufunc_signature = "(m,m),(m,n),(m,m),(n,n)->(m,m)"
+
+    def make_node(self, a, b, q, r):
+        what = "solve_discrete_are"
+        a, q, r = (as_matrix(v, what, square=True) for v in (a, q, r))
+        b = as_matrix(b, what)
+        dtype = linalg_dtype(a.type.dtype, b.type.dtype, q.type.dtype, r.type.dtype)
+        return Apply(self, [a, b, q, r], [TensorType(dtype, a.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        import scipy.linalg
+
+        dtype = node.outputs[0].type.dtype
+        try:
+            x = scipy.linalg.solve_discrete_are(*(np.asarray(v, dtype) for v in inputs))
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            raise np.linalg.LinAlgError(f"solve_discrete_are: no stabilizing solution "
+                                        f"({exc})") from None
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0]]
+
+    def L_op(self, inputs, outputs, output_grads):
+        return [grad_not_implemented(self, k, x, "solve_discrete_are has no gradient yet")
+                for k, x in enumerate(inputs)]
+
+
+def solve_discrete_are(A, B, Q, R):
+    """The stabilizing solution of the discrete algebraic Riccati equation (scipy's
+    ``solve_discrete_are``), for one system or a stack of them."""
+    what = "solve_discrete_are"
+    return batched(SolveDiscreteARE())(*(matrix_input(v, 2, what) for v in (A, B, Q, R)))

@@ -134,3 +134,17 @@ def test_gradients_without_a_formula_for_the_shape_say_so(build, words):
     f = tg.function([a], tg.grad(build(a), a), mode="FAST_COMPILE")
     with pytest.raises(ValueError, match=words):
         f(np.ones((4, 2)))
+
+
+def test_ops_without_a_gradient_name_themselves():
+    import tensorgraph as tg
+    from tensorgraph.gradient import NullTypeGradError
+
+    a = tt.dmatrix("a")
+    for cost, name in [(la.schur(a)[0].sum(), "Schur"), (la.qz(a, a)[0].sum(), "QZ"),
+                       (la.solve_discrete_are(a, a, a, a).sum(), "SolveDiscreteARE")]:
+        with pytest.raises(NullTypeGradError, match=name):
+            tg.grad(cost, a)
+    m = np.random.default_rng(9).standard_normal((2, 2, 2))
+    verify_grad(lambda x, y: la.solve_sylvester(x, y, x + y), [m[0], m[1] / 3 + 2 * np.eye(2)],
+                mode="FAST_COMPILE", rng=np.random.default_rng(0))

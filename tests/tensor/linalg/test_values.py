@@ -129,7 +129,9 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
             la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
             la.solve_discrete_lyapunov(a / 4, b[:, :3]), la.matrix_power(a, 0),
             la.norm(t4), la.norm(t4, 2, keepdims=True), la.norm(a), la.norm(a[0], 0),
-            la.solve(a, b, assume_a="tridiagonal")]
+            la.solve(a, b, assume_a="tridiagonal"), la.solve_sylvester(a, b.T, b[:, :3]),
+            la.solve_discrete_are(a / 4, b, b @ b.T + tt.eye(3), tt.eye(3)),
+            *la.schur(a, output="complex"), *la.qz(a, b, sort="lhp")]
     f = tg.function([a, b, t4, t2], outs)
     av, bv = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
     t4v, t2v = rng.standard_normal((2, 3, 2, 3)), rng.standard_normal((2, 3))
@@ -147,7 +149,12 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
                 np.linalg.norm(t4v, axis=(-2, -1)),    # per matrix, as PyTensor
                 np.linalg.norm(t4v, 2, axis=(-2, -1), keepdims=True), np.linalg.norm(av),
                 np.linalg.norm(av[0], 0),
-                scipy.linalg.solve(np.triu(np.tril(av, 1), -1), bv, assume_a="tridiagonal")]
+                scipy.linalg.solve(np.triu(np.tril(av, 1), -1), bv, assume_a="tridiagonal"),
+                scipy.linalg.solve_sylvester(av, bv.T, bv),
+                scipy.linalg.solve_discrete_are(av / 4, bv, bv @ bv.T + np.eye(3), np.eye(3)),
+                *scipy.linalg.schur(av, output="complex"),
+                *(lambda aa, bb, _, __, q, z: (aa, bb, q, z))(
+                    *scipy.linalg.ordqz(av, bv, sort="lhp"))]
     for k, (g, e) in enumerate(zip(got, expected)):
         np.testing.assert_allclose(g, e, rtol=1e-8, atol=1e-10, err_msg=str(k))
 

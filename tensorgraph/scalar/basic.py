@@ -581,7 +581,13 @@ class Cast(ScalarOp):
         return (self.dtype,)
 
     def impl(self, x):
-        return np.asarray(x).astype(self.dtype)
+        x = np.asarray(x)
+        if self.dtype == "uint32" and x.dtype.kind == "f":
+            # through int64: numpy's contiguous uint32 loop gives other results than its
+            # 0-d and strided conversions for values uint32 cannot hold; this is the C's
+            # (tg_scalar.h, tg_f2i_u32) and numpy's 0-d result, for every length
+            x = x.astype("int64")
+        return x.astype(self.dtype)
 
     def L_op(self, inputs, outputs, output_grads):
         return [_tt().cast(output_grads[0], inputs[0].type.dtype)]

@@ -64,6 +64,8 @@ def cast(expr: str, src: str, dst: str) -> str:
         return f"(({expr}) != 0)"
     if dst == "float16":
         return f"((float)(_Float16)({expr}))"
+    if is_float(src) and not is_float(dst):  # defined for every value (tg_scalar.h)
+        return f"tg_f2i_{_SUFFIX[dst]}({expr})"
     if compute_type(src) == compute_type(dst):
         return expr
     return f"(({compute_type(dst)})({expr}))"

@@ -186,6 +186,34 @@ TG_INT_HELPERS(u16, uint16_t, 0)
 TG_INT_HELPERS(u32, uint32_t, 0)
 TG_INT_HELPERS(u64, uint64_t, 0)
 
+/* Float -> integer conversions (dtypes.py's cast(), both tiers). C leaves a value the integer
+ * type cannot hold (a negative value into an unsigned type, a huge one, inf, nan) undefined,
+ * and gcc compiled it differently at -O0 and -O3, and in one loop's vector body and scalar
+ * tail. These give numpy's result on x86-64 for every value (its truncating instructions: an
+ * int32 or int64 conversion out of range is the type's minimum; narrower types and uint32 are
+ * the low bits of that; uint64 converts [2^63, 2^64) offset by 2^63). For uint32 that is
+ * numpy's result for a 0-d array, a strided one and its loops' tails (its contiguous vector
+ * loop differs on some values; perform converts through int64 to agree: scalar/basic.py). */
+static inline int32_t tg_f2i_i32(double x)
+{
+    return (x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
+}
+static inline int64_t tg_f2i_i64(double x)
+{
+    return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
+}
+static inline int8_t tg_f2i_i8(double x) { return (int8_t)(uint8_t)(uint32_t)tg_f2i_i32(x); }
+static inline uint8_t tg_f2i_u8(double x) { return (uint8_t)(uint32_t)tg_f2i_i32(x); }
+static inline int16_t tg_f2i_i16(double x) { return (int16_t)(uint16_t)(uint32_t)tg_f2i_i32(x); }
+static inline uint16_t tg_f2i_u16(double x) { return (uint16_t)(uint32_t)tg_f2i_i32(x); }
+static inline uint32_t tg_f2i_u32(double x) { return (uint32_t)(uint64_t)tg_f2i_i64(x); }
+static inline uint64_t tg_f2i_u64(double x)
+{
+    return x >= 9223372036854775808.0
+        ? (uint64_t)tg_f2i_i64(x - 9223372036854775808.0) ^ 0x8000000000000000ULL
+        : (uint64_t)tg_f2i_i64(x);
+}
+
 #define TG_FLOAT_HELPERS(S, T, F)                                                             \
 static inline T tg_mod_##S(T a, T b) {                                                        \
     T mod = fmod##F(a, b);                                                                    \

@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.op import Op
+from tensorgraph.graph.replace import vectorize_graph
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.blockwise import Blockwise
 from tensorgraph.tensor.creation import eye, tril, triu
+from tensorgraph.tensor.type import TensorType
 
 
 def linalg_dtype(*dtypes: str) -> str:
@@ -79,6 +81,17 @@ def fold_to_triangle(g, lower: bool):
     both = g + g.T
     diag = g * eye(g.shape[0], dtype=g.dtype)
     return (tril(both, -1) if lower else triu(both, 1)) + diag
+
+
+def batched_graph(fn, inputs, what: str):
+    """``fn``, a graph of linalg functions of matrices, applied to each matrix of the
+    stacks ``inputs`` (leading axes broadcast): built once on 2-d stand-ins, then
+    vectorized (its ops batch as they do: ``solve`` through ``Blockwise``...)."""
+    inputs = [matrix_input(x, 2, what) for x in inputs]
+    if all(x.type.ndim == 2 for x in inputs):
+        return fn(*inputs)
+    core = [TensorType(x.type.dtype, x.type.shape[-2:])() for x in inputs]
+    return vectorize_graph(fn(*core), dict(zip(core, inputs)))
 
 
 def matrix_input(x, core_ndim: int, what: str):

@@ -20,8 +20,8 @@ from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.creation import eye, ones_like, tril, triu
 from tensorgraph.tensor.diagonal import diagonal
 from tensorgraph.tensor.linalg.core import (
-    as_matrix, batched, check_square, fold_to_triangle, linalg_dtype, matrix_error,
-    matrix_input,
+    as_matrix, batched, batched_graph, check_square, fold_to_triangle, linalg_dtype,
+    matrix_error, matrix_input,
 )
 from tensorgraph.tensor.linalg.decomposition import pivot_to_permutation
 from tensorgraph.tensor.linalg.products import kron
@@ -461,39 +461,44 @@ def tensorsolve(a, b, axes=None):
 
 def _kron_solve(system, q):
     """``X`` with ``system @ vec(X) == vec(Q)`` (row-major ``vec``)."""
-
     return reshape(solve(system, reshape(q, (-1,)), b_ndim=1), q.shape)
 
 
-def solve_continuous_lyapunov(A, Q):
-    """``X`` with ``A X + X A.H == Q`` (scipy's ``solve_continuous_lyapunov``), solved as
-    one linear system of size n**2 (for small matrices; differentiable)."""
+def _continuous_lyapunov(a, q):
+    n_eye = eye(a.shape[0], dtype=a.dtype)
+    return _kron_solve(kron(a, n_eye) + kron(n_eye, a.conj()), q)
 
-    A, Q = as_matrix(A, "solve_continuous_lyapunov"), as_matrix(Q, "solve_continuous_lyapunov")
-    n_eye = eye(A.shape[0], dtype=A.dtype)
-    return _kron_solve(kron(A, n_eye) + kron(n_eye, A.conj()), Q)
+
+def _discrete_lyapunov(a, q):
+    return _kron_solve(eye(a.shape[0] * a.shape[0], dtype=a.dtype) - kron(a, a.conj()), q)
+
+
+def _sylvester(a, b, q):
+    system = kron(a, eye(b.shape[0], dtype=b.dtype)) + kron(eye(a.shape[0], dtype=a.dtype), b.T)
+    return _kron_solve(system, q)
+
+
+def solve_continuous_lyapunov(A, Q):
+    """``X`` with ``A X + X A.H == Q`` (scipy's ``solve_continuous_lyapunov``), for one
+    system or a stack of them, solved as one linear system of size n**2 (for small matrices;
+    differentiable)."""
+    return batched_graph(_continuous_lyapunov, [A, Q], "solve_continuous_lyapunov")
 
 
 def solve_discrete_lyapunov(A, Q, method: str = "bilinear"):
-    """``X`` with ``A X A.H - X + Q == 0`` (scipy's ``solve_discrete_lyapunov``), solved as
-    one linear system of size n**2 whatever ``method`` names (same values; differentiable)."""
-
+    """``X`` with ``A X A.H - X + Q == 0`` (scipy's ``solve_discrete_lyapunov``), for one
+    system or a stack of them, solved as one linear system of size n**2 whatever ``method``
+    names (same values; differentiable)."""
     if method not in ("direct", "bilinear"):
         raise ValueError(f"solve_discrete_lyapunov: method must be 'direct' or 'bilinear', "
                          f"got {method!r}")
-    A, Q = as_matrix(A, "solve_discrete_lyapunov"), as_matrix(Q, "solve_discrete_lyapunov")
-    nn_eye = eye(A.shape[0] * A.shape[0], dtype=A.dtype)
-    return _kron_solve(nn_eye - kron(A, A.conj()), Q)
+    return batched_graph(_discrete_lyapunov, [A, Q], "solve_discrete_lyapunov")
 
 
 def solve_sylvester(A, B, Q):
-    """``X`` with ``A X + X B == Q`` (scipy's ``solve_sylvester``), solved as one linear
-    system of size m*n (for small matrices; differentiable)."""
-    A = as_matrix(A, "solve_sylvester", square=True)
-    B = as_matrix(B, "solve_sylvester", square=True)
-    Q = as_matrix(Q, "solve_sylvester")
-    system = kron(A, eye(B.shape[0], dtype=B.dtype)) + kron(eye(A.shape[0], dtype=A.dtype), B.T)
-    return _kron_solve(system, Q)
+    """``X`` with ``A X + X B == Q`` (scipy's ``solve_sylvester``), for one system or a stack
+    of them, solved as one linear system of size m*n (for small matrices; differentiable)."""
+    return batched_graph(_sylvester, [A, B, Q], "solve_sylvester")
 
 
 class SolveDiscreteARE(Op):

@@ -146,5 +146,5 @@ def test_ops_without_a_gradient_name_themselves():
         with pytest.raises(NullTypeGradError, match=name):
             tg.grad(cost, a)
     m = np.random.default_rng(9).standard_normal((2, 2, 2))
-    verify_grad(lambda x, y: la.solve_sylvester(x, y, x + y), [m[0], m[1] / 3 + 2 * np.eye(2)],
+    verify_grad(lambda x, y: la.solve_sylvester(x, y, x + y), [m, m[::-1] / 3 + 2 * np.eye(2)],
                 mode="FAST_COMPILE", rng=np.random.default_rng(0))

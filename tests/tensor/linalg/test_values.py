@@ -82,6 +82,12 @@ def _cases(s):
     for ord in (None, 1, 3, 0, np.inf, -np.inf):
         yield f"norm vector {ord}", la.norm(s["v"], ord=ord, axis=-1), \
             per_item(lambda x, o=ord: np.linalg.norm(x, ord=o))
+    yield "solve_continuous_lyapunov", la.solve_continuous_lyapunov(s["a"], s["spd"]), \
+        per_item(scipy.linalg.solve_continuous_lyapunov)
+    yield "solve_discrete_lyapunov", la.solve_discrete_lyapunov(s["a"] / 4, s["spd"]), \
+        per_item(lambda a, q: scipy.linalg.solve_discrete_lyapunov(a / 4, q))
+    yield "solve_sylvester", la.solve_sylvester(s["a"], s["spd"], s["low"]), \
+        per_item(scipy.linalg.solve_sylvester)
     yield "norm keepdims", la.norm(s["a"], axis=(-2, -1), keepdims=True), \
         per_item(lambda x: np.linalg.norm(x, keepdims=True))
 

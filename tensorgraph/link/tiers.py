@@ -71,11 +71,12 @@ class TierJob:
         self._future: Future = _background().submit(self._run)
 
     def _run(self):
+        from tensorgraph.link.c.compiler import in_background
         from tensorgraph.link.compile_events import silenced
 
         started = perf_counter()
         try:
-            with silenced():
+            with silenced(), in_background():  # the quick tier's compiles go first
                 vm = self._build()
         except BaseException as exc:
             self._outcome = (None, exc)

@@ -9,6 +9,8 @@ bit (their bytes, so nan payloads and signed zeros count too).
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import threading
 import uuid
@@ -22,8 +24,10 @@ import tensorgraph.scalar as ts
 import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.link import tiers
-from tensorgraph.link.c.codegen import pool_stats
+from tensorgraph.link.c.cmodule import library_of
+from tensorgraph.link.c.codegen import CODEGEN_VERSION, pool_stats
 from tensorgraph.link.c.linkers import CLinker
+from tensorgraph.link.c.quick import QuickCode, quick_flags
 from tensorgraph.scalar.basic import ScalarOp
 from tensorgraph.tensor import special
 from tensorgraph.tensor.elemwise import Elemwise
@@ -227,3 +231,42 @@ def test_the_quick_tier_broadcasts_and_fails_as_perform_does():
         _quick_run(f, [_data("float64", (4, 3)), _data("float64", (1, 2))])
     assert "Input dimension mismatch" in str(optimized.value) and \
         "Input dimension mismatch" in str(quick.value)
+
+
+def _command_of(symbol, version):
+    """The command that built the cached library exporting ``symbol`` for ``version``."""
+    found = library_of(symbol, runtime_version=version)
+    assert found is not None, (symbol, version)
+    with open(os.path.join(found[1], "manifest.json"), encoding="utf-8") as f:
+        return json.load(f)["command"]
+
+
+def test_the_quick_tier_compiles_at_o1_apart_from_the_optimized_code():
+    """The quick tier's node functions are built at -O1 (a third less of gcc's time on the
+    first call) and recorded apart: the optimized build compiles the same node functions at
+    its own -O3 instead of taking the quick ones."""
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)
+    try:
+        with config.change_flags(compile__tiers=True):
+            x = tt.vector("x")
+            y = x
+            for fn in random.Random(uuid.uuid4().int).sample(
+                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 5):
+                y = fn(y) * 0.75
+            f = tg.function([x], [y, tt.sum(y)])
+        assert f.tier == "quick"
+        first = f(_data("float64", (50,)))
+    finally:
+        go.set()
+    f.wait_optimized()
+    _assert_same_bits(["chain", "sum"], first, f(_data("float64", (50,))))
+    version = f"codegen{CODEGEN_VERSION}"
+    assert quick_flags() == ("-O1",)
+    for fn in f.vm.cgraph.functions:
+        optimized = _command_of(fn.symbol, version)
+        assert "-O3" in optimized and "-O1" not in optimized, fn.node
+    pieces = QuickCode(f.maker.fgraph.toposort())._graphs["pieces"]
+    for fn in pieces.functions:
+        quick = _command_of(fn.symbol, f"{version} -O1")
+        assert quick[quick.index("-O3") + 1:].count("-O1") == 1, fn.node  # -O1 comes last

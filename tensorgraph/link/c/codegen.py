@@ -16,6 +16,7 @@ makes a workspace (the buffers of every variable) and returns its entry points.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -105,10 +106,17 @@ class CGraph:
         (None when it had them all)
     found : where ``compile()`` found the node functions: "memory" (all of them in libraries
         this process loaded before), "disk" or "compiled" (the library); None before
+    extra_flags : compiler flags after ``compile_flags()`` (the quick tier's ``-O1``); node
+        functions built with them are found and recorded apart from the others (their own
+        runtime version and in-memory context), so an -O1 function never serves a build
+        without them
     """
 
-    def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False):
+    def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False,
+                 extra_flags=()):
         started = time.perf_counter()
+        self.extra_flags = tuple(extra_flags)
+        self._version = " ".join([f"codegen{CODEGEN_VERSION}", *self.extra_flags])
         emit("phase", phase="generating C", nodes=len(fgraph.apply_nodes))
         self.fgraph = fgraph
         self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
@@ -253,23 +261,24 @@ class CGraph:
 
     # -- compiling and running ------------------------------------------------------------
 
-    def compile(self):
+    def compile(self, wait_glue: bool = True):
         """Find every node function: in the libraries this process loaded, else in a library
         compiled (or found in the cache) for the missing ones; and the glue module (the first
-        time in a second thread, so that its compiler runs next to the library's)."""
+        time in a second thread, so that its compiler runs next to the library's). With
+        ``wait_glue=False`` the glue's compile is started but not waited for: the caller runs the
+        node functions without it (link/c/direct.py)."""
         from tensorgraph.link.c.cmodule import find_exports, loaded_symbols
 
         started = time.perf_counter()
-        known = loaded_symbols(_context())
+        known = loaded_symbols(_context(self.extra_flags))
         wanted = list({fn.symbol: fn for fn in self.functions
                        if self.straight or fn.symbol not in known}.values())
         glue = self._glue or _Glue()
         try:
             self.found = "memory"
             if wanted and not self.straight:  # compiled for other graphs, in other processes
-                version = f"codegen{CODEGEN_VERSION}"
                 for symbol, library in find_exports([fn.symbol for fn in wanted],
-                                                     runtime_version=version).items():
+                                                     runtime_version=self._version).items():
                     known.setdefault(symbol, _address(library, symbol))
                     self.found = "disk"
                 wanted = [fn for fn in wanted if fn.symbol not in known]
@@ -280,7 +289,8 @@ class CGraph:
         except BaseException:
             glue.wait()  # leave no compiler behind; the library's error is the one to show
             raise
-        self.glue = glue.result()
+        if wait_glue:
+            self.glue = glue.result()
         self.seconds["compile"] = time.perf_counter() - started
         emit("phase", phase="loading")
         self.addresses = [known[fn.symbol] for fn in self.functions]
@@ -291,7 +301,7 @@ class CGraph:
         from tensorgraph.link.c.cmodule import get_library
 
         build = {"libraries": [], "library_dirs": [], "include_dirs": [],
-                 "extra_compile_args": ["-fwrapv"]}
+                 "extra_compile_args": ["-fwrapv", *self.extra_flags]}
         for fn in functions:
             for key, items in fn.build.items():
                 build[key] += [item for item in items if item not in build[key]]
@@ -305,7 +315,7 @@ class CGraph:
                        self._straight_code() if self.straight and u == 0 else "")
                  for u, group in enumerate(groups)]
         return get_library(units, name_hint="graph", unversioned=unversioned,
-                           origin=self.fgraph, runtime_version=f"codegen{CODEGEN_VERSION}",
+                           origin=self.fgraph, runtime_version=self._version,
                            found=self._record_found, exports=[fn.symbol for fn in functions],
                            **build)
 
@@ -323,12 +333,12 @@ class CGraph:
             self.glue = glue_module(cached_only=True)
             if self.glue is None:
                 return None
-        known = loaded_symbols(_context())
+        known = loaded_symbols(_context(self.extra_flags))
         if not self.straight:
             missing = [fn.symbol for fn in self.functions if fn.symbol not in known]
             if missing:
-                version = f"codegen{CODEGEN_VERSION}"
-                for symbol, library in find_exports(missing, runtime_version=version).items():
+                for symbol, library in find_exports(missing,
+                                                     runtime_version=self._version).items():
                     known.setdefault(symbol, _address(library, symbol))
         return {k: known[fn.symbol] for k, fn in enumerate(self.functions)
                 if fn.symbol in known and not self.straight}
@@ -455,11 +465,11 @@ def _unit(functions, tail: str = "") -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _context() -> str:
+def _context(extra_flags=()) -> str:
     """What, besides a node function's text, its machine code depends on."""
     from tensorgraph.link.c.compiler import compile_flags
 
-    return repr((compile_flags(), config.c_key_hash()))
+    return repr((compile_flags(extra_flags), config.c_key_hash()))
 
 
 def _address(library, symbol: str) -> int:
@@ -533,9 +543,14 @@ class _Glue:
     cache at once, or compiled in a thread meanwhile (the compilers run side by side)."""
 
     def __init__(self):
+        from tensorgraph.link.c.compiler import in_the_background
+
         self.error = None
         self.module = glue_module(cached_only=True)
         self.thread = None
+        # at the background's priority when its creator is there, or when compile tiers are
+        # on: the quick tier's first results run without the glue (link/c/direct.py)
+        self.background = in_the_background() or bool(config.compile__tiers)
         if self.module is None:
             import threading
 
@@ -544,8 +559,11 @@ class _Glue:
             self.thread.start()
 
     def _compile(self):
+        from tensorgraph.link.c.compiler import in_background
+
         try:
-            self.module = glue_module()
+            with in_background() if self.background else contextlib.nullcontext():
+                self.module = glue_module()
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self.error = exc
 

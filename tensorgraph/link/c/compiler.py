@@ -8,10 +8,12 @@ output on the process's stderr, where it cannot be put into a :class:`CompileErr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -290,8 +292,36 @@ os.register_at_fork(before=_spawning.acquire, after_in_parent=_spawning.release,
                     after_in_child=_spawning.release)
 
 
+#: How much lower the scheduling priority is of the compilers that no caller waits for (the
+#: optimized tier's, built in the background: link/tiers.py), so that on a busy machine the
+#: compiles a first result waits for (the quick tier's, link/c/quick.py) get the cores first.
+BACKGROUND_NICENESS = 10
+_thread = threading.local()
+
+
+@contextlib.contextmanager
+def in_background():
+    """Compilers this thread starts inside the block run under ``nice`` (lower priority by
+    ``BACKGROUND_NICENESS``), where the system has ``nice``."""
+    previous = in_the_background()
+    _thread.background = True
+    try:
+        yield
+    finally:
+        _thread.background = previous
+
+
+def in_the_background() -> bool:
+    """Whether this thread is inside :func:`in_background`."""
+    return getattr(_thread, "background", False)
+
+
 def spawn(cmd: list[str]) -> subprocess.Popen:
-    """Start ``cmd`` with its output captured as text, never while this process forks."""
+    """Start ``cmd`` with its output captured as text, never while this process forks (under
+    ``nice`` in :func:`in_background`)."""
+    nice = shutil.which("nice") if in_the_background() else None
+    if nice:
+        cmd = [nice, "-n", str(BACKGROUND_NICENESS), *cmd]
     with _spawning:
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, errors="replace")

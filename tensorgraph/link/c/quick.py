@@ -20,9 +20,14 @@ that gives the optimized node's bits and is *graph-independent*, hence cached on
   indexing, shapes, integer results) and a node without C keep ``perform``.
 
 What is missing of those functions is compiled at once, before the quick VM exists
-(``QuickCode``; the pieces and the own functions as two libraries side by side): once per
-machine for a piece, once per graph for an own function, which the optimized build then
-finds ready (the cost is measured in docs/architecture.md, "Compile tiers").
+(``QuickCode``; the pieces and the own functions as two libraries side by side), at -O1
+(``quick_flags``): once per machine for a piece, once per graph for an own function. The
+optimization level changes no bit: the flags keep IEEE semantics (``-ffp-contract=off``, no
+reassociation, so reductions keep their order), every lane calls the same math function
+(``tg_scalar.h``), and the C has no undefined behaviour (integers wrap by ``-fwrapv``,
+float -> integer conversions are defined: ``tg_f2i_*``). The -O1 functions are kept apart
+from the optimized build's (``CGraph(extra_flags=...)``), which compiles its own at -O3 in
+the background (the cost is measured in docs/architecture.md, "Compile tiers").
 """
 
 from __future__ import annotations
@@ -31,15 +36,28 @@ import threading
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.link.c.codegen import CGraph, c_implementation, node_c_code
 from tensorgraph.link.c.compiler import CompileError
+from tensorgraph.link.c.direct import DirectCall
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor.elemwise import Elemwise, _runtime_shape
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["QuickCode"]
+__all__ = ["QuickCode", "quick_flags"]
+
+
+def quick_flags() -> tuple[str, ...]:
+    """The flags the quick tier compiles with after the usual ones: ``-O1``, which took 40%
+    less of gcc's time than -O3 on the seed program's quick libraries and gives the same
+    bits (module docstring). None when the configuration chooses the level itself
+    (``cmodule__debug``, ``cmodule__remove_gxx_opt``, an ``-O`` in ``gcc__cxxflags``)."""
+    if config.cmodule__debug or config.cmodule__remove_gxx_opt or any(
+            flag.startswith("-O") for flag in config.gcc__cxxflags.split()):
+        return ()
+    return ("-O1",)
 
 
 def _static_scalar(var) -> bool:
@@ -75,9 +93,9 @@ class QuickCode:
 
     ``QuickCode(nodes, skip)`` prepares every node not in ``skip`` (those run their cached
     C); ``thunk(node, storage_map, compute_map, call)`` is the node's quick thunk, or None
-    when it keeps ``perform``; ``call`` comes from ``new_call()``, once per VM: a workspace
-    is never shared by two VMs, so calls in spare VMs never meet (docs/architecture.md,
-    "Threads and re-entry").
+    when it keeps ``perform``; ``call`` comes from ``new_call()``, once per VM (a call's
+    arrays are its own, so calls in spare VMs never meet: docs/architecture.md, "Threads
+    and re-entry").
     """
 
     def __init__(self, nodes, skip=()):
@@ -105,14 +123,18 @@ class QuickCode:
     @property
     def compiled(self) -> bool:
         """Whether making this compiled some node function of the graph itself (its own
-        node functions were in no cache: the optimized build will find them)."""
+        node functions were in no cache; the optimized build finds them only when
+        ``quick_flags()`` is empty: otherwise it compiles its own at its flags)."""
         own = self._graphs.get("own")
         return own is not None and own.found == "compiled"
 
     def new_call(self) -> dict:
-        """{"own" / "pieces": ``node_call(k, *inputs)``} of fresh workspaces of the quick
-        node functions."""
-        return {kind: cgraph.workspace(gc=True, report=_report)["node_call"]
+        """{"own" / "pieces": ``call(k, *inputs)``} of the quick node functions, called
+        without the glue library (link/c/direct.py: the first call does not wait for its
+        compile); each call has storage of its own."""
+        from tensorgraph.link.c.linkers import c_error
+
+        return {kind: DirectCall(cgraph, c_error)
                 for kind, cgraph in self._graphs.items() if cgraph is not None}
 
     def _pieces(self, node):
@@ -232,8 +254,8 @@ def _link(outputs: dict) -> dict:
     def build(kind):
         try:
             cgraph = CGraph(FunctionGraph(outputs=outputs[kind], clone=False),
-                            whole_graph=False)
-            cgraph.compile()
+                            whole_graph=False, extra_flags=quick_flags())
+            cgraph.compile(wait_glue=False)
             graphs[kind] = cgraph
         except CompileError:
             graphs[kind] = None
@@ -252,8 +274,3 @@ def _link(outputs: dict) -> dict:
         raise errors[0]
     return graphs
 
-
-def _report(k, message, inputs, whole):
-    from tensorgraph.link.c.linkers import c_error
-
-    raise c_error(message)

@@ -9,8 +9,9 @@ and what the back ends (C, JAX, NUMBA, PYTORCH) still lack.
 """
 
 from tensorgraph.tensor.linalg.decomposition import (  # noqa: F401
-    LU, QR, SVD, Cholesky, Eig, Eigh, Eigvalsh, GeneralizedEigh, LUFactor, PivotToPermutations,
-    cholesky, eig, eigh, eigvalsh, lu, lu_factor, pivot_to_permutation, qr, svd,
+    LU, QR, QZ, SVD, Cholesky, Eig, Eigh, Eigvalsh, GeneralizedEigh, LUFactor,
+    PivotToPermutations, Schur, cholesky, eig, eigh, eigvalsh, lu, lu_factor,
+    pivot_to_permutation, qr, qz, schur, svd,
 )
 from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
     MatrixInverse, MatrixPinv, TensorInv, inv, matrix_inverse, pinv, tensorinv,
@@ -18,7 +19,6 @@ from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
 from tensorgraph.tensor.linalg.products import (  # noqa: F401
     BlockDiagonal, Expm, KroneckerProduct, block_diag, expm, kron, matrix_dot, matrix_power,
 )
-from tensorgraph.tensor.linalg.schur import QZ, Schur, qz, schur  # noqa: F401
 from tensorgraph.tensor.linalg.solvers import (  # noqa: F401
     CholeskySolve, Lstsq, LUSolve, Solve, SolveBase, SolveDiscreteARE, SolveTriangular,
     TensorSolve, cho_solve, lstsq, lu_solve, solve, solve_continuous_lyapunov, solve_discrete_are,

@@ -1,5 +1,6 @@
-"""What every linear algebra op shares: the dtype rule, input checks, the one error wording
-and the batching of a per-matrix op.
+"""What every linear algebra op shares: the dtype rule, input checks, the one error wording,
+the gradient of an op that reads one triangle, and the batching of a per-matrix op (or of a
+graph of them).
 
 Each op of ``tensorgraph.tensor.linalg`` computes on one matrix (its ``perform`` is the
 numpy / scipy reference) and is batched over leading axes by wrapping it in a ``Blockwise``
@@ -39,6 +40,16 @@ def real_dtype(dtype: str) -> str:
     matrix, norms and log-determinants are real whatever the input)."""
     dt = np.dtype(dtype)
     return np.finfo(dt).dtype.name if dt.kind == "c" else dt.name
+
+
+def transposed(x):
+    """The transpose of a core (2-d) variable (gradient formulas read better with it)."""
+    return x.T
+
+
+def eye_like(x):
+    """The identity matrix of a square core variable's size and dtype."""
+    return eye(x.shape[0], dtype=x.dtype)
 
 
 def as_matrix(x, what: str, square: bool = False):

@@ -45,14 +45,13 @@ from tensorgraph.tensor.linalg import decomposition as dec
 from tensorgraph.tensor.linalg import solvers
 from tensorgraph.tensor.linalg.inverse import MatrixInverse, MatrixPinv
 from tensorgraph.tensor.linalg.products import BlockDiagonal, Expm, KroneckerProduct
-from tensorgraph.tensor.linalg.schur import QZ, Schur
 from tensorgraph.tensor.linalg.summary import Det, SLogDet, slogdet
 from tensorgraph.tensor.rewriting.utils import constant_value, fits, scalar_op_of
 
 #: the per-matrix ops of tensorgraph.tensor.linalg (what local_unbatched_linalg unwraps)
 LINALG_OPS = (dec.Cholesky, dec.LU, dec.LUFactor, dec.PivotToPermutations, dec.QR, dec.SVD,
               dec.Eig, dec.Eigh, dec.Eigvalsh, dec.GeneralizedEigh, MatrixInverse, MatrixPinv, Det, SLogDet, Expm,
-              BlockDiagonal, solvers.SolveBase, solvers.SolveDiscreteARE, Schur, QZ)
+              BlockDiagonal, solvers.SolveBase, solvers.SolveDiscreteARE, dec.Schur, dec.QZ)
 
 
 def _core_op(node):

@@ -17,6 +17,7 @@ from tensorgraph.gradient import disconnected_type, grad_not_implemented
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.blockwise import Blockwise
 from tensorgraph.tensor.creation import eye, ones_like, tril, triu
 from tensorgraph.tensor.diagonal import diagonal
 from tensorgraph.tensor.linalg.core import (
@@ -345,8 +346,8 @@ def lu_solve(LU_and_pivots, b, trans: bool = False, b_ndim=None, check_finite: b
 
 
 class Lstsq(Op):
-    """numpy's ``lstsq`` for one system: the least-squares solution, the residuals, the
-    rank and the singular values. ``rcond`` below zero means numpy's default cut-off. The
+    """numpy's ``lstsq`` for one system (PyTensor's op; ``lstsq`` batches it): the
+    least-squares solution, the residuals, the rank and the singular values. ``rcond`` below zero means numpy's default cut-off. The
     gradient flows through the solution (for a matrix of full column rank); the residuals,
     rank and singular values are outputs without a gradient."""
 
@@ -396,9 +397,17 @@ class Lstsq(Op):
         return [(a_shape[1],) + tuple(b_shape[1:]), None, (), None]
 
 
-def lstsq(a, b, rcond=None):
-    """numpy's ``lstsq(a, b, rcond)`` for one system: ``[x, residuals, rank, s]``."""
-    return Lstsq()(a, b, -1.0 if rcond is None else rcond)
+def lstsq(a, b, rcond=None, b_ndim=None):
+    """numpy's ``lstsq(a, b, rcond)``: ``[x, residuals, rank, s]``; a stack of systems is
+    solved one by one (``b_ndim`` as for ``solve``), which needs every item to give residuals
+    of one size (all of full column rank, or none)."""
+    a = matrix_input(a, 2, "lstsq")
+    b = matrix_input(b, 1, "lstsq")
+    rcond = -1.0 if rcond is None else rcond
+    b_ndim = _default_b_ndim(b, b_ndim)
+    if a.type.ndim == 2 and b.type.ndim == b_ndim:
+        return Lstsq()(a, b, rcond)
+    return Blockwise(Lstsq(), core_ndims=(2, b_ndim, 0))(a, b, rcond)
 
 
 class TensorSolve(Op):

@@ -101,6 +101,8 @@ def test_lstsq_gradient_of_its_solution():
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
     verify_grad(lambda a, b: la.lstsq(a, b)[0], [a, b], mode="FAST_COMPILE", rng=rng)
+    verify_grad(lambda a, b: la.lstsq(a, b, b_ndim=1)[0], [np.stack([a, a[::-1]]), b.T],
+                mode="FAST_COMPILE", rng=rng)          # a stack of systems
 
 
 def test_tensorinv_and_tensorsolve_gradients():

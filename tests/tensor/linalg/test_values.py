@@ -165,6 +165,20 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
         np.testing.assert_allclose(g, e, rtol=1e-8, atol=1e-10, err_msg=str(k))
 
 
+def test_lstsq_of_a_stack_of_systems():
+    rng = np.random.default_rng(2)
+    a, b = tt.dtensor3("a"), tt.dmatrix("b")
+    f = tg.function([a, b], la.lstsq(a, b, b_ndim=1))
+    av, bv = rng.standard_normal((3, 5, 2)), rng.standard_normal((3, 5))
+    for k, got in enumerate(f(av, bv)):
+        np.testing.assert_allclose(got, np.stack([np.linalg.lstsq(x, y)[k]
+                                                  for x, y in zip(av, bv)]), rtol=1e-10)
+    deficient = av.copy()
+    deficient[1, :, 1] = deficient[1, :, 0]        # one item loses its residuals
+    with pytest.raises(ValueError, match="different shapes across the batch"):
+        f(deficient, bv)
+
+
 @pytest.mark.parametrize("dtype, expected", [("float32", "float32"), ("float64", "float64"),
                                              ("int16", "float32"), ("int32", "float64"),
                                              ("int64", "float64"), ("float16", "float32")])

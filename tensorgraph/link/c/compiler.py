@@ -286,7 +286,8 @@ def run_many(cmds, heartbeat=None, interval: float = 1.0) -> list[subprocess.Com
 # that moment (the child's error pipe, its output pipes), and the Popen waiting for them to
 # close (the exec, the end of the output) then waits for that process to exit: a
 # multiprocessing worker may live for hours, or wait for the lock this compile holds. So a
-# fork waits until no compiler is being started here.
+# fork waits until no compiler is being started here. (Never give Popen a preexec_fn under
+# this lock: it runs these fork handlers in the thread that holds it.)
 _spawning = threading.Lock()
 os.register_at_fork(before=_spawning.acquire, after_in_parent=_spawning.release,
                     after_in_child=_spawning.release)

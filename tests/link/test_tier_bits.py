@@ -270,3 +270,19 @@ def test_the_quick_tier_compiles_at_o1_apart_from_the_optimized_code():
     for fn in pieces.functions:
         quick = _command_of(fn.symbol, f"{version} -O1")
         assert quick[quick.index("-O3") + 1:].count("-O1") == 1, fn.node  # -O1 comes last
+
+
+def test_the_pieces_have_no_strided_loops():
+    """The quick tier passes its pieces contiguous operands only, so their C has only the
+    flat loop (less to compile on the first call); a strided operand is an error."""
+    x = tt.vector("x")
+    f = tg.function([x], tt.exp(x) * 2.5)
+    code = QuickCode(f.maker.fgraph.toposort())
+    pieces = code._graphs["pieces"]
+    assert pieces.functions and all("rows" not in fn.text for fn in pieces.functions)
+    (k,) = [k for k, fn in enumerate(pieces.functions) if "exp" in str(fn.node.op)]
+    call = code.new_call()["pieces"]
+    data = np.linspace(-2, 2, 10)
+    np.testing.assert_allclose(call(k, data)[0], np.exp(data), rtol=1e-15)  # libmvec, not numpy
+    with pytest.raises(ValueError, match="an operand is not contiguous"):
+        call(k, data[::2])

@@ -110,10 +110,12 @@ class CGraph:
         functions built with them are found and recorded apart from the others (their own
         runtime version and in-memory context), so an -O1 function never serves a build
         without them
+    flat_only : the Elemwise nodes' operands are always contiguous (the quick tier's pieces):
+        their C has no strided loops (a strided operand is an error)
     """
 
     def __init__(self, fgraph, nodes=None, *, whole_graph: bool = True, straight: bool = False,
-                 extra_flags=()):
+                 extra_flags=(), flat_only: bool = False):
         started = time.perf_counter()
         self.extra_flags = tuple(extra_flags)
         self._version = " ".join([f"codegen{CODEGEN_VERSION}", *self.extra_flags])
@@ -123,7 +125,8 @@ class CGraph:
         self.slot: dict = {}
         self.constants: list = []
         sub = {"ctx": "tg_context", "fail": "goto tg_fail;", "openmp": bool(config.openmp),
-               "openmp_minsize": int(config.openmp_elemwise_minsize), "id": "0"}
+               "openmp_minsize": int(config.openmp_elemwise_minsize), "id": "0",
+               "flat_only": flat_only}
         self.c_nodes, self.index, self.functions = [], {}, []
         self._glue = None
         for node in self.nodes:

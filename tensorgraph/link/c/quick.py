@@ -254,7 +254,8 @@ def _link(outputs: dict) -> dict:
     def build(kind):
         try:
             cgraph = CGraph(FunctionGraph(outputs=outputs[kind], clone=False),
-                            whole_graph=False, extra_flags=quick_flags())
+                            whole_graph=False, extra_flags=quick_flags(),
+                            flat_only=kind == "pieces")  # their operands are contiguous
             cgraph.compile(wait_glue=False)
             graphs[kind] = cgraph
         except CompileError:

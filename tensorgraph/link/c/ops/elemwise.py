@@ -172,6 +172,14 @@ def _loops(op, node, inputs, outputs, sub) -> str:
                                 flat_body, "}"]))
     code.append("} else {")
 
+    if sub.get("flat_only"):  # operands always contiguous (the quick tier's pieces): no
+        # strided loops to compile
+        code.append(f'tg_error({ctx}, "{c_string(str(op), printf=True)}: an operand is not '
+                    f'contiguous"); {fail}')
+        code.append("}")
+        code.append("}")
+        return "\n".join(code)
+
     # -- strided paths (ndim >= 1 here: a 0-d array is always flat)
     if ndim >= 1:
         last = ndim - 1

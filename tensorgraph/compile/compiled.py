@@ -110,10 +110,19 @@ class Function:
     def wait_optimized(self, timeout: float | None = None) -> Function:
         """Wait until the optimized code is built, and use it from the next call on (at once
         if no call is running). Raises the compile's error if it failed. For benchmarks and
-        tests: normal use needs nothing, the function switches by itself between calls."""
+        tests: normal use needs nothing, the function switches by itself between calls.
+        ``timeout``: seconds to wait at most (a ``TimeoutError`` then, the function still
+        running on the quick tier)."""
+        import concurrent.futures
+
         job = self._pending
         if job is not None:
-            job.result(timeout)
+            try:
+                job.result(timeout)
+            except concurrent.futures.TimeoutError:
+                raise TimeoutError(f"the optimized code of {self._label()} was not built "
+                                   f"within {timeout:g} s; it runs on the quick tier until "
+                                   "it is") from None
             self._switch_tier(block=True)
         if self._tier_error is not None:
             raise self._tier_error

@@ -370,3 +370,15 @@ def test_a_child_forked_while_the_glue_compiles_gets_the_glue(run_python, tmp_pa
     proc = run_python("-c", names + GLUE_DURING_A_FORK, env={"TENSORGRAPH_FLAGS": flags})
     assert proc.returncode == 0, proc.stderr
     assert "CHILD 0 True" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_waiting_for_the_optimized_code_past_the_timeout_says_what_was_waited_for(
+        tiers_on, held_compiles):
+    x = tt.vector("x")
+    f = tg.function([x], _fresh_graph(x), name="slow")
+    with pytest.raises(TimeoutError, match=r"the optimized code of function 'slow' was not "
+                                           r"built within 0.05 s; it runs on the quick tier"):
+        f.wait_optimized(timeout=0.05)
+    assert f.tier == "quick"
+    held_compiles.set()
+    assert f.wait_optimized(timeout=120).tier == "optimized"

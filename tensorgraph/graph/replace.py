@@ -13,6 +13,7 @@ wrapped in a ``Blockwise`` that loops over the batch (``tensorgraph.tensor.block
 from __future__ import annotations
 
 from tensorgraph.graph.basic import Apply, Variable, io_toposort
+from tensorgraph.graph.lookup import nearest
 
 __all__ = ["vectorize_graph", "vectorize_node", "register_vectorize"]
 
@@ -32,12 +33,9 @@ def register_vectorize(op_class):
 
 
 def _own_rule(op):
-    """The rule registered for ``op``'s class or its nearest base class, or None."""
-    for cls in type(op).__mro__:
-        rule = _RULES.get(cls)
-        if rule is not None:
-            return rule
-    return None
+    """The rule registered for ``op``'s class or its nearest base class, or None (also when
+    ``op``'s class computes otherwise than that base class: ``tensorgraph.graph.lookup``)."""
+    return nearest(_RULES, type(op))
 
 
 def vectorize_node(node: Apply, *batched_inputs):

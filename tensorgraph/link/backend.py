@@ -38,7 +38,7 @@ import weakref
 
 import numpy as np
 
-from tensorgraph.link.lookup import OP_SAME, nearest
+from tensorgraph.graph.lookup import OP_SAME, nearest
 
 __all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
@@ -60,7 +60,7 @@ class OpTable:
 
     An inherited implementation applies only when the op's class computes as the registered
     class does: the methods named in ``same`` (``perform`` for ops, ``SCALAR_SAME`` for scalar
-    ops) must be the registered class's own (``tensorgraph.link.lookup``, the rule the C
+    ops) must be the registered class's own (``tensorgraph.graph.lookup``, the rule the C
     tables follow too).
     """
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.fg import Feature
+from tensorgraph.graph.lookup import computes_as
 from tensorgraph.graph.utils import InconsistencyError
 
 __all__ = [
@@ -363,12 +364,15 @@ class OpTracker:
 
 
 def _tracks_op(rewriter, op) -> bool:
+    """Whether ``rewriter`` tracks ``op``: an op equal to one it lists, or of a class it lists
+    that ``op`` computes as (a user's subclass with its own ``perform`` gets none of its
+    parent's rewrites: ``tensorgraph.graph.lookup``)."""
     tracks = rewriter.tracks()
     if tracks is None:
         return True
     for t in tracks:
         if isinstance(t, type):
-            if isinstance(op, t):
+            if computes_as(type(op), t):
                 return True
         elif t == op:
             return True

@@ -32,7 +32,7 @@ This package imports jax only when a graph is compiled in mode JAX; the core nev
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
-from tensorgraph.link.lookup import SCALAR_SAME
+from tensorgraph.graph.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]

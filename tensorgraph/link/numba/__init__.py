@@ -28,7 +28,7 @@ This package imports numba only when a graph is compiled in mode NUMBA; the core
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
-from tensorgraph.link.lookup import SCALAR_SAME
+from tensorgraph.graph.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 

@@ -39,7 +39,7 @@ This package imports torch only when a graph is compiled in mode PYTORCH; the co
 from __future__ import annotations
 
 from tensorgraph.link.backend import OpTable
-from tensorgraph.link.lookup import SCALAR_SAME
+from tensorgraph.graph.lookup import SCALAR_SAME
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]

@@ -17,7 +17,7 @@ from tensorgraph.rewriting.optdb import register_canonicalize, register_speciali
 from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
-from tensorgraph.tensor.rewriting.utils import fits, is_constant, is_elemwise, scalar_op_of
+from tensorgraph.tensor.rewriting.utils import fits, is_constant, is_elemwise, op_is, scalar_op_of
 from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
 from tensorgraph.tensor.shape import Reshape
 from tensorgraph.tensor.type import TensorType
@@ -62,7 +62,7 @@ register_specialize(node_rewriter(None, "specialize_constant_folding")(constant_
 def local_tensor_scalar_tensor(fgraph, node):
     """tensor_from_scalar(scalar_from_tensor(t)) -> t (PyTensor's name)."""
     (s,) = node.inputs
-    if s.owner is not None and isinstance(s.owner.op, ScalarFromTensor):
+    if s.owner is not None and op_is(s.owner, ScalarFromTensor):
         return [s.owner.inputs[0]]
     return None
 
@@ -72,7 +72,7 @@ def local_tensor_scalar_tensor(fgraph, node):
 def local_scalar_tensor_scalar(fgraph, node):
     """scalar_from_tensor(tensor_from_scalar(s)) -> s (PyTensor's name)."""
     (t,) = node.inputs
-    if t.owner is not None and isinstance(t.owner.op, TensorFromScalar):
+    if t.owner is not None and op_is(t.owner, TensorFromScalar):
         return [t.owner.inputs[0]]
     return None
 
@@ -125,7 +125,7 @@ def local_dimshuffle(fgraph, node):
     if op.new_order == tuple(range(op.input_ndim)):
         return [fits(node.outputs[0], x)]
     inner = x.owner
-    if inner is not None and isinstance(inner.op, DimShuffle):
+    if inner is not None and op_is(inner, DimShuffle):
         inner_order = inner.op.new_order
         composed = tuple("x" if d == "x" else inner_order[d] for d in op.new_order)
         source = inner.inputs[0]

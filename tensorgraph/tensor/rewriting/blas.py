@@ -24,7 +24,7 @@ from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.blas import Dot22, Gemv, dot22, gemm, gemv
 from tensorgraph.tensor.dot import Dot
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
-from tensorgraph.tensor.rewriting.utils import fits, scalar_op_of, single_client
+from tensorgraph.tensor.rewriting.utils import fits, op_is, scalar_op_of, single_client
 
 
 def _scalar(value, dtype):
@@ -56,7 +56,7 @@ def local_dot_to_blas(fgraph, node):
 
 def _scalar_factor(var):
     """``var`` as a 0-d tensor if it is a scalar broadcast by dimshuffles, else ``None``."""
-    while var.owner is not None and isinstance(var.owner.op, DimShuffle) and all(
+    while var.owner is not None and op_is(var.owner, DimShuffle) and all(
             s == 1 for s in var.type.shape):
         var = var.owner.inputs[0]
     if var.ndim and isinstance(var, Constant) and np.size(var.data) == 1:
@@ -75,7 +75,7 @@ def _times(a, b):
 def _fresh_gemv(fgraph, var):
     """The Gemv node computing ``var`` with beta == 0 and no other reader, else ``None``."""
     node = var.owner
-    if (node is None or not isinstance(node.op, Gemv) or node.op.pair is not None
+    if (node is None or not op_is(node, Gemv) or node.op.pair is not None
             or not single_client(fgraph, var)):
         return None
     beta = node.inputs[4]
@@ -129,7 +129,7 @@ def local_gemm_fold(fgraph, node):
         return None
     for d, z in (node.inputs, reversed(node.inputs)):
         dnode = d.owner
-        if (dnode is None or not isinstance(dnode.op, Dot22) or not single_client(fgraph, d)
+        if (dnode is None or not op_is(dnode, Dot22) or not single_client(fgraph, d)
                 or z.dtype != out.dtype or d.dtype != out.dtype
                 or z.type.shape != out.type.shape):
             continue

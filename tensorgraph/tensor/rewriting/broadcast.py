@@ -28,7 +28,7 @@ from tensorgraph.tensor.creation import Alloc, alloc
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.reduction import Sum
 from tensorgraph.tensor.rewriting.shape import _depends_on, shape_feature
-from tensorgraph.tensor.rewriting.utils import as_dtype, fits, is_constant, same_structure, \
+from tensorgraph.tensor.rewriting.utils import as_dtype, fits, is_constant, op_is, same_structure, \
     scalar_op_of
 
 
@@ -65,7 +65,7 @@ def local_second_to_alloc(fgraph, node):
 
 def _without_new_axes(var):
     """``var`` with dimshuffles that only add broadcast axes peeled off."""
-    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+    while var.owner is not None and op_is(var.owner, DimShuffle):
         kept = [d for d in var.owner.op.new_order if d != "x"]
         if kept != list(range(var.owner.inputs[0].ndim)):
             break
@@ -76,10 +76,10 @@ def _without_new_axes(var):
 def _summed_axis(var, g):
     """``d`` when ``var`` is ``sum(g, axis=d, keepdims=True)``, else ``None``."""
     node = var.owner
-    if node is None or not isinstance(node.op, DimShuffle):
+    if node is None or not op_is(node, DimShuffle):
         return None
     inner = node.inputs[0].owner
-    if inner is None or not isinstance(inner.op, Sum) or inner.inputs[0] is not g:
+    if inner is None or not op_is(inner, Sum) or inner.inputs[0] is not g:
         return None
     axes = inner.op.axis
     if axes is None or len(axes) != 1:
@@ -126,12 +126,12 @@ def _allocated(var):
     """``(value, shuffle)`` when ``var`` is ``alloc(value, ...)``, possibly behind a dimshuffle
     that only adds broadcast axes (``shuffle``, else ``None``); else ``None``."""
     shuffle = None
-    if var.owner is not None and isinstance(var.owner.op, DimShuffle):
+    if var.owner is not None and op_is(var.owner, DimShuffle):
         kept = [d for d in var.owner.op.new_order if d != "x"]
         if kept != list(range(var.owner.inputs[0].ndim)):
             return None
         shuffle, var = var.owner.op, var.owner.inputs[0]
-    if var.owner is None or not isinstance(var.owner.op, Alloc):
+    if var.owner is None or not op_is(var.owner, Alloc):
         return None
     value = var.owner.inputs[0]
     if value.ndim < var.ndim:

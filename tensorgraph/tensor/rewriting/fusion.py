@@ -27,12 +27,12 @@ from tensorgraph.rewriting.optdb import optdb
 from tensorgraph.scalar.basic import ScalarType
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor.elemwise import Elemwise
-from tensorgraph.tensor.rewriting.utils import fits, single_client
+from tensorgraph.tensor.rewriting.utils import fits, op_is, single_client
 
 
 def _fusable(fgraph, var) -> bool:
     node = var.owner
-    return (node is not None and isinstance(node.op, Elemwise) and not node.op.inplace_pattern
+    return (node is not None and op_is(node, Elemwise) and not node.op.inplace_pattern
             and len(node.outputs) == 1 and single_client(fgraph, var)
             and var not in fgraph.outputs)
 

@@ -27,19 +27,20 @@ from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor.blas import Gemv
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.rewriting.fusion import inlinable_constant, runtime_constant, scalar_graph
+from tensorgraph.tensor.rewriting.utils import op_is
 
 
 def _transposed_matrix(var):
     """``X`` when ``var`` is ``X.T`` (a DimShuffle{1,0}), else ``None``."""
     node = var.owner
-    if node is not None and isinstance(node.op, DimShuffle) and tuple(node.op.new_order) == (1, 0):
+    if node is not None and op_is(node, DimShuffle) and tuple(node.op.new_order) == (1, 0):
         return node.inputs[0]
     return None
 
 
 def _elementwise(var) -> bool:
     node = var.owner
-    return (node is not None and isinstance(node.op, Elemwise) and not node.op.inplace_pattern
+    return (node is not None and op_is(node, Elemwise) and not node.op.inplace_pattern
             and len(node.outputs) == 1 and var.ndim == 1)
 
 
@@ -59,7 +60,7 @@ def local_gemv_pair(fgraph, node):
         nonlocal forward
         if var not in depends:
             owner = var.owner
-            if (owner is not None and isinstance(owner.op, Gemv) and owner.op.pair is None
+            if (owner is not None and op_is(owner, Gemv) and owner.op.pair is None
                     and owner.inputs[2] is X):
                 if forward is None or forward is owner:
                     forward = owner

@@ -14,7 +14,7 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize
 from tensorgraph.tensor.join import Join, Split
-from tensorgraph.tensor.rewriting.utils import fits
+from tensorgraph.tensor.rewriting.utils import fits, op_is
 
 
 @register_canonicalize("useless")
@@ -34,7 +34,7 @@ def local_join_split_constant_axis(fgraph, node):
     """Join()(c, ...) / Split(n)(x, c, sizes) with a constant axis c -> the fixed-axis op."""
     if node.op.axis is not None:
         return None
-    at = 0 if isinstance(node.op, Join) else 1
+    at = 0 if op_is(node, Join) else 1
     axis = node.inputs[at]
     if not isinstance(axis, Constant):
         return None

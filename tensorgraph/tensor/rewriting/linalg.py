@@ -46,7 +46,7 @@ from tensorgraph.tensor.linalg import solvers
 from tensorgraph.tensor.linalg.inverse import MatrixInverse, MatrixPinv
 from tensorgraph.tensor.linalg.products import BlockDiagonal, Expm, KroneckerProduct
 from tensorgraph.tensor.linalg.summary import Det, SLogDet, slogdet
-from tensorgraph.tensor.rewriting.utils import constant_value, fits, scalar_op_of
+from tensorgraph.tensor.rewriting.utils import constant_value, fits, op_is, scalar_op_of
 
 #: the per-matrix ops of tensorgraph.tensor.linalg (what local_unbatched_linalg unwraps)
 LINALG_OPS = (dec.Cholesky, dec.LU, dec.LUFactor, dec.PivotToPermutations, dec.QR, dec.SVD,
@@ -57,7 +57,7 @@ LINALG_OPS = (dec.Cholesky, dec.LU, dec.LUFactor, dec.PivotToPermutations, dec.Q
 def _core_op(node):
     """A linalg node's per-matrix op: the core op of its Blockwise, or the op itself once
     ``local_unbatched_linalg`` took the Blockwise away."""
-    return node.op.core_op if isinstance(node.op, Blockwise) else node.op
+    return node.op.core_op if op_is(node, Blockwise) else node.op
 
 
 def _core(var, *classes):
@@ -83,7 +83,7 @@ def _single_client(fgraph, var) -> bool:
 def _core_node(node):
     """The core op's node on ``node``'s inputs when ``node`` is a linalg Blockwise with no
     batch dimensions, else None."""
-    if not isinstance(node.op, Blockwise) or not isinstance(node.op.core_op, LINALG_OPS):
+    if not op_is(node, Blockwise) or not isinstance(node.op.core_op, LINALG_OPS):
         return None
     for var, nd in zip(node.inputs, node.op.core_ndims):
         if nd is not None and var.type.ndim != nd:
@@ -125,7 +125,7 @@ def _is_identity(var) -> bool:
         return data.ndim == 2 and data.shape[0] == data.shape[1] and \
             np.array_equal(data, np.eye(data.shape[0]))
     node = var.owner
-    if node is None or not isinstance(node.op, Eye):
+    if node is None or not op_is(node, Eye):
         return False
     n, m, k = node.inputs
     same = n is m or constant_value(n) is not None and constant_value(n) == constant_value(m)
@@ -154,7 +154,7 @@ def local_inv_dot_to_solve(fgraph, node):
     a = a_inv.owner.inputs[0]
     if b.type.ndim == 1 or (b.type.ndim == 2 and a.type.ndim == 2):
         new = _unbatched(solvers.solve(a, b, b_ndim=b.type.ndim))
-    elif b.type.ndim >= 2 and isinstance(node.op, MatMul):
+    elif b.type.ndim >= 2 and op_is(node, MatMul):
         new = solvers.solve(a, b, b_ndim=2)
     else:
         return None
@@ -221,7 +221,7 @@ def _eye_times(var):
         return None
     for e, x in (var.owner.inputs, reversed(var.owner.inputs)):
         if _is_identity(e):
-            if x.owner is not None and isinstance(x.owner.op, DimShuffle) and \
+            if x.owner is not None and op_is(x.owner, DimShuffle) and \
                     all(d == "x" for d in x.owner.op.new_order[:x.type.ndim - 1]):
                 base = x.owner.inputs[0]    # a scalar or a vector broadcast to a matrix
                 if base.type.ndim <= 1:
@@ -253,7 +253,7 @@ def local_cholesky_of_diagonal(fgraph, node):
 
 def _transpose_of(var, other) -> bool:
     node = var.owner
-    return node is not None and isinstance(node.op, DimShuffle) and \
+    return node is not None and op_is(node, DimShuffle) and \
         node.inputs[0] is other and tuple(node.op.new_order) == (1, 0)
 
 
@@ -273,7 +273,7 @@ def local_solve_with_factor(fgraph, node):
         new = solvers.solve_triangular(a, b, lower=lower, unit_diagonal=unit,
                                        b_ndim=core.b_ndim)
         return [_as(out, _unbatched(new))]
-    if a.owner is not None and isinstance(a.owner.op, Dot):
+    if a.owner is not None and op_is(a.owner, Dot):
         left, right = a.owner.inputs
         chol = _core(left, dec.Cholesky)
         if chol is not None and chol.lower and _transpose_of(right, left):
@@ -291,7 +291,7 @@ def local_diag_of_dot(fgraph, node):
     op = node.op
     (p,) = node.inputs
     if op.offset != 0 or (op.axis1, op.axis2) != (0, 1) or p.owner is None or \
-            not isinstance(p.owner.op, Dot):
+            not op_is(p.owner, Dot):
         return None
     a, b = p.owner.inputs
     if a.type.ndim != 2 or b.type.ndim != 2:

@@ -27,7 +27,7 @@ from tensorgraph.rewriting.optdb import register_canonicalize, register_in
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import Elemwise
-from tensorgraph.tensor.rewriting.utils import fits, same_structure
+from tensorgraph.tensor.rewriting.utils import fits, op_is, same_structure
 from tensorgraph.tensor.shape import Shape, Shape_i, SpecifyShape
 from tensorgraph.tensor.subtensor import Subtensor
 from tensorgraph.tensor.type import TensorType
@@ -44,7 +44,7 @@ def _int64(value):
 def local_shape_to_shape_i(fgraph, node):
     """shape(x)[i] -> Shape_i(x) for a constant index i."""
     source = node.inputs[0].owner
-    if node.op.idx_list != ("int",) or source is None or not isinstance(source.op, Shape):
+    if node.op.idx_list != ("int",) or source is None or not op_is(source, Shape):
         return None
     index = node.inputs[1]
     if not isinstance(index, Constant):
@@ -61,7 +61,7 @@ def local_shape_to_shape_i(fgraph, node):
 def local_static_shape(fgraph, node):
     """Sizes known from the static type become constants."""
     x = node.inputs[0]
-    if isinstance(node.op, Shape_i):
+    if op_is(node, Shape_i):
         size = x.type.shape[node.op.i]
         return [fits(node.outputs[0], _int64(size))] if size is not None else None
     if None in x.type.shape:
@@ -268,7 +268,7 @@ def _sizes_like_result(fgraph, new, d) -> list:
         seen.add((v, dim))
         sizes.append(feature.size(v, dim))
         node = v.owner
-        if node is None or v in fgraph.variables or not isinstance(node.op, Elemwise):
+        if node is None or v in fgraph.variables or not op_is(node, Elemwise):
             continue
         todo.extend((i, dim) for i in node.inputs if i.type.shape[dim] != 1)
     return sizes

@@ -23,6 +23,7 @@ from tensorgraph.scalar import math as psm
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.rewriting.utils import (
+    op_is,
     as_dtype,
     fits,
     is_constant,
@@ -71,9 +72,9 @@ def _stable_log_of(arg):
     if inner is not None:
         return _stable_log1p_of(inner)
     node = arg.owner
-    if node is not None and isinstance(node.op, Softmax):
+    if node is not None and op_is(node, Softmax):
         return LogSoftmax(node.op.axis)(node.inputs[0])
-    if node is not None and isinstance(node.op, Sum) and is_elemwise(node.inputs[0], psm.Exp):
+    if node is not None and op_is(node, Sum) and is_elemwise(node.inputs[0], psm.Exp):
         x = node.inputs[0].owner.inputs[0]
         if not _is_max_shifted(x):  # logsumexp's own graph is already stable
             return logsumexp(x, axis=node.op.axis)
@@ -91,7 +92,7 @@ def _is_max_shifted(x, depth=4) -> bool:
         v, level = todo.pop()
         if v.owner is None or level > depth:
             continue
-        if isinstance(v.owner.op, Max):
+        if op_is(v.owner, Max):
             return True
         todo.extend((i, level + 1) for i in v.owner.inputs)
     return False

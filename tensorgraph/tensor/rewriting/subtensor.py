@@ -24,7 +24,7 @@ from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize, register_specialize
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.rewriting.shape import shape_feature
-from tensorgraph.tensor.rewriting.utils import fits, same_structure
+from tensorgraph.tensor.rewriting.utils import fits, op_is, same_structure
 from tensorgraph.tensor.scalar_convert import ScalarFromTensor
 from tensorgraph.tensor.shape import reshape, shape_i
 from tensorgraph.tensor.subtensor import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
@@ -101,7 +101,7 @@ def _is_size_of(stop, x, d, fgraph) -> bool:
     if isinstance(stop, Constant):
         size = x.type.shape[d]
         return size is not None and int(stop.data) >= size
-    if stop.owner is not None and isinstance(stop.owner.op, ScalarFromTensor):
+    if stop.owner is not None and op_is(stop.owner, ScalarFromTensor):
         stop = stop.owner.inputs[0]
     feature = shape_feature(fgraph)
     return same_structure(feature.size(x, d), stop) or same_structure(shape_i(x, d), stop)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.lookup import SCALAR_SAME, computes_as
 from tensorgraph.scalar.basic import Neg
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
@@ -12,21 +13,33 @@ from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 def scalar_op_of(var_or_node):
     """The scalar op of an (non-inplace) Elemwise node (or of the node computing a variable)."""
     node = getattr(var_or_node, "owner", var_or_node)
-    if node is None or not isinstance(node.op, Elemwise) or node.op.inplace_pattern:
+    if node is None or not op_is(node, Elemwise) or node.op.inplace_pattern:
         return None
     return node.op.scalar_op
+
+
+def op_is(node, classes) -> bool:
+    """``isinstance(node.op, classes)`` for rewrites: whether ``node`` (an Apply, or None) has
+    an op of one of ``classes`` that computes as that class does. A user's subclass with its
+    own ``perform`` is not matched, so it keeps its own result instead of getting its
+    parent's algebra (``tensorgraph.graph.lookup``)."""
+    if node is None:
+        return False
+    classes = classes if isinstance(classes, tuple) else (classes,)
+    return any(computes_as(type(node.op), klass) for klass in classes)
 
 
 def is_elemwise(var_or_node, *scalar_classes) -> bool:
     """Whether ``var_or_node`` is (computed by) an Elemwise over one of ``scalar_classes``."""
     op = scalar_op_of(var_or_node)
-    return op is not None and isinstance(op, scalar_classes)
+    return op is not None and any(computes_as(type(op), klass, SCALAR_SAME)
+                                  for klass in scalar_classes)
 
 
 def constant_value(var):
     """The one value every element of ``var`` has, if ``var`` is a constant (possibly behind
     dimshuffles) with all elements equal; else ``None``."""
-    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+    while var.owner is not None and op_is(var.owner, DimShuffle):
         var = var.owner.inputs[0]
     if not isinstance(var, Constant):
         return None
@@ -84,7 +97,7 @@ def constant_array(var):
     """The value of ``var`` as an array if it is a constant, possibly behind dimshuffles (which
     are applied to the value); else ``None``."""
     shuffles = []
-    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+    while var.owner is not None and op_is(var.owner, DimShuffle):
         shuffles.append(var.owner)
         var = var.owner.inputs[0]
     if not isinstance(var, Constant):
@@ -145,7 +158,7 @@ def _carries(var, d) -> bool:
 def _cheapest_carrier(var, d):
     """An input that ``var``'s elementwise computation takes dimension ``d`` from (so that
     restoring a shape does not keep a dropped computation alive), or ``var``."""
-    while var.owner is not None and isinstance(var.owner.op, Elemwise):
+    while var.owner is not None and op_is(var.owner, Elemwise):
         inner = next((i for i in var.owner.inputs if _carries(i, d)), None)
         if inner is None:
             break

@@ -15,7 +15,7 @@ from tensorgraph.compile.mode import Mode
 from tensorgraph.graph.op import Op
 from tensorgraph.link.c import ops as c_ops
 from tensorgraph.link.c.ops import scalar as c_scalar
-from tensorgraph.link.lookup import OP_SAME, SCALAR_SAME, nearest
+from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 from tensorgraph.scalar.basic import ScalarOp
 from tensorgraph.scalar.math import Exp
 from tensorgraph.tensor.elemwise import Elemwise

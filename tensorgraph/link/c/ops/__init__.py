@@ -21,7 +21,7 @@ the op, which registers them here when the class is created (see docs/extending.
 
 Lookup follows the op's class hierarchy: an implementation registered for a base class serves
 its subclasses that register none of their own, as long as they compute as the base class does
-(``tensorgraph.link.lookup``, the rule of every back end's table): a subclass with its own
+(``tensorgraph.graph.lookup``, the rule of every back end's table): a subclass with its own
 ``perform`` runs it, never its parent's C. Codegen asks ``implementation(op)`` (None: the op
 has no C; its ``perform`` runs).
 """
@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 
-from tensorgraph.link.lookup import OP_SAME, nearest
+from tensorgraph.graph.lookup import OP_SAME, nearest
 
 __all__ = ["CImplementation", "register", "implementation", "read_c"]
 

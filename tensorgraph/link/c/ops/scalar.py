@@ -23,7 +23,7 @@ import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as c
-from tensorgraph.link.lookup import SCALAR_SAME, nearest
+from tensorgraph.graph.lookup import SCALAR_SAME, nearest
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar.composite import Composite

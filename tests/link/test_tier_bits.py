@@ -26,6 +26,7 @@ from tensorgraph import config
 from tensorgraph.link import tiers
 from tensorgraph.link.c.cmodule import library_of
 from tensorgraph.link.c.codegen import CODEGEN_VERSION, pool_stats
+from tensorgraph.link.c.compiler import CompileError
 from tensorgraph.link.c.linkers import CLinker
 from tensorgraph.link.c.quick import QuickCode, quick_flags
 from tensorgraph.scalar.basic import ScalarOp
@@ -286,3 +287,41 @@ def test_the_pieces_have_no_strided_loops():
     np.testing.assert_allclose(call(k, data)[0], np.exp(data), rtol=1e-15)  # libmvec, not numpy
     with pytest.raises(ValueError, match="an operand is not contiguous"):
         call(k, data[::2])
+
+
+def test_the_first_result_does_not_need_the_glue_library():
+    """The quick thunks call their node functions without the glue library (link/c/direct.py),
+    so its compile is off the first result's path: here it cannot compile at all (a macro
+    breaks Python.h, which only the glue includes), and the first call still runs in C."""
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)
+    try:
+        with config.change_flags(compile__tiers=True, gcc__cxxflags="-DPyObject=int"):
+            x = tt.vector("x")
+            f = tg.function([x], tt.exp(x) * 2.5)
+            assert f.tier == "quick"
+            assert "quick" in {t.kind for t in f.vm.thunks}
+            data = np.linspace(-2, 2, 7)
+            np.testing.assert_allclose(f(data), np.exp(data) * 2.5, rtol=1e-15)
+    finally:
+        go.set()
+    with pytest.raises(CompileError, match="glue"):  # the background's build needs it
+        f.wait_optimized()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_simd_reductions_give_the_same_bits_at_o1_for_every_tail_length(dtype):
+    """``#pragma omp simd reduction`` lets the compiler reassociate a sum (the Gemv pair, the
+    softmax family, dot): the quick tier's -O1 build must vectorize those loops as the -O3
+    build does, whatever the length left for a loop's tail."""
+    a, v, y = tt.matrix("a", dtype=dtype), tt.vector("v", dtype=dtype), tt.vector("y", dtype=dtype)
+    p = tt.sigmoid(tt.dot(a, v))
+    gv = tg.grad((-y * tt.log(p) - (1 - y) * tt.log(1 - p)).mean(), v)  # the Gemv pair
+    outputs = {"softmax": special.softmax(a, axis=1), "log_softmax0": special.log_softmax(a, axis=0),
+               "gemv": tt.dot(a, v), "gemv pair": gv, "dot": tt.dot(v, v), "sum1": tt.sum(a, axis=1)}
+    f = tg.function([a, v, y], list(outputs.values()))
+    rng = np.random.default_rng(2)
+    for n in [*range(1, 34), 63, 64, 65, 257]:
+        data = [rng.standard_normal((3, n)).astype(dtype), rng.standard_normal(n).astype(dtype),
+                (rng.random(3) > 0.5).astype(dtype)]
+        _assert_same_bits(list(outputs), _quick_run(f, data), f(*data))

@@ -13,8 +13,8 @@ import tensorgraph as tg
 import tensorgraph.tensor as tt
 
 
-def seed_graphs(features=784):
-    """The seed's compiled ``train`` and its gradient as written (symbolic)."""
+def seed_program(features=784):
+    """The seed logistic regression: its cost, the compiled ``train`` and the gradients."""
     with tg.config.change_flags(floatX="float32"):
         x, y = tt.matrix("x"), tt.vector("y")
         w = tg.shared(np.zeros(features, dtype="float32"), name="w")
@@ -26,7 +26,13 @@ def seed_graphs(features=784):
         gw, gb = tg.grad(cost, [w, b])
         train = tg.function([x, y], [prediction, xent],
                             updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)], name="train")
-    return {"seed train (compiled)": train, "seed gradient (symbolic)": [gw, gb]}
+    return cost, train, [gw, gb]
+
+
+def seed_graphs(features=784):
+    """The seed's compiled ``train`` and its gradient as written (symbolic)."""
+    _, train, grads = seed_program(features)
+    return {"seed train (compiled)": train, "seed gradient (symbolic)": grads}
 
 
 def mlp_graphs():

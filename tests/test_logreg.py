@@ -8,7 +8,6 @@ log(sigmoid) / log(1 - sigmoid) into softplus forms before the function runs.
 """
 
 import numpy as np
-import pytest
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt

@@ -584,7 +584,6 @@ def _lines(node) -> list[str]:
 
 
 def _leaf_value(var):
-    import numpy as np
 
     value = None
     if isinstance(var, Constant):

@@ -91,7 +91,6 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
         ``outputs``: per output of ``fn``, its value at every step (first axis: steps);
         ``updates``: an OrderedDict {shared variable: its value after the loop}.
     """
-    tt = _tt()
     if not callable(fn):
         raise TypeError(f"scan: fn must be callable, got {type(fn).__name__}")
     title = f"scan {name!r}" if name else "scan"

@@ -306,7 +306,7 @@ class MatMul(Op):
         output_storage[0][0] = np.asarray(np.matmul(a, b), dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        (a, b), (sa, sb) = node.inputs, input_shapes
+        (a, _), (sa, sb) = node.inputs, input_shapes
         batch = [sb[d] if a.type.shape[d] == 1 else sa[d] for d in range(a.ndim - 2)]
         return [tuple(batch) + (sa[-2], sb[-1])]
 

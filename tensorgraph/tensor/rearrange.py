@@ -264,7 +264,7 @@ def permute_row_elements(x, y, inverse: bool = False):
     """The entries of each row (last axis) of ``x`` permuted by the matching row of ``y``:
     ``out[..., j] = x[..., y[..., j]]``; ``inverse`` applies the inverse permutations. The
     leading dimensions of ``x`` and ``y`` broadcast."""
-    from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_shape, broadcast_to
+    from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
     from tensorgraph.tensor.subtensor import take_along_axis
 
     x, y = as_tensor_variable(x), as_tensor_variable(y)

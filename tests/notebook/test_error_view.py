@@ -9,7 +9,6 @@ IPython = pytest.importorskip("IPython")
 import ipywidgets as widgets  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
-import tensorgraph as tg  # noqa: E402
 import tensorgraph.tensor as tt  # noqa: E402
 from tensorgraph.compile.debugmode import BadOptimization, BadThunkOutput  # noqa: E402
 from tensorgraph.notebook import GraphView  # noqa: E402

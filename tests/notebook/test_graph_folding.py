@@ -5,7 +5,6 @@ the full graph, ids and search unchanged, a selected or marked folded node drawn
 import numpy as np
 import pytest
 
-import tensorgraph as tg
 import tensorgraph.tensor as tt
 from readable_graphs import all_graphs, opened, seed_graphs
 from tensorgraph.notebook import GraphView

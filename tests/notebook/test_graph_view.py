@@ -13,6 +13,7 @@ import pytest
 import tensorgraph as tg
 import tensorgraph.tensor as tt
 from display_checks import displayed
+from readable_graphs import seed_program
 from tensorgraph.graph.ids import graph_ids
 from tensorgraph.notebook import GraphView, show
 from tensorgraph.notebook.graph_model import AUTO_OPEN, GROUP_MAX, graph_model, payload_bytes
@@ -20,17 +21,7 @@ from tensorgraph.notebook.layout import box_size, item_text, layered_layout, lay
 
 
 def seed(features=20):
-    with tg.config.change_flags(floatX="float32"):
-        x, y = tt.matrix("x"), tt.vector("y")
-        w = tg.shared(np.zeros(features, dtype="float32"), name="w")
-        b = tg.shared(np.float32(0.0), name="b")
-        p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
-        prediction = p_1 > 0.5
-        xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
-        cost = xent.mean() + 0.01 * (w ** 2).sum()
-        gw, gb = tg.grad(cost, [w, b])
-        train = tg.function([x, y], [prediction, xent],
-                            updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)], name="train")
+    cost, train, _ = seed_program(features)
     return cost, train
 
 

@@ -9,7 +9,7 @@ import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
 from tensorgraph.gradient import Lop
 from tensorgraph.graph.utils import MissingInputError
-from tensorgraph.scan import Scan, filter, map, reduce, scan
+from tensorgraph.scan import Scan, filter, reduce, scan
 
 
 def _scan_node(f):

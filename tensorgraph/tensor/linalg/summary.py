@@ -17,7 +17,7 @@ from tensorgraph.tensor.linalg.core import (
 )
 from tensorgraph.tensor.linalg.decomposition import svd
 from tensorgraph.tensor.linalg.inverse import inv
-from tensorgraph.tensor.shape import expand_dims, reshape
+from tensorgraph.tensor.shape import expand_dims
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Det", "det", "SLogDet", "slogdet", "norm", "trace"]

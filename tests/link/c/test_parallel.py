@@ -6,8 +6,6 @@ OpenMP runtime, no OpenMP symbols."""
 import glob
 import os
 import re
-import shutil
-import subprocess
 import textwrap
 
 import numpy as np

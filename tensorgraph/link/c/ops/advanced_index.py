@@ -168,7 +168,7 @@ def get_code(op, node, inputs, outputs, sub, where: int) -> str:
 def update_code(op, node, inputs, outputs, sub, where: int, make_z: str) -> str:
     """The C of ``AdvancedIncSubtensor``: ``outputs[0]`` is ``x`` (inplace) or a copy of it,
     with ``y`` set or added at the index; ``make_z`` (C) makes ``z`` that array."""
-    (x, y, *index), (z,) = inputs, outputs
+    (_, y, *index), (z,) = inputs, outputs
     dtype = node.outputs[0].type.dtype
     cd.storage_type(dtype)  # NotImplementedError for dtypes without C
     plan, sub_axes = plan_code(op, node.inputs[0], op.idx_list, node.inputs[2:], index,

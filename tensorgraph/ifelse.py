@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
-from tensorgraph.graph.op import Op
+from tensorgraph.graph.op import Op, node_thunk
 
 __all__ = ["IfElse", "ifelse"]
 
@@ -96,12 +96,7 @@ class IfElse(Op):
                 output_flags[k][0] = True
             return None
 
-        thunk.inputs = input_cells
-        thunk.outputs = output_cells
-        thunk.node = node
-        thunk.lazy = True
-        thunk.kind = "py"
-        return thunk
+        return node_thunk(thunk, node, input_cells, output_cells, "py", lazy=True)
 
     def infer_shape(self, fgraph, node, input_shapes):
         n = self.n_outs

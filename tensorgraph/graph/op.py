@@ -46,6 +46,18 @@ from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.utils import TestValueError
 
 
+
+def node_thunk(fn, node, input_cells, output_cells, kind: str, lazy: bool = False):
+    """``fn`` made the thunk of ``node``: the attributes every VM, monitor, profiler and
+    stepper reads (its storage cells, its node, whether it is lazy, and ``kind``: 'py',
+    'c' or 'quick', what computes it)."""
+    fn.inputs = input_cells
+    fn.outputs = output_cells
+    fn.node = node
+    fn.lazy = lazy
+    fn.kind = kind
+    return fn
+
 class Op:
     """Base class of all operations.
 
@@ -159,12 +171,7 @@ class Op:
             for flag in output_flags:
                 flag[0] = True
 
-        thunk.inputs = input_cells
-        thunk.outputs = output_cells
-        thunk.node = node
-        thunk.lazy = False
-        thunk.kind = "py"
-        return thunk
+        return node_thunk(thunk, node, input_cells, output_cells, "py")
 
     def do_constant_folding(self, fgraph, node) -> bool:
         """Whether a node of this op with all-constant inputs may be replaced by its value."""

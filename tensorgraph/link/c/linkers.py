@@ -33,6 +33,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.errors import reraise_with_node
+from tensorgraph.graph.op import node_thunk
 from tensorgraph.link import register_linker
 from tensorgraph.link.c.compiler import (
     CompilationUnavailable,
@@ -194,12 +195,7 @@ def _c_thunk(node_call, k, node, storage_map, compute_map):
             for f in output_flags:
                 f[0] = True
 
-    thunk.inputs = input_cells
-    thunk.outputs = output_cells
-    thunk.node = node
-    thunk.lazy = False
-    thunk.kind = "c"
-    return thunk
+    return node_thunk(thunk, node, input_cells, output_cells, "c")
 
 
 class CLinker:

@@ -39,6 +39,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.op import node_thunk
 from tensorgraph.link.c.codegen import CGraph, c_implementation, node_c_code
 from tensorgraph.link.c.compiler import CompileError
 from tensorgraph.link.c.direct import DirectCall
@@ -197,12 +198,7 @@ class QuickCode:
             for flag in output_flags:
                 flag[0] = True
 
-        thunk.inputs = input_cells
-        thunk.outputs = output_cells
-        thunk.node = node
-        thunk.lazy = False
-        thunk.kind = "quick"
-        return thunk
+        return node_thunk(thunk, node, input_cells, output_cells, "quick")
 
     def _elemwise(self, node, plan, call):
         """The computation of an Elemwise node by its pieces (see the module docstring)."""

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import functools
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 
+from tensorgraph import hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import (
     Apply,
@@ -46,13 +46,17 @@ from tensorgraph.graph.basic import (
     Variable,
     ancestors,
     clone_replace,
+    graph_inputs,
     io_toposort,
 )
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
-from tensorgraph.graph.op import HasInnerGraph, Op
+from tensorgraph.graph.op import HasInnerGraph, Op, compute_test_values
+from tensorgraph.graph.replace import vectorize_graph
 from tensorgraph.graph.type import Type
 from tensorgraph.graph.utils import building_gradient
+from tensorgraph.rewriting.basic import node_rewriter
+from tensorgraph.rewriting.optdb import register_canonicalize
 from tensorgraph.scalar.basic import ScalarType, as_scalar
 
 __all__ = [
@@ -64,21 +68,6 @@ __all__ = [
     "undefined_grad", "grad_clip", "grad_scale", "zero_grad_", "disconnected_grad_",
     "undefined_grad_",
 ]
-
-
-@functools.cache
-def _tt():
-    """The tensor functions gradients are built from, imported from their own modules when
-    first needed (the tensor modules import this one) rather than through the tensor package,
-    whose ``__init__`` would join the tensor layer's import cycle."""
-    from tensorgraph.tensor.basic import as_tensor_variable
-    from tensorgraph.tensor.creation import eye, zeros_like
-    from tensorgraph.tensor.extra_ops import broadcast_to
-    from tensorgraph.tensor.math import add, cast, clip, second
-    from tensorgraph.tensor.reduction import sum
-    from tensorgraph.tensor.type import scalar
-
-    return SimpleNamespace(add=add, as_tensor_variable=as_tensor_variable, broadcast_to=broadcast_to, cast=cast, clip=clip, eye=eye, scalar=scalar, second=second, sum=sum, zeros_like=zeros_like)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -200,7 +189,7 @@ def _float_dtype(var) -> str:
 
 
 def _float_zeros_like(var):
-    return _tt().zeros_like(var, dtype=_float_dtype(var))
+    return _creation.zeros_like(var, dtype=_float_dtype(var))
 
 
 def _seed(cost):
@@ -208,9 +197,8 @@ def _seed(cost):
     cost. PyTensor's seed is ``fill(cost, 1)``, so a gradient's graph reads every input of
     the cost; ``function()`` honours the tag the same way (an input the cost reads is used)
     without computing the cost or differentiating the fill."""
-    from tensorgraph.tensor.type import TensorType
 
-    one = TensorType(_float_dtype(cost), ())().type.make_constant(
+    one = _type.TensorType(_float_dtype(cost), ())().type.make_constant(
         np.ones((), dtype=_float_dtype(cost)))
     one.tag.seed_of = cost
     return one
@@ -222,7 +210,7 @@ def _filled_zeros(var):
     counts ``var`` as used."""
     if _dtype(var) is None:
         return _float_zeros_like(var)
-    return _tt().second(var, np.zeros((), dtype=_float_dtype(var)))
+    return _math.second(var, np.zeros((), dtype=_float_dtype(var)))
 
 
 def _as_list(x, what: str) -> tuple[list, bool]:
@@ -252,8 +240,6 @@ def _no_test_values():
 def _fill_test_values(variables) -> None:
     """Compute the missing test values of ``variables`` (and of what they need), when test
     values are on: for graphs built with them off, or copied by ``clone_replace``."""
-    from tensorgraph.graph.basic import graph_inputs
-    from tensorgraph.graph.op import compute_test_values
 
     mode = config.compute_test_value
     if mode == "off":
@@ -310,9 +296,9 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
             if nulls:
                 result = nulls[0]
             else:
-                result = parts[0] if len(parts) == 1 else _tt().add(*parts)
+                result = parts[0] if len(parts) == 1 else _math.add(*parts)
                 if _is_float(var) and _dtype(result) != _dtype(var):
-                    result = _tt().cast(result, _dtype(var))
+                    result = _math.cast(result, _dtype(var))
                 if isinstance(var.type, ScalarType) and not isinstance(result.type, ScalarType):
                     # scalar ops' gradients are 0-d tensor graphs; a scalar gets a scalar
                     result = as_scalar(result)
@@ -358,13 +344,12 @@ def _backprop(seeds: dict, wrt: list, consider_constant, cost_name):
 
 def _call_l_op(node, out_grads):
     """Call ``node.op.L_op`` with a usable gradient for every output, and check what comes back."""
-    tt = _tt()
     ograds = []
     for out, g in zip(node.outputs, out_grads):
         if g is None or isinstance(g.type, NullType):
             g = _float_zeros_like(out) if _dtype(out) is not None else disconnected_type()
         elif _is_float(out) and _dtype(g) != _dtype(out):
-            g = tt.cast(g, _dtype(out))
+            g = _math.cast(g, _dtype(out))
         ograds.append(g)
     input_grads = node.op.L_op(list(node.inputs), list(node.outputs), ograds)
     if not isinstance(input_grads, (list, tuple)):
@@ -380,7 +365,7 @@ def _call_l_op(node, out_grads):
                             "disconnected_type() for an input that does not influence the "
                             "outputs, or grad_undefined(...) / grad_not_implemented(...)")
         if not isinstance(g, Variable):
-            g = tt.as_tensor_variable(g)
+            g = _basic.as_tensor_variable(g)
         checked.append(g)
     return checked
 
@@ -398,7 +383,7 @@ def _check_term(node, i, inp, term, origins=()):
         zeros.tag.seed_of = list(origins)
         return zeros
     if _is_float(inp) and _dtype(term) != _dtype(inp):
-        return _tt().cast(term, _dtype(inp))
+        return _math.cast(term, _dtype(inp))
     return term
 
 
@@ -439,7 +424,6 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
     _check_choice("disconnected_inputs", disconnected_inputs, ("raise", "warn", "ignore"))
     _check_choice("return_disconnected", return_disconnected, ("zero", "None", None, "disconnected"))
     _check_choice("null_gradients", null_gradients, ("raise", "return"))
-    tt = _tt()
     wrt_list, _ = _as_list(wrt, "grad: wrt")
     for k, w in enumerate(wrt_list):
         if not isinstance(w, Variable):
@@ -459,13 +443,13 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
         if not isinstance(var, Variable):
             raise TypeError(f"grad: known_grads keys must be Variables, got {var!r}")
         if not isinstance(g, Variable):
-            g = tt.as_tensor_variable(g)
+            g = _basic.as_tensor_variable(g)
         g_ndim, var_ndim = getattr(g.type, "ndim", None), getattr(var.type, "ndim", None)
         if not _is_special(g) and g_ndim is not None and var_ndim is not None \
                 and g_ndim < var_ndim:
             # a lower-dimensional gradient is broadcast (a scalar for every element), as
             # PyTensor lets ops broadcast it
-            g = tt.broadcast_to(g, [var.shape[d] for d in range(var_ndim)])
+            g = _extra_ops.broadcast_to(g, [var.shape[d] for d in range(var_ndim)])
         elif not _is_special(g) and g_ndim != var_ndim:
             raise ValueError(f"grad: known_grads[{var}] is {g.type.ndim}-d but {var} is "
                              f"{var.type.ndim}-d")
@@ -508,7 +492,7 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
         raise ValueError(f"Lop: {len(f_list)} expressions but {len(points)} eval_points")
     known = {}
     for fi, ev in zip(f_list, points):
-        ev = ev if isinstance(ev, Variable) else _tt().as_tensor_variable(ev)
+        ev = ev if isinstance(ev, Variable) else _basic.as_tensor_variable(ev)
         known[fi] = ev
     return grad(None, wrt, consider_constant=consider_constant,
                 disconnected_inputs=disconnected_inputs, known_grads=known)
@@ -523,7 +507,6 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
     """
     _check_choice("disconnected_outputs", disconnected_outputs, ("raise", "warn", "ignore"))
     _check_choice("return_disconnected", return_disconnected, ("zero", "None", None))
-    tt = _tt()
     f_list, _ = _as_list(f, "Rop: f")
     wrt_list, _ = _as_list(wrt, "Rop: wrt")
     points, _ = _as_list(eval_points, "Rop: eval_points")
@@ -531,7 +514,7 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
         raise ValueError(f"Rop: {len(wrt_list)} wrt variables but {len(points)} eval_points")
     tangents = {}
     for w, ev in zip(wrt_list, points):
-        ev = ev if isinstance(ev, Variable) else tt.as_tensor_variable(ev)
+        ev = ev if isinstance(ev, Variable) else _basic.as_tensor_variable(ev)
         if getattr(ev.type, "ndim", None) != getattr(w.type, "ndim", None):
             raise ValueError(f"Rop: the eval point for {w} must be {w.type.ndim}-d like it, got "
                              f"{ev.type}")
@@ -554,7 +537,7 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
             if t is None or _is_special(t) or not _is_float(out):
                 continue
             if _dtype(t) != _dtype(out):
-                t = tt.cast(t, _dtype(out))
+                t = _math.cast(t, _dtype(out))
             tangents[out] = t
 
     results = []
@@ -574,7 +557,6 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
 
 def _rop_via_lop(node, points_in):
     """R_op of ``node`` from its L_op: J v = d/du <J^T u, v>, then ``u`` replaced by zeros."""
-    tt = _tt()
     dummies = [out.type() if _is_float(out) else None for out in node.outputs]
     ograds = [u if u is not None else disconnected_type() for u in dummies]
     used = [u for u in dummies if u is not None]
@@ -587,12 +569,12 @@ def _rop_via_lop(node, points_in):
             if isinstance(lop.type, NullType):
                 raise NullTypeGradError(f"Rop: the derivative of {node.op} w.r.t. {inp} is "
                                         f"undefined: {lop.type.why_null}")
-            products.append(tt.sum(lop * v))
+            products.append(_reduction.sum(lop * v))
         if not products or not used:
             return [None] * len(node.outputs)
-        inner = products[0] if len(products) == 1 else tt.add(*products)
+        inner = products[0] if len(products) == 1 else _math.add(*products)
         jvps = grad(inner, used, disconnected_inputs="ignore", return_disconnected="None")
-    pairs = {u: tt.zeros_like(out) for u, out in zip(dummies, node.outputs) if u is not None}
+    pairs = {u: _creation.zeros_like(out) for u, out in zip(dummies, node.outputs) if u is not None}
     present = [j for j in jvps if j is not None]
     present = clone_replace(present, pairs) if present else []
     _fill_test_values(present)
@@ -609,7 +591,7 @@ def pullback(f, wrt, cotangents, consider_constant=None, disconnected_inputs="ra
     points, _ = _as_list(cotangents, "pullback: cotangents")
     if len(points) != len(f_list):
         raise ValueError(f"pullback: {len(f_list)} expressions but {len(points)} cotangents")
-    known = {fi: (c if isinstance(c, Variable) else _tt().as_tensor_variable(c))
+    known = {fi: (c if isinstance(c, Variable) else _basic.as_tensor_variable(c))
              for fi, c in zip(f_list, points)}
     return grad(None, wrt, consider_constant=consider_constant,
                 disconnected_inputs=disconnected_inputs, known_grads=known,
@@ -640,10 +622,9 @@ def hessian_vector_product(cost, wrt, p, **grad_kwargs):
     if len(p_list) != len(wrt_list):
         raise ValueError(f"hessian_vector_product: {len(wrt_list)} wrt variables but "
                          f"{len(p_list)} vectors p")
-    tt = _tt()
     grads = grad(cost, wrt_list, **grad_kwargs)
-    products = [tt.sum(g * tt.as_tensor_variable(v)) for g, v in zip(grads, p_list)]
-    total = products[0] if len(products) == 1 else tt.add(*products)
+    products = [_reduction.sum(g * _basic.as_tensor_variable(v)) for g, v in zip(grads, p_list)]
+    total = products[0] if len(products) == 1 else _math.add(*products)
     return _format_as(grad(total, wrt_list, **grad_kwargs), wrt)
 
 
@@ -694,7 +675,7 @@ class GradientOnlyOp(Op):
     view_map = {0: [0]}
 
     def make_node(self, x):
-        x = x if isinstance(x, Variable) else _tt().as_tensor_variable(x)
+        x = x if isinstance(x, Variable) else _basic.as_tensor_variable(x)
         return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, output_storage):
@@ -717,7 +698,7 @@ class ZeroGrad(GradientOnlyOp):
         return [_float_zeros_like(inputs[0])]
 
     def R_op(self, inputs, eval_points):
-        return [None if eval_points[0] is None else _tt().zeros_like(eval_points[0])]
+        return [None if eval_points[0] is None else _creation.zeros_like(eval_points[0])]
 
 
 class DisconnectedGrad(GradientOnlyOp):
@@ -757,7 +738,7 @@ class GradClip(GradientOnlyOp):
         self.clip_upper_bound = clip_upper_bound
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().clip(output_grads[0], self.clip_lower_bound, self.clip_upper_bound)]
+        return [_math.clip(output_grads[0], self.clip_lower_bound, self.clip_upper_bound)]
 
     def __str__(self):
         return f"GradClip{{{self.clip_lower_bound}, {self.clip_upper_bound}}}"
@@ -811,9 +792,6 @@ def grad_scale(x, multiplier):
 
 
 def _register_removal():
-    from tensorgraph.rewriting.basic import node_rewriter
-    from tensorgraph.rewriting.optdb import register_canonicalize
-
     @node_rewriter([GradientOnlyOp])
     def local_remove_gradient_only_ops(fgraph, node):
         """zero_grad, disconnected_grad, grad_clip... compute nothing: read their input."""
@@ -865,27 +843,24 @@ class IndexLoop(HasInnerGraph, Op):
         return f"IndexLoop{{{len(self.fgraph.outputs)} outputs, {len(self._order)} inner nodes}}"
 
     def make_node(self, n, *outer):
-        tt = _tt()
-        from tensorgraph.tensor.type import TensorType
-
-        n = tt.as_tensor_variable(n)
+        n = _basic.as_tensor_variable(n)
         if n.type.ndim != 0 or not n.type.dtype.startswith(("int", "uint")):
             raise TypeError(f"IndexLoop: the loop length must be an integer scalar, got {n.type}")
-        n = tt.cast(n, "int64") if n.type.dtype != "int64" else n
+        n = _math.cast(n, "int64") if n.type.dtype != "int64" else n
         placeholders = self.fgraph.inputs[1:]
         if len(outer) != len(placeholders):
             raise TypeError(f"IndexLoop: expected {len(placeholders)} outer inputs, got "
                             f"{len(outer)}")
         converted = []
         for k, (ph, var) in enumerate(zip(placeholders, outer)):
-            var = var if isinstance(var, Variable) else tt.as_tensor_variable(var)
+            var = var if isinstance(var, Variable) else _basic.as_tensor_variable(var)
             fit = ph.type.convert_variable(var)
             if fit is None:
                 raise TypeError(f"IndexLoop: outer input {k} must have type {ph.type}, got "
                                 f"{var.type} ({var})")
             converted.append(fit)
         length = int(n.data) if isinstance(n, Constant) else None
-        outputs = [TensorType(o.type.dtype, (length,) + tuple(o.type.shape))()
+        outputs = [_type.TensorType(o.type.dtype, (length,) + tuple(o.type.shape))()
                    for o in self.fgraph.outputs]
         return Apply(self, [n, *converted], outputs)
 
@@ -912,7 +887,6 @@ class IndexLoop(HasInnerGraph, Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """sum over i of the vector-Jacobian product of row i: another IndexLoop, summed."""
-        tt = _tt()
         n, outer = inputs[0], list(inputs[1:])
         index, placeholders = self.fgraph.inputs[0], self.fgraph.inputs[1:]
         used = [(k, g) for k, g in enumerate(output_grads) if not _is_special(g)]
@@ -922,23 +896,21 @@ class IndexLoop(HasInnerGraph, Op):
             return grads
         g_placeholders = [g.type() for _, g in used]
         with _no_test_values():
-            terms = [tt.sum(self.fgraph.outputs[k] * gp[index])
+            terms = [_reduction.sum(self.fgraph.outputs[k] * gp[index])
                      for (k, _), gp in zip(used, g_placeholders)]
-            inner_cost = terms[0] if len(terms) == 1 else tt.add(*terms)
+            inner_cost = terms[0] if len(terms) == 1 else _math.add(*terms)
             inner_grads = grad(inner_cost, [placeholders[j] for j in wanted],
                                disconnected_inputs="ignore")
         loop = IndexLoop(index, [*placeholders, *g_placeholders], inner_grads, wanted)
         stacked = loop(n, *outer, *[g for _, g in used])
         stacked = stacked if isinstance(stacked, (list, tuple)) else [stacked]
         for j, s in zip(wanted, stacked):
-            grads[1 + j] = tt.sum(s, axis=0)
+            grads[1 + j] = _reduction.sum(s, axis=0)
         return grads
 
 
 def _loop_invariants(index, outputs):
     """Variables the ``outputs`` need that do not depend on ``index`` (computed once, outside)."""
-    from tensorgraph.graph.basic import graph_inputs
-
     nodes = io_toposort(graph_inputs(outputs), outputs)
     varying = {index}
     for node in nodes:
@@ -970,8 +942,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
     by one vectorized vector-Jacobian product of the identity (``vectorize_graph``): faster
     for small expressions, more memory for large ones.
     """
-    tt = _tt()
-    expression = expression if isinstance(expression, Variable) else tt.as_tensor_variable(expression)
+    expression = expression if isinstance(expression, Variable) else _basic.as_tensor_variable(expression)
     ndim = getattr(expression.type, "ndim", None)
     if ndim is None:
         raise TypeError(f"jacobian: expression must be a tensor, got {expression} of type "
@@ -997,8 +968,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
 
 
 def _jacobian_loop(flat, wrt_list, consider_constant, disconnected_inputs):
-    tt = _tt()
-    index = tt.scalar("i", dtype="int64")
+    index = _type.scalar("i", dtype="int64")
     with _no_test_values():
         rows = grad(flat[index], wrt_list, consider_constant=consider_constant,
                     disconnected_inputs=disconnected_inputs)
@@ -1017,20 +987,17 @@ def _jacobian_loop(flat, wrt_list, consider_constant, disconnected_inputs):
 def _jacobian_vectorized(flat, wrt_list, consider_constant, disconnected_inputs):
     """Every row at once: the pull-back of one cotangent row, vectorized over the rows of
     the identity."""
-    import tensorgraph.tensor.blockwise  # noqa: F401  (the tensor ops' batching rules)
-    from tensorgraph.graph.replace import vectorize_graph
 
-    tt = _tt()
     row = flat.type("cotangent row")
     with _no_test_values():
         rows = grad(None, wrt_list, consider_constant=consider_constant,
                     disconnected_inputs=disconnected_inputs, known_grads={flat: row})
     n = flat.shape[0]
-    matrices = vectorize_graph(rows, {row: tt.eye(n, dtype=flat.type.dtype)})
+    matrices = vectorize_graph(rows, {row: _creation.eye(n, dtype=flat.type.dtype)})
     # a gradient that does not read the cotangent (zeros of a disconnected input) has no row
     # dimension to vectorize: give it one
     return [m if m.ndim == w.ndim + 1 else
-            tt.broadcast_to(m, (n, *[w.shape[i] for i in range(w.ndim)]))
+            _extra_ops.broadcast_to(m, (n, *[w.shape[i] for i in range(w.ndim)]))
             for m, w in zip(matrices, wrt_list)]
 
 
@@ -1139,8 +1106,6 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     overrides the output's): eps 1e-7 / tol 1e-4 for float64, eps 1e-3 / tol 1e-2 for float32,
     eps 1e-1 / tol 5e-2 for float16 (see ``DEFAULT_EPS`` and ``DEFAULT_TOL``).
     """
-    from tensorgraph import hooks
-    from tensorgraph.tensor.type import TensorType
 
     if not isinstance(pt, (list, tuple)):
         raise TypeError("verify_grad: pt must be a list of arrays, one per input of fun")
@@ -1152,21 +1117,21 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
     rng = np.random.default_rng(42) if rng is None else rng
     # a size-1 dimension of a point is a broadcastable dimension of its input (as PyTensor
     # does): verify_grad(f, [a (3, 5), b (1, 5)]) broadcasts b
-    inputs = [TensorType(p.dtype.name, tuple(1 if n == 1 else None for n in p.shape))(
+    inputs = [_type.TensorType(p.dtype.name, tuple(1 if n == 1 else None for n in p.shape))(
         f"input {k}") for k, p in enumerate(pt)]
     output = fun(*inputs)
     if isinstance(output, (list, tuple)):
         raise TypeError("verify_grad: fun must return a single tensor; check each output "
                         "separately (e.g. fun=lambda *x: f(*x)[k])")
-    output = output if isinstance(output, Variable) else _tt().as_tensor_variable(output)
+    output = output if isinstance(output, Variable) else _basic.as_tensor_variable(output)
     out_dtype = out_type or output.type.dtype
     dtype = _least_precise([p.dtype.name for p in pt] + [out_dtype])
     abs_tol = DEFAULT_TOL[dtype] if abs_tol is None else abs_tol
     rel_tol = DEFAULT_TOL[dtype] if rel_tol is None else rel_tol
 
     proj_dtype = out_dtype if cast_to_output_type else "float64"
-    projection = TensorType(proj_dtype, (None,) * output.type.ndim)("random projection")
-    cost = _tt().sum(projection * output)
+    projection = _type.TensorType(proj_dtype, (None,) * output.type.ndim)("random projection")
+    cost = _reduction.sum(projection * output)
     # the compiler is a higher layer; every call gets copies of the points, so an op that
     # overwrites its input (an inplace op given as fun) is checked too, as in PyTensor
     # fun may ignore an input (its gradient is then zero), as PyTensor's verify_grad allows
@@ -1189,3 +1154,15 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, out_type=None, abs_tol=N
             raise GradientError(k, index, shape, float(num.gf[k].reshape(-1)[pos]),
                                 float(np.asarray(analytic[k]).reshape(-1)[pos]), float(abs_err),
                                 float(rel_err), abs_tol, rel_tol)
+
+
+# The tensor modules gradients are built from, imported last, not at the top: the tensor
+# package's __init__ imports this module's names, so they must exist before the tensor modules
+# load (when this module is imported first). Bound as modules: their names resolve on use.
+import tensorgraph.tensor.blockwise  # noqa: E402,F401  (the tensor ops' batching rules)
+from tensorgraph.tensor import basic as _basic  # noqa: E402
+from tensorgraph.tensor import creation as _creation  # noqa: E402
+from tensorgraph.tensor import extra_ops as _extra_ops  # noqa: E402
+from tensorgraph.tensor import math as _math  # noqa: E402
+from tensorgraph.tensor import reduction as _reduction  # noqa: E402
+from tensorgraph.tensor import type as _type  # noqa: E402

@@ -14,17 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op, node_thunk
 
 __all__ = ["IfElse", "ifelse"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 class IfElse(Op):
@@ -64,7 +59,7 @@ class IfElse(Op):
             raise TypeError(f"{self}: expected a condition and {2 * self.n_outs} branch values, "
                             f"got {len(branches)}")
         condition = _as_condition(condition)
-        branches = [b if isinstance(b, Variable) else _tt().as_tensor_variable(b) for b in branches]
+        branches = [b if isinstance(b, Variable) else tt.as_tensor_variable(b) for b in branches]
         then_vals, else_vals = branches[:self.n_outs], branches[self.n_outs:]
         outputs = [_output_type(t, e, k)() for k, (t, e) in enumerate(zip(then_vals, else_vals))]
         return Apply(self, [condition, *then_vals, *else_vals], outputs)
@@ -118,7 +113,6 @@ class IfElse(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         """The gradient flows into the branch taken: ``ifelse(c, g, 0)`` / ``ifelse(c, 0, g)``."""
-        tt = _tt()
         condition = inputs[0]
         n = self.n_outs
         then_inputs, else_inputs = inputs[1:1 + n], inputs[1 + n:]
@@ -136,7 +130,6 @@ class IfElse(Op):
 
     def R_op(self, inputs, eval_points):
         """The taken branch's tangent (the condition only picks a branch: it has none)."""
-        tt = _tt()
         if all(p is None for p in eval_points[1:]):
             return [None] * self.n_outs
         points = [p if p is not None else tt.zeros_like(v)
@@ -167,7 +160,7 @@ def _same_dim(a, b) -> bool:
 
 
 def _as_condition(condition) -> Variable:
-    condition = _tt().as_tensor_variable(condition)
+    condition = tt.as_tensor_variable(condition)
     if condition.type.ndim != 0:
         raise TypeError(f"ifelse: The condition argument must be a scalar, got {condition} of "
                         f"type {condition.type}; use tt.switch for an elementwise choice")
@@ -205,9 +198,9 @@ def _unify_dtypes(then_value, else_value, k: int):
     if t.dtype == e.dtype:
         return then_value, else_value
     if np.can_cast(e.dtype, t.dtype, "safe"):
-        return then_value, _tt().cast(else_value, t.dtype)
+        return then_value, tt.cast(else_value, t.dtype)
     if np.can_cast(t.dtype, e.dtype, "safe"):
-        return _tt().cast(then_value, e.dtype), else_value
+        return tt.cast(then_value, e.dtype), else_value
     raise TypeError(f"ifelse: output {k}: the then branch is {t.dtype} and the else branch "
                     f"{e.dtype}; neither casts safely to the other, cast one explicitly")
 
@@ -218,7 +211,6 @@ def ifelse(condition, then_branch, else_branch, name: str | None = None):
     ``then_branch`` and ``else_branch`` are a value each or lists of the same length (the
     result is then a list). Only the taken branch is computed by the Python VM.
     """
-    tt = _tt()
     single = not isinstance(then_branch, (list, tuple))
     if single != (not isinstance(else_branch, (list, tuple))):
         raise TypeError("ifelse: then_branch and else_branch must both be single values or both "

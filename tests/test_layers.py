@@ -181,6 +181,45 @@ def strongly_connected(nodes, successors) -> list[list[str]]:
     return sorted(found, key=len, reverse=True)
 
 
+def run_time_successors(modules, edges) -> dict[str, set[str]]:
+    """module -> the modules its imports run: each edge (the exceptions and function-level ones
+    included), plus the ``__init__`` of every package above an imported module (Python runs it
+    first), plus each module's own packages. The root package ``tensorgraph`` is left out: its
+    ``__init__`` imports only the config layer at its top, and its lazy public names resolve on
+    attribute access of ``tensorgraph.<name>``, which no module of the package does."""
+
+    def packages(module):
+        parent = module.rpartition(".")[0]
+        while parent and parent != "tensorgraph":
+            if parent in modules:
+                yield parent
+            parent = parent.rpartition(".")[0]
+
+    successors: dict[str, set[str]] = {name: set(packages(name)) for name in modules}
+    for importer, imported, _ in edges:
+        successors[importer].add(imported)
+        successors[importer].update(packages(imported))
+    return successors
+
+
+def function_level_imports(modules) -> list[tuple[str, int]]:
+    """(module, line) of every import statement inside a function that imports a tensorgraph
+    module: each is an import the module's top does not show."""
+    found = []
+    for name, path in modules.items():
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom) and (
+                        node.level or (node.module or "").split(".")[0] == "tensorgraph"):
+                    found.append((name, node.lineno))
+                elif isinstance(node, ast.Import) and any(
+                        alias.name.split(".")[0] == "tensorgraph" for alias in node.names):
+                    found.append((name, node.lineno))
+    return sorted(set(found))
+
+
 @pytest.fixture(scope="module")
 def graph():
     modules = package_modules()
@@ -278,3 +317,49 @@ def test_importing_a_layer_loads_no_higher_layer(graph, layer):
     loaded = json.loads(proc.stdout)
     higher = [m for m in loaded if m in modules and layer_of(m) > level]
     assert higher == [], f"importing the {layer} layer loaded {higher}"
+
+
+#: the largest cycle counting every import that runs (run_time_successors), and the number of
+#: function-level imports of tensorgraph modules (issue 32 targets 30 and 300); both only shrink
+MAX_RUN_TIME_CYCLE = 136
+MAX_FUNCTION_LEVEL_IMPORTS = 581
+
+
+def test_the_largest_cycle_of_every_import_that_runs(graph):
+    modules, edges = graph
+    largest = strongly_connected(list(modules), run_time_successors(modules, edges))[0]
+    assert len(largest) <= MAX_RUN_TIME_CYCLE, (
+        f"counting every import that runs, the largest cycle grew to {len(largest)} modules "
+        f"(at most {MAX_RUN_TIME_CYCLE}): {largest}")
+
+
+def test_function_level_imports_do_not_grow(graph):
+    modules, _ = graph
+    found = function_level_imports(modules)
+    assert len(found) <= MAX_FUNCTION_LEVEL_IMPORTS, (
+        f"{len(found)} function-level imports of tensorgraph modules (at most "
+        f"{MAX_FUNCTION_LEVEL_IMPORTS}): import at the top of the module instead")
+
+
+def test_no_lazy_tensor_import_helper():
+    """Modules above tensor import it at their top; modules inside it import the function they
+    need from the module that defines it, not through a ``_tt()`` helper."""
+    helpers = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+               for path in sorted(PACKAGE.rglob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.FunctionDef) and node.name == "_tt"]
+    assert helpers == [], f"lazy _tt() import helpers remain: {helpers}"
+
+
+def test_the_run_time_reader_follows_packages_and_counts_function_imports(tmp_path):
+    pkg = tmp_path / "tensorgraph"
+    (pkg / "low").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("import tensorgraph.high\n")
+    (pkg / "high.py").write_text("def f():\n    from tensorgraph.low import a\n")
+    (pkg / "low" / "__init__.py").write_text("")
+    (pkg / "low" / "a.py").write_text("import os\n")
+    modules = package_modules(pkg)
+    successors = run_time_successors(modules, import_edges(modules))
+    assert successors["tensorgraph.high"] == {"tensorgraph.low.a", "tensorgraph.low"}
+    assert successors["tensorgraph.low.a"] == {"tensorgraph.low"}
+    assert function_level_imports(modules) == [("tensorgraph.high", 2)]

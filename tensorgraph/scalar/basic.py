@@ -490,10 +490,6 @@ def _tensor_op(name: str):
                            "import tensorgraph.tensor first") from None
 
 
-def _tt():
-    return _tensor_op("math")
-
-
 class Add(ScalarOp):
     nfunc = staticmethod(np.add)
     output_rule = staticmethod(upcast_out_nobool)
@@ -515,7 +511,7 @@ class Mul(ScalarOp):
         grads = []
         for i in range(len(inputs)):
             others = inputs[:i] + inputs[i + 1:]
-            grads.append(_tt().mul(gz, *others) if others else gz)
+            grads.append(_tensor_op("math").mul(gz, *others) if others else gz)
         return grads
 
 
@@ -527,7 +523,7 @@ class Sub(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (gz,) = output_grads
-        return [gz, _tt().neg(gz)]
+        return [gz, _tensor_op("math").neg(gz)]
 
 
 class TrueDiv(ScalarOp):
@@ -539,7 +535,7 @@ class TrueDiv(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         x, y = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         return [m.true_div(gz, y), m.neg(m.true_div(m.mul(gz, x), m.mul(y, y)))]
 
 
@@ -550,7 +546,7 @@ class Neg(ScalarOp):
     symbol = "-"
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().neg(output_grads[0])]
+        return [_tensor_op("math").neg(output_grads[0])]
 
 
 class Identity(ScalarOp):
@@ -590,7 +586,7 @@ class Cast(ScalarOp):
         return x.astype(self.dtype)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().cast(output_grads[0], inputs[0].type.dtype)]
+        return [_tensor_op("math").cast(output_grads[0], inputs[0].type.dtype)]
 
 
 add = Add()

@@ -21,7 +21,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar.basic import (
-    COMPLEX, ComplexError, ScalarOp, _tensor_op, _tt, bool_out, upcast, upcast_out,
+    COMPLEX, ComplexError, ScalarOp, _tensor_op, bool_out, upcast, upcast_out,
     upcast_out_nobool, upgrade_to_float,
 )
 
@@ -63,7 +63,7 @@ def _grad_dtype(var) -> str:
 
 def _zeros(x):
     """Zeros of ``x``'s shape and dtype, as a graph (``second(x, 0)``)."""
-    return _tt().second(x, _const(0, x.dtype))
+    return _tensor_op("math").second(x, _const(0, x.dtype))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ class Mod(_RealOnly, ScalarOp):
         # a % b == a - b * floor(a / b), and floor is locally constant
         x, y = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         return [gz, m.neg(m.mul(gz, m.int_div(x, y)))]
 
 
@@ -159,7 +159,7 @@ class Pow(ScalarOp):
         x, y = inputs
         (gz,) = output_grads
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         one = _const(1, "int8" if y.dtype == "bool" else y.dtype)
         gx = m.mul(gz, y, m.pow(x, m.sub(y, one)))
         # d/dy x**y = log(x) x**y; taken as 0 at x == 0, where x**y does not depend on y
@@ -179,7 +179,7 @@ class Abs(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], m.sign(x))]
 
 
@@ -200,7 +200,7 @@ class Sqr(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], _const(2, _grad_dtype(x)), x)]
 
 
@@ -216,7 +216,7 @@ class Maximum(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         x, y = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         first = m.ge(x, y)
         return [m.switch(first, gz, _zeros(gz)), m.switch(first, _zeros(gz), gz)]
 
@@ -232,7 +232,7 @@ class Minimum(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         x, y = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         first = m.le(x, y)
         return [m.switch(first, gz, _zeros(gz)), m.switch(first, _zeros(gz), gz)]
 
@@ -250,7 +250,7 @@ class Clip(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         x, lo, hi = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         zero = _zeros(gz)
         inside = m.and_(m.ge(x, lo), m.le(x, hi))
         return [m.switch(inside, gz, zero), m.switch(m.lt(x, lo), gz, zero),
@@ -273,7 +273,7 @@ class Switch(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         cond, a, b = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         zero = _zeros(gz)
         return [_zeros(cond), m.switch(cond, gz, zero), m.switch(cond, zero, gz)]
 
@@ -476,7 +476,7 @@ class Reciprocal(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.neg(m.mul(output_grads[0], z, z))]
 
 
@@ -484,7 +484,7 @@ class Exp(FloatOp):
     nfunc = staticmethod(np.exp)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], outputs[0])]
+        return [_tensor_op("math").mul(output_grads[0], outputs[0])]
 
 
 class Exp2(FloatOp):
@@ -492,7 +492,7 @@ class Exp2(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        return [_tt().mul(output_grads[0], z, _const(np.log(2.0), z.dtype))]
+        return [_tensor_op("math").mul(output_grads[0], z, _const(np.log(2.0), z.dtype))]
 
 
 class Expm1(FloatOp):
@@ -502,7 +502,7 @@ class Expm1(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], m.add(z, _const(1, z.dtype)))]
 
 
@@ -510,14 +510,14 @@ class Log(FloatOp):
     nfunc = staticmethod(np.log)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().true_div(output_grads[0], inputs[0])]
+        return [_tensor_op("math").true_div(output_grads[0], inputs[0])]
 
 
 class Log2(FloatOp):
     nfunc = staticmethod(np.log2)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(np.log(2.0), outputs[0].dtype)
         return [m.true_div(output_grads[0], m.mul(inputs[0], scale))]
 
@@ -526,7 +526,7 @@ class Log10(FloatOp):
     nfunc = staticmethod(np.log10)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(np.log(10.0), outputs[0].dtype)
         return [m.true_div(output_grads[0], m.mul(inputs[0], scale))]
 
@@ -537,7 +537,7 @@ class Log1p(FloatOp):
     nfunc = staticmethod(np.log1p)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.true_div(output_grads[0], m.add(inputs[0], _const(1, outputs[0].dtype)))]
 
 
@@ -546,7 +546,7 @@ class Sqrt(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.true_div(output_grads[0], m.mul(z, _const(2, z.dtype)))]
 
 
@@ -554,7 +554,7 @@ class Sin(FloatOp):
     nfunc = staticmethod(np.sin)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], m.cos(inputs[0]))]
 
 
@@ -562,7 +562,7 @@ class Cos(FloatOp):
     nfunc = staticmethod(np.cos)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.neg(m.mul(output_grads[0], m.sin(inputs[0])))]
 
 
@@ -571,12 +571,12 @@ class Tan(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], m.add(_const(1, z.dtype), m.sqr(z)))]
 
 
 def _one_minus_sqr(x, dtype):
-    m = _tt()
+    m = _tensor_op("math")
     return m.sub(_const(1, dtype), m.sqr(x))
 
 
@@ -584,7 +584,7 @@ class ArcSin(FloatOp):
     nfunc = staticmethod(np.arcsin)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.true_div(output_grads[0], m.sqrt(_one_minus_sqr(inputs[0], outputs[0].dtype)))]
 
 
@@ -592,7 +592,7 @@ class ArcCos(FloatOp):
     nfunc = staticmethod(np.arccos)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         root = m.sqrt(_one_minus_sqr(inputs[0], outputs[0].dtype))
         return [m.neg(m.true_div(output_grads[0], root))]
 
@@ -601,7 +601,7 @@ class ArcTan(FloatOp):
     nfunc = staticmethod(np.arctan)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.add(one, m.sqr(inputs[0])))]
 
@@ -615,7 +615,7 @@ class ArcTan2(FloatOp):
     def L_op(self, inputs, outputs, output_grads):
         y, x = inputs
         (gz,) = output_grads
-        m = _tt()
+        m = _tensor_op("math")
         r2 = m.add(m.sqr(x), m.sqr(y))
         return [m.true_div(m.mul(gz, x), r2), m.neg(m.true_div(m.mul(gz, y), r2))]
 
@@ -624,14 +624,14 @@ class Sinh(FloatOp):
     nfunc = staticmethod(np.sinh)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], _tt().cosh(inputs[0]))]
+        return [_tensor_op("math").mul(output_grads[0], _tensor_op("math").cosh(inputs[0]))]
 
 
 class Cosh(FloatOp):
     nfunc = staticmethod(np.cosh)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], _tt().sinh(inputs[0]))]
+        return [_tensor_op("math").mul(output_grads[0], _tensor_op("math").sinh(inputs[0]))]
 
 
 class Tanh(FloatOp):
@@ -639,14 +639,14 @@ class Tanh(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        return [_tt().mul(output_grads[0], _one_minus_sqr(z, z.dtype))]
+        return [_tensor_op("math").mul(output_grads[0], _one_minus_sqr(z, z.dtype))]
 
 
 class ArcSinh(FloatOp):
     nfunc = staticmethod(np.arcsinh)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.sqrt(m.add(m.sqr(inputs[0]), one)))]
 
@@ -655,7 +655,7 @@ class ArcCosh(FloatOp):
     nfunc = staticmethod(np.arccosh)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         one = _const(1, outputs[0].dtype)
         return [m.true_div(output_grads[0], m.sqrt(m.sub(m.sqr(inputs[0]), one)))]
 
@@ -664,7 +664,7 @@ class ArcTanh(FloatOp):
     nfunc = staticmethod(np.arctanh)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.true_div(output_grads[0], _one_minus_sqr(inputs[0], outputs[0].dtype))]
 
 
@@ -677,7 +677,7 @@ class Sigmoid(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], z, m.sub(_const(1, z.dtype), z))]
 
 
@@ -689,7 +689,7 @@ class Softplus(FloatOp):
         return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], _tt().sigmoid(inputs[0]))]
+        return [_tensor_op("math").mul(output_grads[0], _tensor_op("math").sigmoid(inputs[0]))]
 
 
 class Log1mexp(FloatOp):
@@ -712,7 +712,7 @@ class Log1mexp(FloatOp):
         # where the value is nan) gets nan.
         (x,) = inputs
         dtype = outputs[0].dtype
-        m = _tt()
+        m = _tensor_op("math")
         inside = m.neg(m.true_div(_const(1, dtype), m.expm1(m.neg(x))))
         edge = m.switch(m.eq(x, _const(0, dtype)), _const(-np.inf, dtype), _const(np.nan, dtype))
         return [m.mul(output_grads[0], m.switch(m.lt(x, _const(0, dtype)), inside, edge))]
@@ -734,7 +734,7 @@ class Erf(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(_TWO_OVER_SQRT_PI, outputs[0].dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.neg(m.sqr(x))))]
 
@@ -747,7 +747,7 @@ class Erfc(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(-_TWO_OVER_SQRT_PI, outputs[0].dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.neg(m.sqr(x))))]
 
@@ -760,7 +760,7 @@ class Erfinv(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(1 / _TWO_OVER_SQRT_PI, z.dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.sqr(z)))]
 
@@ -773,7 +773,7 @@ class Erfcinv(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,) = outputs
-        m = _tt()
+        m = _tensor_op("math")
         scale = _const(-1 / _TWO_OVER_SQRT_PI, z.dtype)
         return [m.mul(output_grads[0], scale, m.exp(m.sqr(z)))]
 
@@ -783,7 +783,7 @@ class Gamma(FloatOp):
         return _special("gamma")(x)
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
+        m = _tensor_op("math")
         return [m.mul(output_grads[0], outputs[0], m.psi(inputs[0]))]
 
 
@@ -796,7 +796,7 @@ class GammaLn(FloatOp):
         return _special("gammaln")(x)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], _tt().psi(inputs[0]))]
+        return [_tensor_op("math").mul(output_grads[0], _tensor_op("math").psi(inputs[0]))]
 
 
 class Psi(FloatOp):
@@ -806,7 +806,7 @@ class Psi(FloatOp):
         return _special("psi")(x)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().mul(output_grads[0], _tt().tri_gamma(inputs[0]))]
+        return [_tensor_op("math").mul(output_grads[0], _tensor_op("math").tri_gamma(inputs[0]))]
 
 
 class TriGamma(FloatOp):

@@ -26,6 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant, Variable, ancestors, clone_replace, io_toposort
 from tensorgraph.graph.utils import MissingInputError
@@ -33,12 +34,6 @@ from tensorgraph.scan.op import Scan, ScanInfo
 from tensorgraph.scan.utils import label, plural, until
 
 __all__ = ["scan"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 def _shared_variable_class():
@@ -256,7 +251,7 @@ def _as_variable(value, what: str) -> Variable:
     if isinstance(value, Variable):
         return value
     try:
-        return _tt().as_tensor_variable(value)
+        return tt.as_tensor_variable(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{what} must be a symbolic variable or a value that becomes one, got "
                         f"{type(value).__name__}: {exc}") from None
@@ -324,7 +319,6 @@ def _tap_name(base: str, tap: int) -> str:
 
 def _n_steps(n_steps, seqs, title, as_while) -> tuple:
     """(n_steps variable, whether the sequences must all give that many steps)."""
-    tt = _tt()
     if n_steps is not None:
         if isinstance(n_steps, Variable):
             from tensorgraph.tensor.shape import as_int_scalar

@@ -19,20 +19,14 @@ product, and the loop keeps only what truly depends on the previous step.
 
 from __future__ import annotations
 
-from tensorgraph.graph.basic import Constant, ancestors
-from tensorgraph.graph.basic import Variable
+import tensorgraph.tensor as tt
+from tensorgraph.graph.basic import Constant, Variable, ancestors
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize
 from tensorgraph.scan.op import Scan
 from tensorgraph.scan.rewriting import _clients, _Item, _last_steps_read, _Parts
 
 __all__ = ["scan_pushout_seq_dots", "scan_pushout_add"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 def _is_dot(node) -> bool:
@@ -84,7 +78,6 @@ def _outer_invariant(parts: _Parts, var):
 def scan_pushout_seq_dots(fgraph, node):
     """``dot(x_t, W)`` (``x_t`` a sequence's row, ``W`` the same at every step) is computed for
     all steps before the loop and read as a sequence."""
-    tt = _tt()
     parts = _Parts(node)
     outputs = parts.inner_outputs()
     inputs = [ph for s in parts.seqs for ph in s.phs] + [ph for s in parts.states
@@ -172,7 +165,6 @@ def scan_pushout_add(fgraph, node):
             usable.append((s, f))
     if not usable:
         return None
-    tt = _tt()
     rows = {}  # inner per-step value -> an outer variable whose rows are its steps
 
     def steps_of(var):

@@ -30,16 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import ancestors, clone_replace, graph_inputs
 from tensorgraph.scan.op import Scan, ScanInfo
 
 __all__ = ["scan_l_op", "scan_r_op"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 def _is_float(var) -> bool:
@@ -125,7 +120,6 @@ def _is_zeros(g) -> bool:
 def _integers_get_zeros(op, inputs, requested, result):
     """Integer inputs an output with a gradient depends on get zeros (as for any op: they
     cannot move infinitesimally), not 'disconnected'."""
-    tt = _tt()
     from tensorgraph.gradient import DisconnectedType
     from tensorgraph.scan.shapes import outer_dependencies
 
@@ -147,7 +141,6 @@ class _Backward:
         self.result = result
 
     def build(self):
-        tt = _tt()
         from tensorgraph.gradient import NullType, _no_test_values, grad
 
         op, lay, info = self.op, self.lay, self.info
@@ -448,7 +441,6 @@ def _name(var) -> str:
 
 
 def scan_r_op(op: Scan, inputs, eval_points):
-    tt = _tt()
     from tensorgraph.gradient import Rop
 
     info = op.info

@@ -48,17 +48,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.op import Op
 
 __all__ = ["Scan", "ScanInfo"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 @dataclass(frozen=True)
@@ -341,7 +336,6 @@ class Scan(Op):
         return types
 
     def make_node(self, n_steps, *outer):
-        tt = _tt()
         from tensorgraph.tensor.shape import as_int_scalar
         from tensorgraph.tensor.type import TensorType
 
@@ -450,8 +444,6 @@ class Scan(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         from tensorgraph.scan.shapes import inner_output_shapes
-
-        tt = _tt()
         info = self.info
         n = node.inputs[0]
         if info.as_while:

@@ -11,14 +11,9 @@
 
 from __future__ import annotations
 
+import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import Constant, clone_replace, graph_inputs, io_toposort
 from tensorgraph.graph.fg import FunctionGraph
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 class _ShapeProgram:
@@ -27,7 +22,6 @@ class _ShapeProgram:
     needs values."""
 
     def __init__(self, op):
-        tt = _tt()
         from tensorgraph.tensor.join import make_vector
         from tensorgraph.tensor.rewriting.shape import shape_feature
         from tensorgraph.tensor.shape import Shape, Shape_i

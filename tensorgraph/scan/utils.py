@@ -6,15 +6,10 @@ the step where ``condition`` is true, as in Theano and PyTensor (``n_steps`` is 
 
 from __future__ import annotations
 
+import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import Variable
 
 __all__ = ["until"]
-
-
-def _tt():
-    import tensorgraph.tensor as tt
-
-    return tt
 
 
 class until:
@@ -24,7 +19,6 @@ class until:
     """
 
     def __init__(self, condition):
-        tt = _tt()
         condition = condition if isinstance(condition, Variable) else tt.as_tensor_variable(
             condition)
         if getattr(condition.type, "ndim", None) != 0:

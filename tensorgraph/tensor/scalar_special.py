@@ -15,6 +15,8 @@ import numpy as np
 
 from tensorgraph.scalar.basic import COMPLEX, DISCRETE, ScalarOp, upgrade_to_float
 from tensorgraph.scalar.math import FloatOp
+from tensorgraph.tensor import math as _math
+from tensorgraph.tensor.basic import constant
 
 __all__ = ["XLogY", "XLog1PY", "Erfcx", "PolyGamma", "Real", "Imag", "Conj", "Angle", "Complex",
            "xlogy", "xlog1py", "erfcx", "polygamma", "real", "imag", "conj", "angle", "complex_"]
@@ -22,17 +24,9 @@ __all__ = ["XLogY", "XLog1PY", "Erfcx", "PolyGamma", "Real", "Imag", "Conj", "An
 _REAL_OF = {"complex64": "float32", "complex128": "float64"}
 
 
-def _tt():
-    from tensorgraph.tensor import math
-
-    return math
-
-
 def _zeros(x):
     """Zeros of ``x``'s shape and dtype, as a graph."""
-    from tensorgraph.tensor.basic import constant
-
-    return _tt().second(x, constant(np.zeros((), dtype=x.dtype)))
+    return _math.second(x, constant(np.zeros((), dtype=x.dtype)))
 
 
 def _scipy(name):
@@ -55,10 +49,9 @@ class XLogY(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (gz,) = inputs, output_grads
-        m = _tt()
         if x is y:  # xlogy(x, x): d/dx = log(x) + x / x, and x / x is 1 (also at x = 0)
-            return [m.mul(gz, m.log(y)), gz]
-        return [m.mul(gz, m.log(y)), m.true_div(m.mul(gz, x), y)]
+            return [_math.mul(gz, _math.log(y)), gz]
+        return [_math.mul(gz, _math.log(y)), _math.true_div(_math.mul(gz, x), y)]
 
 
 class XLog1PY(FloatOp):
@@ -73,8 +66,7 @@ class XLog1PY(FloatOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (gz,) = inputs, output_grads
-        m = _tt()
-        return [m.mul(gz, m.log1p(y)), m.true_div(m.mul(gz, x), m.add(y, 1))]
+        return [_math.mul(gz, _math.log1p(y)), _math.true_div(_math.mul(gz, x), _math.add(y, 1))]
 
 
 class Erfcx(FloatOp):
@@ -84,13 +76,10 @@ class Erfcx(FloatOp):
         return _scipy("erfcx")(x)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.basic import constant
-
         (x,), (z,), (gz,) = inputs, outputs, output_grads
-        m = _tt()
         two_over_sqrt_pi = constant(np.asarray(2 / np.sqrt(np.pi), dtype=z.dtype))
         two = constant(np.asarray(2, dtype=z.dtype))
-        return [m.mul(gz, m.sub(m.mul(two, x, z), two_over_sqrt_pi))]
+        return [_math.mul(gz, _math.sub(_math.mul(two, x, z), two_over_sqrt_pi))]
 
 
 def _polygamma_out(n, x):
@@ -114,9 +103,8 @@ class PolyGamma(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         n, x = inputs
-        m = _tt()
         # n is an integer: Elemwise gives it a zero gradient
-        return [None, m.mul(output_grads[0], m.polygamma(m.add(n, 1), x))]
+        return [None, _math.mul(output_grads[0], _math.polygamma(_math.add(n, 1), x))]
 
 
 def _real_out(*dtypes):
@@ -137,8 +125,7 @@ class Real(ScalarOp):
         (z,), (gz,) = inputs, output_grads
         if z.dtype not in COMPLEX:
             return [gz]
-        m = _tt()
-        return [m.complex(gz, _zeros(gz))]
+        return [_math.complex(gz, _zeros(gz))]
 
 
 class Imag(ScalarOp):
@@ -153,10 +140,9 @@ class Imag(ScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z,), (gz,) = inputs, output_grads
-        m = _tt()
         if z.dtype not in COMPLEX:
             return [_zeros(gz)]
-        return [m.complex(_zeros(gz), gz)]
+        return [_math.complex(_zeros(gz), gz)]
 
 
 class Conj(ScalarOp):
@@ -169,7 +155,7 @@ class Conj(ScalarOp):
         return (dtypes[0],)
 
     def L_op(self, inputs, outputs, output_grads):
-        return [_tt().conj(output_grads[0])]
+        return [_math.conj(output_grads[0])]
 
 
 class Angle(ScalarOp):
@@ -190,13 +176,12 @@ class Angle(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         # d angle = (re d im - im d re) / |z|^2; for a real input the angle is constant
         (z,), (gz,) = inputs, output_grads
-        m = _tt()
         if z.dtype not in COMPLEX:
             return [_zeros(z)]
-        re, im = m.real(z), m.imag(z)
-        norm2 = m.add(m.sqr(re), m.sqr(im))
-        return [m.complex(m.neg(m.true_div(m.mul(gz, im), norm2)),
-                          m.true_div(m.mul(gz, re), norm2))]
+        re, im = _math.real(z), _math.imag(z)
+        norm2 = _math.add(_math.sqr(re), _math.sqr(im))
+        return [_math.complex(_math.neg(_math.true_div(_math.mul(gz, im), norm2)),
+                          _math.true_div(_math.mul(gz, re), norm2))]
 
 
 def _complex_out(re, im):
@@ -220,9 +205,8 @@ class Complex(ScalarOp):
         return out
 
     def L_op(self, inputs, outputs, output_grads):
-        m = _tt()
         gz = output_grads[0]
-        return [m.real(gz), m.imag(gz)]
+        return [_math.real(gz), _math.imag(gz)]
 
 
 xlogy = XLogY()

@@ -15,13 +15,13 @@ Parameters broadcast as in numpy; the distributions with vector parameters
 
 from __future__ import annotations
 
-import functools
 import inspect
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 
+from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.math import cast, true_div
 from tensorgraph.tensor.random.op import RandomVariable
 
 __all__ = [
@@ -35,16 +35,6 @@ __all__ = [
     "ChoiceWithoutReplacement", "PermutationRV", "IntegersRV", "MvNormalRV", "DirichletRV",
     "MultinomialRV", "CategoricalRV", "InvGammaRV", "broadcast_shapes",
 ]
-
-
-@functools.cache
-def _tt():
-    """The tensor functions the distributions use, imported from their own modules when first
-    needed rather than through the tensor package, whose ``__init__`` imports this one."""
-    from tensorgraph.tensor.basic import as_tensor_variable
-    from tensorgraph.tensor.math import cast, true_div
-
-    return SimpleNamespace(as_tensor_variable=as_tensor_variable, cast=cast, true_div=true_div)
 
 
 class BernoulliRV(RandomVariable):
@@ -128,9 +118,8 @@ class ChoiceWithoutReplacement(ChoiceRV):
     def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
         if self.core_shape_len is None:
             return super()._supp_shape_symbolic(params, param_shapes)
-        tt = _tt()
         core_shape = params[-1]
-        entries = tuple(tt.cast(core_shape[k], "int64") for k in range(self.core_shape_len))
+        entries = tuple(cast(core_shape[k], "int64") for k in range(self.core_shape_len))
         a_shape = param_shapes[0]
         return entries + (tuple(a_shape[len(a_shape) - self.a_ndim + 1:]) if self.a_ndim else ())
 
@@ -224,7 +213,7 @@ class PermutationRV(RandomVariable):
 
     def _supp_shape_symbolic(self, params, param_shapes) -> tuple:
         if self.x_ndim == 0:
-            return (_tt().cast(params[0], "int64"),)
+            return (cast(params[0], "int64"),)
         return tuple(param_shapes[0][len(param_shapes[0]) - self.x_ndim:])
 
     def draw(self, rng, x, *, size):
@@ -529,24 +518,23 @@ def gamma(shape, rate=None, scale=None, size=None, rng=None, dtype=None, *, name
     if rate is not None:
         warnings.warn("Gamma rate argument is deprecated and will stop working, use scale "
                       "instead: gamma(shape, scale=1 / rate)", FutureWarning, stacklevel=2)
-        scale = _tt().true_div(1.0, rate)
+        scale = true_div(1.0, rate)
     return _gamma(shape, scale, size=size, rng=rng, dtype=dtype, name=name)
 
 
 def chisquare(df, size=None, rng=None, dtype=None):
     """Chi-square with ``df`` degrees of freedom (a gamma of shape df / 2 and scale 2)."""
-    return _gamma(_tt().true_div(df, 2.0), 2.0, size=size, rng=rng, dtype=dtype)
+    return _gamma(true_div(df, 2.0), 2.0, size=size, rng=rng, dtype=dtype)
 
 
 def choice(a, size=None, replace=True, p=None, rng=None, dtype=None):
     """Samples of ``a`` (an int n: ``range(n)``; or an array: entries along its first axis),
     weighted by ``p`` if given."""
-    tt = _tt()
-    a = tt.as_tensor_variable(a)
+    a = as_tensor_variable(a)
     if a.type.ndim == 0 and not a.type.dtype.startswith(("int", "uint")):
         raise TypeError(f"choice: a scalar a must be an integer (the number of choices), got "
                         f"{a.type.dtype}")
-    params = [a] if p is None else [a, tt.as_tensor_variable(p)]
+    params = [a] if p is None else [a, as_tensor_variable(p)]
     if p is not None and params[1].type.ndim != 1:
         # a ValueError, as numpy's (and PyTensor's) choice raises for p of another shape
         raise ValueError(f"choice: p must be 1-dimensional (one probability per entry of a), "
@@ -558,7 +546,7 @@ def choice(a, size=None, replace=True, p=None, rng=None, dtype=None):
 def permutation(x, size=None, rng=None, dtype=None):
     """A random permutation of ``range(x)`` for an integer ``x``, else of ``x``'s first axis;
     ``size`` gives that many independent permutations."""
-    x = _tt().as_tensor_variable(x)
+    x = as_tensor_variable(x)
     if x.type.ndim == 0 and not x.type.dtype.startswith(("int", "uint")):
         raise TypeError(f"permutation: a scalar x must be an integer, got {x.type.dtype}")
     return PermutationRV(x.type.ndim)(x, size=size, rng=rng, dtype=dtype)

@@ -17,51 +17,39 @@ generators are the reference, and reproducing their streams in C would add nothi
 from __future__ import annotations
 
 import copy
-import functools
-from types import SimpleNamespace
 
 import numpy as np
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
+from tensorgraph.tensor.basic import as_tensor_variable, constant
+from tensorgraph.tensor.join import stack
+from tensorgraph.tensor.math import cast, maximum
 from tensorgraph.tensor.random.type import RandomGeneratorType, random_generator_type
+from tensorgraph.tensor.shape import shape_tuple
+from tensorgraph.tensor.type import TensorType
 
 __all__ = ["RandomVariable", "normalize_size"]
 
 
-@functools.cache
-def _tt():
-    """The tensor functions random variables are built from, imported from their own modules
-    when first needed rather than through the tensor package, whose ``__init__`` imports this
-    one."""
-    from tensorgraph.tensor.basic import as_tensor_variable, constant
-    from tensorgraph.tensor.join import stack
-    from tensorgraph.tensor.math import cast, maximum
-    from tensorgraph.tensor.shape import shape_tuple
-    from tensorgraph.tensor.type import TensorType
-
-    return SimpleNamespace(TensorType=TensorType, as_tensor_variable=as_tensor_variable, cast=cast, constant=constant, maximum=maximum, shape_tuple=shape_tuple, stack=stack)
-
-
 def normalize_size(size) -> Variable:
     """``size`` as an int64 vector variable: None -> empty, an int or scalar -> one entry."""
-    tt = _tt()
     if size is None:
-        return tt.constant(np.zeros(0, dtype="int64"))
+        return constant(np.zeros(0, dtype="int64"))
     if isinstance(size, (int, np.integer)):
         size = (int(size),)
     if isinstance(size, (list, tuple)):
         if not size:
-            return tt.constant(np.zeros(0, dtype="int64"))
+            return constant(np.zeros(0, dtype="int64"))
         if all(isinstance(s, (int, np.integer)) for s in size):
-            return tt.constant(np.asarray(size, dtype="int64"))
-        entries = [tt.constant(s, dtype="int64") if isinstance(s, (int, np.integer))
-                   else tt.as_tensor_variable(s) for s in size]
+            return constant(np.asarray(size, dtype="int64"))
+        entries = [constant(s, dtype="int64") if isinstance(s, (int, np.integer))
+                   else as_tensor_variable(s) for s in size]
         for k, e in enumerate(entries):
             if e.type.ndim != 0 or not e.type.dtype.startswith(("int", "uint")):
                 raise TypeError(f"size[{k}] must be an integer scalar, got {e} of type {e.type}")
-        size = tt.stack([tt.cast(e, "int64") if e.type.dtype != "int64" else e for e in entries])
-    size = tt.as_tensor_variable(size)
+        size = stack([cast(e, "int64") if e.type.dtype != "int64" else e for e in entries])
+    size = as_tensor_variable(size)
     if size.type.ndim == 0:
         size = size.dimshuffle("x")
     if size.type.ndim != 1 or not size.type.dtype.startswith(("int", "uint")):
@@ -71,7 +59,7 @@ def normalize_size(size) -> Variable:
         raise TypeError(f"size must have a length known when the graph is built (it fixes the "
                         f"number of dimensions of the draw); {size} has an unknown length. "
                         "Give a tuple of scalars instead, e.g. size=(n, 3)")
-    return tt.cast(size, "int64") if size.type.dtype != "int64" else size
+    return cast(size, "int64") if size.type.dtype != "int64" else size
 
 
 def _constant_entries(size: Variable) -> tuple:
@@ -213,7 +201,6 @@ class RandomVariable(Op):
         return normalize_dtype(self.dtype)
 
     def make_node(self, rng, size, *params):
-        tt = _tt()
         if not isinstance(rng, Variable) or not isinstance(rng.type, RandomGeneratorType):
             raise TypeError(f"{self}: rng must be a variable holding a numpy.random.Generator "
                             f"(e.g. shared(np.random.default_rng(seed))), got {rng!r}")
@@ -221,13 +208,13 @@ class RandomVariable(Op):
             raise TypeError(f"{self}: expected {len(self.ndims_params)} parameters, got "
                             f"{len(params)}")
         size = normalize_size(size)
-        params = [tt.as_tensor_variable(p) for p in params]
+        params = [as_tensor_variable(p) for p in params]
         for k, (p, core) in enumerate(zip(params, self.ndims_params)):
             if p.type.ndim < core:
                 raise TypeError(f"{self}: parameter {k} must have at least {core} dimension(s), "
                                 f"got {p} of type {p.type}")
         shape = self._static_shape(size, params)
-        draw = tt.TensorType(self.output_dtype(params), shape)()
+        draw = TensorType(self.output_dtype(params), shape)()
         return Apply(self, [rng, size, *params], [random_generator_type(), draw])
 
     def _batch_shape(self, params) -> tuple:
@@ -293,11 +280,10 @@ class RandomVariable(Op):
     def _infer_shape(self, size, dist_params, param_shapes=None) -> tuple:
         """The symbolic shape of a draw: ``size`` (or the broadcast batch shape of the
         parameters when it is empty) followed by the shape of one draw."""
-        tt = _tt()
         size = normalize_size(size) if not isinstance(size, Variable) else size
-        params = [tt.as_tensor_variable(p) for p in dist_params]
+        params = [as_tensor_variable(p) for p in dist_params]
         if param_shapes is None:
-            param_shapes = [tt.shape_tuple(p) for p in params]
+            param_shapes = [shape_tuple(p) for p in params]
         if size.type.shape[0]:
             batch = [size[k] for k in range(size.type.shape[0])]
         else:
@@ -324,7 +310,6 @@ class RandomVariable(Op):
 
 def _broadcast_shapes(shapes, static_shapes):
     """Symbolic numpy broadcasting of several shapes (tuples of symbolic sizes)."""
-    tt = _tt()
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for d in range(ndim):
@@ -333,8 +318,8 @@ def _broadcast_shapes(shapes, static_shapes):
             k = d - ndim + len(shape)
             if k >= 0 and static[k] != 1:
                 dims.append(shape[k])
-        size = dims[0] if dims else tt.constant(1, dtype="int64")
+        size = dims[0] if dims else constant(1, dtype="int64")
         for other in dims[1:]:
-            size = tt.maximum(size, other)
+            size = maximum(size, other)
         result.append(size)
     return result

@@ -34,33 +34,34 @@ __all__ = ["CLoop", "run_steps_entry"]
 
 
 def run_steps_entry(function):
-    """The ``run_steps`` entry point of ``function``'s VM as it is now, or None when its calls
-    do not run the whole graph in C or hooks watch its nodes."""
+    """``(run_steps, layout, elements)``: the ``run_steps`` entry point of ``function``'s VM as
+    it is now, the ``ctypes.Structure`` of the ``tg_scan_layout`` it reads and the element type
+    of each of its pointer fields (the C VM carries both: scan sits below the link layer and
+    does not import it); None when its calls do not run the whole graph in C or hooks watch
+    its nodes."""
     vm = function.vm
     entry = getattr(vm, "_entry", None)  # CVM: the workspace's entry points
     if not entry or not getattr(vm, "whole_graph", False):
         return None
     if vm.pre_hook is not None or vm.post_hook is not None:
         return None
-    return entry.get("run_steps")
+    run_steps = entry.get("run_steps")
+    return None if run_steps is None else (run_steps, *vm.scan_layout)
 
 
 class _Tables:
     """One ``tg_scan_layout`` and the arrays its fields point to, for one run at a time."""
 
-    def __init__(self, fields: dict):
-        # the C back end's struct, imported here: scan sits below the link layer
-        from tensorgraph.link.c.graph_desc import LAYOUT_ELEMENT, ScanLayout
-
-        self.layout = ScanLayout()
+    def __init__(self, fields: dict, structure: type[ctypes.Structure], elements: dict):
+        self.layout = structure()
         self.address = ctypes.addressof(self.layout)
-        self.size = ctypes.sizeof(ScanLayout)
+        self.size = ctypes.sizeof(structure)
         self.arrays = []
         for name, values in fields.items():
-            if name not in LAYOUT_ELEMENT:
+            if name not in elements:  # not a pointer field
                 setattr(self.layout, name, values)
                 continue
-            element = LAYOUT_ELEMENT[name]
+            element = elements[name]
             array = (element * max(len(values), 1))(*values)
             self.arrays.append(array)
             setattr(self.layout, name, ctypes.cast(array, ctypes.POINTER(element)))
@@ -97,14 +98,14 @@ class CLoop:
                         "bind_input": list(range(self.nbind)), "bind_offset": offsets,
                         "bind_init_rows": init_rows, "out_output": list(range(self.nout))}
 
-    def _tables(self, rings: tuple) -> _Tables:
+    def _tables(self, rings: tuple, structure, elements) -> _Tables:
         """A layout for the given rings (per binding, then per output) that no other run
         uses (runs in other threads take others: list.pop is atomic)."""
         try:
             return self._spare.get(rings, []).pop()
         except IndexError:
             return _Tables(dict(self._fields, bind_ring=list(rings[:self.nbind]),
-                                out_ring=list(rings[self.nbind:])))
+                                out_ring=list(rings[self.nbind:])), structure, elements)
 
     def run(self, loop, entry):
         """Run iterations of ``loop`` from ``loop.t`` in C: True when some ran, False when
@@ -136,7 +137,8 @@ class CLoop:
         outs = tuple(s.array for s in steps_out)
         values = (None,) * self.nbind + tuple(loop._non_seqs)
         key = tuple(rings)
-        tables = self._tables(key)
+        entry, structure, elements = entry
+        tables = self._tables(key, structure, elements)
         try:
             lay = tables.layout
             lay.t, lay.n_steps, lay.stopped = loop.t, n_steps, 0

@@ -30,6 +30,7 @@ import copy
 import numpy as np
 
 from tensorgraph.configdefaults import config
+from tensorgraph.scan.c_loop import CLoop, run_steps_entry
 
 __all__ = ["ScanLoop", "InnerRunner"]
 
@@ -83,13 +84,9 @@ class InnerRunner:
         fn = self.function
         c_loop = self._c_loop
         if c_loop is None and not self.reference:
-            from tensorgraph.scan.c_loop import CLoop
-
             c_loop = self._c_loop = CLoop(self)
         entry = None
         if c_loop is not None and c_loop.ok and self.c_loop_enabled:
-            from tensorgraph.scan.c_loop import run_steps_entry
-
             entry = run_steps_entry(fn)
         while not loop.done:
             if entry is not None:

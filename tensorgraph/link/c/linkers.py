@@ -41,6 +41,7 @@ from tensorgraph.link.c.compiler import (
     CompilerUnusableWarning,
     compiler_problem,
 )
+from tensorgraph.link.c.graph_desc import LAYOUT_ELEMENT, ScanLayout
 from tensorgraph.link.vm import VM, PyVMLinker, prepare_storage
 
 _warned_no_compiler: list[str] = []  # the problems already reported by a warning
@@ -52,6 +53,11 @@ class CVM(VM):
     ``c_call`` is the C function implementing a whole ``Function`` call, or None while hooks
     are set (or the graph is not all C, or no Function configured it).
     """
+
+    #: the struct the whole-graph entry ``run_steps`` reads its loop's layout from, and the
+    #: element type of each pointer field: the scan loop in C (scan/c_loop.py) fills it and
+    #: finds it here, since scan sits below the link layer
+    scan_layout = (ScanLayout, LAYOUT_ELEMENT)
 
     def __init__(self, fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph):
         self._pre = self._post = None

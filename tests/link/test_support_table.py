@@ -2,10 +2,12 @@
 
 The table is written by hand (its caveats are prose), so this test reads it back: every name in
 backticks in a row's first cell is built into a node, and each back end is asked, without
-compiling anything, whether it can run that node: the JAX and PYTORCH tables' implementation
-must exist and accept the node (``impl(op, node)`` may decline with NotImplementedError), the
-NUMBA module writer must list no problem for it. A row saying "yes" (with or without a caveat
-in parentheses) must be true of every name; a row saying "no" must be false of every name.
+compiling anything, whether it can run that node: the C table must give the node a C fragment
+(``node_c_code``, what codegen asks; without one FAST_RUN runs its ``perform``), the JAX and
+PYTORCH tables' implementation must exist and accept the node (``impl(op, node)`` may decline
+with NotImplementedError), the NUMBA module writer must list no problem for it. A row saying
+"yes" (with or without a caveat in parentheses) must be true of every name; a row saying "no"
+must be false of every name.
 """
 
 import re
@@ -23,7 +25,7 @@ from tensorgraph.tensor import blas, extra_ops, linalg, special
 from tensorgraph.tensor.random.utils import RandomStream
 
 PAGE = Path(__file__).parent.parent.parent / "docs" / "backends.md"
-BACKENDS = ("JAX", "NUMBA", "PYTORCH")
+BACKENDS = ("C", "JAX", "NUMBA", "PYTORCH")
 
 
 def table_rows() -> list[tuple[str, list[str], dict]]:
@@ -56,7 +58,7 @@ def _zoo() -> dict:
     s = RandomStream(0)
     zoo = {"Elemwise": [x + y, tt.exp(x)], "exp": tt.exp(x), "tanh": tt.tanh(x),
            "sigmoid": tt.sigmoid(x), "softplus": tt.softplus(x), "log1mexp": tt.log1mexp(x),
-           "erf": tt.erf(x), "erfc": tt.erfc(x), "gammaln": tt.gammaln(x),
+           "erf": tt.erf(x), "erfc": tt.erfc(x), "tt.gamma": tt.gamma(x), "gammaln": tt.gammaln(x),
            "erfinv": tt.erfinv(x), "erfcinv": tt.erfcinv(x), "psi": tt.psi(x),
            "tri_gamma": tt.tri_gamma(x),
            "DimShuffle": m.T, "Shape": x.shape, "SpecifyShape": tt.specify_shape(x, (3,)),
@@ -90,7 +92,7 @@ def _zoo() -> dict:
     for name, args in draws.items():
         draw = getattr(s, name)(*args, size=3)
         zoo[draw.owner.op.name] = draw  # the table's name: negative_binomial for nbinom
-    zoo["gamma"] = [tt.gamma(x), s.gamma(2.0, scale=1.0, size=3)]  # the function, the draw
+    zoo["gamma"] = s.gamma(2.0, scale=1.0, size=3)  # the draw; the function is tt.gamma
     zoo["permutation"] = s.permutation(5)
     zoo["multivariate_normal"] = s.multivariate_normal(tt.zeros(2), tt.eye(2))
     zoo["dirichlet"] = s.dirichlet(tt.ones(3))
@@ -124,15 +126,21 @@ def _graph(outputs) -> FunctionGraph:
 
 
 def _refused(fgraph) -> dict:
-    """{back end: the nodes of ``fgraph`` it cannot run}, asked of its registry (no compile)."""
+    """{back end: the nodes of ``fgraph`` it cannot run}, asked of its registry (no compile).
+    For C: the nodes that get no C fragment of their own (their ``perform`` runs)."""
     from tensorgraph.link import jax as jax_backend
     from tensorgraph.link import pytorch as torch_backend
     from tensorgraph.link.backend import RandomPlan
+    from tensorgraph.link.c.codegen import node_c_code
     from tensorgraph.link.numba.codegen import GraphSource
 
     source = GraphSource(fgraph, RandomPlan(fgraph))
     source.write()
     refused = {"NUMBA": {node for node, _ in source.problems}}
+    sub = {"ctx": "ctx", "fail": "", "define": lambda _text: None}
+    refused["C"] = {node for node in fgraph.toposort() if node_c_code(
+        node, "node", [f"i{k}" for k in range(len(node.inputs))],
+        [f"o{k}" for k in range(len(node.outputs))], sub) is None}
     for backend, table in (("JAX", jax_backend.TABLE), ("PYTORCH", torch_backend.TABLE)):
         refused[backend] = set()
         for node in fgraph.toposort():
@@ -149,13 +157,13 @@ def _refused(fgraph) -> dict:
 
 def _names(node) -> set:
     """The names a row may give this node: its op's class, its scalar op's class and name (an
-    ``Elemwise``), its distribution (a draw), and ``scan`` for a loop
+    ``Elemwise``, also as ``tt.<name>``), its distribution (a draw), and ``scan`` for a loop
     whose step draws."""
     op = node.op
     names = {type(op).__name__}
     scalar = getattr(op, "scalar_op", None)
     if scalar is not None:
-        names |= {type(scalar).__name__, getattr(scalar, "name", "")}
+        names |= {type(scalar).__name__, scalar.name, f"tt.{scalar.name}"}
     if type(op).__name__ == "Scan" and any(_names(n) & {"normal"} for n in op.fgraph.apply_nodes):
         names.add("scan")
     if type(op).__name__ == "Gemv" and op.pair is not None:

@@ -31,15 +31,23 @@ __all__ = [
     "MissingInputError", "TestValueError", "rewrite_graph",
 ]
 
-#: PyTensor keeps these in ``pytensor.graph``; here they live in a higher layer and are
-#: imported on first use (the graph package itself never imports them)
-_HIGHER_LAYER = {"rewrite_graph": "tensorgraph.rewriting.utils"}
+#: PyTensor keeps these in ``pytensor.graph``; here they live in the rewriting layer, which
+#: registers each here when it is imported (``provide``): the graph package never imports
+#: upward. Name -> where it is defined.
+_HIGHER_LAYER = {"rewrite_graph": "tensorgraph.rewriting.rewrite_graph"}
+
+
+def provide(name: str, value) -> None:
+    """Make ``tensorgraph.graph.<name>`` the higher layer's ``value`` (one of ``_HIGHER_LAYER``)."""
+    if name not in _HIGHER_LAYER:
+        raise KeyError(f"tensorgraph.graph.provide: expected one of {sorted(_HIGHER_LAYER)}, "
+                       f"got {name!r}")
+    globals()[name] = value
 
 
 def __getattr__(name):
-    module = _HIGHER_LAYER.get(name)
-    if module is None:
+    if name not in _HIGHER_LAYER:
         raise AttributeError(f"module 'tensorgraph.graph' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+    raise AttributeError(f"tensorgraph.graph.{name} is {_HIGHER_LAYER[name]}, set here when the "
+                         f"rewriting layer is imported (importing tensorgraph.tensor does): "
+                         f"import tensorgraph.rewriting first, or use {_HIGHER_LAYER[name]}")

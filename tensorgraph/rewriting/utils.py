@@ -9,6 +9,7 @@ its nodes read the rewritten variables afterwards.
 
 from __future__ import annotations
 
+from tensorgraph import graph as _graph
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Variable, clone_replace, equal_computations
 from tensorgraph.graph.fg import FunctionGraph
@@ -61,3 +62,6 @@ def is_same_graph(var1, var2, givens=None) -> bool:
     if pairs:
         var1, var2 = clone_replace([var1, var2], pairs)
     return equal_computations([var1], [var2])
+
+
+_graph.provide("rewrite_graph", rewrite_graph)  # PyTensor's tensorgraph.graph.rewrite_graph

@@ -3,6 +3,8 @@ pushforward/pullback, hessian_vector_product, subgraph_grad, jacobian of any exp
 loop or vectorized), vectorize_graph / tt.vectorize and the Blockwise op behind them."""
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -380,3 +382,27 @@ def test_the_zero_gradient_of_an_integer_input_keeps_the_cost_inputs_used():
     f = tg.function([X, W], g)           # W is read by the cost: no UnusedInputError
     np.testing.assert_array_equal(f(np.ones((2, 3), dtype="int32"), np.ones((3, 2))),
                                   np.zeros((2, 3)))
+
+
+REWRITE_GRAPH_PROBE = """
+import sys
+import tensorgraph.graph as g
+try:
+    g.rewrite_graph
+except AttributeError as exc:
+    print("error:", exc)
+print("rewriting loaded:", "tensorgraph.rewriting" in sys.modules)
+import tensorgraph.rewriting.utils
+print("same:", g.rewrite_graph is tensorgraph.rewriting.utils.rewrite_graph)
+"""
+
+
+def test_graph_rewrite_graph_is_registered_by_rewriting_not_imported_upward():
+    """``tensorgraph.graph.rewrite_graph`` (PyTensor's name) is rewriting's function once the
+    rewriting layer is loaded; before, the graph package names where it lives instead of
+    importing a higher layer."""
+    out = subprocess.run([sys.executable, "-c", REWRITE_GRAPH_PROBE], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert "rewriting loaded: False" in out
+    assert "error:" in out and "tensorgraph.rewriting" in out
+    assert "same: True" in out

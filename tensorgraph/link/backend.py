@@ -38,9 +38,9 @@ import weakref
 
 import numpy as np
 
-from tensorgraph.graph.lookup import OP_SAME, nearest
+from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 
-__all__ = ["OpTable", "UnsupportedOpsError", "require", "available", "branch_owners",
+__all__ = ["OpTable", "OpTables", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
            "draws_with_the_generator_method", "draw_of", "Program", "WholeGraphVM",
            "WholeGraphLinker"]
@@ -75,6 +75,7 @@ class OpTable:
         self._lock = threading.Lock()
 
     def register(self, op_class: type):
+        """Decorator: ``@register(OpClass)`` makes the decorated implementation ``OpClass``'s."""
         if not isinstance(op_class, type):
             raise TypeError(f"register() takes an op class, got {op_class!r}")
 
@@ -85,6 +86,7 @@ class OpTable:
         return decorate
 
     def lookup(self, op):
+        """The implementation registered for ``op``'s class (see above), or None."""
         if not self._loaded:
             self._load_builtin()
         return nearest(self._table, type(op), self.same)
@@ -102,6 +104,16 @@ class OpTable:
             for name in self.builtin:
                 importlib.import_module(f"{self.package}.{name}")
             self._loaded = True
+
+
+class OpTables:
+    """A back end's two tables: ``ops`` (``fn(op, node) -> callable``) and ``scalars`` (scalar
+    ops inside ``Elemwise`` and ``Composite``: ``fn(op, in_dtypes, out_dtypes) -> callable``),
+    both filled by the modules ``builtin`` of ``package``."""
+
+    def __init__(self, backend: str, package: str, builtin: tuple):
+        self.ops = OpTable(backend, package, builtin)
+        self.scalars = OpTable(backend, package, builtin, same=SCALAR_SAME)
 
 
 # ----------------------------------------------------------------------------------------------

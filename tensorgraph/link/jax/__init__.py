@@ -31,36 +31,16 @@ This package imports jax only when a graph is compiled in mode JAX; the core nev
 
 from __future__ import annotations
 
-from tensorgraph.link.backend import OpTable
-from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.link.backend import OpTables
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
-TABLE = OpTable("JAX", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("JAX", __name__, _BUILTIN, same=SCALAR_SAME)
-
-
-def register(op_class: type):
-    """Decorator: ``@register(OpClass)`` makes ``fn(op, node) -> callable`` the JAX
-    implementation of ``OpClass`` (see the module docstring)."""
-    return TABLE.register(op_class)
-
-
-def register_scalar(op_class: type):
-    """Decorator: ``@register_scalar(ScalarOpClass)`` makes ``fn(op, in_dtypes, out_dtypes)
-    -> callable(*arrays)`` the JAX implementation of a scalar op."""
-    return SCALAR_TABLE.register(op_class)
-
-
-def implementation(op):
-    """The registered implementation of ``op``'s class, or None."""
-    return TABLE.lookup(op)
-
-
-def scalar_implementation(op):
-    return SCALAR_TABLE.lookup(op)
+TABLES = OpTables("JAX", __name__, _BUILTIN)
+TABLE = TABLES.ops
+register, implementation = TABLE.register, TABLE.lookup
+register_scalar, scalar_implementation = TABLES.scalars.register, TABLES.scalars.lookup
 
 
 def runtime_check(bad, error: type, message: str) -> None:

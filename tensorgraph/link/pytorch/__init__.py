@@ -11,9 +11,7 @@ outputs)::
 
     @register(Double)
     def torch_double(op, node):
-        def double(x):
-            return x * 2
-        return double
+        return lambda x: x * 2
 
 Lookup follows the class hierarchy (an implementation for a base class serves its
 subclasses when they compute the same way). Raising ``NotImplementedError(reason)`` from the
@@ -38,44 +36,16 @@ This package imports torch only when a graph is compiled in mode PYTORCH; the co
 
 from __future__ import annotations
 
-from tensorgraph.link.backend import OpTable
-from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.link.backend import OpTables
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
-TABLE = OpTable("PyTorch", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("PyTorch", __name__, _BUILTIN, same=SCALAR_SAME)
-
-
-def register(op_class: type):
-    """Decorator: ``@register(OpClass)`` makes ``fn(op, node) -> callable`` the PyTorch
-    implementation of ``OpClass`` (see the module docstring)."""
-    return TABLE.register(op_class)
-
-
-def register_scalar(op_class: type):
-    """Decorator: ``@register_scalar(ScalarOpClass)`` makes ``fn(op, in_dtypes, out_dtypes)
-    -> callable(*tensors)`` the PyTorch implementation of a scalar op."""
-    return SCALAR_TABLE.register(op_class)
-
-
-def implementation(op):
-    """The registered implementation of ``op``'s class, or None."""
-    return TABLE.lookup(op)
-
-
-def scalar_implementation(op):
-    return SCALAR_TABLE.lookup(op)
-
-
-def runtime_check(bad, error: type, message: str) -> None:
-    """Fail the call with ``error(message)`` where ``bad`` (a boolean, traced or known) is
-    true (see the module docstring). Only valid while a node is being traced."""
-    from tensorgraph.link.pytorch.linker import current_checks
-
-    current_checks().add(bad, error, message)
+TABLES = OpTables("PyTorch", __name__, _BUILTIN)
+TABLE = TABLES.ops
+register, implementation = TABLE.register, TABLE.lookup
+register_scalar, scalar_implementation = TABLES.scalars.register, TABLES.scalars.lookup
 
 
 def traced(value) -> bool:
@@ -108,3 +78,11 @@ def as_tensor(value, dtype=None):
         if value.dtype != target:
             return value.to(target)
     return value
+
+
+def runtime_check(bad, error: type, message: str) -> None:
+    """Fail the call with ``error(message)`` where ``bad`` (a boolean, traced or known) is
+    true (see the module docstring). Only valid while a node is being traced."""
+    from tensorgraph.link.pytorch.linker import current_checks
+
+    current_checks().add(bad, error, message)

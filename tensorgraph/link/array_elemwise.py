@@ -43,6 +43,11 @@ class ArrayLibrary:
     def transpose(self, x, axes):
         raise NotImplementedError
 
+    def owned(self, x):
+        """``x`` as an array of its own, not a view: later ops may write a library's arrays
+        in place (PyTorch's); immutable ones (JAX's) need no copy."""
+        return x
+
     def function(self, numpy_name: str):
         """The library's function of a numpy ufunc's name, or None."""
         return getattr(self.xp, numpy_name, None)
@@ -229,31 +234,24 @@ def second(lib: ArrayLibrary):
     return make
 
 
-def rounding(lib: ArrayLibrary):
-    """floor, ceil, trunc, round half to even: integers are their own result."""
+def rounding(lib: ArrayLibrary, function=None):
+    """floor, ceil, trunc, round half to even (the library's function of the numpy name) or
+    ``function`` (round half away from zero): integers are their own result."""
     def make(op, in_dtypes, out_dtypes):
         (out,) = out_dtypes
         if np.dtype(out).kind != "f":
             return identity(lib)(op, in_dtypes, out_dtypes)
-        fn = lib.named(op)
+        fn = function or lib.named(op)
         return lambda x: fn(lib.array(x, out))
     return make
 
 
-def round_away(lib: ArrayLibrary):
-    def make(op, in_dtypes, out_dtypes):
-        (out,) = out_dtypes
-        if np.dtype(out).kind != "f":
-            return identity(lib)(op, in_dtypes, out_dtypes)
+def round_half_away(lib: ArrayLibrary):
+    def compute(x):
         xp = lib.xp
-
-        def compute(x):
-            x = lib.array(x, out)
-            whole = xp.trunc(x)
-            return xp.where(xp.abs(x - whole) >= 0.5, whole + xp.sign(x), whole)
-
-        return compute
-    return make
+        whole = xp.trunc(x)
+        return xp.where(xp.abs(x - whole) >= 0.5, whole + xp.sign(x), whole)
+    return compute
 
 
 def power(lib: ArrayLibrary):
@@ -316,7 +314,7 @@ def registrations(lib: ArrayLibrary, float_functions: dict) -> dict:
              Composite: composite(lib), sm._Comparison: comparison(lib), sm.Abs: absolute(lib),
              sm.IntDiv: integer_division(lib), sm.Mod: integer_division(lib),
              sm.Clip: clip(lib), sm.Switch: switch(lib), sm.Second: second(lib),
-             sm.RoundHalfAwayFromZero: round_away(lib), sm.Pow: power(lib)}
+             sm.RoundHalfAwayFromZero: rounding(lib, round_half_away(lib)), sm.Pow: power(lib)}
     for cls in (sm.IsNan, sm.IsInf, sm.IsFinite):
         table[cls] = as_is(lib)
     for cls in (sm.Floor, sm.Ceil, sm.Trunc, sm.RoundHalfToEven):

@@ -86,6 +86,9 @@ class TorchLibrary(array_elemwise.ArrayLibrary):
     def transpose(self, x, axes):
         return x.permute(*axes) if x.ndim else x
 
+    def owned(self, x):
+        return x.clone()
+
     def function(self, numpy_name):
         return super().function(_RENAMED.get(numpy_name, numpy_name))
 

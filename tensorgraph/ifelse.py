@@ -18,6 +18,11 @@ import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op, node_thunk
+from tensorgraph.rewriting.basic import NodeRewriter
+from tensorgraph.rewriting.db import WalkerDB
+from tensorgraph.rewriting.destroyhandler import DestroyHandler
+from tensorgraph.rewriting.optdb import optdb
+from tensorgraph.tensor.type import TensorType
 
 __all__ = ["IfElse", "ifelse"]
 
@@ -172,8 +177,6 @@ def _as_condition(condition) -> Variable:
 
 def _output_type(then_value, else_value, k: int):
     """The type of output ``k``: the branches' type, with static sizes where they agree."""
-    from tensorgraph.tensor.type import TensorType
-
     t, e = then_value.type, else_value.type
     if t == e:
         return t
@@ -187,8 +190,6 @@ def _output_type(then_value, else_value, k: int):
 def _unify_dtypes(then_value, else_value, k: int):
     """Cast one branch value of output ``k`` when the other's dtype holds it safely (int32 and
     float64 give float64), as PyTensor does; refuse other mixes with a clear error."""
-    from tensorgraph.tensor.type import TensorType
-
     t, e = then_value.type, else_value.type
     if not (isinstance(t, TensorType) and isinstance(e, TensorType)):
         return then_value, else_value
@@ -237,11 +238,6 @@ def _register_view_rewrite():
     a copy, as PyTensor does. It runs after the inplace phase, so it never takes an inplace
     opportunity from the nodes reading the ``ifelse`` (their destroy handler vetoes a view
     of a value they overwrite: that ``IfElse`` keeps copying)."""
-    from tensorgraph.rewriting.basic import NodeRewriter
-    from tensorgraph.rewriting.db import WalkerDB
-    from tensorgraph.rewriting.destroyhandler import DestroyHandler
-    from tensorgraph.rewriting.optdb import optdb
-
     class IfElseAsView(NodeRewriter):
         name = "ifelse_as_view"
 

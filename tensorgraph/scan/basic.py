@@ -28,18 +28,21 @@ import numpy as np
 
 import tensorgraph.tensor as tt
 from tensorgraph.configdefaults import config
-from tensorgraph.graph.basic import Constant, Variable, ancestors, clone_replace, io_toposort
-from tensorgraph.graph.utils import MissingInputError
+from tensorgraph.graph.basic import (
+    Constant,
+    Variable,
+    _variable_ids,
+    ancestors,
+    clone_replace,
+    io_toposort,
+)
+from tensorgraph.graph.shared import SharedVariable
+from tensorgraph.graph.utils import MissingInputError, TestValueError
 from tensorgraph.scan.op import Scan, ScanInfo
 from tensorgraph.scan.utils import label, plural, until
+from tensorgraph.tensor.shape import as_int_scalar
 
 __all__ = ["scan"]
-
-
-def _shared_variable_class():
-    from tensorgraph.graph.shared import SharedVariable
-
-    return SharedVariable
 
 
 def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None,
@@ -122,7 +125,7 @@ def scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None
                    for tap in taps]
         state_placeholders.append(per_tap)
         state_args.extend(per_tap)
-    shared_cls = _shared_variable_class()
+    shared_cls = SharedVariable
     _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders)
 
     # non-sequences are passed as themselves (as PyTensor does: the step may differentiate
@@ -321,8 +324,6 @@ def _n_steps(n_steps, seqs, title, as_while) -> tuple:
     """(n_steps variable, whether the sequences must all give that many steps)."""
     if n_steps is not None:
         if isinstance(n_steps, Variable):
-            from tensorgraph.tensor.shape import as_int_scalar
-
             return as_int_scalar(n_steps, f"{title}: n_steps"), False
         if not isinstance(n_steps, (int, np.integer)) or isinstance(n_steps, bool):
             raise TypeError(f"{title}: n_steps must be an int or an integer scalar variable, "
@@ -422,8 +423,6 @@ def _parse_returned(returned, title):
 
 def _variable_count() -> int:
     """A number every variable created from now on exceeds in ``_created_after``."""
-    from tensorgraph.graph.basic import _variable_ids
-
     return next(_variable_ids)
 
 
@@ -435,14 +434,14 @@ def _looks_like_updates(item) -> bool:
     """A dict, or a non-empty list of (shared variable, new value) pairs."""
     if isinstance(item, dict):
         return True
-    shared_cls = _shared_variable_class()
+    shared_cls = SharedVariable
     return (isinstance(item, (list, tuple)) and bool(item)
             and all(isinstance(p, (list, tuple)) and len(p) == 2
                     and isinstance(p[0], shared_cls) for p in item))
 
 
 def _shared_updates(updates, title) -> list:
-    shared_cls = _shared_variable_class()
+    shared_cls = SharedVariable
     items = list(updates.items()) if isinstance(updates, dict) else list(updates)
     pairs = []
     for var, value in items:
@@ -498,8 +497,6 @@ def _implicit_inputs(outputs, placeholders) -> list:
 def _copy_test_values(seqs, seq_placeholders, outs_info, state_placeholders) -> None:
     """Give the placeholders test values from the outer ones (x[t] <- x[0], ...) when test
     values are on and the outer variables have one."""
-    from tensorgraph.graph.utils import TestValueError
-
     if config.compute_test_value == "off":
         return
     try:
@@ -529,8 +526,6 @@ class _test_values_if_available:
         self.flags = None
 
     def __enter__(self):
-        from tensorgraph.graph.utils import TestValueError
-
         missing = any(not hasattr(ph.tag, "test_value") for ph in self.placeholders)
         for v in self.outer:
             try:

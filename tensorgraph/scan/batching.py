@@ -23,21 +23,21 @@ import tensorgraph.tensor as tt
 from tensorgraph.graph.basic import Constant, Variable, ancestors
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize
+from tensorgraph.scalar.basic import Add
 from tensorgraph.scan.op import Scan
 from tensorgraph.scan.rewriting import _clients, _Item, _last_steps_read, _Parts
+from tensorgraph.tensor.dot import Dot
+from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+from tensorgraph.tensor.shape import specify_shape
 
 __all__ = ["scan_pushout_seq_dots", "scan_pushout_add"]
 
 
 def _is_dot(node) -> bool:
-    from tensorgraph.tensor.dot import Dot
-
     return node is not None and isinstance(node.op, Dot)
 
 
 def _is_transpose(var) -> bool:
-    from tensorgraph.tensor.elemwise import DimShuffle
-
     node = var.owner
     return (node is not None and isinstance(node.op, DimShuffle)
             and node.op.new_order == (1, 0))
@@ -123,9 +123,6 @@ def scan_pushout_seq_dots(fgraph, node):
 
 def _increment(out, ph):
     """f when ``out`` is ``ph + f`` (or ``f + ph``) of the state's dtype and ndim, else None."""
-    from tensorgraph.scalar.basic import Add
-    from tensorgraph.tensor.elemwise import Elemwise
-
     node = out.owner
     if (node is None or not isinstance(node.op, Elemwise) or not isinstance(node.op.scalar_op, Add)
             or len(node.inputs) != 2 or out.type.dtype != ph.type.dtype
@@ -222,7 +219,5 @@ def scan_pushout_add(fgraph, node):
 def _with_sizes_of(new, old):
     """``new`` with the static sizes ``old``'s type knows and its own does not (so it can
     replace ``old``)."""
-    from tensorgraph.tensor.shape import specify_shape
-
     merged = tuple(n if n is not None else o for n, o in zip(new.type.shape, old.type.shape))
     return specify_shape(new, merged) if merged != tuple(new.type.shape) else new

@@ -31,8 +31,21 @@ from __future__ import annotations
 import numpy as np
 
 import tensorgraph.tensor as tt
-from tensorgraph.graph.basic import ancestors, clone_replace, graph_inputs
+from tensorgraph.gradient import (
+    DisconnectedType,
+    NullType,
+    Rop,
+    _no_test_values,
+    disconnected_type,
+    grad,
+    grad_not_implemented,
+)
+from tensorgraph.graph.basic import Constant, ancestors, clone_replace, graph_inputs
+from tensorgraph.scalar.basic import Cast
 from tensorgraph.scan.op import Scan, ScanInfo
+from tensorgraph.scan.shapes import outer_dependencies
+from tensorgraph.tensor.creation import Alloc
+from tensorgraph.tensor.elemwise import DimShuffle
 
 __all__ = ["scan_l_op", "scan_r_op"]
 
@@ -74,8 +87,6 @@ class _Layout:
 
 
 def scan_l_op(op: Scan, inputs, outputs, output_grads):
-    from tensorgraph.gradient import NullType, disconnected_type, grad_not_implemented
-
     info = op.info
     lay = _Layout(op, inputs, outputs)
     result = [disconnected_type() for _ in inputs]
@@ -101,11 +112,6 @@ def scan_l_op(op: Scan, inputs, outputs, output_grads):
 def _is_zeros(g) -> bool:
     """Whether ``g`` is an allocation of zeros (``zeros_like``), as grad makes for outputs
     the cost does not read."""
-    from tensorgraph.graph.basic import Constant
-    from tensorgraph.scalar.basic import Cast
-    from tensorgraph.tensor.creation import Alloc
-    from tensorgraph.tensor.elemwise import DimShuffle
-
     node = g.owner
     if node is None or not isinstance(node.op, Alloc):
         return False
@@ -120,9 +126,6 @@ def _is_zeros(g) -> bool:
 def _integers_get_zeros(op, inputs, requested, result):
     """Integer inputs an output with a gradient depends on get zeros (as for any op: they
     cannot move infinitesimally), not 'disconnected'."""
-    from tensorgraph.gradient import DisconnectedType
-    from tensorgraph.scan.shapes import outer_dependencies
-
     deps = outer_dependencies(op)
     connected = {i for o, wanted in enumerate(requested) if wanted for i in deps[o]}
     for i in connected:
@@ -141,8 +144,6 @@ class _Backward:
         self.result = result
 
     def build(self):
-        from tensorgraph.gradient import NullType, _no_test_values, grad
-
         op, lay, info = self.op, self.lay, self.info
         inner = _InnerCopy(op, lay, self.grads)
         n = lay.n if not info.as_while else (lay.state_values + lay.nit_values)[0].shape[0]
@@ -343,9 +344,6 @@ class _Backward:
     def _undefined(self, why: str):
         """Every float input connected to a differentiated output gets an undefined
         gradient saying ``why``."""
-        from tensorgraph.gradient import NullType
-        from tensorgraph.scan.shapes import outer_dependencies
-
         null = NullType(f"{self.op.title}: {why}")
         deps = outer_dependencies(self.op)
         for o, g in enumerate(self.grads):
@@ -441,8 +439,6 @@ def _name(var) -> str:
 
 
 def scan_r_op(op: Scan, inputs, eval_points):
-    from tensorgraph.gradient import Rop
-
     info = op.info
     lay = _Layout(op, inputs)
     fg = op.fgraph
@@ -483,7 +479,6 @@ def scan_r_op(op: Scan, inputs, eval_points):
     differentiated = [o for o in outputs[:info.n_steps_outputs] if _is_float(o)]
     if not wrt or not differentiated:
         return [None] * len(op.fgraph.outputs[:info.n_steps_outputs + info.n_shared])
-    from tensorgraph.gradient import _no_test_values
 
     with _no_test_values():
         tangents = Rop(differentiated, wrt, tangent_ph, disconnected_outputs="ignore",

@@ -29,8 +29,11 @@ import copy
 
 import numpy as np
 
+from tensorgraph import hooks
 from tensorgraph.configdefaults import config
+from tensorgraph.graph.utils import compiling
 from tensorgraph.scan.c_loop import CLoop, run_steps_entry
+from tensorgraph.scan.shapes import empty_output_shape
 
 __all__ = ["ScanLoop", "InnerRunner"]
 
@@ -54,9 +57,6 @@ class InnerRunner:
     """
 
     def __init__(self, op, mode, reference: bool = False, maker=None):
-        from tensorgraph import hooks
-        from tensorgraph.graph.utils import compiling
-
         self.op = op
         self.mode = mode
         self.reference = reference
@@ -399,8 +399,6 @@ class ScanLoop:
 
     def results(self) -> list:
         """The outer outputs after the iterations run so far."""
-        from tensorgraph.scan.shapes import empty_output_shape
-
         info, done = self.info, self.t
         values = []
         for i, steps in enumerate(self._steps_out):

@@ -49,9 +49,14 @@ import threading
 from dataclasses import dataclass
 
 import tensorgraph.tensor as tt
+from tensorgraph import hooks
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.op import Op
+from tensorgraph.graph.utils import compiling
+from tensorgraph.rewriting.history import graph_signature
+from tensorgraph.tensor.shape import as_int_scalar
+from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Scan", "ScanInfo"]
 
@@ -200,8 +205,6 @@ class _GraphKey:
     __slots__ = ("entries", "_hash")
 
     def __init__(self, fgraph):
-        from tensorgraph.rewriting.history import graph_signature
-
         self.entries = (tuple(graph_signature(fgraph)),
                         tuple(v.type for v in fgraph.inputs))
         self._hash = hash(self.entries)
@@ -321,8 +324,6 @@ class Scan(Op):
 
     def expected_outer_types(self) -> list:
         """The type each outer input must fit (after n_steps), from the inner placeholders."""
-        from tensorgraph.tensor.type import TensorType
-
         info, inputs = self.info, self.fgraph.inputs
         types = []
         for positions in info.inner_seq_positions():
@@ -336,9 +337,6 @@ class Scan(Op):
         return types
 
     def make_node(self, n_steps, *outer):
-        from tensorgraph.tensor.shape import as_int_scalar
-        from tensorgraph.tensor.type import TensorType
-
         info = self.info
         n_steps = as_int_scalar(n_steps, f"{self.title}: n_steps")
         if len(outer) != info.n_outer_inputs - 1:
@@ -395,8 +393,6 @@ class Scan(Op):
     def prepare_for_mode(self, node, mode) -> None:
         """Compile the inner graph for a function compiled with ``mode`` (called by
         ``FunctionMaker`` after rewriting): the node then runs with it."""
-        from tensorgraph import hooks
-        from tensorgraph.graph.utils import compiling
         from tensorgraph.scan.loop import InnerRunner
 
         mode = self.mode if self.mode is not None else mode
@@ -423,7 +419,6 @@ class Scan(Op):
         if self._reference is None:
             with self._lock:
                 if self._reference is None:
-                    from tensorgraph import hooks
                     from tensorgraph.scan.loop import InnerRunner
 
                     self._reference = InnerRunner(self, hooks.perform_mode(), reference=True)

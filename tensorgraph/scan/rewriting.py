@@ -26,10 +26,19 @@ it as on any graph, and its rewrite history is the compiled inner function's
 from __future__ import annotations
 
 from tensorgraph.graph.basic import Constant, ancestors, clone_replace, io_toposort
-from tensorgraph.rewriting.basic import GraphRewriter, graph_rewriter, node_rewriter
+from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.rewriting.basic import (
+    GraphRewriter,
+    RewriteSettings,
+    apply_replacement,
+    graph_rewriter,
+    node_rewriter,
+)
 from tensorgraph.rewriting.db import EquilibriumDB, WalkerDB
 from tensorgraph.rewriting.optdb import optdb, register_canonicalize
+from tensorgraph.rewriting.presets import rewrite_for_mode
 from tensorgraph.scan.op import Scan, ScanInfo
+from tensorgraph.tensor.subtensor import Subtensor
 
 __all__ = ["scan_pushout", "scan_pushout_rewritten", "scan_use_invariant_inputs",
            "scan_merge", "scan_save_mem"]
@@ -245,8 +254,6 @@ def scan_pushout_rewritten(fgraph, node):
         return None
     if mode is None or isinstance(getattr(mode, "optimizer", None), GraphRewriter):
         return None
-    from tensorgraph.graph.fg import FunctionGraph
-    from tensorgraph.rewriting.presets import rewrite_for_mode
 
     scratch = FunctionGraph(list(op.fgraph.inputs), list(op.fgraph.outputs), clone=True)
     rewrite_for_mode(scratch, mode, excluding=("inplace",))
@@ -305,8 +312,6 @@ def scan_use_invariant_inputs(fgraph):
     """In a scan's inner graph, values equal to what a placeholder tagged by
     ``scan_pushout_rewritten`` stands for (``tag.scan_invariant``: its structural key) read
     the placeholder instead: the loop computes them once, outside."""
-    from tensorgraph.rewriting.basic import RewriteSettings, apply_replacement
-
     tagged = {v.tag.scan_invariant: v for v in fgraph.inputs
               if hasattr(v.tag, "scan_invariant")}
     if not tagged:
@@ -363,8 +368,6 @@ def _depends(fgraph, node, other) -> bool:
 @graph_rewriter
 def scan_merge(fgraph):
     """Loops over the same ``n_steps`` that do not read each other's results become one."""
-    from tensorgraph.rewriting.basic import RewriteSettings, apply_replacement
-
     settings = RewriteSettings.from_config()
     merged = 0
     while True:
@@ -490,8 +493,6 @@ def _key(var, rename, memo):
 def _last_steps_read(fgraph, var):
     """How many last steps the clients of ``var`` read (``var[-k]``, ``var[-k:]`` with a
     constant k), or None if some client reads more (or ``var`` is a function output)."""
-    from tensorgraph.tensor.subtensor import Subtensor
-
     if var in fgraph.outputs:
         return None
     need = 0

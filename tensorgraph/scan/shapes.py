@@ -12,8 +12,13 @@
 from __future__ import annotations
 
 import tensorgraph.tensor as tt
+from tensorgraph.gradient import _run_graph
 from tensorgraph.graph.basic import Constant, clone_replace, graph_inputs, io_toposort
 from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.tensor.join import make_vector
+from tensorgraph.tensor.rewriting.shape import shape_feature
+from tensorgraph.tensor.shape import Shape, Shape_i
+from tensorgraph.tensor.type import TensorType
 
 
 class _ShapeProgram:
@@ -22,11 +27,6 @@ class _ShapeProgram:
     needs values."""
 
     def __init__(self, op):
-        from tensorgraph.tensor.join import make_vector
-        from tensorgraph.tensor.rewriting.shape import shape_feature
-        from tensorgraph.tensor.shape import Shape, Shape_i
-        from tensorgraph.tensor.type import TensorType
-
         fg, _ = op.fgraph.clone_get_equiv()
         feature = shape_feature(fg)
         self.symbols = []
@@ -60,8 +60,6 @@ class _ShapeProgram:
     def evaluate(self, sizes: list) -> list:
         """The sizes of every nit_sot output (None where unknown) for these inner input
         sizes (``sizes[i]``: a tuple per inner input)."""
-        from tensorgraph.gradient import _run_graph
-
         values = []
         if self._fgraph is not None:
             flat_sizes = [int(s) for per_input in sizes for s in per_input]

@@ -32,6 +32,7 @@ from tensorgraph.tensor.creation import Alloc, alloc
 from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_to
 from tensorgraph.tensor.join import Join, MakeVector, stack
+from tensorgraph.tensor.math import cast
 from tensorgraph.tensor.shape import (
     Reshape,
     Shape,
@@ -42,7 +43,11 @@ from tensorgraph.tensor.shape import (
     shape_i,
     specify_shape,
 )
-from tensorgraph.tensor.subtensor import AdvancedSubtensor, AdvancedSubtensor1, Subtensor
+from tensorgraph.tensor.subtensor import (
+    AdvancedSubtensor,
+    AdvancedSubtensor1,
+    Subtensor,
+)
 
 _FULL_SLICE = ("slice", None, None, None)
 
@@ -126,8 +131,6 @@ def _vectorize_alloc(op, node, value, *sizes):
 def _vectorize_make_vector(op, node, *scalars):
     """The batched scalars broadcast to one batch shape (when their static shapes differ),
     cast to the vector's dtype and stacked along a new last axis."""
-    from tensorgraph.tensor.math import cast
-
     done = _unbatched(op, node, scalars)
     if done is not None:
         return done

@@ -19,6 +19,7 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.tensor import gemv_pair
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.dot import added_mismatch, dot_mismatch, product_name
 from tensorgraph.tensor.type import TensorType
@@ -55,8 +56,6 @@ class Gemv(Op):
 
     def make_node(self, *inputs):
         if self.pair is not None:
-            from tensorgraph.tensor import gemv_pair
-
             return gemv_pair.make_node(self, *inputs)
         y, alpha, A, x, beta = map(as_tensor_variable, inputs)
         _check(self, [("y", y), ("alpha", alpha), ("A", A), ("x", x), ("beta", beta)],
@@ -66,8 +65,6 @@ class Gemv(Op):
 
     def perform(self, node, inputs, output_storage):
         if self.pair is not None:
-            from tensorgraph.tensor import gemv_pair
-
             return gemv_pair.perform(self, node, inputs, output_storage)
         y, alpha, A, x, beta = inputs
         if A.shape[1] != x.shape[0] or (beta != 0 and A.shape[0] != y.shape[0]):
@@ -79,8 +76,6 @@ class Gemv(Op):
 
     def error_headline(self, node, input_values):
         if self.pair is not None:
-            from tensorgraph.tensor import gemv_pair
-
             return gemv_pair.error_headline(node, input_values)
         y_var, _, A_var, x_var, _ = node.inputs
         y, _, A, x, beta = input_values

@@ -21,13 +21,16 @@ import re
 
 import numpy as np
 
-from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.gradient import DisconnectedType, NullType
+from tensorgraph.graph.basic import Apply, Variable, graph_inputs
 from tensorgraph.graph.op import Op
 from tensorgraph.graph.replace import register_vectorize, vectorize_graph
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.dot import Dot
+from tensorgraph.tensor.dot import Dot, matmul
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+from tensorgraph.tensor.math import maximum
 from tensorgraph.tensor.reduction import CAReduce, _ArgExtremum
+from tensorgraph.tensor.reduction import sum as tsum
 from tensorgraph.tensor.shape import with_props
 from tensorgraph.tensor.special import _SoftmaxBase
 from tensorgraph.tensor.type import TensorType
@@ -143,9 +146,6 @@ class Blockwise(Op):
         output shapes computed from the inputs' core sizes. A core op whose sizes depend on
         the values of a batched input (``Eye`` of a batch of sizes) has no such shape: the
         caller falls back to reading the computed output's shape."""
-        from tensorgraph.graph.basic import graph_inputs
-        from tensorgraph.tensor.math import maximum
-
         core = self._core_node(node.inputs)
         core_shapes = [None if nd is None else tuple(s[len(s) - nd:])
                        for s, nd in zip(input_shapes, self.core_ndims)]
@@ -177,9 +177,6 @@ class Blockwise(Op):
     def L_op(self, inputs, outputs, output_grads):
         """The core op's gradient graph on one item, vectorized over the batch; inputs the
         batch broadcast get their gradient summed over the batch dimensions they lacked."""
-        from tensorgraph.gradient import DisconnectedType, NullType
-        from tensorgraph.tensor.reduction import sum as tsum
-
         core = self._core_node(inputs)
         core_ograds = [o.type() for o in core.outputs]
         core_grads = self.core_op.L_op(list(core.inputs), list(core.outputs), core_ograds)
@@ -322,8 +319,6 @@ def _vectorize_softmax(op, node, x):
 def _vectorize_dot(op, node, a, b):
     """A batched matmul: vectors become rows (first operand) or columns (second), batch
     dimensions are aligned, and the added axes are dropped again."""
-    from tensorgraph.tensor.dot import matmul
-
     (old_a, old_b), (ba, bb) = node.inputs, _batch_dims(node, [a, b])
     if ba == bb == 0:
         return op.make_node(a, b)

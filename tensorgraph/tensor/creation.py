@@ -12,10 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import upcast
+from tensorgraph.tensor import math
 from tensorgraph.tensor.basic import as_tensor_variable, constant
+from tensorgraph.tensor.math import cast, sub, switch
+from tensorgraph.tensor.reduction import sum as tsum
 from tensorgraph.tensor.shape import (
     _disconnected,
     _float_zeros_like,
@@ -23,6 +26,11 @@ from tensorgraph.tensor.shape import (
     as_shape_scalars,
     constant_int,
     shape_i,
+)
+from tensorgraph.tensor.subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
+    IncSubtensor,
 )
 from tensorgraph.tensor.type import DISCRETE_DTYPES, TensorType, normalize_dtype
 
@@ -108,8 +116,6 @@ class Alloc(Op):
         static = node.outputs[0].type.shape
         if None in static or int(np.prod(static)) > _FOLD_LIMIT:
             return False
-        from tensorgraph.tensor.subtensor import (
-            AdvancedIncSubtensor, AdvancedIncSubtensor1, IncSubtensor)
 
         writers = (IncSubtensor, AdvancedIncSubtensor1, AdvancedIncSubtensor)
         for client, i in fgraph.clients.get(node.outputs[0], ()):
@@ -130,9 +136,6 @@ class Alloc(Op):
 
 def _sum_to_value(g, value, out):
     """``g`` (shaped like ``out``) summed over the dimensions where ``value`` was broadcast."""
-    from tensorgraph.tensor.math import cast
-    from tensorgraph.tensor.reduction import sum as tsum
-
     offset = out.ndim - value.ndim
     if offset:
         g = tsum(g, axis=list(range(offset)))
@@ -161,8 +164,6 @@ def full(shape, fill_value, dtype=None) -> Variable:
     """numpy's ``full``: ``shape`` filled with ``fill_value`` (its dtype unless ``dtype``)."""
     value = as_tensor_variable(fill_value)
     if dtype is not None:
-        from tensorgraph.tensor.math import cast
-
         value = cast(value, dtype)
     return _alloc(value, *as_shape_scalars(shape, "shape"))
 
@@ -190,8 +191,6 @@ def full_like(x, fill_value, dtype=None) -> Variable:
     dtype = normalize_dtype(x.dtype if dtype is None else dtype)
     value = as_tensor_variable(fill_value)
     if value.dtype != dtype:
-        from tensorgraph.tensor.math import cast
-
         value = cast(value, dtype)
     return _alloc(value, *[shape_i(x, i) for i in range(x.ndim)])
 
@@ -246,7 +245,6 @@ class ARange(Op):
         static = node.outputs[0].type.shape[0]
         if static is not None:
             return [(static,)]
-        from tensorgraph.tensor import math
 
         start, stop, step = (math.cast(v, "float64") for v in node.inputs)
         length = math.ceil(math.true_div(math.sub(stop, start), step))
@@ -255,8 +253,6 @@ class ARange(Op):
     def L_op(self, inputs, outputs, output_grads):
         if self.dtype in DISCRETE_DTYPES:
             return [_float_zeros_like(v) for v in inputs]
-        from tensorgraph.tensor import math
-        from tensorgraph.tensor.reduction import sum as tsum
 
         start, stop, step = inputs
         (gz,) = output_grads
@@ -275,8 +271,6 @@ def _arange_length(start, stop, step) -> int:
 
 
 def _constant_number(var):
-    from tensorgraph.graph.basic import Constant
-
     if isinstance(var, Constant):
         return np.asarray(var.data).item()
     return None
@@ -379,8 +373,6 @@ def identity_like(x, dtype=None) -> Variable:
 
 
 def _masked(x, k, lower: bool) -> Variable:
-    from tensorgraph.tensor.math import switch
-
     x = as_tensor_variable(x)
     if x.ndim < 2:
         raise TypeError(f"{'tril' if lower else 'triu'} needs at least 2 dimensions, got {x} "
@@ -389,7 +381,6 @@ def _masked(x, k, lower: bool) -> Variable:
     if lower:
         mask = tri(rows, cols, k, dtype="bool")
         return switch(mask, x, zeros_like(x))
-    from tensorgraph.tensor.math import sub
 
     mask = tri(rows, cols, sub(as_int_scalar(k, "k"), 1), dtype="bool")
     return switch(mask, zeros_like(x), x)

@@ -13,8 +13,14 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
+from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.creation import arange, tri, zeros, zeros_like
+from tensorgraph.tensor.nonzero import nonzero
+from tensorgraph.tensor.reduction import sum as tsum
+from tensorgraph.tensor.reduction import zeros_gradient
 from tensorgraph.tensor.shape import as_int_scalar, normalize_axis, shape_i
+from tensorgraph.tensor.subtensor import getitem, set_subtensor
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["ExtractDiag", "diagonal", "alloc_diag", "diag", "trace", "tril_indices",
@@ -57,8 +63,6 @@ class ExtractDiag(Op):
                                            self.axis2).copy()
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor import math as tm
-
         (shape,) = input_shapes
         a1, a2 = self._axes(len(shape))
         n1 = tm.add(shape[a1], min(self.offset, 0))
@@ -67,13 +71,8 @@ class ExtractDiag(Op):
         return [tuple(s for d, s in enumerate(shape) if d not in (a1, a2)) + (length,)]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.creation import zeros_like
-        from tensorgraph.tensor.subtensor import getitem, set_subtensor
-
         (x,), (gz,) = inputs, output_grads
         if x.dtype in ("bool",) or x.dtype.startswith(("int", "uint")):
-            from tensorgraph.tensor.reduction import zeros_gradient
-
             return [zeros_gradient(x)]
         a1, a2 = self._axes(x.ndim)
         # numpy's advanced indexing puts the diagonal's axis where the two index arrays are
@@ -87,9 +86,6 @@ class ExtractDiag(Op):
 
 def _diagonal_index(x, op):
     """The advanced index of ``x`` whose result is ``op``'s diagonal (same order of axes)."""
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.creation import arange
-
     a1, a2 = op._axes(x.ndim)
     n1 = tm.add(shape_i(x, a1), min(op.offset, 0))
     n2 = tm.sub(shape_i(x, a2), max(op.offset, 0))
@@ -110,10 +106,6 @@ def alloc_diag(diag, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """A tensor of one more dimension with the last axis of ``diag`` on the diagonal
     ``offset`` of its planes (``axis1``, ``axis2``), zeros elsewhere (so that
     ``diagonal(alloc_diag(v, o, a1, a2), o, a1, a2)`` is ``v``)."""
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.creation import arange, zeros
-    from tensorgraph.tensor.subtensor import getitem, set_subtensor
-
     diag = as_tensor_variable(diag)
     if diag.ndim < 1:
         raise ValueError(f"alloc_diag: needs at least 1 dimension, {diag} is 0-d")
@@ -151,16 +143,10 @@ def diag(v, k: int = 0):
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """``np.trace``: the sum of the diagonal ``offset`` of the planes (``axis1``, ``axis2``)."""
-    from tensorgraph.tensor.reduction import sum as tsum
-
     return tsum(diagonal(a, offset, axis1, axis2), axis=-1)
 
 
 def _tri_indices(n, k, m, lower):
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.creation import tri
-    from tensorgraph.tensor.nonzero import nonzero
-
     n = as_int_scalar(n, "tril_indices n")
     m = n if m is None else as_int_scalar(m, "tril_indices m")
     if lower:

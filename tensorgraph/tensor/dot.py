@@ -29,9 +29,14 @@ import numpy as np
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
+from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.elemwise import DimShuffle
-from tensorgraph.tensor.shape import normalize_axis, with_props
+from tensorgraph.tensor.join import concatenate
+from tensorgraph.tensor.math import add, cast, conj, mul
+from tensorgraph.tensor.reduction import mean, zeros_gradient
+from tensorgraph.tensor.reduction import sum as tsum
+from tensorgraph.tensor.shape import normalize_axis, reshape, shape_i, with_props
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Dot", "TensorDot", "MatMul", "dot", "matmul", "outer", "tensordot", "batched_dot",
@@ -72,8 +77,6 @@ def _sizes_clash(a, b) -> bool:
 
 def _bilinear_r_op(op, inputs, eval_points):
     """Forward derivative of a product that is linear in each input: op(ea, b) + op(a, eb)."""
-    from tensorgraph.tensor.math import add
-
     a, b = inputs
     ea, eb = eval_points
     terms = [op(ea, b)] if ea is not None else []
@@ -86,9 +89,6 @@ def _bilinear_r_op(op, inputs, eval_points):
 
 def _input_grads(inputs, grads):
     """Cast each gradient to its input's dtype; discrete inputs get floatX zeros."""
-    from tensorgraph.tensor.math import cast
-    from tensorgraph.tensor.reduction import zeros_gradient
-
     result = []
     for x, g in zip(inputs, grads):
         if x.dtype in ps.DISCRETE:
@@ -145,8 +145,6 @@ class Dot(Op):
         return [tuple(sa[:-1]) + tuple(sb[1:])]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.math import mul
-
         a, b = inputs
         gz = as_tensor_variable(output_grads[0])
         if a.ndim == 1 and b.ndim == 1:
@@ -326,8 +324,6 @@ _matmul = MatMul()
 
 def _sum_broadcast_batch(g, x):
     """Sum ``g`` over the batch axes along which ``x`` was broadcast."""
-    from tensorgraph.tensor.reduction import sum as tsum
-
     axes = [d for d in range(x.ndim - 2) if x.type.shape[d] == 1 and g.type.shape[d] != 1]
     return tsum(g, axis=axes, keepdims=True) if axes else g
 
@@ -339,8 +335,6 @@ def _sum_broadcast_batch(g, x):
 def dot(a, b):
     """``np.dot(a, b)``: scalar times tensor, inner product of vectors, matrix-vector and
     matrix-matrix products; beyond 2-d, a sum over a's last axis and b's second-to-last."""
-    from tensorgraph.tensor.math import mul
-
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim == 0 or b.ndim == 0:
         return mul(a, b)
@@ -389,8 +383,6 @@ def matmul(a, b, dtype=None):
     over the leading ones; a 1-d operand is a row (first) or column (second) that is dropped
     from the result. ``dtype`` casts the result."""
     if dtype is not None:
-        from tensorgraph.tensor.math import cast
-
         return cast(matmul(a, b), dtype)
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim == 0 or b.ndim == 0:
@@ -444,9 +436,6 @@ def batched_tensordot(x, y, axes=2):
     int n (the last n axes of ``x`` with the n axes of ``y`` after the batch axis) or two
     lists of axes of ``x`` and ``y`` (counted with the batch axis, which cannot be summed).
     The result has the batch axis, then the free axes of ``x``, then those of ``y``."""
-    from tensorgraph.tensor.math import mul
-    from tensorgraph.tensor.shape import reshape, shape_i
-
     x, y = as_tensor_variable(x), as_tensor_variable(y)
     if x.ndim < 1 or y.ndim < 1:
         raise TypeError(f"batched_tensordot: both operands need a batch axis, got {x} "
@@ -493,7 +482,6 @@ dense_dot = dot
 def _cast_to(x, dtype):
     if dtype is None:
         return x
-    from tensorgraph.tensor.math import cast
 
     return cast(x, dtype)
 
@@ -501,9 +489,6 @@ def _cast_to(x, dtype):
 def vecdot(x1, x2, dtype=None):
     """``np.vecdot``: the dot product of vectors along the last axis, broadcast over the
     leading ones (``x1`` is conjugated when complex)."""
-    from tensorgraph.tensor.math import conj, mul
-    from tensorgraph.tensor.reduction import sum as tsum
-
     x1, x2 = as_tensor_variable(x1), as_tensor_variable(x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot: operands must be at least 1-d, got {x1} ({x1.type}) and "
@@ -526,8 +511,6 @@ def matvec(x1, x2, dtype=None):
 def vecmat(x1, x2, dtype=None):
     """``np.vecmat``: vectors (last axis of ``x1``, conjugated when complex) times matrices
     (last two axes of ``x2``), broadcast over the leading axes."""
-    from tensorgraph.tensor.math import conj
-
     x1, x2 = as_tensor_variable(x1), as_tensor_variable(x2)
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError(f"vecmat: needs a vector and a matrix, got {x1} ({x1.type}) and "
@@ -543,11 +526,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """``np.cov``: the covariance matrix of the variables in the rows of ``m`` (columns when
     ``rowvar`` is False), with ``y``'s variables appended; normalized by ``N - 1``, ``N`` when
     ``bias``, or ``N - ddof``. (Frequency and analytic weights are not supported.)"""
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.join import concatenate
-    from tensorgraph.tensor.reduction import mean
-    from tensorgraph.tensor.shape import shape_i
-
     if fweights is not None or aweights is not None:
         raise NotImplementedError("cov: fweights and aweights are not supported")
     m = as_tensor_variable(m)

@@ -14,10 +14,16 @@ import numpy as np
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import upcast
-from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.basic import (
+    NotScalarConstantError,
+    as_tensor_variable,
+    get_scalar_constant_value,
+)
+from tensorgraph.tensor.math import add, cast, eq, lt, switch
 from tensorgraph.tensor.shape import (
     _disconnected,
     _float_zeros_like,
+    _static_entries,
     as_shape_scalars,
     expand_dims,
     normalize_axis,
@@ -25,7 +31,13 @@ from tensorgraph.tensor.shape import (
     shape_padleft,
     with_props,
 )
-from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType, normalize_dtype
+from tensorgraph.tensor.subtensor import getitem
+from tensorgraph.tensor.type import (
+    DISCRETE_DTYPES,
+    INT_DTYPES,
+    TensorType,
+    normalize_dtype,
+)
 
 __all__ = [
     "MakeVector", "Join", "Split", "make_vector", "concatenate", "join", "stack", "split",
@@ -47,8 +59,6 @@ class NdimMismatchError(TypeError, ValueError):
 
 
 def _cast_all(tensors, dtype):
-    from tensorgraph.tensor.math import cast
-
     return [t if t.dtype == dtype else cast(t, dtype) for t in tensors]
 
 
@@ -86,7 +96,6 @@ class MakeVector(Op):
     def L_op(self, inputs, outputs, output_grads):
         if self.dtype in DISCRETE_DTYPES:
             return [_float_zeros_like(s) for s in inputs]
-        from tensorgraph.tensor.subtensor import getitem
 
         return [getitem(output_grads[0], i) for i in range(len(inputs))]
 
@@ -176,8 +185,6 @@ class Join(Op):
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import add, eq, switch
-
         if self.axis is None:
             axis, input_shapes = _nonnegative_axis(node.inputs[0], node.outputs[0].ndim), \
                 input_shapes[1:]
@@ -210,8 +217,6 @@ class Join(Op):
         elif len(inputs) == 1:
             grads = [output_grads[0]]
         elif self.axis is None:
-            from tensorgraph.tensor.subtensor import getitem
-
             sizes = make_vector(*[getitem(t.shape, axis) for t in inputs], dtype="int64")
             grads = list(Split(len(inputs))(output_grads[0], axis, sizes))
         else:
@@ -240,8 +245,6 @@ def _constant_axis(axis, what: str) -> int | None:
     """An axis given as an int, a numpy integer or an integer constant (or an expression of
     constants, such as a cast of one), as an int; None for an axis known only at run time."""
     if isinstance(axis, Variable):
-        from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-
         if axis.type.ndim != 0:
             raise TypeError(f"{what}: the axis must be an integer scalar, got {axis} "
                             f"({axis.type})")
@@ -278,8 +281,6 @@ def _runtime_axis(value, ndim: int, what: str) -> int:
 
 def _nonnegative_axis(axis, ndim: int):
     """A symbolic axis with negative values counted from the end (``axis % ndim`` in range)."""
-    from tensorgraph.tensor.math import add, lt, switch
-
     return switch(lt(axis, 0), add(axis, ndim), axis)
 
 
@@ -406,8 +407,6 @@ class Split(Op):
 
     def _checked_sizes(self, sizes):
         """The sizes as an integer vector of n_splits entries, and those known as constants."""
-        from tensorgraph.tensor.shape import _static_entries
-
         sizes = as_tensor_variable(sizes)
         if sizes.ndim != 1 or sizes.dtype not in INT_DTYPES:
             raise TypeError(f"{self}: split sizes must be an integer vector, got {sizes} "
@@ -448,9 +447,6 @@ class Split(Op):
             cell[0] = piece
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.math import eq, switch
-        from tensorgraph.tensor.subtensor import getitem
-
         x_shape, sizes = input_shapes[0], node.inputs[-1]
         out = []
         for i, o in enumerate(node.outputs):

@@ -21,9 +21,10 @@ from tensorgraph.configdefaults import config
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.scalar.int_division import IntDivisionWarning, warn_int_division
-from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor import scalar_special as _special
+from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import Elemwise, outer_operands
+from tensorgraph.tensor.nonzero import nonzero
 from tensorgraph.tensor.scalar_convert import tensor_to_scalar
 from tensorgraph.tensor.type import normalize_dtype
 
@@ -214,8 +215,6 @@ def where(cond, ift=None, iff=None):
     """numpy's ``where``: ``switch(cond, ift, iff)``; with the condition alone, the indices
     of its non-zero entries (``nonzero(cond)``, a tuple with one vector per dimension)."""
     if ift is None and iff is None:
-        from tensorgraph.tensor.nonzero import nonzero
-
         return nonzero(cond)
     if ift is None or iff is None:
         raise ValueError("where: give either both ift and iff, or neither (then it returns "
@@ -357,8 +356,6 @@ digamma = psi
 
 def _float_constant(value, like):
     """``value`` as a constant of the float dtype ``like`` computes in (floatX for integers)."""
-    from tensorgraph.tensor.basic import constant
-
     dtype = like.dtype if like.dtype in ("float16", "float32", "float64") else config.floatX
     return constant(value, dtype=dtype)
 
@@ -414,8 +411,6 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """``x`` with nan replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by
     default the largest and the most negative finite value of ``x``'s dtype), as
     ``np.nan_to_num``. Integers are returned unchanged."""
-    from tensorgraph.tensor.basic import constant
-
     x = as_tensor_variable(x)
     if x.dtype in ps.DISCRETE:
         return x
@@ -503,7 +498,6 @@ def imag(z):
     z = as_tensor_variable(z)
     if z.dtype in ps.COMPLEX:
         return _imag(z)
-    from tensorgraph.tensor.basic import constant
 
     return second(z, constant(np.zeros((), dtype=z.dtype)))
 

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import numbers
 
+from tensorgraph.tensor import math
 from tensorgraph.tensor.basic import as_tensor_variable, constant
+from tensorgraph.tensor.creation import alloc, arange, zeros
 from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor.extra_ops import (
+    broadcast_arrays,
+    broadcast_shape,
+    broadcast_to,
+    linspace,
+)
+from tensorgraph.tensor.join import concatenate, stack
 from tensorgraph.tensor.shape import (
     as_int_scalar,
     as_shape_scalars,
@@ -20,18 +29,14 @@ from tensorgraph.tensor.shape import (
     reshape,
     shape_i,
 )
+from tensorgraph.tensor.sort import argsort
+from tensorgraph.tensor.subtensor import getitem, take_along_axis
 
 __all__ = [
     "swapaxes", "moveaxis", "matrix_transpose", "roll", "tile", "atleast_Nd", "atleast_1d",
     "atleast_2d", "atleast_3d", "stacklists", "horizontal_stack", "vertical_stack", "mgrid",
     "ogrid", "inverse_permutation", "permute_row_elements", "choose",
 ]
-
-
-def _tm():
-    from tensorgraph.tensor import math
-
-    return math
 
 
 def swapaxes(y, axis1: int, axis2: int):
@@ -78,10 +83,7 @@ def roll(x, shift, axis=None):
     """``np.roll``: the entries of ``x`` shifted by ``shift`` along ``axis`` (of the flattened
     ``x`` for None), those pushed past the end coming back at the start. ``shift`` and
     ``axis`` may be sequences of the same length (one roll per axis)."""
-    from tensorgraph.tensor.join import concatenate
-    from tensorgraph.tensor.subtensor import getitem
-
-    tm = _tm()
+    tm = math
     x = as_tensor_variable(x)
     if axis is None:
         flat = roll(flatten(x, 1), shift, 0)
@@ -112,8 +114,6 @@ def tile(A, reps):
     """``np.tile``: ``A`` repeated ``reps[d]`` times along each dimension (``reps`` an int, a
     sequence of ints or integer scalars, or an integer vector of known length); ``A`` gets
     leading size-1 dimensions when ``reps`` is longer, ``reps`` leading 1s when shorter."""
-    from tensorgraph.tensor.creation import alloc
-
     A = as_tensor_variable(A)
     try:
         reps = as_shape_scalars(reps, "tile reps")
@@ -135,7 +135,7 @@ def tile(A, reps):
     for d in range(ndim):
         sizes += [reps[d], shape_i(A, d)]
     tiled = alloc(expanded, *sizes)
-    return reshape(tiled, [_tm().mul(reps[d], shape_i(A, d)) for d in range(ndim)])
+    return reshape(tiled, [math.mul(reps[d], shape_i(A, d)) for d in range(ndim)])
 
 
 def atleast_Nd(x, n: int = 1, left: bool = True):
@@ -171,8 +171,6 @@ def atleast_3d(*arys):
 def stacklists(arg):
     """A tensor from nested lists of tensors (or numbers): ``stacklists([[a, b], [c, d]])`` is
     the (2, 2, ...) tensor of the four."""
-    from tensorgraph.tensor.join import stack
-
     if isinstance(arg, (list, tuple)):
         return stack([stacklists(item) for item in arg])
     return as_tensor_variable(arg)
@@ -188,8 +186,6 @@ def _check_matrices(what, args):
 
 def horizontal_stack(*args):
     """The matrices ``args`` side by side (joined along their columns)."""
-    from tensorgraph.tensor.join import concatenate
-
     if len(args) < 2:
         raise ValueError(f"horizontal_stack takes at least two tensors, got {len(args)}")
     _check_matrices("horizontal_stack", args)
@@ -198,8 +194,6 @@ def horizontal_stack(*args):
 
 def vertical_stack(*args):
     """The matrices ``args`` one above the other (joined along their rows)."""
-    from tensorgraph.tensor.join import concatenate
-
     if len(args) < 2:
         raise ValueError(f"vertical_stack takes at least two tensors, got {len(args)}")
     _check_matrices("vertical_stack", args)
@@ -215,8 +209,6 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, index):
-        from tensorgraph.tensor.creation import arange, zeros
-
         if not isinstance(index, tuple):
             return self[(index,)][0]
         ranges = []
@@ -227,8 +219,6 @@ class _Grid:
             start = 0 if sl.start is None else sl.start
             step = 1 if sl.step is None else sl.step
             if isinstance(step, complex):
-                from tensorgraph.tensor.extra_ops import linspace
-
                 ranges.append(linspace(start, sl.stop, int(abs(step))))
             else:
                 ranges.append(arange(start, sl.stop, step))
@@ -241,7 +231,7 @@ class _Grid:
         if self.sparse:
             return out
         full = [zeros([shape_i(r, 0) for r in ranges], dtype=o.dtype) for o in out]
-        return [_tm().add(o, z) for o, z in zip(out, full)]
+        return [math.add(o, z) for o, z in zip(out, full)]
 
 
 mgrid = _Grid(sparse=False)
@@ -250,23 +240,18 @@ ogrid = _Grid(sparse=True)
 
 def inverse_permutation(perm):
     """The inverse of the permutation ``perm`` (along its last axis): ``out[perm[i]] = i``."""
-    from tensorgraph.tensor.sort import argsort
-
     perm = as_tensor_variable(perm)
     if perm.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                           "uint64"):
         raise TypeError(f"inverse_permutation: perm must be integers, got {perm} "
                         f"({perm.type})")
-    return _tm().cast(argsort(perm, axis=-1, kind="stable"), perm.dtype)
+    return math.cast(argsort(perm, axis=-1, kind="stable"), perm.dtype)
 
 
 def permute_row_elements(x, y, inverse: bool = False):
     """The entries of each row (last axis) of ``x`` permuted by the matching row of ``y``:
     ``out[..., j] = x[..., y[..., j]]``; ``inverse`` applies the inverse permutations. The
     leading dimensions of ``x`` and ``y`` broadcast."""
-    from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
-    from tensorgraph.tensor.subtensor import take_along_axis
-
     x, y = as_tensor_variable(x), as_tensor_variable(y)
     if y.ndim < 1:
         raise TypeError(f"permute_row_elements: y must be at least a vector, got {y}")
@@ -290,11 +275,7 @@ def choose(a, choices, mode: str = "raise"):
     broadcast together. ``choices`` is a list of tensors or one tensor whose first axis runs
     over the choices. ``mode``: 'raise' (out-of-range indices fail when run), 'wrap' (modulo
     the number of choices) or 'clip'."""
-    from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_shape, broadcast_to
-    from tensorgraph.tensor.join import stack
-    from tensorgraph.tensor.subtensor import take_along_axis
-
-    tm = _tm()
+    tm = math
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     a = as_tensor_variable(a)

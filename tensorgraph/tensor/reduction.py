@@ -34,10 +34,15 @@ from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
+from tensorgraph.scalar import math as scalar_math
+from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
-from tensorgraph.tensor.shape import normalize_axis as normalize_one_axis, scalar_axes
-from tensorgraph.tensor.shape import with_props
+from tensorgraph.tensor.math import cast, isclose, mul, neq, second, sqrt, sub, true_div
+from tensorgraph.tensor.shape import normalize_axis as normalize_one_axis
+from tensorgraph.tensor.shape import reshape, scalar_axes, shape_i, with_props
+from tensorgraph.tensor.sort import sort
+from tensorgraph.tensor.subtensor import getitem
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 
 __all__ = [
@@ -102,8 +107,6 @@ def _restore_axes(var, axes, ndim):
 
 def _broadcast_like(g, x):
     """``g`` (size 1 on some axes of ``x``) broadcast to the shape of ``x``."""
-    from tensorgraph.tensor.math import second
-
     if g.type.shape == x.type.shape and None not in g.type.shape:
         return g
     return second(x, g)
@@ -112,8 +115,6 @@ def _broadcast_like(g, x):
 def zeros_gradient(x):
     """The gradient of a non-differentiable input: zeros of its shape (of ``config.floatX``
     for discrete inputs, as ``Elemwise`` gives them)."""
-    from tensorgraph.tensor.math import second
-
     dtype = config.floatX if x.dtype in ps.DISCRETE else x.dtype
     return second(x, constant(0, dtype=dtype))
 
@@ -207,8 +208,6 @@ class Sum(CAReduce):
     __props__ = ("axis", "dtype", "acc_dtype")
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.math import cast
-
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
@@ -230,8 +229,6 @@ class Prod(CAReduce):
     __props__ = ("axis", "dtype", "acc_dtype")
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor import math as tm
-
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
@@ -257,8 +254,6 @@ class _Extremum(CAReduce):
     _scalar_name = ""
 
     def __init__(self, axis):
-        from tensorgraph.scalar import math as scalar_math
-
         super().__init__(getattr(scalar_math, self._scalar_name), axis)
 
     def _check_empty_allowed(self, x):
@@ -267,8 +262,6 @@ class _Extremum(CAReduce):
                          "(numpy raises too); reduce a non-empty axis or use sum/prod")
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor import math as tm
-
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
@@ -277,8 +270,6 @@ class _Extremum(CAReduce):
         return [tm.cast(tm.mul(gz, tm.eq(x, out)), x.dtype)]
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor import math as tm
-
         if eval_points[0] is None:
             return [None]
         (x,) = inputs
@@ -307,13 +298,9 @@ class _Logical(CAReduce):
     _scalar_name = ""
 
     def __init__(self, axis):
-        from tensorgraph.scalar import math as scalar_math
-
         super().__init__(getattr(scalar_math, self._scalar_name), axis)
 
     def make_node(self, x):
-        from tensorgraph.tensor.math import cast, neq
-
         x = as_tensor_variable(x)
         if x.dtype.startswith("complex"):  # a complex number is true when it is nonzero
             return super().make_node(neq(x, 0))
@@ -471,12 +458,9 @@ def argmin(x, axis=None, keepdims=False):
 
 def _reduced_length(x, axes, dtype):
     """How many elements of ``x`` each reduction over ``axes`` sees, as a ``dtype`` scalar."""
-    from tensorgraph.tensor.math import cast, mul
-
     static = [x.type.shape[a] for a in axes]
     if None not in static:
         return constant(int(np.prod(static, dtype=np.int64)), dtype=dtype)
-    from tensorgraph.tensor.shape import shape_i
 
     known = int(np.prod([s for s in static if s is not None], dtype=np.int64))
     factors = [cast(shape_i(x, a), dtype) for a, s in zip(axes, static) if s is None]
@@ -489,8 +473,6 @@ def mean(x, axis=None, dtype=None, keepdims=False, acc_dtype=None):
     """Mean over ``axis``: the sum divided by the number of elements cast to the sum's dtype
     (float32 stays float32; integers give float64, as numpy does). An integer or bool
     ``dtype`` is the dtype of the sum, as in PyTensor; the mean is then float64."""
-    from tensorgraph.tensor.math import cast, true_div
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "mean")
     if dtype is not None:
@@ -517,8 +499,6 @@ def var(x, axis=None, ddof=0, keepdims=False, corrected=False):
     """Variance over ``axis``: mean squared deviation, divided by ``n - ddof``. (``corrected``
     is accepted for PyTensor code: the deviations are always taken from the mean computed
     first, which is what it asks for.)"""
-    from tensorgraph.tensor.math import sub, true_div, mul
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "var")
     if not isinstance(ddof, (int, np.integer)) or ddof < 0:
@@ -533,16 +513,12 @@ def var(x, axis=None, ddof=0, keepdims=False, corrected=False):
 
 def std(x, axis=None, ddof=0, keepdims=False, corrected=False):
     """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof))``."""
-    from tensorgraph.tensor.math import sqrt
-
     return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
 
 
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x), axis))`` computed stably: the maximum is subtracted before ``exp``
     (and added back), so large inputs do not overflow; all ``-inf`` gives ``-inf``."""
-    from tensorgraph.tensor import math as tm
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "logsumexp")
     if not axes:  # log(exp(x)) over no axis is x itself
@@ -564,19 +540,12 @@ def max_and_argmax(x, axis=None, keepdims=False):
 
 def ptp(x, axis=None, keepdims=False):
     """Range of values over ``axis`` (``max - min``), as ``np.ptp``."""
-    from tensorgraph.tensor.math import sub
-
     return sub(max(x, axis=axis, keepdims=keepdims), min(x, axis=axis, keepdims=keepdims))
 
 
 def median(x, axis=None):
     """Median over ``axis`` (an int, a tuple of ints or None for all), as ``np.median``: the
     middle of the sorted values, or the mean of the two middle ones for an even count."""
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.shape import reshape, shape_i
-    from tensorgraph.tensor.sort import sort
-    from tensorgraph.tensor.subtensor import getitem
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "median")
     kept = [d for d in range(x.ndim) if d not in axes]
@@ -594,8 +563,6 @@ def median(x, axis=None):
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element of ``a`` is close to ``b`` (``isclose``), a bool scalar."""
-    from tensorgraph.tensor.math import isclose
-
     return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -603,8 +570,6 @@ def norm(x, ord=2, axis=None, keepdims=False):
     """The ``ord``-norm of the entries of ``x`` over ``axis`` (all entries for None):
     ``sum(|x| ** ord) ** (1 / ord)``; ``inf`` is ``max(|x|)``, ``-inf`` ``min(|x|)``, 0 the
     number of non-zero entries."""
-    from tensorgraph.tensor import math as tm
-
     x = as_tensor_variable(x)
     if ord == 0:
         return sum(tm.neq(x, 0), axis=axis, keepdims=keepdims)

@@ -26,9 +26,11 @@ import numpy as np
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar import basic as ps
+from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
-from tensorgraph.tensor.math import xlog1py, xlogy  # noqa: F401  (PyTensor has them here too)
-from tensorgraph.tensor.reduction import logsumexp, sum as tsum, zeros_gradient
+from tensorgraph.tensor.math import cast, xlog1py, xlogy  # noqa: F401  (PyTensor has them here too)
+from tensorgraph.tensor.reduction import logsumexp, zeros_gradient
+from tensorgraph.tensor.reduction import sum as tsum
 from tensorgraph.tensor.shape import normalize_axis, with_props
 from tensorgraph.tensor.type import TensorType
 
@@ -109,8 +111,6 @@ class Softmax(_SoftmaxBase):
             e / np.sum(e, axis=self.axis, keepdims=True), dtype=node.outputs[0].type.dtype)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor import math as tm
-
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
@@ -120,8 +120,6 @@ class Softmax(_SoftmaxBase):
         return [tm.cast(g, x.dtype)]
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor import math as tm
-
         if eval_points[0] is None:
             return [None]
         sm = self(inputs[0])
@@ -140,8 +138,6 @@ class LogSoftmax(_SoftmaxBase):
         output_storage[0][0] = np.asarray(shifted - norm, dtype=dtype)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor import math as tm
-
         (x,) = inputs
         if x.dtype in ps.DISCRETE:
             return [zeros_gradient(x)]
@@ -151,8 +147,6 @@ class LogSoftmax(_SoftmaxBase):
         return [tm.cast(g, x.dtype)]
 
     def R_op(self, inputs, eval_points):
-        from tensorgraph.tensor import math as tm
-
         if eval_points[0] is None:
             return [None]
         ev = as_tensor_variable(eval_points[0])
@@ -177,8 +171,6 @@ def log_softmax(x, axis=-1):
 def relu(x, alpha=0):
     """Rectified linear unit: ``x`` where ``x > 0``, else ``alpha * x`` (0 by default; a leaky
     ReLU for a small ``alpha``, which may be a number or a tensor)."""
-    from tensorgraph.tensor import math as tm
-
     x = as_tensor_variable(x)
     if not isinstance(alpha, Variable):
         if alpha == 0:
@@ -259,8 +251,6 @@ class PutAlongLastAxis(Op):
     __props__ = ()
 
     def make_node(self, values, labels, like):
-        from tensorgraph.tensor.math import cast
-
         like = as_tensor_variable(like)
         values = as_tensor_variable(values)
         if values.ndim != like.ndim - 1:
@@ -298,8 +288,6 @@ def categorical_crossentropy(coding_dist, true_dist):
     ``-sum(true_dist * log(coding_dist), axis=-1)``; or integer class labels with one
     dimension less: ``-log(coding_dist[i, true_dist[i]])``.
     """
-    from tensorgraph.tensor import math as tm
-
     coding_dist, true_dist = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
     if coding_dist.ndim < 1:
         raise TypeError(f"categorical_crossentropy: coding_dist must be at least 1-d (a "
@@ -316,8 +304,6 @@ def categorical_crossentropy(coding_dist, true_dist):
 def binary_crossentropy(output, target):
     """Elementwise ``-(target * log(output) + (1 - target) * log(1 - output))`` for predicted
     probabilities ``output`` and targets in [0, 1]."""
-    from tensorgraph.tensor import math as tm
-
     output, target = as_tensor_variable(output), as_tensor_variable(target)
     one = constant(1, dtype=target.dtype if target.dtype not in ps.DISCRETE else "int8")
     return tm.neg(tm.add(tm.mul(target, tm.log(output)),
@@ -330,35 +316,25 @@ def binary_crossentropy(output, target):
 
 def logit(x):
     """``log(x / (1 - x))``, the inverse of ``sigmoid`` on (0, 1)."""
-    from tensorgraph.tensor import math as tm
-
     x = as_tensor_variable(x)
     return tm.log(tm.true_div(x, tm.sub(1, x)))
 
 
 def beta(a, b):
     """The beta function ``gamma(a) * gamma(b) / gamma(a + b)``."""
-    from tensorgraph.tensor import math as tm
-
     return tm.true_div(tm.mul(tm.gamma(a), tm.gamma(b)), tm.gamma(tm.add(a, b)))
 
 
 def betaln(a, b):
     """``log(|beta(a, b)|)`` from ``gammaln``, without the overflow of ``beta`` itself."""
-    from tensorgraph.tensor import math as tm
-
     return tm.sub(tm.add(tm.gammaln(a), tm.gammaln(b)), tm.gammaln(tm.add(a, b)))
 
 
 def poch(z, m):
     """The rising factorial (Pochhammer symbol) ``gamma(z + m) / gamma(z)``."""
-    from tensorgraph.tensor import math as tm
-
     return tm.true_div(tm.gamma(tm.add(z, m)), tm.gamma(z))
 
 
 def factorial(n):
     """``n!`` as ``gamma(n + 1)`` (a float; defined for non-integer ``n`` too)."""
-    from tensorgraph.tensor import math as tm
-
     return tm.gamma(tm.add(n, 1))

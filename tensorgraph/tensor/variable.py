@@ -11,18 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.basic import Constant, Variable
-
-
-def _math():
-    from tensorgraph.tensor import math
-
-    return math
-
-
-def _reduction():
-    from tensorgraph.tensor import reduction
-
-    return reduction
+from tensorgraph.tensor import extra_ops, math, reduction
+from tensorgraph.tensor.creation import ones_like, zeros_like
+from tensorgraph.tensor.diagonal import diagonal, trace
+from tensorgraph.tensor.dot import dot, matmul
+from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor.math import _copy
+from tensorgraph.tensor.nonzero import nonzero, nonzero_values
+from tensorgraph.tensor.rearrange import choose, swapaxes
+from tensorgraph.tensor.sort import argsort, sort
+from tensorgraph.tensor.subtensor import getitem, inc_subtensor, set_subtensor, take
 
 
 def _shape():
@@ -30,12 +28,6 @@ def _shape():
     import importlib
 
     return importlib.import_module("tensorgraph.tensor.shape")
-
-
-def _extra():
-    from tensorgraph.tensor import extra_ops
-
-    return extra_ops
 
 
 #: elementwise functions of ``tensorgraph.tensor.math`` that are also methods (``x.sin()``)
@@ -69,46 +61,42 @@ class TensorOperators:
     __array_priority__ = 1000
 
     # -- arithmetic --------------------------------------------------------------------------
-    def __add__(self, other): return _math().add(self, other)
-    def __radd__(self, other): return _math().add(other, self)
-    def __sub__(self, other): return _math().sub(self, other)
-    def __rsub__(self, other): return _math().sub(other, self)
-    def __mul__(self, other): return _math().mul(self, other)
-    def __rmul__(self, other): return _math().mul(other, self)
-    def __truediv__(self, other): return _math().true_div(self, other)
-    def __rtruediv__(self, other): return _math().true_div(other, self)
-    def __floordiv__(self, other): return _math().int_div(self, other)
-    def __rfloordiv__(self, other): return _math().int_div(other, self)
-    def __mod__(self, other): return _math().mod(self, other)
-    def __rmod__(self, other): return _math().mod(other, self)
-    def __pow__(self, other): return _math().pow(self, other)
-    def __rpow__(self, other): return _math().pow(other, self)
-    def __neg__(self): return _math().neg(self)
+    def __add__(self, other): return math.add(self, other)
+    def __radd__(self, other): return math.add(other, self)
+    def __sub__(self, other): return math.sub(self, other)
+    def __rsub__(self, other): return math.sub(other, self)
+    def __mul__(self, other): return math.mul(self, other)
+    def __rmul__(self, other): return math.mul(other, self)
+    def __truediv__(self, other): return math.true_div(self, other)
+    def __rtruediv__(self, other): return math.true_div(other, self)
+    def __floordiv__(self, other): return math.int_div(self, other)
+    def __rfloordiv__(self, other): return math.int_div(other, self)
+    def __mod__(self, other): return math.mod(self, other)
+    def __rmod__(self, other): return math.mod(other, self)
+    def __pow__(self, other): return math.pow(self, other)
+    def __rpow__(self, other): return math.pow(other, self)
+    def __neg__(self): return math.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return _math().abs(self)
+    def __abs__(self): return math.abs(self)
 
     def __matmul__(self, other):
-        from tensorgraph.tensor.dot import matmul
-
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        from tensorgraph.tensor.dot import matmul
-
         return matmul(other, self)
 
     # -- comparisons and logic ---------------------------------------------------------------
-    def __lt__(self, other): return _math().lt(self, other)
-    def __le__(self, other): return _math().le(self, other)
-    def __gt__(self, other): return _math().gt(self, other)
-    def __ge__(self, other): return _math().ge(self, other)
-    def __and__(self, other): return _math().and_(self, other)
-    def __rand__(self, other): return _math().and_(other, self)
-    def __or__(self, other): return _math().or_(self, other)
-    def __ror__(self, other): return _math().or_(other, self)
-    def __xor__(self, other): return _math().xor(self, other)
-    def __rxor__(self, other): return _math().xor(other, self)
-    def __invert__(self): return _math().invert(self)
+    def __lt__(self, other): return math.lt(self, other)
+    def __le__(self, other): return math.le(self, other)
+    def __gt__(self, other): return math.gt(self, other)
+    def __ge__(self, other): return math.ge(self, other)
+    def __and__(self, other): return math.and_(self, other)
+    def __rand__(self, other): return math.and_(other, self)
+    def __or__(self, other): return math.or_(self, other)
+    def __ror__(self, other): return math.or_(other, self)
+    def __xor__(self, other): return math.xor(self, other)
+    def __rxor__(self, other): return math.xor(other, self)
+    def __invert__(self): return math.invert(self)
 
     def __bool__(self):
         raise TypeError(f"the truth value of the symbolic variable {self} is unknown until it is "
@@ -156,7 +144,7 @@ class TensorOperators:
 
     @property
     def size(self):
-        return _reduction().prod(self.shape)
+        return reduction.prod(self.shape)
 
     @property
     def T(self):
@@ -165,8 +153,6 @@ class TensorOperators:
     # -- methods -----------------------------------------------------------------------------
     def dimshuffle(self, *pattern):
         """Reorder, drop (size-1) and add ('x') dimensions: ``x.dimshuffle(1, 'x', 0)``."""
-        from tensorgraph.tensor.elemwise import DimShuffle
-
         if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
             pattern = tuple(pattern[0])
         return DimShuffle(self.ndim, pattern)(self)
@@ -193,67 +179,63 @@ class TensorOperators:
         return _shape().squeeze(self, axis)
 
     def astype(self, dtype):
-        return _math().cast(self, dtype)
+        return math.cast(self, dtype)
 
     def __getitem__(self, index):
-        from tensorgraph.tensor.subtensor import getitem
-
         return getitem(self, index)
 
     def sum(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
-        return _reduction().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return reduction.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def prod(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
-        return _reduction().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return reduction.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def mean(self, axis=None, dtype=None, keepdims=False, acc_dtype=None):
-        return _reduction().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return reduction.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def var(self, axis=None, ddof=0, keepdims=False, corrected=False):
-        return _reduction().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return reduction.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis=None, ddof=0, keepdims=False, corrected=False):
-        return _reduction().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return reduction.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        return _reduction().max(self, axis=axis, keepdims=keepdims)
+        return reduction.max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        return _reduction().min(self, axis=axis, keepdims=keepdims)
+        return reduction.min(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None, keepdims=False):
-        return _reduction().argmax(self, axis=axis, keepdims=keepdims)
+        return reduction.argmax(self, axis=axis, keepdims=keepdims)
 
     def argmin(self, axis=None, keepdims=False):
-        return _reduction().argmin(self, axis=axis, keepdims=keepdims)
+        return reduction.argmin(self, axis=axis, keepdims=keepdims)
 
     def all(self, axis=None, keepdims=False):
-        return _reduction().all(self, axis=axis, keepdims=keepdims)
+        return reduction.all(self, axis=axis, keepdims=keepdims)
 
     def any(self, axis=None, keepdims=False):
-        return _reduction().any(self, axis=axis, keepdims=keepdims)
+        return reduction.any(self, axis=axis, keepdims=keepdims)
 
     def dot(self, other):
-        from tensorgraph.tensor.dot import dot
-
         return dot(self, other)
 
     def clip(self, a_min, a_max):
-        return _math().clip(self, a_min, a_max)
+        return math.clip(self, a_min, a_max)
 
     def round(self, mode=None):
-        return _math().round(self) if mode is None else _math().round(self, mode)
+        return math.round(self) if mode is None else math.round(self, mode)
 
     def __round__(self):
-        return _math().round(self)
+        return math.round(self)
 
-    def abs(self): return _math().abs(self)
+    def abs(self): return math.abs(self)
 
-    def __ceil__(self): return _math().ceil(self)
-    def __floor__(self): return _math().floor(self)
-    def __trunc__(self): return _math().trunc(self)
-    def __divmod__(self, other): return _math().int_div(self, other), _math().mod(self, other)
-    def __rdivmod__(self, other): return _math().int_div(other, self), _math().mod(other, self)
+    def __ceil__(self): return math.ceil(self)
+    def __floor__(self): return math.floor(self)
+    def __trunc__(self): return math.trunc(self)
+    def __divmod__(self, other): return math.int_div(self, other), math.mod(self, other)
+    def __rdivmod__(self, other): return math.int_div(other, self), math.mod(other, self)
 
     # -- numpy's methods and attributes --------------------------------------------------------
     @property
@@ -267,116 +249,88 @@ class TensorOperators:
 
     @property
     def real(self):
-        return _math().real(self)
+        return math.real(self)
 
     @property
     def imag(self):
-        return _math().imag(self)
+        return math.imag(self)
 
     def conj(self):
-        return _math().conj(self)
+        return math.conj(self)
 
     conjugate = conj
 
     def copy(self, name=None):
         """A copy of this tensor as a new variable (``tensor_copy``), named ``name``."""
-        from tensorgraph.tensor.math import _copy
-
         out = _copy(self)
         out.name = name
         return out
 
     def take(self, indices, axis=None, mode="raise"):
-        from tensorgraph.tensor.subtensor import take
-
         return take(self, indices, axis=axis, mode=mode)
 
     def norm(self, L, axis=None, keepdims=False):
         """The ``L``-norm of the entries over ``axis`` (``tt.norm``)."""
-        return _reduction().norm(self, L, axis=axis, keepdims=keepdims)
+        return reduction.norm(self, L, axis=axis, keepdims=keepdims)
 
     def ptp(self, axis=None, keepdims=False):
-        return _reduction().ptp(self, axis=axis, keepdims=keepdims)
+        return reduction.ptp(self, axis=axis, keepdims=keepdims)
 
     def sort(self, axis=-1, kind="quicksort", order=None):
-        from tensorgraph.tensor.sort import sort
-
         return sort(self, axis=axis, kind=kind, order=order)
 
     def argsort(self, axis=-1, kind="quicksort", order=None):
-        from tensorgraph.tensor.sort import argsort
-
         return argsort(self, axis=axis, kind=kind, order=order)
 
     def nonzero(self, return_matrix=False):
-        from tensorgraph.tensor.nonzero import nonzero
-
         return nonzero(self, return_matrix=return_matrix)
 
     def nonzero_values(self):
-        from tensorgraph.tensor.nonzero import nonzero_values
-
         return nonzero_values(self)
 
     def cumsum(self, axis=None):
-        return _extra().cumsum(self, axis)
+        return extra_ops.cumsum(self, axis)
 
     def cumprod(self, axis=None):
-        return _extra().cumprod(self, axis)
+        return extra_ops.cumprod(self, axis)
 
     def repeat(self, repeats, axis=None):
-        return _extra().repeat(self, repeats, axis)
+        return extra_ops.repeat(self, repeats, axis)
 
     def searchsorted(self, v, side="left", sorter=None):
-        return _extra().searchsorted(self, v, side=side, sorter=sorter)
+        return extra_ops.searchsorted(self, v, side=side, sorter=sorter)
 
     def compress(self, a, axis=None):
-        return _extra().compress(a, self, axis=axis)
+        return extra_ops.compress(a, self, axis=axis)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        from tensorgraph.tensor.diagonal import diagonal
-
         return diagonal(self, offset, axis1, axis2)
 
     def trace(self):
-        from tensorgraph.tensor.diagonal import trace
-
         return trace(self)
 
     def swapaxes(self, axis1, axis2):
-        from tensorgraph.tensor.rearrange import swapaxes
-
         return swapaxes(self, axis1, axis2)
 
     def choose(self, choices, mode="raise"):
-        from tensorgraph.tensor.rearrange import choose
-
         return choose(self, choices, mode=mode)
 
     def fill(self, value):
         """A tensor of this one's shape filled with ``value`` (``tt.fill``)."""
-        return _math().fill(self, value)
+        return math.fill(self, value)
 
     def zeros_like(self, dtype=None):
-        from tensorgraph.tensor.creation import zeros_like
-
         return zeros_like(self, dtype=dtype)
 
     def ones_like(self, dtype=None):
-        from tensorgraph.tensor.creation import ones_like
-
         return ones_like(self, dtype=dtype)
 
     def set(self, y, **kwargs):
         """``set_subtensor(self, y)``: this indexed tensor's base with ``y`` written here."""
-        from tensorgraph.tensor.subtensor import set_subtensor
-
         return set_subtensor(self, y, **kwargs)
 
     def inc(self, y, **kwargs):
         """``inc_subtensor(self, y)``: this indexed tensor's base with ``y`` added here."""
-        from tensorgraph.tensor.subtensor import inc_subtensor
-
         return inc_subtensor(self, y, **kwargs)
 
     # -- numpy functions on variables: np.sin(x), np.add(a, x), ... ----------------------------
@@ -393,12 +347,12 @@ class TensorOperators:
         if method != "__call__" or kwargs:
             return NotImplemented
         if ufunc.__name__ in _LOGICAL:   # on truth values: nonzero is True
-            truths = [_math().neq(i, 0) for i in inputs]
-            return getattr(_math(), _LOGICAL[ufunc.__name__])(*truths)
+            truths = [math.neq(i, 0) for i in inputs]
+            return getattr(math, _LOGICAL[ufunc.__name__])(*truths)
         function = _UFUNCS.get(ufunc.__name__)
         if function is None:
             return NotImplemented
-        return getattr(_math(), function)(*inputs)
+        return getattr(math, function)(*inputs)
 
 
 class TensorVariable(TensorOperators, Variable):
@@ -419,7 +373,7 @@ class TensorConstant(TensorVariable, Constant):
 
 def _elemwise_method(name):
     def method(self):
-        return getattr(_math(), name)(self)
+        return getattr(math, name)(self)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"``tt.{name}(x)``."

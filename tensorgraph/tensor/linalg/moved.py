@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import warnings
 
+from tensorgraph.tensor import linalg
+
 
 def moved_names(module: str, names: tuple[str, ...]):
     """The ``__getattr__`` and ``__dir__`` of the old module ``module`` for ``names``."""
@@ -14,7 +16,6 @@ def moved_names(module: str, names: tuple[str, ...]):
     def __getattr__(name):
         if name not in known:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        from tensorgraph.tensor import linalg
 
         warnings.warn(f"{module}.{name} moved: import it from tensorgraph.tensor.linalg "
                       f"(as PyTensor 3's pytensor.tensor.linalg)", DeprecationWarning,

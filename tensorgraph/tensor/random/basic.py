@@ -20,9 +20,10 @@ import warnings
 
 import numpy as np
 
+from tensorgraph.graph.basic import Constant
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.math import cast, true_div
-from tensorgraph.tensor.random.op import RandomVariable
+from tensorgraph.tensor.random.op import RandomVariable, _constant_entries
 
 __all__ = [
     "uniform", "normal", "standard_normal", "integers", "choice", "permutation", "binomial",
@@ -106,7 +107,6 @@ class ChoiceWithoutReplacement(ChoiceRV):
     def _supp_shape(self, params) -> tuple:
         if self.core_shape_len is None:
             return super()._supp_shape(params)
-        from tensorgraph.tensor.random.op import _constant_entries
 
         a, core_shape = params[0], params[-1]
         if core_shape.type.shape != (self.core_shape_len,):
@@ -204,8 +204,6 @@ class PermutationRV(RandomVariable):
     def _supp_shape(self, params) -> tuple:
         (x,) = params
         if self.x_ndim == 0:
-            from tensorgraph.graph.basic import Constant
-
             if isinstance(x, Constant) and np.ndim(x.data) == 0:
                 return (int(x.data),)
             return (None,)

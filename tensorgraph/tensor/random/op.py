@@ -20,14 +20,16 @@ import copy
 
 import numpy as np
 
+from tensorgraph.gradient import grad_undefined
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
+from tensorgraph.graph.shared import shared
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.join import stack
 from tensorgraph.tensor.math import cast, maximum
 from tensorgraph.tensor.random.type import RandomGeneratorType, random_generator_type
 from tensorgraph.tensor.shape import shape_tuple
-from tensorgraph.tensor.type import TensorType
+from tensorgraph.tensor.type import TensorType, normalize_dtype
 
 __all__ = ["RandomVariable", "normalize_size"]
 
@@ -127,8 +129,6 @@ class RandomVariable(Op):
         (parameters by name too, when the op has ``params``). A ``dtype`` other than the op's
         makes the draw with a copy of the op holding that dtype: the dtype is part of the op,
         so a node rebuilt by ``make_node`` (cloning, rewrites) keeps it."""
-        from tensorgraph.graph.shared import shared
-
         params = self._bind(params, named)
         if rng is None:
             rng = shared(np.random.default_rng())
@@ -184,8 +184,6 @@ class RandomVariable(Op):
 
     def with_dtype(self, dtype) -> "RandomVariable":
         """This op, or a copy of it whose draws have dtype ``dtype``."""
-        from tensorgraph.tensor.type import normalize_dtype
-
         dtype = normalize_dtype(dtype)
         if dtype == self.dtype:
             return self
@@ -196,8 +194,6 @@ class RandomVariable(Op):
     def output_dtype(self, params) -> str:
         """The dtype of the draws for these parameters (the op's ``dtype``; 'floatX' is
         ``config.floatX`` when the node is built)."""
-        from tensorgraph.tensor.type import normalize_dtype
-
         return normalize_dtype(self.dtype)
 
     def make_node(self, rng, size, *params):
@@ -301,8 +297,6 @@ class RandomVariable(Op):
         return [[True, True] for _ in node.inputs]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.gradient import grad_undefined
-
         return [grad_undefined(self, k, inp, "Random draws have no gradient w.r.t. their "
                                "parameters here (no reparametrization).")
                 for k, inp in enumerate(inputs)]

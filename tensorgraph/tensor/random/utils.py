@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.graph.shared import shared
+from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.extra_ops import broadcast_shape, broadcast_to
 from tensorgraph.tensor.random import basic
+from tensorgraph.tensor.shape import shape_tuple
 
 __all__ = ["RandomStream", "broadcast_params", "params_broadcast_shapes"]
 
@@ -25,8 +29,6 @@ def params_broadcast_shapes(param_shapes, ndims_params):
     """The shapes of parameters broadcast over their batch dimensions: each shape (a tuple of
     sizes, ints or integer scalars) keeps its ``ndims_params`` core dimensions and gets the
     common batch dimensions in front."""
-    from tensorgraph.tensor.extra_ops import broadcast_shape
-
     param_shapes = [tuple(s) for s in param_shapes]
     batches = [s[:len(s) - core] for s, core in zip(param_shapes, ndims_params)]
     batch = broadcast_shape(*batches, arrays_are_shapes=True) if batches else ()
@@ -36,10 +38,6 @@ def params_broadcast_shapes(param_shapes, ndims_params):
 def broadcast_params(params, ndims_params):
     """The distribution parameters ``params`` broadcast over their batch dimensions (all but
     the last ``ndims_params[k]`` of each), as a random variable combines them."""
-    from tensorgraph.tensor.basic import as_tensor_variable
-    from tensorgraph.tensor.extra_ops import broadcast_to
-    from tensorgraph.tensor.shape import shape_tuple
-
     params = [as_tensor_variable(p) for p in params]
     if len(params) != len(ndims_params):
         raise ValueError(f"broadcast_params: {len(params)} parameters but "
@@ -95,8 +93,6 @@ class RandomStream:
     def gen(self, fn, *args, **kwargs):
         """Make a draw with ``fn`` (a function of ``tensorgraph.tensor.random.basic``) on a new
         shared generator of this stream, registered for default updates."""
-        from tensorgraph.graph.shared import shared
-
         rng = shared(self._new_generator(), borrow=True)
         draw = fn(*args, rng=rng, **kwargs)
         next_rng = draw.owner.outputs[0]

@@ -22,9 +22,11 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.blas import Dot22, Gemv, dot22, gemm, gemv
+from tensorgraph.tensor.creation import zeros
 from tensorgraph.tensor.dot import Dot
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.rewriting.utils import fits, op_is, scalar_op_of, single_client
+from tensorgraph.tensor.shape import shape_i
 
 
 def _scalar(value, dtype):
@@ -35,9 +37,6 @@ def _scalar(value, dtype):
 @node_rewriter([Dot])
 def local_dot_to_blas(fgraph, node):
     """dot(matrix, vector), dot(vector, matrix) -> Gemv; dot(matrix, matrix) -> Dot22."""
-    from tensorgraph.tensor.creation import zeros
-    from tensorgraph.tensor.shape import shape_i
-
     a, b = node.inputs
     out = node.outputs[0]
     if a.dtype != b.dtype or a.dtype not in ("float32", "float64"):
@@ -79,7 +78,6 @@ def _fresh_gemv(fgraph, var):
             or not single_client(fgraph, var)):
         return None
     beta = node.inputs[4]
-    from tensorgraph.graph.basic import Constant
 
     if not isinstance(beta, Constant) or np.asarray(beta.data) != 0:
         return None

@@ -26,6 +26,7 @@ from tensorgraph.rewriting.db import WalkerDB
 from tensorgraph.rewriting.optdb import optdb
 from tensorgraph.scalar.basic import ScalarType
 from tensorgraph.scalar.composite import Composite
+from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import Elemwise
 from tensorgraph.tensor.rewriting.utils import fits, op_is, single_client
 
@@ -58,8 +59,6 @@ def inlinable_constant(var):
 def runtime_constant(var, ndim: int):
     """One-element constant ``var`` as a constant of ``ndim`` size-1 dimensions: the input a
     fused node reads it from (no DimShuffle node in between)."""
-    from tensorgraph.tensor.basic import constant
-
     if var.ndim == ndim:
         return var
     return constant(np.asarray(var.data).reshape((1,) * ndim), dtype=var.dtype)

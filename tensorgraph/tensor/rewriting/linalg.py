@@ -31,14 +31,17 @@ import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.rewriting.basic import node_rewriter
-from tensorgraph.rewriting.optdb import (register_canonicalize, register_specialize,
-                                         register_stabilize)
+from tensorgraph.rewriting.optdb import (
+    register_canonicalize,
+    register_specialize,
+    register_stabilize,
+)
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.blockwise import Blockwise
-from tensorgraph.tensor.creation import Eye, eye
-from tensorgraph.tensor.diagonal import ExtractDiag
+from tensorgraph.tensor.creation import Eye, eye, ones_like
+from tensorgraph.tensor.diagonal import ExtractDiag, diagonal
 from tensorgraph.tensor.dot import Dot, MatMul
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 from tensorgraph.tensor.linalg import decomposition as dec
@@ -46,6 +49,9 @@ from tensorgraph.tensor.linalg import solvers
 from tensorgraph.tensor.linalg.inverse import MatrixInverse, MatrixPinv
 from tensorgraph.tensor.linalg.products import BlockDiagonal, Expm, KroneckerProduct
 from tensorgraph.tensor.linalg.summary import Det, SLogDet, slogdet
+from tensorgraph.tensor.reduction import all as tall
+from tensorgraph.tensor.reduction import prod
+from tensorgraph.tensor.reduction import sum as tsum
 from tensorgraph.tensor.rewriting.utils import constant_value, fits, op_is, scalar_op_of
 
 #: the per-matrix ops of tensorgraph.tensor.linalg (what local_unbatched_linalg unwraps)
@@ -197,9 +203,6 @@ def _triangular(var):
 @node_rewriter([Blockwise, Det])
 def local_det_of_triangular(fgraph, node):
     """det(T) for a triangular factor T -> the product of its diagonal."""
-    from tensorgraph.tensor.diagonal import diagonal
-    from tensorgraph.tensor.reduction import prod
-
     if not isinstance(_core_op(node), Det):
         return None
     (t,) = node.inputs
@@ -208,7 +211,6 @@ def local_det_of_triangular(fgraph, node):
         return None
     out = node.outputs[0]
     if kind[1]:                       # a unit diagonal: the determinant is 1
-        from tensorgraph.tensor.creation import ones_like
 
         return [_as(out, ones_like(out))]
     return [_as(out, prod(diagonal(t, 0, -2, -1), axis=-1))]
@@ -235,8 +237,6 @@ def _eye_times(var):
 @node_rewriter([Blockwise, dec.Cholesky])
 def local_cholesky_of_diagonal(fgraph, node):
     """cholesky(eye * x) -> eye * sqrt(x) (all NaN unless every x > 0, as on_error='nan')."""
-    from tensorgraph.tensor.reduction import all as tall
-
     core = _core_op(node)
     if not isinstance(core, dec.Cholesky) or core.on_error != "nan":
         return None
@@ -286,8 +286,6 @@ def local_solve_with_factor(fgraph, node):
 @node_rewriter([ExtractDiag])
 def local_diag_of_dot(fgraph, node):
     """diag(A @ B) -> sum(A * B.T, axis=1) (over the first min(m, n) rows)."""
-    from tensorgraph.tensor.reduction import sum as tsum
-
     op = node.op
     (p,) = node.inputs
     if op.offset != 0 or (op.axis1, op.axis2) != (0, 1) or p.owner is None or \

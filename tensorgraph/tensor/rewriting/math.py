@@ -36,6 +36,7 @@ from tensorgraph.scalar import math as psm
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.rewriting.shape import shape_asserts
 from tensorgraph.tensor.rewriting.utils import (
     as_dtype,
     broadcast_like,
@@ -110,8 +111,6 @@ def finish(fgraph, node, new, sources, reason):
     ``sources`` are the variables the node's chain was made of; those ``new`` no longer reads
     restore the result's shape where needed, and are checked to have had its size.
     """
-    from tensorgraph.tensor.rewriting.shape import shape_asserts
-
     out = node.outputs[0]
     new = broadcast_like(out, new, sources)
     if new is None or same_structure(new, out):

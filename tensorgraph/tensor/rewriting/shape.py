@@ -27,6 +27,7 @@ from tensorgraph.rewriting.optdb import register_canonicalize, register_in
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import constant
 from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.join import make_vector
 from tensorgraph.tensor.rewriting.utils import fits, op_is, same_structure
 from tensorgraph.tensor.shape import Shape, Shape_i, SpecifyShape
 from tensorgraph.tensor.subtensor import Subtensor
@@ -244,8 +245,6 @@ def local_shape_i_inferred(fgraph, node):
 @node_rewriter([Shape])
 def local_shape_inferred(fgraph, node):
     """Shape(x) -> the vector of inferred sizes, when none of them needs x computed."""
-    from tensorgraph.tensor.join import make_vector
-
     x = node.inputs[0]
     if x.ndim == 0:
         return None

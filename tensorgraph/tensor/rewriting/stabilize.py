@@ -22,15 +22,17 @@ from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.reduction import Max, Sum, logsumexp
 from tensorgraph.tensor.rewriting.utils import (
-    op_is,
     as_dtype,
     fits,
     is_constant,
     is_elemwise,
     negate,
+    op_is,
     scalar_op_of,
 )
+from tensorgraph.tensor.special import LogSoftmax, Softmax
 
 
 def _without_one(var):
@@ -59,9 +61,6 @@ def _arg_of(var, scalar_class):
 
 def _stable_log_of(arg):
     """A stable expression for ``log(arg)``, or ``None`` if none applies."""
-    from tensorgraph.tensor.reduction import Sum, logsumexp
-    from tensorgraph.tensor.special import LogSoftmax, Softmax
-
     x = _arg_of(arg, psm.Sigmoid)
     if x is not None:
         return negate(tm.softplus(negate(x, arg.dtype)))
@@ -83,8 +82,6 @@ def _stable_log_of(arg):
 
 def _is_max_shifted(x, depth=4) -> bool:
     """Whether ``x`` is ``a - shift`` with ``shift`` computed from a max (as in logsumexp)."""
-    from tensorgraph.tensor.reduction import Max
-
     if not is_elemwise(x, ps.Sub):
         return False
     todo = [(x.owner.inputs[1], 0)]

@@ -8,6 +8,7 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.lookup import SCALAR_SAME, computes_as
 from tensorgraph.scalar.basic import Neg
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
+from tensorgraph.tensor.math import cast, neg, second
 
 
 def scalar_op_of(var_or_node):
@@ -76,16 +77,12 @@ def as_dtype(x, dtype: str):
     Rewrites that move a negation, a subtraction or a sum out of an op that converts its input
     (``sigmoid`` of a uint8 computes in float32) convert first, so nothing is computed in the
     narrower dtype where it would wrap around (uint8 ``-200`` is ``56``)."""
-    from tensorgraph.tensor.math import cast
-
     return x if x.dtype == dtype else cast(x, dtype)
 
 
 def negate(x, dtype: str | None = None):
     """``-x`` computed in ``dtype`` (default ``x``'s own), without stacking negations
     (``-(-a)`` is ``a`` when the inner negation was computed in ``dtype`` too)."""
-    from tensorgraph.tensor.math import neg
-
     dtype = x.dtype if dtype is None else dtype
     if is_elemwise(x, Neg) and x.dtype == dtype:
         return x.owner.inputs[0] if x.owner.inputs[0].dtype == dtype else as_dtype(
@@ -132,8 +129,6 @@ def broadcast_like(old, new, sources):
     ``old`` does not is restored with ``second(source, new)`` from one of ``sources`` (the
     dropped variables); ``new`` is cast to ``old``'s dtype. ``None`` when it cannot be done.
     """
-    from tensorgraph.tensor.math import cast, second
-
     if new.ndim > old.ndim:
         return None
     for d in range(old.ndim):

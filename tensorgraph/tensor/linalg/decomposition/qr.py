@@ -11,8 +11,14 @@ from tensorgraph.raise_op import assert_op
 from tensorgraph.tensor.creation import tril, zeros_like
 from tensorgraph.tensor.join import concatenate
 from tensorgraph.tensor.linalg.core import (
-    as_matrix, batched, eye_like, linalg_dtype, matrix_input, transposed,
+    as_matrix,
+    batched,
+    eye_like,
+    linalg_dtype,
+    matrix_input,
+    transposed,
 )
+from tensorgraph.tensor.linalg.solvers import solve_triangular  # solvers imports us
 from tensorgraph.tensor.math import le, minimum
 from tensorgraph.tensor.type import TensorType
 
@@ -81,8 +87,6 @@ class QR(Op):
         symmetric matrix of M's lower triangle, ``gY = Q gV`` (Liao et al.). The full Q of a
         tall matrix has no such formula (a ValueError when the gradient runs); ``mode='r'``
         differentiates through the economic factors."""
-        from tensorgraph.tensor.linalg.solvers import solve_triangular  # solvers imports us
-
         (x,) = inputs
         rows, cols = x.shape[0], x.shape[1]
         k = minimum(rows, cols)

@@ -15,7 +15,7 @@ __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "chec
            "check_split", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
            "check_gemm", "scaled_sum", "draw_shape", "check_position", "known_mask",
-           "check_label_shape", "label_range_message"]
+           "check_label_shape", "label_range_message", "check_labels"]
 
 
 class StaticShapeError(ValueError):
@@ -266,3 +266,14 @@ def check_label_shape(op, x_shape, labels) -> None:
 
 def label_range_message(op, n: int) -> str:
     return f"{op}: a label is out of range for {n} classes (labels must be in 0..{n - 1})"
+
+
+def check_labels(op, x_shape, labels, traced, runtime_check, checked_position) -> None:
+    """The labels of ``TakeAlongLastAxis`` / ``PutAlongLastAxis``: their shape checked now,
+    their range now when known (``checked_position``), else at run time."""
+    check_label_shape(op, x_shape, labels)
+    n = x_shape[-1]
+    if traced(labels):
+        runtime_check((labels < 0) | (labels >= n), IndexError, label_range_message(op, n))
+    else:
+        checked_position(labels, n, len(x_shape) - 1, op)

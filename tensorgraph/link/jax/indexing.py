@@ -15,16 +15,8 @@ import numpy as np
 from tensorgraph.link import traced_shape
 from tensorgraph.link.jax import register, runtime_check
 from tensorgraph.link.jax.shape import static_ints
+from tensorgraph.tensor import subtensor as st
 from tensorgraph.tensor.special import PutAlongLastAxis, TakeAlongLastAxis
-from tensorgraph.tensor.subtensor import (
-    AdvancedIncSubtensor,
-    AdvancedIncSubtensor1,
-    AdvancedSubtensor,
-    AdvancedSubtensor1,
-    IncSubtensor,
-    Subtensor,
-    _check_fits,
-)
 
 
 def _traced(value) -> bool:
@@ -81,8 +73,8 @@ def indexed_shape(shape, standin) -> tuple:
     return np.broadcast_to(np.zeros((), dtype=np.int8), shape)[standin].shape
 
 
-@register(Subtensor)
-@register(AdvancedSubtensor)
+@register(st.Subtensor)
+@register(st.AdvancedSubtensor)
 def jax_subtensor(op, node):
     def subtensor(x, *index):
         idx, _ = numpy_index(op, op.idx_list, index, np.shape(x))
@@ -91,21 +83,21 @@ def jax_subtensor(op, node):
     return subtensor
 
 
-@register(IncSubtensor)
-@register(AdvancedIncSubtensor)
+@register(st.IncSubtensor)
+@register(st.AdvancedIncSubtensor)
 def jax_inc_subtensor(op, node):
     import jax.numpy as jnp
 
     def inc_subtensor(x, y, *index):
         idx, standin = numpy_index(op, op.idx_list, index, np.shape(x))
-        _check_fits(op, y, indexed_shape(np.shape(x), standin))
+        st._check_fits(op, y, indexed_shape(np.shape(x), standin))
         target = jnp.asarray(x).at[idx]
         return target.set(y) if op.set_instead_of_inc else target.add(y)
 
     return inc_subtensor
 
 
-@register(AdvancedSubtensor1)
+@register(st.AdvancedSubtensor1)
 def jax_advanced_subtensor1(op, node):
     def take(x, ilist):
         return x[_checked_position(ilist, np.shape(x)[0], 0, op)]
@@ -113,13 +105,13 @@ def jax_advanced_subtensor1(op, node):
     return take
 
 
-@register(AdvancedIncSubtensor1)
+@register(st.AdvancedIncSubtensor1)
 def jax_advanced_inc_subtensor1(op, node):
     import jax.numpy as jnp
 
     def inc(x, y, ilist):
         ilist = _checked_position(ilist, np.shape(x)[0], 0, op)
-        _check_fits(op, y, (np.shape(ilist)[0],) + tuple(np.shape(x)[1:]))
+        st._check_fits(op, y, (np.shape(ilist)[0],) + tuple(np.shape(x)[1:]))
         target = jnp.asarray(x).at[ilist]
         return target.set(y) if op.set_instead_of_inc else target.add(y)
 
@@ -127,13 +119,7 @@ def jax_advanced_inc_subtensor1(op, node):
 
 
 def _check_labels(op, x_shape, labels):
-    traced_shape.check_label_shape(op, x_shape, labels)
-    n = x_shape[-1]
-    if _traced(labels):
-        runtime_check((labels < 0) | (labels >= n), IndexError,
-                      traced_shape.label_range_message(op, n))
-    else:
-        _checked_position(labels, n, len(x_shape) - 1, op)
+    traced_shape.check_labels(op, x_shape, labels, _traced, runtime_check, _checked_position)
 
 
 @register(TakeAlongLastAxis)

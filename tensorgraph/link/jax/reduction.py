@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import array_reduction
 from tensorgraph.link.jax import register
+from tensorgraph.link.jax.elemwise import LIBRARY
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.tensor.reduction import CAReduce, _ArgExtremum, _Extremum
@@ -40,23 +42,7 @@ def jax_careduce(op, node):
 
 @register(_ArgExtremum)
 def jax_arg_extremum(op, node):
-    import jax.numpy as jnp
-
-    find = jnp.argmax if type(op)._nfunc is np.argmax else jnp.argmin
-
-    def arg_extremum(x):
-        shape = np.shape(x)
-        kept = [d for d in range(len(shape)) if d not in op.axis]
-        length = int(np.prod([shape[a] for a in op.axis], dtype=np.int64))
-        if length == 0:
-            name = type(op).__name__.lower()
-            raise ValueError(f"{name} over axes {op.axis} of an array of shape {shape}: a "
-                             f"zero-size axis has no {name} (numpy raises too)")
-        moved = jnp.transpose(x, kept + list(op.axis))
-        flat = jnp.reshape(moved, moved.shape[:len(kept)] + (length,))
-        return find(flat, axis=-1).astype("int64")
-
-    return arg_extremum
+    return array_reduction.arg_extremum(LIBRARY, op)
 
 
 def _shifted(op, x, dtype):

@@ -193,13 +193,11 @@ def torch_advanced_inc_subtensor1(op, node):
 
 
 def _check_labels(op, x_shape, labels):
-    traced_shape.check_label_shape(op, x_shape, labels)
-    n = x_shape[-1]
+    """The labels checked, traced ones clamped into range (a wrong one fails the call, but
+    the gather runs first)."""
+    traced_shape.check_labels(op, x_shape, labels, traced, runtime_check, checked_position)
     if traced(labels):
-        runtime_check((labels < 0) | (labels >= n), IndexError,
-                      traced_shape.label_range_message(op, n))
-        return labels.to(_torch_int64()).clamp(0, max(n - 1, 0))
-    checked_position(labels, n, len(x_shape) - 1, op)
+        return labels.to(_torch_int64()).clamp(0, max(x_shape[-1] - 1, 0))
     return labels
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import array_reduction
 from tensorgraph.link.pytorch import as_tensor, register, torch_dtype
-from tensorgraph.link.pytorch.elemwise import arithmetic_dtype, check_dtypes
+from tensorgraph.link.pytorch.elemwise import LIBRARY, arithmetic_dtype, check_dtypes
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.tensor.reduction import CAReduce, _ArgExtremum, _Extremum
@@ -75,27 +76,10 @@ def torch_careduce(op, node):
 
 @register(_ArgExtremum)
 def torch_arg_extremum(op, node):
-    import torch
-
-    find = torch.argmax if type(op)._nfunc is np.argmax else torch.argmin
     in_dtype = node.inputs[0].dtype
     check_dtypes([in_dtype], wraps=False)
     compute = "uint8" if np.dtype(in_dtype).kind == "b" else arithmetic_dtype(in_dtype)
-
-    def arg_extremum(x):
-        x = as_tensor(x, compute)
-        shape = tuple(x.shape)
-        kept = [d for d in range(len(shape)) if d not in op.axis]
-        length = int(np.prod([shape[a] for a in op.axis], dtype=np.int64))
-        if length == 0:
-            name = type(op).__name__.lower()
-            raise ValueError(f"{name} over axes {op.axis} of an array of shape {shape}: a "
-                             f"zero-size axis has no {name} (numpy raises too)")
-        moved = x.permute(*(kept + list(op.axis))) if x.ndim else x
-        flat = moved.reshape(tuple(moved.shape[:len(kept)]) + (length,))
-        return find(flat, dim=-1).to(torch.int64)
-
-    return arg_extremum
+    return array_reduction.arg_extremum(LIBRARY, op, compute)
 
 
 def _shifted(op, x, dtype):

@@ -19,9 +19,20 @@ import numbers
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.graph.basic import Apply, Variable
+from tensorgraph.graph.basic import Apply, Constant, Variable
+from tensorgraph.raise_op import CheckAndRaise
 from tensorgraph.scalar.basic import (  # noqa: F401  (python_scalar_dtype: re-exported)
-    Cast, Identity, ScalarOp, ScalarType, python_scalar_dtype,
+    Cast,
+    Identity,
+    ScalarOp,
+    ScalarType,
+    python_scalar_dtype,
+)
+from tensorgraph.scalar.math import Second
+from tensorgraph.tensor.scalar_convert import (
+    ScalarFromTensor,
+    TensorFromScalar,
+    scalar_to_tensor,
 )
 from tensorgraph.tensor.type import TensorType, normalize_dtype
 from tensorgraph.tensor.type_other import NoneTypeT
@@ -38,7 +49,6 @@ def constant(value, name: str | None = None, ndim: int | None = None, dtype=None
         raise NotImplementedError("MaskedArrays are not supported: a tensor holds every element, "
                                   "so the mask would be lost; give value.filled(fill_value) or "
                                   "value.data explicitly")
-    from tensorgraph.graph.basic import Constant
 
     if isinstance(value, Constant) and isinstance(value.type, TensorType):
         if (ndim is None or ndim == value.ndim) and (
@@ -82,8 +92,6 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     if isinstance(x, Apply):
         x = _default_output(x)
     if isinstance(x, Variable) and isinstance(x.type, ScalarType):
-        from tensorgraph.tensor.scalar_convert import scalar_to_tensor
-
         x = scalar_to_tensor(x)
     if isinstance(x, Variable):
         if not isinstance(x.type, TensorType):
@@ -96,8 +104,6 @@ def as_tensor_variable(x, name: str | None = None, ndim: int | None = None, dtyp
     if hasattr(x, "owner") and hasattr(x, "type"):
         raise TypeError(f"cannot convert {x} ({type(x).__name__}) to a tensor variable")
     if isinstance(x, (list, tuple)) and any(isinstance(e, Variable) for e in _flatten(x)):
-        from tensorgraph.graph.basic import Constant
-
         if all(isinstance(e, Constant) and isinstance(e.type, (TensorType, ScalarType))
                or isinstance(e, numbers.Number) for e in _flatten(x)):
             values = _constant_values(x)
@@ -166,8 +172,6 @@ def _with_ndim(x, ndim):
 
 
 def _constant_values(x):
-    from tensorgraph.graph.basic import Constant
-
     if isinstance(x, (list, tuple)):
         return [_constant_values(e) for e in x]
     return x.data if isinstance(x, Constant) else x
@@ -224,8 +228,6 @@ def get_scalar_constant_value(v, elemwise: bool = True, only_process_constants: 
 
 
 def _scalar_constant(v, elemwise, only_constants, depth):
-    from tensorgraph.graph.basic import Constant
-
     if isinstance(v, (numbers.Number, np.number, np.bool_)) and not isinstance(v, Variable):
         return np.asarray(v)
     if isinstance(v, np.ndarray):
@@ -240,7 +242,6 @@ def _scalar_constant(v, elemwise, only_constants, depth):
         raise NotScalarConstantError(f"{v} is not a constant")
     op, inputs = v.owner.op, v.owner.inputs
     from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
-    from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
     from tensorgraph.tensor.shape import Shape_i, SpecifyShape
 
     if isinstance(op, Shape_i):
@@ -272,7 +273,6 @@ def _scalar_constant(v, elemwise, only_constants, depth):
             return _scalar_constant(inputs[0], elemwise, only_constants, depth - 1)
     elif isinstance(op, (Elemwise, ScalarOp)) and len(v.owner.outputs) == 1:
         scalar_op = op.scalar_op if isinstance(op, Elemwise) else op
-        from tensorgraph.scalar.math import Second
 
         if isinstance(scalar_op, Second):         # fill(shape_source, value): the value
             return _scalar_constant(inputs[1], elemwise, only_constants, depth - 1)
@@ -284,7 +284,6 @@ def _scalar_constant(v, elemwise, only_constants, depth):
 
 def _is_entry_of_constant(node) -> bool:
     """Whether ``node`` is ``c[i, j, ...]`` of a constant ``c`` at integer indices only."""
-    from tensorgraph.graph.basic import Constant
     from tensorgraph.tensor.subtensor import Subtensor
 
     return (isinstance(node.op, Subtensor) and isinstance(node.inputs[0], Constant)
@@ -293,8 +292,6 @@ def _is_entry_of_constant(node) -> bool:
 
 
 def _is_assert(op) -> bool:
-    from tensorgraph.raise_op import CheckAndRaise
-
     return isinstance(op, CheckAndRaise)
 
 

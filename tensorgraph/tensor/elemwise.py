@@ -15,7 +15,7 @@ from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.scalar.basic import DISCRETE, ScalarOp, ScalarType
-from tensorgraph.tensor.basic import as_tensor_variable
+from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.type import TensorType
 
 
@@ -225,8 +225,6 @@ class Elemwise(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         """One int64 scalar variable per dimension (static sizes as constants, as PyTensor's
         callers expect variables), the same for every output."""
-        from tensorgraph.tensor.basic import constant
-
         out = []
         for d, static in enumerate(node.outputs[0].type.shape):
             if static is not None:

@@ -18,12 +18,27 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant
 from tensorgraph.graph.op import Op
+from tensorgraph.raise_op import Assert, assert_op
 from tensorgraph.scalar import basic as ps
-from tensorgraph.tensor.basic import as_tensor_variable, constant
-from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor import math
+from tensorgraph.tensor.basic import (
+    NotScalarConstantError,
+    as_tensor_variable,
+    constant,
+    get_scalar_constant_value,
+)
+from tensorgraph.tensor.creation import alloc, arange, zeros, zeros_like
+from tensorgraph.tensor.elemwise import DimShuffle, _broadcast_static
+from tensorgraph.tensor.join import concatenate, stack
+from tensorgraph.tensor.nonzero import flatnonzero
+from tensorgraph.tensor.reduction import max as tmax
+from tensorgraph.tensor.reduction import min as tmin
+from tensorgraph.tensor.reduction import sum as tsum
+from tensorgraph.tensor.reduction import zeros_gradient
 from tensorgraph.tensor.shape import (
     _disconnected,
     as_int_scalar,
+    as_shape_scalars,
     constant_int,
     flatten,
     normalize_axis,
@@ -31,6 +46,7 @@ from tensorgraph.tensor.shape import (
     shape_i,
     squeeze,
 )
+from tensorgraph.tensor.subtensor import getitem, inc_subtensor, set_subtensor, take
 from tensorgraph.tensor.type import INT_DTYPES, TensorType, normalize_dtype
 
 __all__ = [
@@ -43,14 +59,10 @@ __all__ = [
 
 
 def _tm():
-    from tensorgraph.tensor import math
-
     return math
 
 
 def _int_zeros_gradient(x):
-    from tensorgraph.tensor.reduction import zeros_gradient
-
     return zeros_gradient(x)
 
 
@@ -101,8 +113,6 @@ class CumOp(Op):
 
 
 def _reverse_cumsum(g, axis):
-    from tensorgraph.tensor.subtensor import getitem
-
     g = as_tensor_variable(g)
     axis = normalize_axis(axis, g.ndim, "cumsum")
     flipped = (slice(None),) * axis + (slice(None, None, -1),)
@@ -135,8 +145,6 @@ def cumprod(x, axis=None):
 def diff(x, n: int = 1, axis: int = -1):
     """The ``n``-th discrete difference along ``axis``, as ``np.diff``: slicing and
     subtraction, ``n`` times."""
-    from tensorgraph.tensor.subtensor import getitem
-
     x = as_tensor_variable(x)
     if x.ndim == 0:
         raise ValueError(f"diff: needs at least one dimension, got the 0-d {x}")
@@ -201,8 +209,6 @@ class Repeat(Op):
         output_storage[0][0] = np.repeat(x, repeats.astype(np.int64), axis=self.axis)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor.reduction import sum as tsum
-
         shape = list(input_shapes[0])
         axis = normalize_axis(self.axis, len(shape), str(self))
         shape[axis] = tsum(node.inputs[1], dtype="int64")
@@ -212,9 +218,6 @@ class Repeat(Op):
         return [[True], [False]]
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.creation import arange, zeros_like
-        from tensorgraph.tensor.subtensor import getitem, inc_subtensor
-
         x, repeats = inputs
         if x.dtype in ps.DISCRETE:
             return [_int_zeros_gradient(x), _disconnected()]
@@ -228,8 +231,6 @@ class Repeat(Op):
 
 def _known_int(var):
     """The value of an integer scalar known while the graph is built, else None."""
-    from tensorgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-
     try:
         return int(get_scalar_constant_value(var))
     except NotScalarConstantError:
@@ -253,7 +254,6 @@ def repeat(x, repeats, axis=None):
         raise ValueError(f"repeat: repeats must be an int or a vector, got {repeats} "
                          f"({repeats.type})")
     # one count: a new axis after ``axis`` broadcast to the count, merged into ``axis``
-    from tensorgraph.tensor.creation import alloc
 
     count = as_int_scalar(repeats, "repeat count")
     pattern = list(range(axis + 1)) + ["x"] + list(range(axis + 1, x.ndim))
@@ -277,9 +277,6 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     integer vector ``x`` (the sum of ``weights`` at those positions, when given); at least
     ``minlength`` counts. ``assert_nonneg`` checks at run time that no value is negative
     (otherwise a negative value is an index error)."""
-    from tensorgraph.tensor.creation import zeros
-    from tensorgraph.tensor.subtensor import getitem, inc_subtensor
-
     tm = _tm()
     x = as_tensor_variable(x)
     if x.dtype not in INT_DTYPES:
@@ -287,8 +284,6 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     if x.ndim != 1:
         raise TypeError(f"bincount: x must be a vector, got {x} ({x.type})")
     if assert_nonneg:
-        from tensorgraph.raise_op import Assert
-
         x = Assert("bincount: x has negative values")(x, tm.ge(_min_or(x, 0), 0))
     # one more than the largest value (0 for an empty x)
     length = tm.add(_max_or(x, -1), 1)
@@ -306,21 +301,15 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
 def _extreme_or(x, value, reduce):
     """``reduce`` of the int64 vector ``x`` with ``value`` appended (defined when x is
     empty)."""
-    from tensorgraph.tensor.join import concatenate
-
     x = _tm().cast(x, "int64")
     return reduce(concatenate([x, constant(np.full(1, value, dtype="int64"))]))
 
 
 def _max_or(x, value):
-    from tensorgraph.tensor.reduction import max as tmax
-
     return _extreme_or(x, value, tmax)
 
 
 def _min_or(x, value):
-    from tensorgraph.tensor.reduction import min as tmin
-
     return _extreme_or(x, value, tmin)
 
 
@@ -432,9 +421,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 def compress(condition, x, axis=None):
     """``np.compress``: the entries of ``x`` along ``axis`` (of the flattened ``x`` for None)
     where the 1-d ``condition`` is true."""
-    from tensorgraph.tensor.subtensor import take
-    from tensorgraph.tensor.nonzero import flatnonzero
-
     condition = as_tensor_variable(condition)
     if condition.ndim != 1:
         raise ValueError(f"compress: condition must be 1-d, got {condition} ({condition.type})")
@@ -449,11 +435,6 @@ def fill_diagonal(a, val):
     """``a`` with its main diagonal (``a[i, i, ...]``) set to ``val``: a copy, as
     ``np.fill_diagonal`` does in place. ``a`` has at least 2 dimensions; beyond 2 they must
     all have the same size (numpy's rule)."""
-    from tensorgraph.tensor.creation import arange
-    from tensorgraph.tensor.reduction import min as tmin
-    from tensorgraph.tensor.join import stack
-    from tensorgraph.tensor.subtensor import getitem, set_subtensor
-
     a = as_tensor_variable(a)
     if a.ndim < 2:
         raise ValueError(f"fill_diagonal: a must be at least 2-d, got {a} ({a.type})")
@@ -468,9 +449,6 @@ def fill_diagonal(a, val):
 def fill_diagonal_offset(a, val, offset):
     """The matrix ``a`` with ``val`` written on the diagonal ``offset`` above the main one
     (below it for a negative ``offset``)."""
-    from tensorgraph.tensor.creation import arange
-    from tensorgraph.tensor.subtensor import getitem, set_subtensor
-
     tm = _tm()
     a = as_tensor_variable(a)
     if a.ndim != 2:
@@ -490,8 +468,6 @@ def fill_diagonal_offset(a, val, offset):
 
 
 def _dims_vector(dims, what):
-    from tensorgraph.tensor.join import stack
-
     if isinstance(dims, (list, tuple)):
         return stack([as_int_scalar(d, f"{what} dims") for d in dims])
     dims = as_tensor_variable(dims)
@@ -521,7 +497,6 @@ class RavelMultiIndex(Op):
         for i in indices:
             if i.dtype not in INT_DTYPES:
                 raise TypeError(f"ravel_multi_index: index arrays must be integers, got {i}")
-        from tensorgraph.tensor.elemwise import _broadcast_static
 
         ndim = max(i.ndim for i in indices)
         padded = [i if i.ndim == ndim else DimShuffle(i.ndim, ("x",) * (ndim - i.ndim) + tuple(
@@ -604,8 +579,6 @@ def unravel_index(indices, dims, order="C"):
 def to_one_hot(y, nb_class, dtype=None):
     """One row per entry of the integer vector ``y``: 1 at column ``y[i]`` of ``nb_class``
     columns, 0 elsewhere (``dtype`` defaults to ``config.floatX``)."""
-    from tensorgraph.tensor.creation import arange
-
     tm = _tm()
     y = as_tensor_variable(y)
     if y.ndim != 1 or y.dtype not in INT_DTYPES:
@@ -617,8 +590,6 @@ def to_one_hot(y, nb_class, dtype=None):
 
 def bartlett(M):
     """The Bartlett (triangular) window of ``M`` points, as ``np.bartlett`` (float64)."""
-    from tensorgraph.tensor.creation import arange
-
     tm = _tm()
     M = as_int_scalar(M, "bartlett M")
     n = tm.cast(arange(tm.maximum(M, 0)), "float64")
@@ -646,8 +617,6 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False,
     shapes = []
     for a in arrays:
         if arrays_are_shapes:
-            from tensorgraph.tensor.shape import as_shape_scalars
-
             shapes.append(list(as_shape_scalars(a, "broadcast_shape")))
         else:
             a = as_tensor_variable(a)
@@ -673,8 +642,6 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False,
             result.append(_runtime_broadcast_size(sizes if not fixed else [size, *unknown], d))
             continue
         if unknown:
-            from tensorgraph.raise_op import assert_op
-
             shown = ", ".join(str(v) for v in not_one)
             size = assert_op(size, *[tm.eq(v, size) for v in unknown],
                              msg=f"broadcast_shape: the sizes {shown} of dimension {d} differ "
@@ -687,8 +654,6 @@ def broadcast_shape(*arrays, arrays_are_shapes: bool = False,
 def _runtime_broadcast_size(sizes, d):
     """numpy's broadcast of the int64 scalars ``sizes`` (of dimension ``d``) at run time: the
     size that is not 1 (1 when all are), asserted to be the same for all that are not 1."""
-    from tensorgraph.raise_op import assert_op
-
     tm = _tm()
     one = constant(1, dtype="int64")
     size = sizes[0]
@@ -701,9 +666,6 @@ def _runtime_broadcast_size(sizes, d):
 
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape``, as ``np.broadcast_to`` (a new array here, not a view)."""
-    from tensorgraph.tensor.creation import alloc
-    from tensorgraph.tensor.shape import as_shape_scalars
-
     x = as_tensor_variable(x)
     return alloc(x, *as_shape_scalars(shape, "broadcast_to shape"))
 
@@ -712,7 +674,6 @@ def concat_with_broadcast(tensor_list, axis=0):
     """The tensors of ``tensor_list`` joined along ``axis`` after broadcasting them against
     each other in every other dimension (a size known to be 1 is repeated; sizes not known
     until run time must agree there, as ``broadcast_shape`` checks)."""
-    from tensorgraph.tensor.join import concatenate
     from tensorgraph.tensor.reduction import normalize_axis
 
     tensors = [as_tensor_variable(t) for t in tensor_list]
@@ -763,8 +724,6 @@ def _compute_dtype(dtype):
 def _even_steps(start, stop, num, endpoint, dtype, what):
     """Evenly spaced values from ``start`` to ``stop`` along a new first axis (``stop``
     exactly as the last one when ``endpoint``), and the spacing, in the float ``dtype``."""
-    from tensorgraph.tensor.creation import arange
-
     tm = _tm()
     num = as_int_scalar(num, f"{what} num")
     count = tm.cast(num, dtype)
@@ -816,8 +775,6 @@ def geomspace(start, end, steps=50, base=10.0, endpoint=True, dtype=None, axis=0
     """``steps`` values from ``start`` to ``end`` spaced evenly on a log scale (a geometric
     progression), as ``np.geomspace``; ``start`` and ``end`` must not be 0 and have the same
     sign. (``base`` is accepted for PyTensor's signature; the values do not depend on it.)"""
-    from tensorgraph.tensor.creation import arange
-
     tm = _tm()
     start, end = as_tensor_variable(start), as_tensor_variable(end)
     dtype = _space_dtype(dtype, start, end)

@@ -18,7 +18,13 @@ from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
 from tensorgraph.raise_op import assert_op
-from tensorgraph.tensor.basic import as_tensor_variable, constant
+from tensorgraph.tensor import math
+from tensorgraph.tensor.basic import (
+    NotScalarConstantError,
+    as_tensor_variable,
+    constant,
+    get_underlying_scalar_constant_value,
+)
 from tensorgraph.tensor.elemwise import DimShuffle
 from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
 
@@ -134,8 +140,6 @@ def constant_int(var) -> int | None:
     if var.owner is not None and getattr(var.type, "ndim", None) == 0:
         # arithmetic of known values (``100 // n`` with n a constant, a cast of a static
         # size): the static shapes of reshape, alloc, specify_shape know it, as PyTensor's do
-        from tensorgraph.tensor.basic import NotScalarConstantError, \
-            get_underlying_scalar_constant_value
 
         try:
             value = get_underlying_scalar_constant_value(var)
@@ -475,7 +479,6 @@ class Reshape(Op):
                              f"{x.size}) into shape {requested}") from None
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor import math
         from tensorgraph.tensor.subtensor import getitem
 
         x, shp = node.inputs
@@ -561,7 +564,6 @@ def flatten(x, ndim: int = 1) -> Variable:
                          f"({x.ndim}-d), got {ndim!r}")
     if ndim == x.ndim:
         return x
-    from tensorgraph.tensor import math
 
     kept = [shape_i(x, i) for i in range(ndim - 1)]
     merged = [shape_i(x, i) for i in range(ndim - 1, x.ndim)]
@@ -606,7 +608,6 @@ def squeeze(x, axis=None) -> Variable:
     unknown = [d for d in axes if x.type.shape[d] is None]
     if unknown:
         # a size that is not 1 is a ValueError (numpy's and PyTensor's), in every back end
-        from tensorgraph.tensor import math
 
         ones = [math.eq(shape_i(x, d), 1) for d in unknown]
         x = assert_op(x, *ones, msg=f"squeeze: dimension{'s' if len(unknown) > 1 else ''} "

@@ -15,6 +15,7 @@ from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor.basic import as_tensor_variable
 from tensorgraph.tensor.shape import flatten, normalize_axis
+from tensorgraph.tensor.subtensor import take_along_axis
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["SortOp", "ArgSortOp", "sort", "argsort"]
@@ -60,8 +61,6 @@ class SortOp(_SortBase):
         output_storage[0][0] = np.sort(inputs[0], axis=self.axis, kind=self.kind)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.tensor.subtensor import take_along_axis
-
         (x,), (gz,) = inputs, output_grads
         order = ArgSortOp(self.axis, self.kind)(x)
         inverse = ArgSortOp(self.axis, "stable")(order)   # where each input entry went

@@ -34,13 +34,19 @@ import numpy as np
 
 from tensorgraph.graph.basic import Apply, Constant, Variable
 from tensorgraph.graph.op import Op
+from tensorgraph.printing import pprint
+from tensorgraph.tensor import math
+from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.elemwise import DimShuffle
+from tensorgraph.tensor.math import add, cast, eq, switch
 from tensorgraph.tensor.shape import (
     _disconnected,
     _float_zeros_like,
     as_int_scalar,
     constant_int,
+    flatten,
+    normalize_axis,
     shape_i,
 )
 from tensorgraph.tensor.type import DISCRETE_DTYPES, INT_DTYPES, TensorType
@@ -281,7 +287,6 @@ def _as_value_for(x, y, what: str) -> Variable:
     if not np.can_cast(y.dtype, x.dtype, "same_kind"):
         raise TypeError(f"{what}: cannot put {y.dtype} values ({y}) into the {x.dtype} tensor "
                         f"{x}; cast them explicitly")
-    from tensorgraph.tensor.math import cast
 
     return cast(y, x.dtype)
 
@@ -293,7 +298,6 @@ def _sum_to_value(g, y):
     Where ``y``'s size is not known statically, the sum over that dimension is chosen at run
     time (``switch`` on ``y.shape[d] == 1``, then the first ``y.shape[d]`` rows), so the
     gradient always has ``y``'s shape."""
-    from tensorgraph.tensor.math import cast, eq, switch
     from tensorgraph.tensor.reduction import sum as tsum
 
     offset = g.ndim - y.ndim
@@ -646,7 +650,6 @@ class AdvancedSubtensor(_IndexedRead, Op):
         output_storage[0][0] = np.asarray(x[_numpy_index(self.idx_list, index)])
 
     def infer_shape(self, fgraph, node, input_shapes):
-        from tensorgraph.tensor import math
         from tensorgraph.tensor.reduction import sum as tsum
 
         x, *index = node.inputs
@@ -912,8 +915,6 @@ def inc_subtensor(x, y, inplace: bool = False, set_instead_of_inc: bool = False,
         raise TypeError(f"{what} expects the result of indexing a tensor, like x[2:5] or "
                         f"x[idx], as its first argument; got {x}")
     if ignore_duplicates and not set_instead_of_inc:
-        from tensorgraph.tensor.math import add
-
         return inc_subtensor(x, add(x, _as_value_for(x, y, what)), inplace=inplace,
                              set_instead_of_inc=True)
     base, *index = node.inputs
@@ -991,9 +992,6 @@ def take(a, indices, axis=None, mode: str | None = "raise") -> Variable:
     when ``axis`` is None). ``mode`` says what out-of-range indices do: 'raise' (an
     IndexError when the function runs), 'wrap' (taken modulo the length) or 'clip' (limited
     to the first and last entries)."""
-    from tensorgraph.tensor import math as tm
-    from tensorgraph.tensor.shape import flatten, normalize_axis
-
     a = as_tensor_variable(a)
     if axis is None:
         return take(flatten(a, 1), indices, 0, mode)
@@ -1023,7 +1021,6 @@ def take_along_axis(arr, indices, axis=None) -> Variable:
     ``axis`` (``indices`` has ``arr``'s number of dimensions; they broadcast elsewhere);
     ``axis=None`` takes from the flattened ``arr`` with a vector of indices."""
     from tensorgraph.tensor.creation import arange
-    from tensorgraph.tensor.shape import flatten, normalize_axis
 
     arr, indices = as_tensor_variable(arr), as_tensor_variable(indices)
     if indices.dtype not in INT_DTYPES:
@@ -1089,8 +1086,6 @@ def get_canonical_form_slice(theslice, length):
     made non-negative (``i + length`` where ``i < 0``) and direction 1. Known values give
     Python ints; symbolic ones give integer scalar variables (``direction`` too when the
     step's sign is not known)."""
-    from tensorgraph.tensor import math as tm
-
     if isinstance(theslice, slice):
         return _canonical_slice(theslice, length)
     if isinstance(theslice, Variable) and (getattr(theslice.type, "ndim", None) != 0
@@ -1128,8 +1123,6 @@ def _canonical_slice(sl, length):
 
 
 def _symbolic_canonical_slice(parts, length):
-    from tensorgraph.tensor import math as tm
-
     def scalar(v):
         return tm.cast(_as_index_scalar(v, "get_canonical_form_slice"), "int64")
 
@@ -1197,8 +1190,6 @@ def _setitem_text(node, args):
 
 
 def _register_printers():
-    from tensorgraph.printing import pprint
-
     for op_class in (Subtensor, AdvancedSubtensor1, AdvancedSubtensor):
         pprint.assign(op_class, _getitem_text)
     for op_class in (IncSubtensor, AdvancedIncSubtensor1, AdvancedIncSubtensor):

@@ -42,8 +42,8 @@ from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 
 __all__ = ["OpTable", "OpTables", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
-           "draws_with_the_generator_method", "draw_of", "Program", "WholeGraphVM",
-           "WholeGraphLinker"]
+           "draws_with_the_generator_method", "draw_of", "TRACED_DRAWS", "draws_named",
+           "Program", "WholeGraphVM", "WholeGraphLinker"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -253,6 +253,19 @@ def draws_with_the_generator_method(op) -> bool:
     from tensorgraph.tensor.random.op import RandomVariable
 
     return type(op).rng_fn is RandomVariable.rng_fn or isinstance(op, BernoulliRV)
+
+
+#: the numpy ``Generator`` methods the traced back ends (JAX, PyTorch) draw with: each by the
+#: function ``_<name>`` of its ``random`` module (``draws_named``)
+TRACED_DRAWS = ("uniform", "normal", "standard_normal", "exponential", "gamma", "beta",
+                "integers", "binomial", "poisson", "bernoulli", "lognormal", "laplace",
+                "logistic", "weibull", "geometric")
+
+
+def draws_named(namespace: dict) -> dict:
+    """Draw name -> the function ``_<name>`` of a back end's ``random`` module (its
+    ``globals()``), for each of ``TRACED_DRAWS``."""
+    return {name: namespace[f"_{name}"] for name in TRACED_DRAWS}
 
 
 def draw_of(op, draws: dict, backend: str):

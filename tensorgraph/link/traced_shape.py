@@ -14,8 +14,8 @@ import numpy as np
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
            "check_split", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
-           "check_gemm", "scaled_sum", "draw_shape", "check_position", "known_mask",
-           "check_label_shape", "label_range_message", "check_labels"]
+           "check_gemm", "scaled_sum", "draw_shape", "choice_sizes", "check_position",
+           "known_mask", "check_label_shape", "label_range_message", "check_labels"]
 
 
 class StaticShapeError(ValueError):
@@ -223,6 +223,15 @@ def draw_shape(op, sized: bool, size, params, static_ints) -> tuple:
 
 # ----------------------------------------------------------------------------------------------
 # Indices: checked when known while tracing, else by a run-time check
+
+
+def choice_sizes(node, size, a, static_ints) -> tuple:
+    """A ``ChoiceRV`` node's draw shape and, when it picks from ``range(a)`` (a scalar ``a``),
+    that number (else None): both must be known while tracing."""
+    sized = bool(node.inputs[1].type.shape[0])
+    shape = static_ints(size, "the size of a random draw") if sized else ()
+    n = static_ints(a, "the number of choices")[0] if node.op.a_ndim == 0 else None
+    return shape, n
 
 
 def check_position(value, size: int, axis: int, what, traced, runtime_check):

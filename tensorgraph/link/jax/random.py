@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import draw_of
+from tensorgraph.link.backend import draw_of, draws_named
 from tensorgraph.link.jax import register
 from tensorgraph.link.jax.shape import static_ints
-from tensorgraph.link.traced_shape import draw_shape
+from tensorgraph.link.traced_shape import choice_sizes, draw_shape
 from tensorgraph.tensor.random.basic import ChoiceRV, PermutationRV
 from tensorgraph.tensor.random.op import RandomVariable
 
@@ -87,11 +87,7 @@ def _geometric(key, shape, dtype, p):
     return _random().geometric(key, p, shape, dtype)
 
 
-_DRAWS = {"uniform": _uniform, "normal": _normal, "standard_normal": _standard_normal,
-          "exponential": _exponential, "gamma": _gamma, "beta": _beta, "integers": _integers,
-          "binomial": _binomial, "poisson": _poisson, "bernoulli": _bernoulli,
-          "lognormal": _lognormal, "laplace": _laplace, "logistic": _logistic,
-          "weibull": _weibull, "geometric": _geometric}
+_DRAWS = draws_named(globals())
 
 
 @register(RandomVariable)
@@ -100,12 +96,12 @@ def jax_random_variable(op, node):
 
     draw = draw_of(op, _DRAWS, "JAX")
     dtype = node.outputs[1].dtype
-    sized = bool(node.inputs[1].type.shape[0])
     compute = dtype if np.dtype(dtype).kind == "f" else (
         "int64" if op.name in ("integers", "poisson", "geometric") else "float64")
 
     def random_variable(key, size, *params):
-        shape = draw_shape(op, sized, size, params, static_ints)
+        shape = draw_shape(op, node.inputs[1].type.shape[0], size, params,
+                           static_ints)
         key, sub = _random().split(key)
         params = [jnp.asarray(p) for p in params]
         if np.dtype(compute).kind == "f":
@@ -120,14 +116,12 @@ def jax_choice(op, node):
     import jax.numpy as jnp
 
     dtype = node.outputs[1].dtype
-    sized = bool(node.inputs[1].type.shape[0])
 
     def choice(key, size, a, *p):
-        shape = static_ints(size, "the size of a random draw") if sized else ()
-        if op.a_ndim == 0:
-            a = static_ints(a, "the number of choices")[0]
+        shape, n = choice_sizes(node, size, a, static_ints)
         key, sub = _random().split(key)
-        value = _random().choice(sub, a, shape, replace=op.replace, p=p[0] if p else None)
+        value = _random().choice(sub, a if n is None else n, shape, replace=op.replace,
+                                 p=p[0] if p else None)
         return key, jnp.asarray(value).astype(dtype)
 
     return choice

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import draw_of
+from tensorgraph.link.backend import draw_of, draws_named
 from tensorgraph.link.pytorch import as_tensor, register, torch_dtype
 from tensorgraph.link.pytorch.linker import static_ints
-from tensorgraph.link.traced_shape import draw_shape
+from tensorgraph.link.traced_shape import choice_sizes, draw_shape
 from tensorgraph.tensor.random.basic import ChoiceRV, PermutationRV
 from tensorgraph.tensor.random.op import RandomVariable
 
@@ -106,22 +106,18 @@ def _geometric(shape, dtype, p):
     return torch.clamp(trials, min=1)
 
 
-_DRAWS = {"uniform": _uniform, "normal": _normal, "standard_normal": _standard_normal,
-          "exponential": _exponential, "gamma": _gamma, "beta": _beta, "integers": _integers,
-          "binomial": _binomial, "poisson": _poisson, "bernoulli": _bernoulli,
-          "lognormal": _lognormal, "laplace": _laplace, "logistic": _logistic,
-          "weibull": _weibull, "geometric": _geometric}
+_DRAWS = draws_named(globals())
 
 
 @register(RandomVariable)
 def torch_random_variable(op, node):
     draw = draw_of(op, _DRAWS, "PyTorch")
     dtype = node.outputs[1].dtype
-    sized = bool(node.inputs[1].type.shape[0])
     compute = dtype if np.dtype(dtype).kind == "f" else "float64"
 
     def random_variable(generator, size, *params):
-        shape = draw_shape(op, sized, size, params, static_ints)
+        shape = draw_shape(op, node.inputs[1].type.shape[0], size, params,
+                           static_ints)
         params = [as_tensor(p, compute) for p in params]
         return generator, as_tensor(draw(shape, compute, *params), dtype)
 
@@ -147,12 +143,10 @@ def _indices(n: int, shape, replace: bool, p):
 @register(ChoiceRV)
 def torch_choice(op, node):
     dtype = node.outputs[1].dtype
-    sized = bool(node.inputs[1].type.shape[0])
 
     def choice(generator, size, a, *p):
-        shape = static_ints(size, "the size of a random draw") if sized else ()
-        if op.a_ndim == 0:
-            n = static_ints(a, "the number of choices")[0]
+        shape, n = choice_sizes(node, size, a, static_ints)
+        if n is not None:
             return generator, as_tensor(_indices(n, shape, op.replace, p[0] if p else None),
                                         dtype)
         a = as_tensor(a)

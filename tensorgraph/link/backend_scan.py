@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["inner_fgraph", "traced_step", "refusal", "while_refusal", "sequence_messages",
-           "check_sequences", "check_initial_rows", "check_rows", "TOO_BIG"]
+__all__ = ["inner_fgraph", "traced_step", "loop_layout", "refusal", "while_refusal",
+           "sequence_messages", "check_sequences", "check_initial_rows", "check_rows", "TOO_BIG"]
 
 
 def inner_fgraph(node):
@@ -28,6 +28,16 @@ def traced_step(node, graph_function, backend: str):
         names = ", ".join(sorted({str(n.op) for n, _ in problems}))
         raise NotImplementedError(f"its inner graph has ops without {backend}: {names}")
     return fgraph, step
+
+
+def loop_layout(op, fgraph) -> tuple:
+    """``(n_states, n_nit, n_shared, out_dtypes, lengths)`` of a scan: its counts of states,
+    per-step outputs and shared values, the inner outputs' dtypes (None: a random generator,
+    carried as the back end represents it) and each state's window length."""
+    info = op.info
+    out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
+    lengths = [info.state_length(k) for k in range(info.n_states)]
+    return info.n_states, info.n_nit_sot, info.n_shared, out_dtypes, lengths
 
 
 def refusal(op, node, backend: str, draws: bool = False) -> str | None:

@@ -45,6 +45,7 @@ from tensorgraph.link.backend_scan import (
     check_initial_rows,
     check_rows,
     check_sequences,
+    loop_layout,
     refusal,
     traced_step,
     while_refusal,
@@ -66,10 +67,8 @@ def jax_scan(op, node):
         raise NotImplementedError(reason)
     fgraph, step = traced_step(node, GraphFunction, "JAX")
     info = op.info
-    n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
-    # None: a random generator (a JAX key), carried as it is
-    out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
-    lengths = [info.state_length(k) for k in range(n_states)]
+    # a random generator is a JAX key, carried as it is
+    n_states, n_nit, n_shared, out_dtypes, lengths = loop_layout(op, fgraph)
 
     def as_dtype(value, dtype):
         return value if dtype is None else jnp.asarray(value, dtype=dtype)

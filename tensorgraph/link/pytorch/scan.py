@@ -46,6 +46,7 @@ from tensorgraph.graph.basic import Constant
 from tensorgraph.link.backend_scan import (
     check_initial_rows,
     check_sequences,
+    loop_layout,
     refusal,
     traced_step,
     while_refusal,
@@ -72,10 +73,8 @@ def torch_scan(op, node):
         raise NotImplementedError(reason)
     fgraph, step = traced_step(node, GraphFunction, "PyTorch")
     info = op.info
-    n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared
-    # None: a random generator (a marker: the draws use PyTorch's generator, seeded per call)
-    out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
-    lengths = [info.state_length(k) for k in range(n_states)]
+    # a random generator is a marker: the draws use PyTorch's generator, seeded per call
+    n_states, n_nit, n_shared, out_dtypes, lengths = loop_layout(op, fgraph)
 
     def loop(n_steps, *outer):
         n = static_ints(n_steps, f"the number of steps of {op.title} (PyTorch unrolls the "

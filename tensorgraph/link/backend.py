@@ -43,7 +43,7 @@ from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 __all__ = ["OpTable", "OpTables", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
            "draws_with_the_generator_method", "draw_of", "TRACED_DRAWS", "draws_named",
-           "Program", "WholeGraphVM", "WholeGraphLinker"]
+           "Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -532,3 +532,12 @@ class WholeGraphLinker:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+def registered_linker(cls: type) -> type:
+    """Class decorator: make a ``WholeGraphLinker`` subclass the linker ``cls.name``
+    (``tensorgraph.link.register_linker``), as each back end's linker module does on import."""
+    from tensorgraph import link
+
+    link.register_linker(cls.name, cls)
+    return cls

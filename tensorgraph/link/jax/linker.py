@@ -39,7 +39,12 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.link.jax.shape import StaticShapeError
-from tensorgraph.link.backend import WholeGraphLinker, copy_generator, require
+from tensorgraph.link.backend import (
+    WholeGraphLinker,
+    copy_generator,
+    registered_linker,
+    require,
+)
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 
 __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
@@ -280,20 +285,13 @@ class JaxProgram(TracedProgram):
                 f"{last.lowered.as_text()}")
 
 
+@registered_linker
 class JaxLinker(WholeGraphLinker):
     """Registered as the linker 'jax' (mode 'JAX')."""
 
     name = "jax"
     program = JaxProgram
 
-
-def _register():
-    from tensorgraph import link
-
-    link.register_linker("jax", JaxLinker)
-
-
-_register()
 
 #: PyTensor's spelling of the class
 JAXLinker = JaxLinker

@@ -37,6 +37,7 @@ from tensorgraph.link.backend import (
     UnsupportedOpsError,
     WholeGraphLinker,
     copy_generator,
+    registered_linker,
     require,
 )
 
@@ -204,17 +205,9 @@ class NumbaProgram(Program):
         return self.text
 
 
+@registered_linker
 class NumbaLinker(WholeGraphLinker):
     """Registered as the linker 'numba' (mode 'NUMBA')."""
 
     name = "numba"
     program = NumbaProgram
-
-
-def _register():
-    from tensorgraph import link
-
-    link.register_linker("numba", NumbaLinker)
-
-
-_register()

@@ -66,7 +66,12 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import WholeGraphLinker, copy_generator, require
+from tensorgraph.link.backend import (
+    WholeGraphLinker,
+    copy_generator,
+    registered_linker,
+    require,
+)
 from tensorgraph.link import traced_shape
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
@@ -480,20 +485,13 @@ class TorchProgram(TracedProgram):
         return text
 
 
+@registered_linker
 class TorchLinker(WholeGraphLinker):
     """Registered as the linker 'pytorch' (mode 'PYTORCH')."""
 
     name = "pytorch"
     program = TorchProgram
 
-
-def _register():
-    from tensorgraph import link
-
-    link.register_linker("pytorch", TorchLinker)
-
-
-_register()
 
 #: PyTensor's spelling of the class
 PytorchLinker = TorchLinker

@@ -49,8 +49,11 @@ __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perfo
 class Checks:
     """The run-time checks of one scope of a trace (the graph, or one side of an ifelse):
     ``code`` is None, or the library's int32 scalar: 0, or the number of the first failing
-    check in the trace's registry. Subclasses give ``traced``, ``int32`` and ``library`` (the
-    module with ``any`` and ``where``)."""
+    check in the trace's registry. Subclasses give ``traced`` and ``array_library`` (the back
+    end's ``ArrayLibrary``, ``tensorgraph.link.array_elemwise``: its ``xp`` has ``any`` and
+    ``where``)."""
+
+    array_library = None
 
     def __init__(self, registry: list, node):
         self.registry = registry
@@ -62,13 +65,13 @@ class Checks:
         """Whether ``value`` is known only when the program runs."""
         raise NotImplementedError
 
-    @staticmethod
-    def int32(number: int):
-        raise NotImplementedError
+    @classmethod
+    def int32(cls, number: int):
+        return cls.array_library.array(np.int32(number))
 
-    @staticmethod
-    def library():
-        raise NotImplementedError
+    @classmethod
+    def library(cls):
+        return cls.array_library.xp
 
     def add(self, bad, error, message):
         if not self.traced(bad):

@@ -38,13 +38,15 @@ from time import perf_counter
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.link.jax.shape import StaticShapeError
 from tensorgraph.link.backend import (
     WholeGraphLinker,
     copy_generator,
     registered_linker,
     require,
 )
+from tensorgraph.link.jax import TABLES
+from tensorgraph.link.jax.elemwise import LIBRARY
+from tensorgraph.link.jax.shape import StaticShapeError
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 
 __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
@@ -53,23 +55,14 @@ __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
 class _Checks(Checks):
     """Run-time checks folded into a ``jnp.int32`` code (see ``tensorgraph.link.traced``)."""
 
+    array_library = LIBRARY
+
     @staticmethod
     def traced(value) -> bool:
         import jax
 
         return isinstance(value, jax.core.Tracer)
 
-    @staticmethod
-    def int32(number: int):
-        import jax.numpy as jnp
-
-        return jnp.int32(number)
-
-    @staticmethod
-    def library():
-        import jax.numpy as jnp
-
-        return jnp
 
 
 TRACE = Trace("JAX", _Checks)
@@ -117,11 +110,7 @@ class GraphFunction(TracedGraph):
     backend = "JAX"
     trace = TRACE
 
-    @staticmethod
-    def implementation(op):
-        from tensorgraph.link.jax import implementation
-
-        return implementation(op)
+    implementation = staticmethod(TABLES.ops.lookup)
 
     @staticmethod
     def cast(value, dtype):

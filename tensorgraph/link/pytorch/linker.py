@@ -66,13 +66,15 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
+from tensorgraph.link import traced_shape
 from tensorgraph.link.backend import (
     WholeGraphLinker,
     copy_generator,
     registered_linker,
     require,
 )
-from tensorgraph.link import traced_shape
+from tensorgraph.link.pytorch import TABLES
+from tensorgraph.link.pytorch.elemwise import LIBRARY
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
 
@@ -93,23 +95,14 @@ def static_ints(value, what: str) -> tuple:
 class _Checks(Checks):
     """Run-time checks folded into an int32 tensor code (see ``tensorgraph.link.traced``)."""
 
+    array_library = LIBRARY
+
     @staticmethod
     def traced(value) -> bool:
         import torch
 
         return isinstance(value, torch.Tensor)
 
-    @staticmethod
-    def int32(number: int):
-        import torch
-
-        return torch.tensor(number, dtype=torch.int32)
-
-    @staticmethod
-    def library():
-        import torch
-
-        return torch
 
 
 TRACE = Trace("PyTorch", _Checks)
@@ -141,11 +134,7 @@ class GraphFunction(TracedGraph):
     backend = "PyTorch"
     trace = TRACE
 
-    @staticmethod
-    def implementation(op):
-        from tensorgraph.link.pytorch import implementation
-
-        return implementation(op)
+    implementation = staticmethod(TABLES.ops.lookup)
 
     @staticmethod
     def cast(value, dtype):

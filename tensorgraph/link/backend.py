@@ -43,7 +43,8 @@ from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 __all__ = ["OpTable", "OpTables", "UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
            "draws_with_the_generator_method", "draw_of", "TRACED_DRAWS", "draws_named",
-           "Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker"]
+           "Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker",
+           "refuse_gemv_pair"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -235,6 +236,14 @@ def _needed(fgraph, skipped_ifelse, side) -> set:
 
 # ----------------------------------------------------------------------------------------------
 # Random generators
+
+
+def refuse_gemv_pair(op, mode: str) -> None:
+    """A ``Gemv`` fusing a pair of products (``Gemv{pair}``) has C only: the whole-graph modes
+    leave out the rewrite that makes it, so meeting one is NotImplementedError."""
+    if op.pair is not None:
+        raise NotImplementedError(f"the fused pair of products is made for C only (mode {mode} "
+                                  "leaves its rewrite out)")
 
 
 def copy_generator(gen: np.random.Generator) -> np.random.Generator:

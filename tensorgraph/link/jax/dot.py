@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.backend import refuse_gemv_pair
 from tensorgraph.link.jax import register, runtime_check
 from tensorgraph.link.traced_shape import (
     check_gemm,
@@ -110,9 +111,7 @@ def jax_matmul(op, node):
 def jax_gemv(op, node):
     import jax.numpy as jnp
 
-    if op.pair is not None:
-        raise NotImplementedError("the fused pair of products is made for C only (mode JAX "
-                                  "leaves its rewrite out)")
+    refuse_gemv_pair(op, "JAX")
 
     def gemv(y, alpha, A, x, beta):
         sA, sx, sy = np.shape(A), np.shape(x), np.shape(y)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.backend import refuse_gemv_pair
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of
@@ -145,9 +146,7 @@ def numba_tensordot(op, node, code):
 
 @register(Gemv)
 def numba_gemv(op, node, code):
-    if op.pair is not None:
-        raise NotImplementedError("the fused pair of products is made for C only (mode NUMBA "
-                                  "leaves its rewrite out)")
+    refuse_gemv_pair(op, "NUMBA")
     y, alpha, A, x = code.inputs[:4]
     beta = code.inputs[4]
     (out,) = code.outputs

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.backend import refuse_gemv_pair
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
 from tensorgraph.link.pytorch.elemwise import arithmetic_dtype
 from tensorgraph.link.traced_shape import (
@@ -86,9 +87,7 @@ def torch_matmul(op, node):
 def torch_gemv(op, node):
     import torch
 
-    if op.pair is not None:
-        raise NotImplementedError("the fused pair of products is made for C only (mode "
-                                  "PYTORCH leaves its rewrite out)")
+    refuse_gemv_pair(op, "PYTORCH")
     dtype = node.outputs[0].dtype
 
     def gemv(y, alpha, A, x, beta):

@@ -14,8 +14,9 @@ import numpy as np
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
            "check_split", "specify_shape", "register_known_size_ops",
            "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
-           "check_gemm", "scaled_sum", "draw_shape", "choice_sizes", "check_position",
-           "known_mask", "check_label_shape", "label_range_message", "check_labels"]
+           "check_gemm", "scaled_sum", "gemv_result", "draw_shape", "choice_sizes",
+           "check_position", "known_mask", "check_label_shape", "label_range_message",
+           "check_labels"]
 
 
 class StaticShapeError(ValueError):
@@ -210,6 +211,18 @@ def scaled_sum(xp, alpha, product, beta, y):
     ``xp``: the array library (its ``where``)."""
     scaled = alpha * product
     return xp.where(beta == 0, scaled, scaled + beta * y)
+
+
+def gemv_result(xp, alpha, product, beta, y, shapes, runtime_check, given_beta=None):
+    """``alpha * product + beta * y`` of a ``Gemv`` (``shapes``: y's, A's, x's). A ``y`` that
+    does not fit must not be read: then ``beta`` (as given, before any cast) must be 0, checked
+    when the call runs if it is known only then."""
+    sy, sA, sx = shapes
+    if sy != (sA[0],):
+        runtime_check((beta if given_beta is None else given_beta) != 0, ValueError,
+                      gemv_mismatch(sy, sA, sx))
+        return alpha * product
+    return scaled_sum(xp, alpha, product, beta, y)
 
 
 def draw_shape(op, sized: bool, size, params, static_ints) -> tuple:

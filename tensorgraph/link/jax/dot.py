@@ -7,17 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link import traced_shape as ts
 from tensorgraph.link.backend import refuse_gemv_pair
 from tensorgraph.link.jax import register, runtime_check
-from tensorgraph.link.traced_shape import (
-    check_gemm,
-    check_gemv,
-    check_inner,
-    check_matmul,
-    check_tensordot,
-    gemv_mismatch,
-    scaled_sum,
-)
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
 from tensorgraph.tensor.dot import Dot, MatMul, TensorDot
 
@@ -54,7 +46,7 @@ def jax_dot(op, node):
     a_source, b_source = _transposed(a_var), _transposed(b_var)
 
     def dot(a, b):
-        check_inner(np.shape(a), np.shape(b))
+        ts.check_inner(np.shape(a), np.shape(b))
         return jnp.dot(jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype),
                        precision=_precision())
 
@@ -69,7 +61,7 @@ def jax_dot(op, node):
             sa = sa[::-1]
         if b_source is not None:
             sb = sb[::-1]
-        check_inner(sa, sb)
+        ts.check_inner(sa, sb)
         return jax.lax.dot_general(jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype),
                                    (((a_axis,), (b_axis,)), ((), ())),
                                    precision=_precision())
@@ -86,7 +78,7 @@ def jax_tensordot(op, node):
     dtype = node.outputs[0].dtype
 
     def tensordot(a, b):
-        check_tensordot(op, np.shape(a), np.shape(b))
+        ts.check_tensordot(op, np.shape(a), np.shape(b))
         return jnp.tensordot(jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype),
                              (list(op.axes_a), list(op.axes_b)), precision=_precision())
 
@@ -100,7 +92,7 @@ def jax_matmul(op, node):
     dtype = node.outputs[0].dtype
 
     def matmul(a, b):
-        check_matmul(node, np.shape(a), np.shape(b))
+        ts.check_matmul(node, np.shape(a), np.shape(b))
         return jnp.matmul(jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype),
                           precision=_precision())
 
@@ -115,12 +107,9 @@ def jax_gemv(op, node):
 
     def gemv(y, alpha, A, x, beta):
         sA, sx, sy = np.shape(A), np.shape(x), np.shape(y)
-        check_gemv(sy, sA, sx)
+        ts.check_gemv(sy, sA, sx)
         product = jnp.dot(A, x, precision=_precision())
-        if sy != (sA[0],):  # y must not be read: beta must be 0
-            runtime_check(beta != 0, ValueError, gemv_mismatch(sy, sA, sx))
-            return alpha * product
-        return scaled_sum(jnp, alpha, product, beta, y)
+        return ts.gemv_result(jnp, alpha, product, beta, y, (sy, sA, sx), runtime_check)
 
     return gemv
 
@@ -130,7 +119,7 @@ def jax_gemm(op, node):
     import jax.numpy as jnp
 
     def gemm(z, alpha, a, b, beta):
-        check_gemm(np.shape(z), np.shape(a), np.shape(b))
-        return scaled_sum(jnp, alpha, jnp.dot(a, b, precision=_precision()), beta, z)
+        ts.check_gemm(np.shape(z), np.shape(a), np.shape(b))
+        return ts.scaled_sum(jnp, alpha, jnp.dot(a, b, precision=_precision()), beta, z)
 
     return gemm

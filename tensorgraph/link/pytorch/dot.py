@@ -16,7 +16,7 @@ from tensorgraph.link.traced_shape import (
     check_inner,
     check_matmul,
     check_tensordot,
-    gemv_mismatch,
+    gemv_result,
     scaled_sum,
     shape_of,
 )
@@ -96,10 +96,8 @@ def torch_gemv(op, node):
         given_beta = beta
         y, alpha, A, x, beta = _operands(dtype, y, alpha, A, x, beta)
         product = torch.mv(A, x)
-        if sy != (sA[0],):  # y must not be read: beta must be 0
-            runtime_check(given_beta != 0, ValueError, gemv_mismatch(sy, sA, sx))
-            return alpha * product
-        return scaled_sum(torch, alpha, product, beta, y)
+        return gemv_result(torch, alpha, product, beta, y, (sy, sA, sx), runtime_check,
+                           given_beta)
 
     return gemv
 

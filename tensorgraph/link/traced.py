@@ -110,6 +110,11 @@ class Trace:
     def registry(self, registry):
         self.state.registry = registry
 
+    def new_registry(self) -> list:
+        """An empty registry of checks, now this thread's (a signature is being compiled)."""
+        self.state.registry = []
+        return self.state.registry
+
     def start(self):
         """A new trace of the whole graph: no scopes open."""
         self.state.scopes = []

@@ -190,11 +190,9 @@ class JaxProgram(TracedProgram):
 
         key = self._signature(args)
         with self._lock:
-            found = self._compiled.get(key)
-            if found is not None:
+            if (found := self._compiled.get(key)) is not None:
                 return found
-            registry: list = []
-            TRACE.registry = registry
+            registry = TRACE.new_registry()
             started = perf_counter()
             with jax.enable_x64(True):
                 lowered = self._jitted.lower(*args)

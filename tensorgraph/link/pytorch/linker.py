@@ -354,11 +354,9 @@ class TorchProgram(TracedProgram):
 
         key = self._signature(args)
         with self._lock:
-            found = self._compiled.get(key)
-            if found is not None:
+            if (found := self._compiled.get(key)) is not None:
                 return found
-            registry: list = []
-            TRACE.registry = registry
+            registry = TRACE.new_registry()
             static_values = {j: args[j] for j in self.static}
             tensors = [a for j, a in enumerate(args) if j not in static_values]
             started = perf_counter()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph.link.traced import inner_function
+
 __all__ = ["inner_fgraph", "traced_step", "loop_layout", "refusal", "while_refusal",
            "sequence_messages", "check_sequences", "check_initial_rows", "check_rows", "TOO_BIG"]
 
@@ -22,12 +24,7 @@ def traced_step(node, graph_function, backend: str):
     """``(inner fgraph, step)``: the step evaluated by the back end's ``graph_function``
     (its ``GraphFunction`` class), or NotImplementedError naming the inner ops it lacks."""
     fgraph = inner_fgraph(node)
-    problems: list = []
-    step = graph_function(fgraph, problems)
-    if problems:
-        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
-        raise NotImplementedError(f"its inner graph has ops without {backend}: {names}")
-    return fgraph, step
+    return fgraph, inner_function(fgraph, graph_function, backend)
 
 
 def loop_layout(op, fgraph) -> tuple:

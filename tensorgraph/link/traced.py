@@ -43,7 +43,7 @@ from tensorgraph.link.backend import (
 from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
-           "assert_function", "composite_function"]
+           "assert_function", "inner_function", "composite_function"]
 
 
 class Checks:
@@ -174,6 +174,18 @@ def assert_function(op, runtime_check):
         return x
 
     return check
+
+
+def inner_function(fgraph, graph_function, backend: str):
+    """The back end's ``graph_function`` (its ``GraphFunction`` class) of an inner graph (a
+    scan's step, an ``IndexLoop``'s row), or NotImplementedError naming the inner ops it
+    lacks."""
+    problems: list = []
+    function = graph_function(fgraph, problems)
+    if problems:
+        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
+        raise NotImplementedError(f"its inner graph has ops without {backend}: {names}")
+    return function
 
 
 def composite_function(op, scalar_function, constant, cast):

@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorgraph.gradient import IndexLoop
 from tensorgraph.link.jax import register, runtime_check
-from tensorgraph.link.traced import assert_function
+from tensorgraph.link.traced import assert_function, inner_function
 from tensorgraph.raise_op import Assert
 
 
@@ -28,11 +28,7 @@ def jax_index_loop(op, node):
     from tensorgraph.link.jax.linker import GraphFunction, checks_scope, current_checks
     from tensorgraph.link.jax.shape import static_ints
 
-    problems: list = []
-    inner = GraphFunction(op.fgraph, problems)
-    if problems:
-        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
-        raise NotImplementedError(f"its inner graph has ops without JAX: {names}")
+    inner = inner_function(op.fgraph, GraphFunction, "JAX")
     dtypes = [o.dtype for o in node.outputs]
 
     def loop(n, *outer):

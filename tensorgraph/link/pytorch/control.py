@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorgraph.gradient import IndexLoop
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
-from tensorgraph.link.traced import assert_function
+from tensorgraph.link.traced import assert_function, inner_function
 from tensorgraph.raise_op import Assert
 
 
@@ -31,11 +31,7 @@ def torch_index_loop(op, node):
         static_ints,
     )
 
-    problems: list = []
-    inner = GraphFunction(op.fgraph, problems)
-    if problems:
-        names = ", ".join(sorted({str(n.op) for n, _ in problems}))
-        raise NotImplementedError(f"its inner graph has ops without PyTorch: {names}")
+    inner = inner_function(op.fgraph, GraphFunction, "PyTorch")
     dtypes = [o.dtype for o in node.outputs]
 
     def loop(n, *outer):

@@ -43,7 +43,7 @@ from tensorgraph.link.backend import (
 from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
-           "assert_function", "inner_function", "composite_function"]
+           "assert_implementation", "inner_function", "composite_function"]
 
 
 class Checks:
@@ -161,19 +161,22 @@ def perform(node, values):
     return [cell[0] for cell in storage]
 
 
-def assert_function(op, runtime_check):
-    """``Assert``: the value, each condition a run-time check (``runtime_check``: the back
-    end's) failing the call with the op's error when it is false."""
+def assert_implementation(runtime_check):
+    """The implementation ``fn(op, node)`` of ``Assert`` for a back end whose run-time check is
+    ``runtime_check``: the value, each condition failing the call with the op's error when it
+    is false."""
     from tensorgraph.raise_op import ERRORS
 
-    error = ERRORS[op.error]
+    def implement(op, node):
+        error = ERRORS[op.error]
 
-    def check(x, *conditions):
-        for k, condition in enumerate(conditions):
-            runtime_check(condition == 0, error, f"{op.msg} (condition {k} is false)")
-        return x
+        def check(x, *conditions):
+            for k, condition in enumerate(conditions):
+                runtime_check(condition == 0, error, f"{op.msg} (condition {k} is false)")
+            return x
 
-    return check
+        return check
+    return implement
 
 
 def inner_function(fgraph, graph_function, backend: str):

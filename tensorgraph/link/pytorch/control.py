@@ -9,13 +9,10 @@ import numpy as np
 
 from tensorgraph.gradient import IndexLoop
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
-from tensorgraph.link.traced import assert_function, inner_function
+from tensorgraph.link.traced import assert_implementation, inner_function
 from tensorgraph.raise_op import Assert
 
-
-@register(Assert)
-def torch_assert(op, node):
-    return assert_function(op, runtime_check)
+register(Assert)(assert_implementation(runtime_check))
 
 
 @register(IndexLoop)

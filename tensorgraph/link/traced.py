@@ -43,7 +43,7 @@ from tensorgraph.link.backend import (
 from tensorgraph.link.traced_shape import StaticShapeError
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
-           "assert_implementation", "inner_function", "composite_function"]
+           "assert_implementation", "inner_function", "index_loop", "composite_function"]
 
 
 class Checks:
@@ -189,6 +189,36 @@ def inner_function(fgraph, graph_function, backend: str):
         names = ", ".join(sorted({str(n.op) for n, _ in problems}))
         raise NotImplementedError(f"its inner graph has ops without {backend}: {names}")
     return function
+
+
+def index_loop(op, node, lib, inner, trace, static_ints, vmap):
+    """``IndexLoop`` (the rows of a jacobian or hessian): the ``inner`` function vectorized
+    over the row index by the library's ``vmap(row, n_whole)`` (the first argument mapped, the
+    next ``n_whole`` passed whole), each row's run-time checks (``trace``'s scopes) merged.
+    ``lib`` is the back end's ``ArrayLibrary``."""
+    dtypes = [o.dtype for o in node.outputs]
+
+    def loop(n, *outer):
+        n = static_ints(n, "the length of a jacobian loop")[0]
+        if n == 0:
+            return _one_or_tuple(tuple(lib.array(np.zeros((0,) + np.shape(outer[k]), dtype=d))
+                                       for k, d in zip(op.shape_of, dtypes)))
+        outer = [lib.array(v) for v in outer]
+
+        def row(i, *values):
+            with trace.scope(node) as scope:
+                results = inner(i, *values)
+            return tuple(lib.array(r, d) for r, d in zip(results, dtypes)) + (scope.result(),)
+
+        *rows, codes = vmap(row, len(outer))(lib.array(np.arange(n), "int64"), *outer)
+        trace.current().merge(lib.xp.max(codes))
+        return _one_or_tuple(tuple(rows))
+
+    return loop
+
+
+def _one_or_tuple(values):
+    return values[0] if len(values) == 1 else values
 
 
 def composite_function(op, scalar_function, constant, cast):

@@ -5,11 +5,9 @@ program itself computes each side's own nodes inside ``torch.cond``
 
 from __future__ import annotations
 
-import numpy as np
-
 from tensorgraph.gradient import IndexLoop
-from tensorgraph.link.pytorch import as_tensor, register, runtime_check
-from tensorgraph.link.traced import assert_implementation, inner_function
+from tensorgraph.link.pytorch import register, runtime_check
+from tensorgraph.link.traced import assert_implementation, index_loop, inner_function
 from tensorgraph.raise_op import Assert
 
 register(Assert)(assert_implementation(runtime_check))
@@ -17,39 +15,14 @@ register(Assert)(assert_implementation(runtime_check))
 
 @register(IndexLoop)
 def torch_index_loop(op, node):
-    """The rows of a jacobian (or hessian): the inner graph vectorized over the index
-    (``torch.vmap``), its run-time checks collected from every row."""
+    """The rows of a jacobian (or hessian), vectorized by ``torch.vmap``."""
     import torch
 
-    from tensorgraph.link.pytorch.linker import (
-        GraphFunction,
-        checks_scope,
-        current_checks,
-        static_ints,
-    )
+    from tensorgraph.link.pytorch.elemwise import LIBRARY
+    from tensorgraph.link.pytorch.linker import TRACE, GraphFunction, static_ints
+
+    def vmap(row, n_whole):
+        return torch.vmap(row, in_dims=(0,) + (None,) * n_whole)
 
     inner = inner_function(op.fgraph, GraphFunction, "PyTorch")
-    dtypes = [o.dtype for o in node.outputs]
-
-    def loop(n, *outer):
-        n = static_ints(n, "the length of a jacobian loop")[0]
-        if n == 0:
-            return _one_or_tuple(tuple(as_tensor(np.zeros((0,) + np.shape(outer[k]), dtype=d))
-                                       for k, d in zip(op.shape_of, dtypes)))
-        outer = [as_tensor(v) for v in outer]
-
-        def row(i, *values):
-            with checks_scope(node) as scope:
-                results = inner(i, *values)
-            return tuple(as_tensor(r, d) for r, d in zip(results, dtypes)) + (scope.result(),)
-
-        *rows, codes = torch.vmap(row, in_dims=(0,) + (None,) * len(outer))(
-            torch.arange(n, dtype=torch.int64), *outer)
-        current_checks().merge(torch.amax(codes))
-        return _one_or_tuple(tuple(rows))
-
-    return loop
-
-
-def _one_or_tuple(values):
-    return values[0] if len(values) == 1 else values
+    return index_loop(op, node, LIBRARY, inner, TRACE, static_ints, vmap)

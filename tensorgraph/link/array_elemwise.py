@@ -26,6 +26,9 @@ class ArrayLibrary:
     errors); ``xp`` is the library's numpy-like namespace (``jax.numpy``, ``torch``)."""
 
     name = ""
+    #: the dtype kinds a float function (exp, tanh, ...) computes in: JAX's run on complex
+    #: numbers too, PyTorch's are refused there (its compiler's complex support)
+    float_kinds = "f"
 
     @property
     def xp(self):
@@ -279,7 +282,7 @@ def float_op(lib: ArrayLibrary, functions: dict):
     function of arrays) or the library's function of the op's numpy name."""
     def make(op, in_dtypes, out_dtypes):
         (out,) = out_dtypes
-        if np.dtype(out).kind != "f":
+        if np.dtype(out).kind not in lib.float_kinds:
             raise NotImplementedError(f"{op.name} computing in {out}")
         fn = functions.get(type(op)) or lib.named(op)
         return lambda *values: fn(*lib.cast_all(values, out))

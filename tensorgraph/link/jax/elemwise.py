@@ -23,6 +23,7 @@ class JaxLibrary(array_elemwise.ArrayLibrary):
     """``jax.numpy`` as the shared implementations' array library."""
 
     name = "JAX"
+    float_kinds = "fc"
 
     @property
     def xp(self):

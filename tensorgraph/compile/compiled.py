@@ -147,8 +147,8 @@ class Function:
                 if self._record is not None:
                     self._record.tier_settled(error=error)
                 warnings.warn(f"tensorgraph: the optimized code of {self._label()} could not be "
-                              f"built, so it keeps running on the quick tier (cached C and "
-                              f"numpy): {type(error).__name__}: {error}", RuntimeWarning,
+                              f"built, so it keeps running on the quick tier (cached and "
+                              f"quick C, numpy where exact): {type(error).__name__}: {error}", RuntimeWarning,
                               stacklevel=3)
                 return
             self._adopt(job.result())

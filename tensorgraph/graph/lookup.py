@@ -18,6 +18,8 @@ and the op's class that are defined outside the package.
 
 from __future__ import annotations
 
+import functools
+
 __all__ = ["OP_SAME", "SCALAR_SAME", "computes_as", "nearest"]
 
 #: the methods of an op that say what it computes
@@ -30,6 +32,7 @@ def _own(klass: type) -> bool:
     return klass.__module__.split(".", 1)[0] == "tensorgraph"
 
 
+@functools.cache  # asked per node by rewrites and table lookups, for a few classes
 def computes_as(op_class: type, klass: type, same: tuple = OP_SAME) -> bool:
     """Whether ``op_class`` (a subclass of ``klass``, or ``klass``) computes as ``klass`` does:
     no class of its MRO below ``klass`` and defined outside tensorgraph defines one of the

@@ -9,6 +9,7 @@ bit (their bytes, so nan payloads and signed zeros count too).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -138,28 +139,41 @@ def test_a_fused_float64_chain_is_fused_and_gives_the_same_bits():
                and hasattr(n.op.scalar_op, "nodes"))
 
 
+@contextlib.contextmanager
+def _quick_tier_held():
+    """New functions stay on the quick tier: the background thread is kept busy meanwhile."""
+    go = threading.Event()
+    tiers._background().submit(go.wait, 60)
+    try:
+        with config.change_flags(compile__tiers=True):
+            yield
+    finally:
+        go.set()
+
+
+def _fresh_chain(x, step, n=5):
+    """``n`` float functions of ``x`` in a random order, ``step`` after each: a graph whose
+    node functions no earlier run cached."""
+    y = x
+    for fn in random.Random(uuid.uuid4().int).sample(
+            [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], n):
+        y = step(fn(y))
+    return y
+
+
 @pytest.mark.parametrize("linker", ["cvm", "cvm_nogc"])  # the linkers with tiers
 def test_the_first_call_on_the_quick_tier_gives_the_optimized_bits(linker):
     """End to end: a function whose C is not cached runs its first call on the quick tier;
     after the switch the same inputs give the same bits."""
-    go = threading.Event()
-    tiers._background().submit(go.wait, 60)  # hold the background compile
-    try:
-        with config.change_flags(compile__tiers=True):
-            x = tt.matrix("x", dtype="float32")
-            # a chain in an order no other test uses: its fused C is not cached
-            y = x
-            for fn in random.Random(uuid.uuid4().int).sample(
-                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 6):
-                y = fn(y) * 1.5
-            outputs = [y, special.log_softmax(y, axis=1), tt.prod(y, axis=0), tt.sum(tt.exp(y))]
-            f = tg.function([x], outputs, mode=tg.Mode(linker=linker, optimizer="fast_run"))
+    with _quick_tier_held():
+        x = tt.matrix("x", dtype="float32")
+        y = _fresh_chain(x, lambda v: v * 1.5, n=6)
+        outputs = [y, special.log_softmax(y, axis=1), tt.prod(y, axis=0), tt.sum(tt.exp(y))]
+        f = tg.function([x], outputs, mode=tg.Mode(linker=linker, optimizer="fast_run"))
         assert f.tier == "quick"
         data = _data("float32", (6, 40))
         first = f(data)
         assert f.tier == "quick"
-    finally:
-        go.set()
     f.wait_optimized()
     assert f.tier == "optimized"
     _assert_same_bits(["chain", "log_softmax", "prod", "sum exp"], first, f(data))
@@ -188,16 +202,10 @@ def test_the_optimized_bits_do_not_depend_on_the_thread_count(threads):
 def test_threads_calling_the_quick_tier_at_once_get_the_same_bits():
     """Calls running side by side in spare quick VMs (each its own workspace of the quick
     node functions) give the bits of a lone call."""
-    go = threading.Event()
-    tiers._background().submit(go.wait, 60)
-    try:
-        with config.change_flags(compile__tiers=True):
-            x = tt.vector("x")
-            y = x
-            for fn in random.Random(uuid.uuid4().int).sample(
-                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 5):
-                y = fn(y) + 0.25
-            f = tg.function([x], [y, tt.sum(y), special.softmax(y)])
+    with _quick_tier_held():
+        x = tt.vector("x")
+        y = _fresh_chain(x, lambda v: v + 0.25)
+        f = tg.function([x], [y, tt.sum(y), special.softmax(y)])
         assert f.tier == "quick"
         data = [_data("float64", (5000,), seed=k) for k in range(8)]
         alone = [f(d) for d in data]
@@ -213,8 +221,6 @@ def test_threads_calling_the_quick_tier_at_once_get_the_same_bits():
         for t in threads:
             t.join()
         assert f.tier == "quick"
-    finally:
-        go.set()
     for a, b in zip(alone, results):
         _assert_same_bits(["chain", "sum", "softmax"], a, b)
 
@@ -246,20 +252,12 @@ def test_the_quick_tier_compiles_at_o1_apart_from_the_optimized_code():
     """The quick tier's node functions are built at -O1 (a third less of gcc's time on the
     first call) and recorded apart: the optimized build compiles the same node functions at
     its own -O3 instead of taking the quick ones."""
-    go = threading.Event()
-    tiers._background().submit(go.wait, 60)
-    try:
-        with config.change_flags(compile__tiers=True):
-            x = tt.vector("x")
-            y = x
-            for fn in random.Random(uuid.uuid4().int).sample(
-                    [tt.exp, tt.tanh, tt.sin, tt.sigmoid, tt.softplus, tt.arctan, tt.erf], 5):
-                y = fn(y) * 0.75
-            f = tg.function([x], [y, tt.sum(y)])
+    with _quick_tier_held():
+        x = tt.vector("x")
+        y = _fresh_chain(x, lambda v: v * 0.75)
+        f = tg.function([x], [y, tt.sum(y)])
         assert f.tier == "quick"
         first = f(_data("float64", (50,)))
-    finally:
-        go.set()
     f.wait_optimized()
     _assert_same_bits(["chain", "sum"], first, f(_data("float64", (50,))))
     version = f"codegen{CODEGEN_VERSION}"
@@ -293,18 +291,13 @@ def test_the_first_result_does_not_need_the_glue_library():
     """The quick thunks call their node functions without the glue library (link/c/direct.py),
     so its compile is off the first result's path: here it cannot compile at all (a macro
     breaks Python.h, which only the glue includes), and the first call still runs in C."""
-    go = threading.Event()
-    tiers._background().submit(go.wait, 60)
-    try:
-        with config.change_flags(compile__tiers=True, gcc__cxxflags="-DPyObject=int"):
-            x = tt.vector("x")
-            f = tg.function([x], tt.exp(x) * 2.5)
-            assert f.tier == "quick"
-            assert "quick" in {t.kind for t in f.vm.thunks}
-            data = np.linspace(-2, 2, 7)
-            np.testing.assert_allclose(f(data), np.exp(data) * 2.5, rtol=1e-15)
-    finally:
-        go.set()
+    with _quick_tier_held(), config.change_flags(gcc__cxxflags="-DPyObject=int"):
+        x = tt.vector("x")
+        f = tg.function([x], tt.exp(x) * 2.5)
+        assert f.tier == "quick"
+        assert "quick" in {t.kind for t in f.vm.thunks}
+        data = np.linspace(-2, 2, 7)
+        np.testing.assert_allclose(f(data), np.exp(data) * 2.5, rtol=1e-15)
     with pytest.raises(CompileError, match="glue"):  # the background's build needs it
         f.wait_optimized()
 

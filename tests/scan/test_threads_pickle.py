@@ -4,10 +4,11 @@ in another one)."""
 import pickle
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
+
+from thread_checks import run_in_threads
 
 import tensorgraph
 import tensorgraph.tensor as tt
@@ -37,8 +38,6 @@ def _numpy_rnn(x, h0, w):
 def test_eight_threads_share_a_function_with_a_scan(linker):
     f = _rnn(tensorgraph.Mode(linker=linker, optimizer="fast_run"))
     problems = []
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
 
     def work(seed):
         rng = np.random.default_rng(seed)
@@ -54,14 +53,7 @@ def test_eight_threads_share_a_function_with_a_scan(linker):
             if not np.allclose(h, _numpy_rnn(x, h0, w)):
                 problems.append(f"wrong values in thread {seed}")
 
-    try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    run_in_threads(work, 8)
     assert problems == []
 
 

@@ -4,11 +4,11 @@ its graph (docs/architecture.md: every Function is thread-safe and pickles)."""
 from __future__ import annotations
 
 import pickle
-import sys
-import threading
 
 import numpy as np
 import pytest
+
+from thread_checks import run_in_threads
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt
@@ -34,8 +34,6 @@ def _expected(a, b):
 def test_many_threads_call_one_function(mode):
     f = _function(mode)
     problems = []
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
 
     def work(seed):
         for i in range(20):
@@ -47,14 +45,7 @@ def test_many_threads_call_one_function(mode):
             except Exception as exc:  # noqa: BLE001 - collected and reported below
                 problems.append(repr(exc))
 
-    try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    run_in_threads(work, 6)
     assert not problems, problems[:3]
 
 

@@ -153,19 +153,37 @@ def local_kron_of_identities(fgraph, node):
 @register_stabilize
 @node_rewriter([Dot, MatMul])
 def local_inv_dot_to_solve(fgraph, node):
-    """inv(A) @ b -> solve(A, b) when the inverse is read by nothing else."""
-    a_inv, b = node.inputs
-    if _core(a_inv, MatrixInverse) is None or not _single_client(fgraph, a_inv):
-        return None
-    a = a_inv.owner.inputs[0]
-    if b.type.ndim == 1 or (b.type.ndim == 2 and a.type.ndim == 2):
-        new = _unbatched(solvers.solve(a, b, b_ndim=b.type.ndim))
-    elif b.type.ndim >= 2 and op_is(node, MatMul):
-        new = solvers.solve(a, b, b_ndim=2)
+    """inv(A) @ b -> solve(A, b), and b @ inv(A) -> solve(A.T, b.T).T, when the inverse is
+    read by nothing else (the second is the first half of ``y @ inv(K) @ y`` as written)."""
+    left, right = node.inputs
+    if _core(left, MatrixInverse) is not None and _single_client(fgraph, left):
+        new = _solve_from_the_left(node, left.owner.inputs[0], right)
+    elif _core(right, MatrixInverse) is not None and _single_client(fgraph, right):
+        new = _solve_from_the_right(right.owner.inputs[0], left)
     else:
         return None
-    replacement = _as(node.outputs[0], new)
+    replacement = None if new is None else _as(node.outputs[0], new)
     return None if replacement is None else [replacement]
+
+
+def _solve_from_the_left(node, a, b):
+    """inv(a) @ b as a solve, or None."""
+    if b.type.ndim == 1 or (b.type.ndim == 2 and a.type.ndim == 2):
+        return _unbatched(solvers.solve(a, b, b_ndim=b.type.ndim))
+    if b.type.ndim >= 2 and op_is(node, MatMul):
+        return solvers.solve(a, b, b_ndim=2)
+    return None
+
+
+def _solve_from_the_right(a, b):
+    """b @ inv(a) for one matrix ``a``: x with x @ a == b, that is a.T @ x.T == b.T."""
+    if a.type.ndim != 2:
+        return None
+    if b.type.ndim == 1:
+        return _unbatched(solvers.solve(a, b, transposed=True, b_ndim=1))
+    if b.type.ndim == 2:
+        return _unbatched(solvers.solve(a, b.T, transposed=True, b_ndim=2)).T
+    return None
 
 
 @register_stabilize

@@ -48,6 +48,19 @@ def test_inv_times_b_is_a_solve(stack):
            "local_inv_dot_to_solve", gone=["MatrixInverse"], present=["Solve"])
 
 
+@pytest.mark.parametrize("b_kind", ["vector", "matrix"])
+def test_b_times_inv_is_a_transposed_solve(b_kind):
+    """``y @ inv(K) @ y`` (a quadratic form as written in textbooks) groups as
+    ``(y @ inv(K)) @ y``: the inverse on the right of the product is a solve too."""
+    a = tt.dmatrix("a")
+    b = tt.dvector("b") if b_kind == "vector" else tt.dmatrix("b")
+    bv = B[:, 0] if b_kind == "vector" else B.T
+    _check([a, b], b @ la.inv(a), [A, bv], bv @ np.linalg.inv(A),
+           "local_inv_dot_to_solve", gone=["MatrixInverse"], present=["Solve"])
+    _check([a, b], b @ la.inv(a) @ b.T, [A, bv], bv @ np.linalg.inv(A) @ bv.T,
+           "local_inv_dot_to_solve", gone=["MatrixInverse"], present=["Solve"])
+
+
 def test_log_det_is_slogdet():
     a = tt.dmatrix("a")
     f = _check([a], tt.log(la.det(a)), [SPD * 1e3], np.log(np.linalg.det(SPD * 1e3)),

@@ -49,7 +49,7 @@ EXCEPTIONS = {
         "on the first query (the tensor and scan layers fill it)",
     ("tensorgraph.rewriting.presets", "tensorgraph.scan.rewriting"):
         "as tensor.rewriting: scan's rewrites, loaded by name on the first query",
-    ("tensorgraph.rewriting.presets", "tensorgraph.scan.batching"):
+    ("tensorgraph.rewriting.presets", "tensorgraph.scan.hoist_matmul"):
         "as tensor.rewriting: scan's rewrites, loaded by name on the first query",
 }
 

@@ -63,7 +63,7 @@ PRESETS: dict[str, Q] = {
 
 #: modules registering rewrites into optdb, imported on the first compile (keeps import fast)
 REWRITE_MODULES = ["tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting",
-                   "tensorgraph.scan.batching"]
+                   "tensorgraph.scan.hoist_matmul"]
 
 
 def _load_rewrites():

@@ -11,7 +11,7 @@ op's ``infer_shape``, and its gradient is the core op's gradient graph, vectoriz
 The rules registered here rebuild a node batched without a loop where the op allows it:
 elementwise ops broadcast, ``DimShuffle``, reductions, arg-extrema and softmaxes shift their
 axes past the batch dimensions, ``Dot`` becomes a batched ``matmul``; the shape, creation,
-join, diagonal and indexing ops have theirs in ``tensorgraph.tensor.batching``. Importing
+join, diagonal and indexing ops have theirs in ``tensorgraph.tensor.vectorize_rules``. Importing
 ``tensorgraph.tensor`` registers them.
 """
 

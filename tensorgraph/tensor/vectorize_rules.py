@@ -1,4 +1,4 @@
-"""Batching rules of the shape, creation, joining, diagonal and indexing ops.
+"""The ``vectorize_graph`` rules of the shape, creation, joining, diagonal and indexing ops.
 
 ``vectorize_graph`` rebuilds each node on inputs that gained leading (batch) dimensions.
 The generic rule wraps the op in a ``Blockwise``, whose ``perform`` loops over the batch in

@@ -1,4 +1,4 @@
-"""Products taken out of loops (tensorgraph/scan/batching.py): a sequence's rows times a
+"""Products taken out of loops (tensorgraph/scan/hoist_matmul.py): a sequence's rows times a
 weight become one product before the loop, accumulated products (a weight's gradient in
 back-propagation through time) one product after it; same values as the loops they replace."""
 

@@ -1,5 +1,5 @@
 """vectorize_graph's rules for the shape, creation, join, diagonal and indexing ops
-(tensorgraph.tensor.batching) and the softmax / dot rules of tensor.blockwise: each batched
+(tensorgraph.tensor.vectorize_rules) and the softmax / dot rules of tensor.blockwise: each batched
 graph computes what numpy computes item by item, and uses the op's own batched form (no
 Blockwise loop) unless a size, shape or index is itself batched."""
 

@@ -4,11 +4,9 @@ in ``link/pytorch``; what the two that trace the graph, JAX and PyTorch, share b
 
 Such a back end turns the whole rewritten FunctionGraph into *one* function of its own (one
 ``jax.jit``, one ``numba.njit`` over generated source) instead of one thunk per node. The parts
-that do not depend on the back end live here:
+that do not depend on the back end live here (each back end's op tables are
+``tensorgraph.graph.registry.Registry`` instances in its own package):
 
-* ``OpTable``: the op class -> implementation table each back end keeps in its own package,
-  the convention of ``tensorgraph.link.c.ops`` (``@register(OpClass)``, lookup along the
-  class hierarchy, the built-in implementations imported on the first lookup);
 * ``UnsupportedOpsError``: the one compile-time error listing every op of a graph the back
   end cannot run (never a silent fallback to Python, never a wrong answer);
 * ``require``: the back end's library, or an ImportError naming the extra to install;
@@ -38,83 +36,11 @@ import weakref
 
 import numpy as np
 
-from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
-
-__all__ = ["OpTable", "OpTables", "UnsupportedOpsError", "require", "available", "branch_owners",
+__all__ = ["UnsupportedOpsError", "require", "available", "branch_owners",
            "RandomPlan", "generator_state_after", "OutputPlan", "copy_generator",
            "draws_with_the_generator_method", "draw_of", "TRACED_DRAWS", "draws_named",
            "Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker",
            "refuse_gemv_pair"]
-
-
-# ----------------------------------------------------------------------------------------------
-# The op table of a back end
-
-
-class OpTable:
-    """Op class -> implementation, for one back end (see the module docstring).
-
-    ``register(OpClass)`` decorates the implementation (a function or a class, the back end
-    says which); ``lookup(op)`` finds the one of the nearest registered class in ``op``'s MRO
-    (None: the op has none). ``builtin`` names the modules of ``package`` that register
-    tensorgraph's own ops; they are imported on the first lookup.
-
-    An inherited implementation applies only when the op's class computes as the registered
-    class does: the methods named in ``same`` (``perform`` for ops, ``SCALAR_SAME`` for scalar
-    ops) must be the registered class's own (``tensorgraph.graph.lookup``, the rule the C
-    tables follow too).
-    """
-
-    def __init__(self, backend: str, package: str, builtin: tuple = (),
-                 same: tuple = OP_SAME):
-        self.backend = backend
-        self.package = package
-        self.builtin = tuple(builtin)
-        self.same = tuple(same)
-        self._table: dict = {}
-        self._loaded = False
-        self._lock = threading.Lock()
-
-    def register(self, op_class: type):
-        """Decorator: ``@register(OpClass)`` makes the decorated implementation ``OpClass``'s."""
-        if not isinstance(op_class, type):
-            raise TypeError(f"register() takes an op class, got {op_class!r}")
-
-        def decorate(impl):
-            self._table[op_class] = impl
-            return impl
-
-        return decorate
-
-    def lookup(self, op):
-        """The implementation registered for ``op``'s class (see above), or None."""
-        if not self._loaded:
-            self._load_builtin()
-        return nearest(self._table, type(op), self.same)
-
-    def registered(self) -> list[type]:
-        """The op classes with an implementation (the built-in ones included)."""
-        if not self._loaded:
-            self._load_builtin()
-        return list(self._table)
-
-    def _load_builtin(self) -> None:
-        with self._lock:
-            if self._loaded:
-                return
-            for name in self.builtin:
-                importlib.import_module(f"{self.package}.{name}")
-            self._loaded = True
-
-
-class OpTables:
-    """A back end's two tables: ``ops`` (``fn(op, node) -> callable``) and ``scalars`` (scalar
-    ops inside ``Elemwise`` and ``Composite``: ``fn(op, in_dtypes, out_dtypes) -> callable``),
-    both filled by the modules ``builtin`` of ``package``."""
-
-    def __init__(self, backend: str, package: str, builtin: tuple):
-        self.ops = OpTable(backend, package, builtin)
-        self.scalars = OpTable(backend, package, builtin, same=SCALAR_SAME)
 
 
 # ----------------------------------------------------------------------------------------------

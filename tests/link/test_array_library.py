@@ -8,7 +8,8 @@ import pytest
 import tensorgraph.tensor as tt
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.link import array_elemwise, array_reduction, array_shape
-from tensorgraph.link.backend import OpTables
+from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.graph.registry import Registry
 from tensorgraph.tensor.elemwise import Elemwise
 
 
@@ -17,9 +18,9 @@ class NumpyLibrary(array_elemwise.ArrayLibrary):
     xp = np
 
     def __init__(self):
-        self.tables = OpTables("numpy", __name__, ())
+        self.scalars = Registry("numpy scalar", same=SCALAR_SAME)
         for cls, make in array_elemwise.registrations(self, {}).items():
-            self.tables.scalars.register(cls)(make)
+            self.scalars.register(cls)(make)
 
     def array(self, value, dtype=None):
         array = np.asarray(value)
@@ -32,7 +33,7 @@ class NumpyLibrary(array_elemwise.ArrayLibrary):
         return np.power(a, b)
 
     def scalar_implementation(self, op):
-        return self.tables.scalars.lookup(op)
+        return self.scalars.lookup(op)
 
     def runtime_check(self, bad, error, message):
         if np.any(bad):

@@ -14,7 +14,7 @@ import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.compile.debugmode import DebugMode
 from tensorgraph.compile.mode import get_mode
-from tensorgraph.link.backend import OpTable, branch_owners
+from tensorgraph.link.backend import branch_owners
 
 import backend_checks as checks
 
@@ -40,33 +40,6 @@ def test_the_mode_flag_takes_the_new_names():
     config.linker = "jax"
     config.linker = "numba"
     config.linker = "pytorch"
-
-
-def test_op_tables_look_up_along_the_class_hierarchy():
-    table = OpTable("Test", "tensorgraph.link")
-
-    class Base:
-        pass
-
-    class Child(Base):
-        pass
-
-    class Other:
-        pass
-
-    @table.register(Base)
-    def base_impl(op, node):
-        return "base"
-
-    assert table.lookup(Child()) is base_impl and table.lookup(Other()) is None
-
-    @table.register(Child)
-    def child_impl(op, node):
-        return "child"
-
-    assert table.lookup(Child()) is child_impl and table.lookup(Base()) is base_impl
-    with pytest.raises(TypeError, match="takes an op class"):
-        table.register(Child())
 
 
 def test_ifelse_sides_own_the_nodes_only_they_need():

@@ -31,16 +31,19 @@ This package imports jax only when a graph is compiled in mode JAX; the core nev
 
 from __future__ import annotations
 
-from tensorgraph.link.backend import OpTables
+from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.graph.registry import Registry
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
-TABLES = OpTables("JAX", __name__, _BUILTIN)
-TABLE = TABLES.ops
+#: op class -> ``fn(op, node) -> callable``
+TABLE = Registry("JAX", __name__, _BUILTIN)
+#: scalar op class -> ``fn(op, in_dtypes, out_dtypes) -> callable``
+SCALAR_TABLE = Registry("JAX scalar", __name__, _BUILTIN, same=SCALAR_SAME)
 register, implementation = TABLE.register, TABLE.lookup
-register_scalar, scalar_implementation = TABLES.scalars.register, TABLES.scalars.lookup
+register_scalar, scalar_implementation = SCALAR_TABLE.register, SCALAR_TABLE.lookup
 
 
 def runtime_check(bad, error: type, message: str) -> None:

@@ -44,7 +44,7 @@ from tensorgraph.link.backend import (
     registered_linker,
     require,
 )
-from tensorgraph.link.jax import TABLES
+from tensorgraph.link.jax import TABLE
 from tensorgraph.link.jax.elemwise import LIBRARY
 from tensorgraph.link.jax.shape import StaticShapeError
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
@@ -110,7 +110,7 @@ class GraphFunction(TracedGraph):
     backend = "JAX"
     trace = TRACE
 
-    implementation = staticmethod(TABLES.ops.lookup)
+    implementation = staticmethod(TABLE.lookup)
 
     @staticmethod
     def cast(value, dtype):

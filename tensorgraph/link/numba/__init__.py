@@ -27,14 +27,14 @@ This package imports numba only when a graph is compiled in mode NUMBA; the core
 
 from __future__ import annotations
 
-from tensorgraph.link.backend import OpTable
 from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.graph.registry import Registry
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 
 _BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
-TABLE = OpTable("Numba", __name__, _BUILTIN)
-SCALAR_TABLE = OpTable("Numba", __name__, _BUILTIN, same=SCALAR_SAME)
+TABLE = Registry("Numba", __name__, _BUILTIN)
+SCALAR_TABLE = Registry("Numba scalar", __name__, _BUILTIN, same=SCALAR_SAME)
 
 
 def register(op_class: type):

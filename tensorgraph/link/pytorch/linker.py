@@ -73,7 +73,7 @@ from tensorgraph.link.backend import (
     registered_linker,
     require,
 )
-from tensorgraph.link.pytorch import TABLES
+from tensorgraph.link.pytorch import TABLE
 from tensorgraph.link.pytorch.elemwise import LIBRARY
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
@@ -134,7 +134,7 @@ class GraphFunction(TracedGraph):
     backend = "PyTorch"
     trace = TRACE
 
-    implementation = staticmethod(TABLES.ops.lookup)
+    implementation = staticmethod(TABLE.lookup)
 
     @staticmethod
     def cast(value, dtype):

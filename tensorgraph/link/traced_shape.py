@@ -5,6 +5,8 @@ is when it comes from shapes and constants (those nodes compute with numpy while
 ``tensorgraph.link.traced``). What checks those sizes and computes with them is the same for
 both and lives here; each back end's ``shape`` module registers the ops in its own table,
 passing the library-specific bits (its name, its traced-value test, its array conversion).
+The checks of the ops' operands live beside it: products in ``traced_products``, random draws
+in ``traced_random``, indices in ``traced_indices``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["StaticShapeError", "static_ints", "shape_of", "reshaped_size", "check_join",
-           "check_split", "specify_shape", "register_known_size_ops",
-           "check_inner", "check_tensordot", "check_matmul", "gemv_mismatch", "check_gemv",
-           "check_gemm", "scaled_sum", "gemv_result", "draw_shape", "choice_sizes",
-           "check_position", "known_mask", "check_label_shape", "label_range_message",
-           "check_labels"]
+           "check_split", "specify_shape", "register_known_size_ops"]
 
 
 class StaticShapeError(ValueError):
@@ -152,150 +150,3 @@ def register_known_size_ops(register, static_ints, traced) -> None:
             return np.asarray(len(range(*slice(*parts).indices(size))), dtype="int64")
 
         return compute
-
-
-# ----------------------------------------------------------------------------------------------
-# Products: the shapes their operands must have (perform's messages)
-
-
-def check_inner(sa, sb, what: str = "dot") -> None:
-    """The last dimension of ``sa`` is the first of ``sb``, or ValueError."""
-    if sa[-1] != sb[0]:
-        raise ValueError(f"{what}: inner dimensions differ: shapes {tuple(sa)} and {tuple(sb)} "
-                         f"({sa[-1]} != {sb[0]})")
-
-
-def check_tensordot(op, sa, sb) -> None:
-    """The axes a ``TensorDot`` sums over have the same lengths, or ValueError."""
-    for ia, ib in zip(op.axes_a, op.axes_b):
-        if sa[ia] != sb[ib]:
-            raise ValueError(f"tensordot: axis {ia} of the first input (shape {sa}) and axis "
-                             f"{ib} of the second (shape {sb}) have different lengths "
-                             f"({sa[ia]} != {sb[ib]})")
-
-
-def check_matmul(node, sa, sb) -> None:
-    """A ``MatMul``'s inner dimensions agree and its batch dimensions broadcast (size 1 only
-    where the type says so), or ValueError."""
-    if sa[-1] != sb[-2]:
-        raise ValueError(f"matmul: inner dimensions differ: shapes {sa} and {sb} "
-                         f"({sa[-1]} != {sb[-2]})")
-    for d, (x, y) in enumerate(zip(sa[:-2], sb[:-2])):
-        if x == y:
-            continue
-        for var, size in zip(node.inputs, (x, y)):
-            if size == 1 and var.type.shape[d] != 1:
-                raise ValueError(f"matmul: {var} has size 1 in batch dimension {d} at run "
-                                 f"time but its type {var.type} does not declare it "
-                                 f"broadcastable; shapes {sa} and {sb}")
-        if x != 1 and y != 1:
-            raise ValueError(f"matmul: batch dimension {d} differs: shapes {sa} and {sb}")
-
-
-def gemv_mismatch(sy, sA, sx) -> str:
-    return f"Gemv: shapes do not match: y {sy}, A {sA}, x {sx}"
-
-
-def check_gemv(sy, sA, sx) -> None:
-    if sA[1] != sx[0]:
-        raise ValueError(gemv_mismatch(sy, sA, sx))
-
-
-def check_gemm(sz, sa, sb) -> None:
-    if sa[1] != sb[0]:
-        raise ValueError(f"Gemm: shapes do not match: z {sz}, a {sa}, b {sb}")
-
-
-def scaled_sum(xp, alpha, product, beta, y):
-    """``alpha * product + beta * y``, with ``y`` not read where ``beta == 0`` (as BLAS);
-    ``xp``: the array library (its ``where``)."""
-    scaled = alpha * product
-    return xp.where(beta == 0, scaled, scaled + beta * y)
-
-
-def gemv_result(xp, alpha, product, beta, y, shapes, runtime_check, given_beta=None):
-    """``alpha * product + beta * y`` of a ``Gemv`` (``shapes``: y's, A's, x's). A ``y`` that
-    does not fit must not be read: then ``beta`` (as given, before any cast) must be 0, checked
-    when the call runs if it is known only then."""
-    sy, sA, sx = shapes
-    if sy != (sA[0],):
-        runtime_check((beta if given_beta is None else given_beta) != 0, ValueError,
-                      gemv_mismatch(sy, sA, sx))
-        return alpha * product
-    return scaled_sum(xp, alpha, product, beta, y)
-
-
-def draw_shape(op, sized: bool, size, params, static_ints) -> tuple:
-    """The shape of a random draw: its ``size`` when the node has one (``sized``), else the
-    batch shape the parameters broadcast to (their core dimensions left out)."""
-    if sized:
-        return static_ints(size, "the size of a random draw")
-    shapes = [np.shape(p)[:np.ndim(p) - core] for p, core in zip(params, op.ndims_params)]
-    return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
-
-
-# ----------------------------------------------------------------------------------------------
-# Indices: checked when known while tracing, else by a run-time check
-
-
-def choice_sizes(node, size, a, static_ints) -> tuple:
-    """A ``ChoiceRV`` node's draw shape and, when it picks from ``range(a)`` (a scalar ``a``),
-    that number (else None): both must be known while tracing."""
-    sized = bool(node.inputs[1].type.shape[0])
-    shape = static_ints(size, "the size of a random draw") if sized else ()
-    n = static_ints(a, "the number of choices")[0] if node.op.a_ndim == 0 else None
-    return shape, n
-
-
-def check_position(value, size: int, axis: int, what, traced, runtime_check):
-    """An integer index (or index array) into an axis of ``size``: a traced one gets a run-time
-    check (and comes back as it is), a known one is checked now and comes back as a numpy
-    array."""
-    if traced(value):
-        runtime_check((value < -size) | (value >= size), IndexError,
-                      f"{what}: an index is out of bounds for axis {axis} with size {size}")
-        return value
-    array = np.asarray(value)
-    bad = (array < -size) | (array >= size)
-    if np.any(bad):
-        raise IndexError(f"{what}: index {array[bad].flat[0]} is out of bounds for axis {axis} "
-                         f"with size {size}")
-    return array
-
-
-def known_mask(op, value, dims: tuple, backend: str, traced):
-    """A boolean index as a numpy mask over axes of sizes ``dims``: it must be known while
-    tracing (it fixes a size) and fit those axes."""
-    if traced(value):
-        raise StaticShapeError(f"{op}: {backend} needs a boolean mask when it traces the graph "
-                               "(the number of selected elements is a size), but this one is "
-                               "computed from the inputs' values")
-    mask = np.asarray(value)
-    dims = tuple(dims[:mask.ndim])
-    if mask.shape != dims:
-        raise IndexError(f"{op}: boolean index did not match the indexed array: "
-                         f"mask of shape {mask.shape}, axes of sizes {dims}")
-    return mask
-
-
-def check_label_shape(op, x_shape, labels) -> None:
-    """The labels of ``TakeAlongLastAxis``/``PutAlongLastAxis`` have the leading shape of
-    the values, or ValueError."""
-    if tuple(x_shape[:-1]) != tuple(np.shape(labels)):
-        raise ValueError(f"{op}: labels of shape {tuple(np.shape(labels))} do not match the "
-                         f"leading dimensions of values of shape {tuple(x_shape)}")
-
-
-def label_range_message(op, n: int) -> str:
-    return f"{op}: a label is out of range for {n} classes (labels must be in 0..{n - 1})"
-
-
-def check_labels(op, x_shape, labels, traced, runtime_check, checked_position) -> None:
-    """The labels of ``TakeAlongLastAxis`` / ``PutAlongLastAxis``: their shape checked now,
-    their range now when known (``checked_position``), else at run time."""
-    check_label_shape(op, x_shape, labels)
-    n = x_shape[-1]
-    if traced(labels):
-        runtime_check((labels < 0) | (labels >= n), IndexError, label_range_message(op, n))
-    else:
-        checked_position(labels, n, len(x_shape) - 1, op)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link import traced_shape
+from tensorgraph.link import traced_indices
 from tensorgraph.link.jax import register, runtime_check
 from tensorgraph.link.jax.shape import static_ints
 from tensorgraph.tensor import subtensor as st
@@ -30,7 +30,7 @@ def _checked_position(value, size: int, axis: int, what):
     else at run time."""
     import jax.numpy as jnp
 
-    checked = traced_shape.check_position(value, size, axis, what, _traced, runtime_check)
+    checked = traced_indices.check_position(value, size, axis, what, _traced, runtime_check)
     if _traced(checked):
         return checked
     return int(checked) if checked.ndim == 0 else jnp.asarray(checked)
@@ -51,7 +51,7 @@ def numpy_index(op, idx_list, values, shape):
             value = next(values)
             dtype = value.dtype if _traced(value) else np.asarray(value).dtype
             if dtype == bool:
-                mask = traced_shape.known_mask(op, value, shape[d:], "JAX", _traced)
+                mask = traced_indices.known_mask(op, value, shape[d:], "JAX", _traced)
                 index.append(mask)
                 standin.append(mask)
                 d += mask.ndim
@@ -119,7 +119,7 @@ def jax_advanced_inc_subtensor1(op, node):
 
 
 def _check_labels(op, x_shape, labels):
-    traced_shape.check_labels(op, x_shape, labels, _traced, runtime_check, _checked_position)
+    traced_indices.check_labels(op, x_shape, labels, _traced, runtime_check, _checked_position)
 
 
 @register(TakeAlongLastAxis)

@@ -10,7 +10,7 @@ import numpy as np
 from tensorgraph.link.backend import refuse_gemv_pair
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
 from tensorgraph.link.pytorch.elemwise import arithmetic_dtype
-from tensorgraph.link.traced_shape import (
+from tensorgraph.link.traced_products import (
     check_gemm,
     check_gemv,
     check_inner,
@@ -18,8 +18,8 @@ from tensorgraph.link.traced_shape import (
     check_tensordot,
     gemv_result,
     scaled_sum,
-    shape_of,
 )
+from tensorgraph.link.traced_shape import shape_of
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
 from tensorgraph.tensor.dot import Dot, MatMul, TensorDot
 

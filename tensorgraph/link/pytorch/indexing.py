@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link import traced_shape
+from tensorgraph.link import traced_indices
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check, traced
 from tensorgraph.link.pytorch.linker import static_ints
 from tensorgraph.link.traced_shape import shape_of
@@ -42,7 +42,7 @@ def checked_position(value, size: int, axis: int, what):
     else at run time. Known scalars come back as Python ints, arrays as int64 tensors."""
     import torch
 
-    checked = traced_shape.check_position(value, size, axis, what, traced, runtime_check)
+    checked = traced_indices.check_position(value, size, axis, what, traced, runtime_check)
     if traced(checked):
         # read in bounds (the check fails the call afterwards): Inductor's kernels would stop
         # the process's call with their own assertion
@@ -69,7 +69,7 @@ class Index:
             elif entry == "array":
                 value = next(values)
                 if (value.dtype if traced(value) else np.asarray(value).dtype) == bool:
-                    mask = traced_shape.known_mask(op, value, tuple(shape[d:]), "PyTorch",
+                    mask = traced_indices.known_mask(op, value, tuple(shape[d:]), "PyTorch",
                                                    traced)
                     for axis_positions in np.nonzero(mask):
                         self.entries.append(as_tensor(axis_positions.astype(np.int64)))
@@ -195,7 +195,7 @@ def torch_advanced_inc_subtensor1(op, node):
 def _check_labels(op, x_shape, labels):
     """The labels checked, traced ones clamped into range (a wrong one fails the call, but
     the gather runs first)."""
-    traced_shape.check_labels(op, x_shape, labels, traced, runtime_check, checked_position)
+    traced_indices.check_labels(op, x_shape, labels, traced, runtime_check, checked_position)
     if traced(labels):
         return labels.to(_torch_int64()).clamp(0, max(x_shape[-1] - 1, 0))
     return labels

@@ -16,7 +16,7 @@ import numpy as np
 from tensorgraph.link.backend import draw_of, draws_named
 from tensorgraph.link.pytorch import as_tensor, register, torch_dtype
 from tensorgraph.link.pytorch.linker import static_ints
-from tensorgraph.link.traced_shape import choice_sizes, draw_shape
+from tensorgraph.link.traced_random import choice_sizes, draw_shape
 from tensorgraph.tensor.random.basic import ChoiceRV, PermutationRV
 from tensorgraph.tensor.random.op import RandomVariable
 

@@ -479,6 +479,11 @@ def _address(library, symbol: str) -> int:
     return ctypes.cast(getattr(library, symbol), ctypes.c_void_p).value
 
 
+# The glue library's source, split by job (glue.h says what each part holds), in the order
+# they are joined: each part uses only what the parts before it define.
+GLUE_PARTS = ("glue_workspace.h", "glue_profile.h", "glue_run.h", "glue_steps.h", "glue.h")
+
+
 def glue_module(cached_only: bool = False):
     """The glue library (``glue.h``): the Python side of every graph, one per cache (None
     with ``cached_only`` if it would have to be compiled), its functions typed for ctypes."""
@@ -490,7 +495,7 @@ def glue_module(cached_only: bool = False):
                         "#define PY_SSIZE_T_CLEAN", "#include <Python.h>",
                         "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
                         "#include <numpy/arrayobject.h>", _read("runtime.h"),
-                        _read("graph_desc.h"), _read("pool.h"), _read("glue.h")])
+                        _read("graph_desc.h"), _read("pool.h"), *map(_read, GLUE_PARTS)])
     library = get_library([source], name_hint="glue", include_dirs=[numpy.get_include()],
                           extra_compile_args=["-fwrapv"], python_api=True,
                           runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)

@@ -349,7 +349,7 @@ register_linker("c", lambda: CLinker("c", False, whole_graph=True))
 
 #: Exception classes a C kernel may name with a ``"IndexError: "``-style message prefix.
 _C_ERROR_TYPES = {"IndexError": IndexError, "TypeError": TypeError, "ValueError": ValueError,
-                  "AssertionError": AssertionError}
+                  "AssertionError": AssertionError, "LinAlgError": np.linalg.LinAlgError}
 
 
 def c_error(message: str) -> Exception:

@@ -39,7 +39,7 @@ _TABLE: dict[type, CImplementation] = {}
 _HERE = os.path.dirname(__file__)
 #: the modules holding tensorgraph's own implementations, imported on the first lookup
 _BUILTIN = ("reduction", "special", "subtensor", "advanced_index", "join", "shape", "creation",
-            "raise_op", "blas", "dot", "elemwise", "scalar_special")
+            "raise_op", "blas", "dot", "elemwise", "scalar_special", "batched", "linalg")
 _loaded: list[bool] = []
 
 

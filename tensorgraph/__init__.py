@@ -72,11 +72,18 @@ def _as_variable(value):
     return as_tensor_variable(value)
 
 
+def _scan_c_loop(runner):
+    import importlib
+
+    return importlib.import_module("tensorgraph.link.c.scan_loop").CLoop(runner)
+
+
 # Lower layers reach higher ones through tensorgraph.hooks (they may not import them).
 _hooks.compile_function = _compile_function
 _hooks.function_maker = _function_maker
 _hooks.perform_mode = _perform_mode
 _hooks.as_variable = _as_variable
+_hooks.scan_c_loop = _scan_c_loop
 
 
 def __dir__():

@@ -20,6 +20,10 @@ Entries (``None`` until the package fills them):
 ``as_variable(value)``
     ``tensorgraph.tensor.as_tensor_variable``: a graph-level op given a plain value
     (``printing.Print``) makes it a tensor constant.
+``scan_c_loop(runner)``
+    ``tensorgraph.link.c.scan_loop.CLoop(runner)``: what runs a scan's iterations in C with
+    its compiled step (``runner``: a ``scan.loop.InnerRunner``), built once per runner; its
+    ``entry(function)`` is None when the step does not run whole in C.
 """
 
 from __future__ import annotations
@@ -28,3 +32,4 @@ compile_function = None
 function_maker = None
 perform_mode = None
 as_variable = None
+scan_c_loop = None

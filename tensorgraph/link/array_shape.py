@@ -1,5 +1,5 @@
 """The shape ops that build arrays (``Reshape``, ``MakeVector``, ``Join``, ``Split``,
-``Alloc``) for an array library (JAX, PyTorch), once.
+``Alloc``, ``ExtractDiag``) for an array library (JAX, PyTorch), once.
 
 Sizes must be known while the library traces the graph (``tensorgraph.link.traced_shape``
 checks them); what the ops then compute is the same in both libraries up to names, which the
@@ -14,6 +14,7 @@ import numpy as np
 
 from tensorgraph.link import traced_shape
 from tensorgraph.tensor.creation import Alloc, check_alloc
+from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.join import Join, MakeVector, Split
 from tensorgraph.tensor.shape import Reshape
 
@@ -90,8 +91,19 @@ def alloc(lib, static_ints):
     return implement
 
 
+def extract_diag(lib, static_ints):
+    def implement(op, node):
+        axis1, axis2 = op.axes(node.inputs[0].ndim)
+
+        def compute(x):   # both libraries take numpy's positional order
+            return lib.owned(lib.xp.diagonal(lib.array(x), op.offset, axis1, axis2))
+
+        return compute
+    return implement
+
+
 def registrations(lib, static_ints) -> dict:
     """Op class -> implementation, for a back end's ``shape`` module to register."""
     return {Reshape: reshape(lib, static_ints), MakeVector: make_vector(lib, static_ints),
             Join: join(lib, static_ints), Split: split(lib, static_ints),
-            Alloc: alloc(lib, static_ints)}
+            Alloc: alloc(lib, static_ints), ExtractDiag: extract_diag(lib, static_ints)}

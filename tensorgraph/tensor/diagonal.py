@@ -41,7 +41,8 @@ class ExtractDiag(Op):
     def __init__(self, offset: int = 0, axis1: int = 0, axis2: int = 1, view: bool = False):
         self.offset, self.axis1, self.axis2 = int(offset), int(axis1), int(axis2)
 
-    def _axes(self, ndim):
+    def axes(self, ndim):
+        """(axis1, axis2) for an input of ``ndim`` dimensions, as non-negative axes."""
         a1 = normalize_axis(self.axis1, ndim, "diagonal axis1")
         a2 = normalize_axis(self.axis2, ndim, "diagonal axis2")
         if a1 == a2:
@@ -52,7 +53,7 @@ class ExtractDiag(Op):
         x = as_tensor_variable(x)
         if x.ndim < 2:
             raise ValueError(f"diagonal: needs at least 2 dimensions, {x} has {x.ndim}")
-        a1, a2 = self._axes(x.ndim)
+        a1, a2 = self.axes(x.ndim)
         n1, n2 = x.type.shape[a1], x.type.shape[a2]
         length = None if None in (n1, n2) else _diagonal_length(n1, n2, self.offset)
         rest = tuple(s for d, s in enumerate(x.type.shape) if d not in (a1, a2))
@@ -64,7 +65,7 @@ class ExtractDiag(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         (shape,) = input_shapes
-        a1, a2 = self._axes(len(shape))
+        a1, a2 = self.axes(len(shape))
         n1 = tm.add(shape[a1], min(self.offset, 0))
         n2 = tm.sub(shape[a2], max(self.offset, 0))
         length = tm.maximum(tm.minimum(n1, n2), 0)
@@ -74,7 +75,7 @@ class ExtractDiag(Op):
         (x,), (gz,) = inputs, output_grads
         if x.dtype in ("bool",) or x.dtype.startswith(("int", "uint")):
             return [zeros_gradient(x)]
-        a1, a2 = self._axes(x.ndim)
+        a1, a2 = self.axes(x.ndim)
         # numpy's advanced indexing puts the diagonal's axis where the two index arrays are
         # when they are adjacent, first otherwise; the diagonal is gz's last axis
         where = min(a1, a2) if abs(a1 - a2) == 1 else 0
@@ -86,7 +87,7 @@ class ExtractDiag(Op):
 
 def _diagonal_index(x, op):
     """The advanced index of ``x`` whose result is ``op``'s diagonal (same order of axes)."""
-    a1, a2 = op._axes(x.ndim)
+    a1, a2 = op.axes(x.ndim)
     n1 = tm.add(shape_i(x, a1), min(op.offset, 0))
     n2 = tm.sub(shape_i(x, a2), max(op.offset, 0))
     k = arange(tm.maximum(tm.minimum(n1, n2), 0))

@@ -159,7 +159,7 @@ def _vectorize_join(op, node, *tensors):
 def _vectorize_extract_diag(op, node, x):
     """The same diagonal, of the axes shifted past the batch dimensions."""
     (b,) = _batch_dims(node, [x])
-    a1, a2 = op._axes(node.inputs[0].type.ndim)
+    a1, a2 = op.axes(node.inputs[0].type.ndim)
     return ExtractDiag(op.offset, a1 + b, a2 + b).make_node(x)
 
 

@@ -65,6 +65,7 @@ def _zoo() -> dict:
            "Reshape": m.reshape((-1,)), "MakeVector": tt.stack([n, n]),
            "Join": tt.concatenate([x, y]), "Split": tt.split(x, [1, 2], 2),
            "Alloc": tt.alloc(0.0, n, 2), "ARange": tt.arange(n), "Eye": tt.eye(n),
+           "ExtractDiag": tt.diagonal(m, 1),
            "Tri": tt.tri(n), "Subtensor": x[1:], "IncSubtensor": tt.inc_subtensor(x[1:], 1.0),
            "AdvancedSubtensor1": x[i], "AdvancedIncSubtensor1": tt.inc_subtensor(x[i], 1.0),
            "AdvancedSubtensor": [m[i, i], m[m > 0]],

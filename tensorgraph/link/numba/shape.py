@@ -1,12 +1,13 @@
 """Numba for the shape ops: ``Shape``, ``Shape_i``, ``SpecifyShape``, ``Reshape``,
-``MakeVector``, ``Join``, ``Split``, ``Alloc``, ``ARange``, ``Eye``, ``Tri`` and slice lengths,
-with perform's checks and messages."""
+``MakeVector``, ``Join``, ``Split``, ``Alloc``, ``ARange``, ``Eye``, ``Tri``, ``ExtractDiag`` and
+slice lengths, with perform's checks and messages."""
 
 from __future__ import annotations
 
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.tensor.creation import ARange, Alloc, Eye, Tri
+from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.join import Join, MakeVector, Split
 from tensorgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from tensorgraph.tensor.subtensor import _SliceLength
@@ -254,3 +255,27 @@ def numba_slice_length(op, node, code):
     result = code.name("r")
     code.line(f"{result} = {helper}({size}, {slice_parts(code, parts)})")
     scalar(code, code.outputs[0], "int64", f"{result}[2]")
+
+
+@register(ExtractDiag)
+def numba_extract_diag(op, node, code):
+    """numpy's ``diagonal``: the two axes moved last, the batch flattened, one loop."""
+    (x,), (out,) = code.inputs, code.outputs
+    ndim = node.inputs[0].ndim
+    axis1, axis2 = op.axes(ndim)
+    rest = [d for d in range(ndim) if d not in (axis1, axis2)]
+    k = op.offset
+    moved = code.name("moved")
+    code.line(f"{moved} = np.ascontiguousarray(np.transpose({x}, "
+              f"{tuple_of(rest + [axis1, axis2])}))")
+    n1, n2 = f"{moved}.shape[{ndim - 2}]", f"{moved}.shape[{ndim - 1}]"
+    length = code.name("length")
+    code.line(f"{length} = max(0, min({n1} + {min(k, 0)}, {n2} - {max(k, 0)}))")
+    flat, b, i = code.name("flat"), code.name("b"), code.name("i")
+    code.line(f"{flat} = {moved}.reshape((-1, {n1}, {n2}))")
+    code.line(f"{out} = np.empty(({flat}.shape[0], {length}), {moved}.dtype)")
+    with code.block(f"for {b} in range({flat}.shape[0]):"):
+        with code.block(f"for {i} in range({length}):"):
+            code.line(f"{out}[{b}, {i}] = {flat}[{b}, {i} + {max(-k, 0)}, {i} + {max(k, 0)}]")
+    shape = [f"{moved}.shape[{d}]" for d in range(ndim - 2)] + [length]
+    code.line(f"{out} = {out}.reshape({tuple_of(shape)})")

@@ -2,7 +2,7 @@
 ``IncSubtensor``), indexing with one integer vector (``AdvancedSubtensor1``,
 ``AdvancedIncSubtensor1``) and the slice lengths of ``infer_shape`` (``_SliceLength``). The
 general advanced indexing is in ``advanced_index.py``. Only ``uint64`` index values run
-``perform``.
+``perform``. ``ExtractDiag`` (``diagonal``), a strided selection too, is here.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_string
 from tensorgraph.link.c.ops import CImplementation, register
 from tensorgraph.link.c.ops.strided import add_into, int_list, read_int, read_int_at, support
+from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.subtensor import (
     AdvancedIncSubtensor1,
     AdvancedSubtensor1,
@@ -262,5 +263,39 @@ class AdvancedIncSubtensor1C(_StridedC):
                 }}
             }}
             {_UNALIASED_END}
+        }}
+        """
+
+
+@register(ExtractDiag)
+class ExtractDiagC(_StridedC):
+    """``np.diagonal`` copied out: a strided description of the diagonal inside ``x`` (the two
+    axes replaced by one whose stride is the sum of theirs), then one contiguous copy."""
+
+    perform_exact = True  # a copy, selection or integer result
+
+    def code(self, op, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        ndim = node.inputs[0].type.ndim
+        axis1, axis2 = op.axes(ndim)
+        k = op.offset
+        rest = [d for d in range(ndim) if d not in (axis1, axis2)]
+        dims = "\n".join(f"diag.shape[{i}] = {x}->shape[{d}]; "
+                         f"diag.strides[{i}] = {x}->strides[{d}];" for i, d in enumerate(rest))
+        return f"""
+        {{
+            tg_array diag = *{x};   /* a description of the diagonal inside x, no reference */
+            const int64_t n1 = {x}->shape[{axis1}] + ({min(k, 0)}),
+                          n2 = {x}->shape[{axis2}] - ({max(k, 0)});
+            const int64_t length = n1 < n2 ? (n1 > 0 ? n1 : 0) : (n2 > 0 ? n2 : 0);
+            diag.ndim = {ndim - 1};
+            diag.base = NULL;
+            {dims}
+            diag.shape[{ndim - 2}] = length;
+            diag.strides[{ndim - 2}] = {x}->strides[{axis1}] + {x}->strides[{axis2}];
+            if (length > 0)
+                diag.data = {x}->data + (int64_t){max(-k, 0)} * {x}->strides[{axis1}]
+                            + (int64_t){max(k, 0)} * {x}->strides[{axis2}];
+            if (tg_copy_contiguous({z}, &diag, {sub["ctx"]})) {{ {sub["fail"]} }}
         }}
         """

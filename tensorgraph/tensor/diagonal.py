@@ -1,8 +1,8 @@
 """Diagonals: ``diagonal`` (``ExtractDiag``), ``alloc_diag``, ``diag``, ``trace`` and the index
 helpers ``tril_indices``, ``triu_indices`` (and ``*_from``), as numpy has them.
 
-``ExtractDiag`` is an op (PyTensor code builds it by name) running ``np.diagonal`` under every
-linker (no C); its gradient writes the output gradient back on the diagonal of zeros. The other
+``ExtractDiag`` is an op (PyTensor code builds it by name): ``np.diagonal`` in ``perform``, a
+strided copy in C, the array library's ``diagonal`` on the other back ends; its gradient writes the output gradient back on the diagonal of zeros. The other
 functions are compositions (advanced indexing, ``tri`` and ``nonzero``), with those ops' C and
 gradients.
 """

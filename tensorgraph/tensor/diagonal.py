@@ -2,8 +2,8 @@
 helpers ``tril_indices``, ``triu_indices`` (and ``*_from``), as numpy has them.
 
 ``ExtractDiag`` is an op (PyTensor code builds it by name): ``np.diagonal`` in ``perform``, a
-strided copy in C, the array library's ``diagonal`` on the other back ends; its gradient writes the output gradient back on the diagonal of zeros. The other
-functions are compositions (advanced indexing, ``tri`` and ``nonzero``), with those ops' C and
+strided copy in C, the array library's ``diagonal`` on the other back ends. Its gradient writes
+the output gradient back on the diagonal of zeros. The other functions are compositions (advanced indexing, ``tri`` and ``nonzero``), with those ops' C and
 gradients.
 """
 

@@ -26,16 +26,16 @@ The two scan flags, read when the inner graph is compiled:
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 import numpy as np
 
 from tensorgraph import hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.utils import compiling
-from tensorgraph.scan.c_loop import CLoop, run_steps_entry
 from tensorgraph.scan.shapes import empty_output_shape
 
-__all__ = ["ScanLoop", "InnerRunner"]
+__all__ = ["ScanLoop", "InnerRunner", "LoopBuffers", "OutputRows"]
 
 
 class InnerRunner:
@@ -48,8 +48,9 @@ class InnerRunner:
     mode : the mode it was compiled with
     allow_gc, prealloc : the scan flags when it was compiled (``allow_gc``: the op's own
         setting, ``scan(allow_gc=...)``, when given)
-    c_loop_enabled : whether iterations may run in C (``c_loop.py``) when the compiled step
-        allows it (True; False runs one call of the step per iteration, for comparisons)
+    c_loop_enabled : whether iterations may run in C (``link/c/scan_loop.py``, reached through
+        ``hooks.scan_c_loop``) when the compiled step allows it (True; False runs one call of
+        the step per iteration, for comparisons)
     counters : ``calls``, ``iterations``, ``buffers_allocated``, ``buffers_reused``,
         ``outputs_stacked`` summed over every run; ``c_runs`` (calls of the C loop, each
         running iterations without returning to Python) and ``python_iterations``
@@ -78,16 +79,16 @@ class InnerRunner:
 
     def run(self, loop: ScanLoop) -> None:
         """Run every iteration of ``loop`` with the compiled inner function: in C when it is
-        whole-graph C and nothing watches its nodes (``c_loop.py``), else one call of it per
-        iteration."""
+        whole-graph C and nothing watches its nodes (``link/c/scan_loop.py``), else one call of
+        it per iteration."""
         __tracebackhide__ = True  # noqa: F841 - IPython: the user's frame comes first
         fn = self.function
         c_loop = self._c_loop
         if c_loop is None and not self.reference:
-            c_loop = self._c_loop = CLoop(self)
+            c_loop = self._c_loop = hooks.scan_c_loop(self)
         entry = None
-        if c_loop is not None and c_loop.ok and self.c_loop_enabled:
-            entry = run_steps_entry(fn)
+        if c_loop is not None and self.c_loop_enabled:
+            entry = c_loop.entry(fn)
         while not loop.done:
             if entry is not None:
                 try:
@@ -238,6 +239,34 @@ class _Steps:
         return self.array if done == self.array.shape[0] else self.array[:done]
 
 
+@dataclass(frozen=True)
+class OutputRows:
+    """One state or nit_sot output's row buffer as it is now: ``array`` (None until its shape
+    is known), ``size`` (its rows) and ``ring`` (step ``t`` is row ``t % size``; else row
+    ``t``)."""
+
+    array: np.ndarray | None
+    size: int
+    ring: bool
+
+
+@dataclass(frozen=True)
+class LoopBuffers:
+    """What a loop runner outside scan (the C loop, ``link/c/scan_loop.py``) reads of a
+    ``ScanLoop``: a read-only view, taken when a run starts, so the loop's own fields stay
+    free to change.
+
+    ``sequence_reads``: ``(sequence, offset)`` per sequence tap, in the inner graph's order;
+    ``outputs``: an ``OutputRows`` per state then nit_sot output; ``initial_states``: each
+    state's outer initial value; ``non_sequences``: the values read unchanged every step.
+    """
+
+    sequence_reads: tuple
+    outputs: tuple
+    initial_states: tuple
+    non_sequences: tuple
+
+
 class ScanLoop:
     """One run of a scan node on its outer input values (see the module docstring).
 
@@ -295,6 +324,15 @@ class ScanLoop:
                        else None for i in range(info.n_steps_outputs)]
         self._shared = list(inputs[info.outer_shared_start:info.outer_non_seq_start])
         self._non_seqs = list(inputs[info.outer_non_seq_start:])
+
+    def buffers(self) -> LoopBuffers:
+        """The buffers as they are now, for a loop runner outside scan (``LoopBuffers``)."""
+        info = self.info
+        return LoopBuffers(
+            tuple(self._seq_reads),
+            tuple(OutputRows(s.array, s.size, s.ring) for s in self._steps_out),
+            tuple(self.inputs[info.outer_state_start:info.outer_shared_start]),
+            tuple(self._non_seqs))
 
     # -- checks ---------------------------------------------------------------------------
 

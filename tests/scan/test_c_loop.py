@@ -1,4 +1,4 @@
-"""The loop over iterations in C (tensorgraph/scan/c_loop.py): the same values as the Python
+"""The loop over iterations in C (tensorgraph/link/c/scan_loop.py): the same values as the Python
 loop calling the compiled step once per iteration, bit for bit; the Python loop wherever hooks
 watch the step's nodes; errors naming the iteration and the inner node as before."""
 

@@ -41,7 +41,6 @@ from tensorgraph.link.c.compiler import (
     CompilerUnusableWarning,
     compiler_problem,
 )
-from tensorgraph.link.c.graph_desc import LAYOUT_ELEMENT, ScanLayout
 from tensorgraph.link.vm import VM, PyVMLinker, prepare_storage
 
 _warned_no_compiler: list[str] = []  # the problems already reported by a warning
@@ -53,11 +52,6 @@ class CVM(VM):
     ``c_call`` is the C function implementing a whole ``Function`` call, or None while hooks
     are set (or the graph is not all C, or no Function configured it).
     """
-
-    #: the struct the whole-graph entry ``run_steps`` reads its loop's layout from, and the
-    #: element type of each pointer field: the scan loop in C (scan/c_loop.py) fills it and
-    #: finds it here, since scan sits below the link layer
-    scan_layout = (ScanLayout, LAYOUT_ELEMENT)
 
     def __init__(self, fgraph, nodes, thunks, storage_map, compute_map, allow_gc, entry, cgraph):
         self._pre = self._post = None
@@ -76,6 +70,12 @@ class CVM(VM):
                             "from_disk": int(found == "disk")}
         self._collect = False
         self.node_times = self.node_calls = self.last_node_starts = self.loop_seconds = None
+
+    def entry_point(self, name: str):
+        """The workspace's entry point ``name`` (glue.h: ``run_all``, ``run_steps``...), or
+        None when this graph's workspace has none (it does not run whole in C): how code
+        outside the VM, such as scan's loop in C (``scan_loop.py``), calls the glue."""
+        return self._entry.get(name)
 
     # -- profiling: node times measured by the C loop ------------------------------------
 

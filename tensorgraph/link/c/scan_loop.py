@@ -1,14 +1,18 @@
 """A scan's iterations run in C: the glue's ``run_steps`` over the compiled step's workspace.
 
 When the step is compiled to whole-graph C (FAST_RUN, linkers 'cvm', 'cvm_nogc', 'c'), the
-loop over iterations need not return to Python: ``run_steps`` (``tensorgraph/link/c/glue.h``)
+loop over iterations need not return to Python: ``run_steps`` (``glue_steps.h``)
 binds each iteration's inputs as rows of the loop's buffers (sequence rows, past states; no
 copy), runs the step's node functions, copies its outputs into the rows of the states and
 outputs, and checks the stop condition, for every iteration of the run. The buffers, the
 checks of the outer values and the results stay those of ``ScanLoop``: this module only
 describes how the loop reads and writes them (``tg_scan_layout``, graph_desc.h, filled by
 field name once per loop) and hands the arrays to each run (C reads their data, shapes and
-strides).
+strides). It reads the loop through its public view (``ScanLoop.buffers()``) and writes only
+``t`` and ``stopped``.
+
+Scan sits below the link layer and does not import this module: the package fills
+``tensorgraph.hooks.scan_c_loop`` with ``CLoop``, which an ``InnerRunner`` builds once.
 
 The Python loop (``InnerRunner.run``) remains what runs:
 
@@ -30,23 +34,24 @@ from __future__ import annotations
 
 import ctypes
 
+from tensorgraph.link.c.graph_desc import LAYOUT_ELEMENT, ScanLayout
+from tensorgraph.link.c.linkers import CVM
+
 __all__ = ["CLoop", "run_steps_entry"]
 
 
 def run_steps_entry(function):
     """``(run_steps, layout, elements)``: the ``run_steps`` entry point of ``function``'s VM as
     it is now, the ``ctypes.Structure`` of the ``tg_scan_layout`` it reads and the element type
-    of each of its pointer fields (the C VM carries both: scan sits below the link layer and
-    does not import it); None when its calls do not run the whole graph in C or hooks watch
-    its nodes."""
+    of each of its pointer fields; None when its calls do not run the whole graph in C or
+    hooks watch its nodes."""
     vm = function.vm
-    entry = getattr(vm, "_entry", None)  # CVM: the workspace's entry points
-    if not entry or not getattr(vm, "whole_graph", False):
+    if not isinstance(vm, CVM) or not vm.whole_graph:
         return None
     if vm.pre_hook is not None or vm.post_hook is not None:
         return None
-    run_steps = entry.get("run_steps")
-    return None if run_steps is None else (run_steps, *vm.scan_layout)
+    run_steps = vm.entry_point("run_steps")
+    return None if run_steps is None else (run_steps, ScanLayout, LAYOUT_ELEMENT)
 
 
 class _Tables:
@@ -107,20 +112,26 @@ class CLoop:
             return _Tables(dict(self._fields, bind_ring=list(rings[:self.nbind]),
                                 out_ring=list(rings[self.nbind:])), structure, elements)
 
+    def entry(self, function):
+        """What ``run`` needs of ``function`` (the compiled step as it is now: a tier may have
+        replaced its VM), or None when its iterations cannot run in C."""
+        return run_steps_entry(function) if self.ok else None
+
     def run(self, loop, entry):
         """Run iterations of ``loop`` from ``loop.t`` in C: True when some ran, False when
         none could (the caller then runs iteration ``loop.t`` in Python), None when this
         run's arrays cannot be used by C as they are (the caller runs the rest). Raises a
         node's error with the iteration in ``loop.t``."""
-        steps_out = loop._steps_out
+        view = loop.buffers()
+        steps_out = view.outputs
         if any(s.array is None for s in steps_out):
             return False  # an output's shape is not known before its first iteration
         info = self.info
         owners, rings = [], []
-        for x, _ in loop._seq_reads:
+        for x, _ in view.sequence_reads:
             owners += (x, None)
             rings.append(0)
-        inits = loop.inputs[info.outer_state_start:info.outer_shared_start]
+        inits = view.initial_states
         for k, taps in enumerate(info.state_taps):
             steps = steps_out[k]
             owners += (steps.array, inits[k]) * len(taps)
@@ -135,7 +146,7 @@ class CLoop:
         if n_steps <= loop.t:
             return False  # a growing buffer is full: the Python iteration makes room
         outs = tuple(s.array for s in steps_out)
-        values = (None,) * self.nbind + tuple(loop._non_seqs)
+        values = (None,) * self.nbind + view.non_sequences
         key = tuple(rings)
         entry, structure, elements = entry
         tables = self._tables(key, structure, elements)

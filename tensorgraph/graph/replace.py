@@ -13,29 +13,27 @@ wrapped in a ``Blockwise`` that loops over the batch (``tensorgraph.tensor.block
 from __future__ import annotations
 
 from tensorgraph.graph.basic import Apply, Variable, io_toposort
-from tensorgraph.graph.lookup import nearest
+from tensorgraph.graph.registry import Registry
 
-__all__ = ["vectorize_graph", "vectorize_node", "register_vectorize"]
+__all__ = ["vectorize_graph", "vectorize_node", "register_vectorize", "RULES"]
 
-#: op class -> rule(op, node, *batched_inputs) -> Apply (None key: the default rule)
-_RULES: dict = {}
+#: op class -> rule(op, node, *batched_inputs) -> Apply
+RULES = Registry("vectorize")
+#: the rule of ops with none of their own (``register_vectorize(None)``), once registered
+_default_rule: dict = {}
 
 
 def register_vectorize(op_class):
     """Decorator registering ``rule(op, node, *batched_inputs)`` for ``op_class`` and its
-    subclasses; the rule returns an Apply whose outputs are the batched outputs of ``node``
-    (or the list of those outputs).
+    subclasses that compute as it does (``tensorgraph.graph.lookup``); the rule returns an
+    Apply whose outputs are the batched outputs of ``node`` (or the list of those outputs).
     ``register_vectorize(None)`` sets the rule of ops with none of their own."""
-    def register(rule):
-        _RULES[op_class] = rule
-        return rule
-    return register
-
-
-def _own_rule(op):
-    """The rule registered for ``op``'s class or its nearest base class, or None (also when
-    ``op``'s class computes otherwise than that base class: ``tensorgraph.graph.lookup``)."""
-    return nearest(_RULES, type(op))
+    if op_class is None:
+        def register_default(rule):
+            _default_rule[None] = rule
+            return rule
+        return register_default
+    return RULES.register(op_class)
 
 
 def vectorize_node(node: Apply, *batched_inputs):
@@ -46,13 +44,13 @@ def vectorize_node(node: Apply, *batched_inputs):
     the rule decides what a changed input means (a ``Reshape`` given a longer shape vector
     takes it as the full batched shape). An op without a rule is rebuilt as it is when no
     input gained a dimension, and through the default rule (a ``Blockwise``) otherwise."""
-    rule = _own_rule(node.op)
+    rule = RULES.lookup(node.op)
     if rule is not None:
         return rule(node.op, node, *batched_inputs)
     if all(getattr(new.type, "ndim", None) == getattr(old.type, "ndim", None)
            for old, new in zip(node.inputs, batched_inputs)):
         return node.op.make_node(*batched_inputs)      # nothing batched: the same op
-    rule = _RULES.get(None)
+    rule = _default_rule.get(None)
     if rule is None:
         raise NotImplementedError(f"vectorize_graph: no batching rule for {node.op} (import "
                                   "tensorgraph.tensor, which registers the tensor ops' rules)")

@@ -124,30 +124,6 @@ def test_copies_and_a_pickle_unpickled_in_another_process(mode, run_python, tmp_
     assert proc.stdout.split() == ["12.0", "24.0", mode.lower()]
 
 
-def test_a_subclass_computing_otherwise_does_not_inherit_the_implementation():
-    """An op subclass with its own perform (or a scalar op with its own impl) would silently
-    compute its base class's result: it needs an implementation of its own."""
-    from tensorgraph.link.backend import UnsupportedOpsError
-    from tensorgraph.scalar.math import Exp
-    from tensorgraph.tensor.elemwise import Elemwise
-    from tensorgraph.tensor.special import Softmax
-
-    class Hotter(Softmax):
-        def perform(self, node, inputs, output_storage):
-            super().perform(node, [inputs[0] * 2], output_storage)
-
-    class ExpPlusOne(Exp):
-        def impl(self, x):
-            return np.exp(x) + 1
-
-    x = tt.vector("x")
-    for mode in ("JAX", "NUMBA", "PYTORCH"):
-        with pytest.raises(UnsupportedOpsError, match="Hotter"):
-            tg.function([x], Hotter(-1)(x), mode=mode)
-        with pytest.raises(UnsupportedOpsError, match="exp"):
-            tg.function([x], Elemwise(ExpPlusOne())(x), mode=mode)
-
-
 #: every mode, each compiling the integer-edge sweep (tests/backend_checks.py)
 ALL_MODES = ["FAST_RUN", "FAST_COMPILE", "c", "py", "JAX", "NUMBA", "PYTORCH"]
 

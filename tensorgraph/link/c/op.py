@@ -24,7 +24,7 @@ import re
 import warnings
 
 from tensorgraph.graph.op import Op
-from tensorgraph.link.c.ops import CImplementation, register_instance
+from tensorgraph.link.c.ops import TABLE, CImplementation
 
 __all__ = ["COp", "PyTensorCCodeWarning"]
 
@@ -48,7 +48,7 @@ class COp(Op):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "c_code" in cls.__dict__:
-            register_instance(cls, _OpMethods())
+            TABLE.add(cls, _OpMethods())
 
     def c_code(self, node, name, inputs, outputs, sub) -> str:
         raise NotImplementedError(f"{type(self).__name__} defines no c_code")

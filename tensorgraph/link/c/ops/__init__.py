@@ -28,19 +28,16 @@ has no C; its ``perform`` runs).
 
 from __future__ import annotations
 
-import importlib
 import os
 
-from tensorgraph.graph.lookup import OP_SAME, nearest
+from tensorgraph.graph.registry import Registry
 
-__all__ = ["CImplementation", "register", "implementation", "read_c"]
+__all__ = ["CImplementation", "register", "implementation", "read_c", "TABLE"]
 
-_TABLE: dict[type, CImplementation] = {}
 _HERE = os.path.dirname(__file__)
 #: the modules holding tensorgraph's own implementations, imported on the first lookup
 _BUILTIN = ("reduction", "special", "subtensor", "advanced_index", "join", "shape", "creation",
             "raise_op", "blas", "dot", "elemwise", "scalar_special", "batched", "linalg")
-_loaded: list[bool] = []
 
 
 class CImplementation:
@@ -92,40 +89,30 @@ class CImplementation:
         return ""
 
 
+def _instance(op_class: type, impl_class) -> CImplementation:
+    """What ``@register(OpClass)`` stores: an instance of the decorated class, which must be a
+    ``CImplementation`` subclass."""
+    if not (isinstance(impl_class, type) and issubclass(impl_class, CImplementation)):
+        raise TypeError(f"@register({op_class.__name__}) decorates a CImplementation "
+                        f"subclass, got {impl_class!r}")
+    return impl_class()
+
+
+#: op class -> its ``CImplementation`` instance (``COp`` classes ``TABLE.add`` themselves)
+TABLE = Registry("C", __name__, _BUILTIN, make=_instance)
+
+
 def register(op_class: type):
     """Class decorator: ``@register(OpClass)`` makes an instance of the decorated
     ``CImplementation`` subclass the C of ``OpClass`` (and of its subclasses that register
     nothing of their own). Registering a class again replaces its implementation."""
-    if not isinstance(op_class, type):
-        raise TypeError(f"register() takes an op class, got {op_class!r}")
-
-    def decorate(impl_class):
-        if not (isinstance(impl_class, type) and issubclass(impl_class, CImplementation)):
-            raise TypeError(f"@register({op_class.__name__}) decorates a CImplementation "
-                            f"subclass, got {impl_class!r}")
-        _TABLE[op_class] = impl_class()
-        return impl_class
-
-    return decorate
-
-
-def register_instance(op_class: type, impl: CImplementation) -> None:
-    """Register an already made implementation (``COp`` classes register themselves so)."""
-    _TABLE[op_class] = impl
+    return TABLE.register(op_class)
 
 
 def implementation(op) -> CImplementation | None:
     """The C implementation of ``op``'s class (the nearest registered class in its MRO, if
     ``op``'s class computes as that one does), or None."""
-    if not _loaded:
-        _load_builtin()
-    return nearest(_TABLE, type(op), OP_SAME)
-
-
-def _load_builtin() -> None:
-    for name in _BUILTIN:
-        importlib.import_module(f"{__name__}.{name}")
-    _loaded.append(True)
+    return TABLE.lookup(op)
 
 
 _C_FILES: dict[str, str] = {}

@@ -23,14 +23,17 @@ import numpy as np
 
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as c
-from tensorgraph.graph.lookup import SCALAR_SAME, nearest
+from tensorgraph.graph.lookup import SCALAR_SAME
+from tensorgraph.graph.registry import Registry
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar.composite import Composite
 
-__all__ = ["scalar_c", "scalar_expr", "scalar_body"]
+__all__ = ["scalar_c", "scalar_expr", "scalar_body", "EXPR"]
 
-_EXPR: dict[type, object] = {}
+#: scalar op class -> ``fn(op, args, in_dtypes, out_dtype) -> str`` (this module and
+#: ``scalar_special`` fill it; they are imported with the C op table's built-in modules)
+EXPR = Registry("C scalar", same=SCALAR_SAME)
 
 
 def scalar_c(op_class: type):
@@ -38,17 +41,12 @@ def scalar_c(op_class: type):
     ``OpClass`` (and of its subclasses that register none and keep its ``impl``)."""
     if not (isinstance(op_class, type) and issubclass(op_class, sb.ScalarOp)):
         raise TypeError(f"scalar_c() takes a ScalarOp class, got {op_class!r}")
-
-    def decorate(fn):
-        _EXPR[op_class] = fn
-        return fn
-
-    return decorate
+    return EXPR.register(op_class)
 
 
 def scalar_expr(op, args: list[str], in_dtypes: tuple[str, ...], out_dtype: str) -> str:
     """The C expression of ``op`` on one element (see the module docstring)."""
-    fn = nearest(_EXPR, type(op), SCALAR_SAME)
+    fn = EXPR.lookup(op)
     if fn is not None:
         return fn(op, args, in_dtypes, out_dtype)
     raise NotImplementedError(f"the scalar op {op.name} has no C implementation")

@@ -332,7 +332,7 @@ def _backend_mode(name: str):
     linker, module, extra, excluded = BACKEND_MODES[name]
 
     def factory():
-        from tensorgraph.link.backend import available
+        from tensorgraph.link.optional import available
 
         if not available(module):
             raise ImportError(f"mode {name} needs {module}, which is not installed here; "

@@ -32,15 +32,12 @@ import threading
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import (
-    OutputPlan,
-    Program,
-    RandomPlan,
-    UnsupportedOpsError,
-    branch_owners,
-    unsupported_reason,
-)
+from tensorgraph.link.ifelse_branches import branch_owners
+from tensorgraph.link.output_plan import OutputPlan
+from tensorgraph.link.random_plan import RandomPlan
 from tensorgraph.link.traced_shape import StaticShapeError
+from tensorgraph.link.unsupported import UnsupportedOpsError, unsupported_reason
+from tensorgraph.link.whole_graph import Program
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
            "assert_implementation", "inner_function", "index_loop", "composite_function"]

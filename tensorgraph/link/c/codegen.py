@@ -66,12 +66,22 @@ def _libmvec() -> bool:
     return bool(_FILES["mvec"])
 
 
-def var_has_c(var) -> bool:
-    """Whether a variable can live in a ``tg_array`` slot."""
+def var_has_c(var, complex_ok: bool = False) -> bool:
+    """Whether a variable can live in a ``tg_array`` slot: a complex one only where
+    ``complex_ok`` (its readers and writers are C that handles complex numbers)."""
     from tensorgraph.tensor.type import TensorType
 
     t = var.type
-    return isinstance(t, TensorType) and cd.has_c(t.dtype) and t.ndim <= cd.MAXDIM
+    return isinstance(t, TensorType) and t.ndim <= cd.MAXDIM and (
+        cd.has_c(t.dtype) or complex_ok and t.dtype in cd.COMPLEX)
+
+
+def node_vars_have_c(node) -> bool:
+    """Whether the node's operands can live in ``tg_array`` slots for its op's C (complex
+    ones when the C implementation says ``complex_operands(op)``)."""
+    impl = c_implementation(node.op)
+    ok = impl is not None and impl.complex_operands(node.op)
+    return all(var_has_c(v, ok) for v in node.inputs + node.outputs)
 
 
 def c_implementation(op):
@@ -86,7 +96,7 @@ def node_c_code(node, name: str, inputs, outputs, sub) -> str | None:
     impl = c_implementation(node.op)
     if impl is None or getattr(node.op, "lazy", False):
         return None
-    if not all(var_has_c(v) for v in node.inputs + node.outputs):
+    if not node_vars_have_c(node):
         return None
     try:
         return impl.code(node.op, node, name, inputs, outputs, sub)
@@ -130,7 +140,7 @@ class CGraph:
         self.c_nodes, self.index, self.functions = [], {}, []
         self._glue = None
         for node in self.nodes:
-            if not all(var_has_c(v) for v in node.inputs + node.outputs):
+            if not node_vars_have_c(node):
                 continue
             for v in node.inputs + node.outputs:
                 self._slot(v)
@@ -146,8 +156,10 @@ class CGraph:
             self.index[node] = len(self.c_nodes)
             self.c_nodes.append(node)
             self.functions.append(NodeFunction(node, code, "\n".join(defs)))
+        # a complex variable is read and written by C that handles it, once every node is C
         self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
-                            and all(var_has_c(v) for v in fgraph.inputs + fgraph.outputs))
+                            and all(var_has_c(v, complex_ok=True)
+                                    for v in fgraph.inputs + fgraph.outputs))
         self.straight = straight and self.whole_graph
         if self.whole_graph:
             for v in fgraph.inputs + fgraph.outputs:

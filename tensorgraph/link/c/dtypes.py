@@ -22,6 +22,9 @@ _STORAGE = {
     "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
 }
 FLOATS = ("float16", "float32", "float64")
+#: dtypes only the C of ops that handle them reads (``CImplementation.complex_operands``):
+#: pairs of floats in a tg_array, no C type of their own
+COMPLEX = ("complex64", "complex128")
 #: dimensions a tg_array holds (TG_MAXDIM in runtime.h)
 MAXDIM = 16
 

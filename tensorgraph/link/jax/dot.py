@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.link import traced_products as ts
-from tensorgraph.link.backend import refuse_gemv_pair
+from tensorgraph.link.unsupported import refuse_gemv_pair
 from tensorgraph.link.jax import register, runtime_check
 from tensorgraph.tensor.blas import Dot22, Gemm, Gemv
 from tensorgraph.tensor.dot import Dot, MatMul, TensorDot

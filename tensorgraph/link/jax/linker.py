@@ -38,16 +38,13 @@ from time import perf_counter
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.link.backend import (
-    WholeGraphLinker,
-    copy_generator,
-    registered_linker,
-    require,
-)
 from tensorgraph.link.jax import TABLE
 from tensorgraph.link.jax.elemwise import LIBRARY
 from tensorgraph.link.jax.shape import StaticShapeError
+from tensorgraph.link.optional import require
+from tensorgraph.link.random_plan import copy_generator
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
+from tensorgraph.link.whole_graph import WholeGraphLinker, registered_linker
 
 __all__ = ["JaxLinker", "JaxProgram", "current_checks"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import draw_of, draws_named
+from tensorgraph.link.random_plan import draw_of, draws_named
 from tensorgraph.link.jax import register
 from tensorgraph.link.jax.shape import static_ints
 from tensorgraph.link.traced_random import choice_sizes, draw_shape

@@ -50,7 +50,9 @@ import re
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
-from tensorgraph.link.backend import branch_owners, generator_state_after, unsupported_reason
+from tensorgraph.link.ifelse_branches import branch_owners
+from tensorgraph.link.random_plan import generator_state_after
+from tensorgraph.link.unsupported import unsupported_reason
 
 __all__ = ["NodeCode", "GraphSource", "literal", "NODE_PREFIX"]
 

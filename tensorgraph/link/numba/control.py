@@ -23,7 +23,7 @@ def numba_assert(op, node, code):
 def numba_index_loop(op, node, code):
     """The rows of a jacobian (or hessian): the inner graph written as a function of its own,
     called for each index, its outputs stacked."""
-    from tensorgraph.link.backend import RandomPlan
+    from tensorgraph.link.random_plan import RandomPlan
     from tensorgraph.link.numba.codegen import GraphSource
 
     prefix = f"loop{code.position}_"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import refuse_gemv_pair
+from tensorgraph.link.unsupported import refuse_gemv_pair
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of

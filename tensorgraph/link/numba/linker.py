@@ -30,16 +30,11 @@ from time import perf_counter
 import numpy as np
 
 from tensorgraph.configdefaults import config
-from tensorgraph.link.backend import (
-    OutputPlan,
-    Program,
-    RandomPlan,
-    UnsupportedOpsError,
-    WholeGraphLinker,
-    copy_generator,
-    registered_linker,
-    require,
-)
+from tensorgraph.link.optional import require
+from tensorgraph.link.output_plan import OutputPlan
+from tensorgraph.link.random_plan import RandomPlan, copy_generator
+from tensorgraph.link.unsupported import UnsupportedOpsError
+from tensorgraph.link.whole_graph import Program, WholeGraphLinker, registered_linker
 
 __all__ = ["NumbaLinker", "NumbaProgram"]
 

@@ -7,7 +7,7 @@ numpy's.
 
 from __future__ import annotations
 
-from tensorgraph.link.backend import draw_of
+from tensorgraph.link.random_plan import draw_of
 from tensorgraph.link.numba import register
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of

@@ -49,7 +49,7 @@ def _fixed_errors(source: str, position: int, title: str) -> str:
 
 @register(Scan)
 def numba_scan(op, node, code):
-    from tensorgraph.link.backend import RandomPlan
+    from tensorgraph.link.random_plan import RandomPlan
     from tensorgraph.link.numba.codegen import GraphSource
 
     reason = refusal(op, node, "Numba", draws=True)

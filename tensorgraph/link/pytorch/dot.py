@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import refuse_gemv_pair
+from tensorgraph.link.unsupported import refuse_gemv_pair
 from tensorgraph.link.pytorch import as_tensor, register, runtime_check
 from tensorgraph.link.pytorch.elemwise import arithmetic_dtype
 from tensorgraph.link.traced_products import (

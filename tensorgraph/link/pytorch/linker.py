@@ -67,16 +67,13 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link import traced_shape
-from tensorgraph.link.backend import (
-    WholeGraphLinker,
-    copy_generator,
-    registered_linker,
-    require,
-)
+from tensorgraph.link.optional import require
 from tensorgraph.link.pytorch import TABLE
 from tensorgraph.link.pytorch.elemwise import LIBRARY
+from tensorgraph.link.random_plan import copy_generator
 from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
+from tensorgraph.link.whole_graph import WholeGraphLinker, registered_linker
 
 __all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
 

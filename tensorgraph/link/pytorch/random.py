@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorgraph.link.backend import draw_of, draws_named
+from tensorgraph.link.random_plan import draw_of, draws_named
 from tensorgraph.link.pytorch import as_tensor, register, torch_dtype
 from tensorgraph.link.pytorch.linker import static_ints
 from tensorgraph.link.traced_random import choice_sizes, draw_shape

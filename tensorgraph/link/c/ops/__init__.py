@@ -78,6 +78,11 @@ class CImplementation:
     def compile_args(self, op, node) -> list[str]:
         return []
 
+    def complex_operands(self, op) -> bool:
+        """Whether this C reads and writes complex64 / complex128 operands of ``op`` (as
+        pairs of floats); the nodes of other ops with complex operands run ``perform``."""
+        return False
+
     def cacheable(self, op) -> bool:
         """Whether compiled code may be kept on disk for other processes: its text (hashed
         into the cache key) says everything. False for code that depends on something the

@@ -72,6 +72,18 @@ def _as_variable(value):
     return as_tensor_variable(value)
 
 
+#: the modules that register rewrites into optdb (imported before the first rewrite query)
+_REWRITE_MODULES = ("tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting",
+                    "tensorgraph.scan.hoist_matmul")
+
+
+def _load_rewrites():
+    import importlib
+
+    for name in _REWRITE_MODULES:
+        importlib.import_module(name)
+
+
 def _scan_c_loop(runner):
     import importlib
 
@@ -84,6 +96,7 @@ _hooks.function_maker = _function_maker
 _hooks.perform_mode = _perform_mode
 _hooks.as_variable = _as_variable
 _hooks.scan_c_loop = _scan_c_loop
+_hooks.load_rewrites = _load_rewrites
 
 
 def __dir__():

@@ -24,6 +24,11 @@ Entries (``None`` until the package fills them):
     ``tensorgraph.link.c.scan_loop.CLoop(runner)``: what runs a scan's iterations in C with
     its compiled step (``runner``: a ``scan.loop.InnerRunner``), built once per runner; its
     ``entry(function)`` is None when the step does not run whole in C.
+``load_rewrites()``
+    imports the modules that register the tensor and scan rewrites into ``optdb``: the rewrite
+    database calls it before each query (``rewriting/presets.py``), so ``function``,
+    ``rewrite_graph`` and ``Mode.including`` all see every rewrite, while the rewriting layer
+    names no module above it and ``import tensorgraph.tensor`` loads no rewrite.
 """
 
 from __future__ import annotations
@@ -33,3 +38,4 @@ function_maker = None
 perform_mode = None
 as_variable = None
 scan_c_loop = None
+load_rewrites = None

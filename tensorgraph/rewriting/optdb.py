@@ -20,8 +20,10 @@ Tags the modes of the whole-graph back ends use: 'blas' (the phase, and the fuse
 and 'c_only' (rewrites making ops that exist in C only) are left out by the JAX and NUMBA
 modes, 'fusion' and 'inplace' by JAX too (``tensorgraph.compile.mode.BACKEND_MODES``).
 
-The tensor rewrites (``tensorgraph.tensor.rewriting``) register themselves into these phases with
-the helpers below; modes load them on first compile.
+The tensor and scan rewrites (``tensorgraph.tensor.rewriting``, ``tensorgraph.scan.rewriting``,
+``tensorgraph.scan.hoist_matmul``) register themselves into these phases with the helpers below
+when imported; the package imports them before the first query (``presets.load_rewrites``,
+through ``tensorgraph.hooks``), so this layer never names them.
 """
 
 from __future__ import annotations

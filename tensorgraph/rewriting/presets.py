@@ -33,15 +33,17 @@ Every rewritten graph gets a ``RewriteHistory`` (``fgraph.rewrite_history``) and
 
 from __future__ import annotations
 
-import importlib
 import time
 
+from tensorgraph import hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.rewriting.basic import GraphRewriter
 from tensorgraph.rewriting.db import RewriteDatabaseQuery as Q
 from tensorgraph.rewriting.history import RewriteHistory
+from tensorgraph.rewriting.optdb import optdb
 
-__all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode", "check_tags"]
+__all__ = ["PRESETS", "query_for_mode", "rewriter_for_query", "rewrite_for_mode", "check_tags",
+           "load_rewrites"]
 
 _SAFE = {"unsafe"}
 _FAST_RUN = Q({"fast_run"}, exclude=_SAFE)
@@ -61,23 +63,19 @@ PRESETS: dict[str, Q] = {
     "stabilize": Q({"stabilize"}, exclude=_SAFE),
 }
 
-#: modules registering rewrites into optdb, imported on the first compile (keeps import fast)
-REWRITE_MODULES = ["tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting",
-                   "tensorgraph.scan.hoist_matmul"]
-
-
-def _load_rewrites():
-    for name in REWRITE_MODULES:
-        importlib.import_module(name)
+def load_rewrites() -> None:
+    """Have the layers above (tensor, scan) register their rewrites into ``optdb``, before a
+    query reads it. They are imported on the first query, not with this layer (``import
+    tensorgraph.tensor`` stays fast), and this layer names none of them: the package fills
+    ``tensorgraph.hooks.load_rewrites`` with what imports them."""
+    hooks.load_rewrites()
 
 
 def check_tags(tags, excluding: bool = False) -> None:
     """A ValueError, naming the close matches, for a tag or name no registered rewrite has
     (``Mode.including/excluding/requiring``, ``%%tg_compile --including``); ``excluding``
     lets PyTensor's names of rewrites absent here pass (``db.register_absent``)."""
-    from tensorgraph.rewriting.optdb import optdb
-
-    _load_rewrites()
+    load_rewrites()
     optdb.check_tags(tags, excluding=excluding)
 
 
@@ -103,9 +101,7 @@ _cache: dict = {}
 def rewriter_for_query(query: Q, db=None):
     """The graph rewriter ``db`` gives for ``query`` (``None`` if it selects nothing); for
     ``optdb`` (the default) cached."""
-    from tensorgraph.rewriting.optdb import optdb
-
-    _load_rewrites()
+    load_rewrites()
     if db is not None and db is not optdb:
         return db.query(query)
     key = (query.key(), optdb.version)  # a snapshot: queries may change after creation

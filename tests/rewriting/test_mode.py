@@ -97,9 +97,9 @@ def test_compiled_function_history_replays_to_the_compiled_graph():
 
 def test_presets_select_what_their_names_promise():
     from tensorgraph.rewriting import optdb
-    from tensorgraph.rewriting.presets import _load_rewrites
+    from tensorgraph.rewriting.presets import load_rewrites
 
-    _load_rewrites()
+    load_rewrites()
 
     def picks(preset, rewrite):
         return PRESETS[preset].selects(optdb.tags_of(rewrite))
@@ -136,3 +136,33 @@ def test_nodes_made_by_rewrites_get_test_values_when_asked(setting):
     assert has_value == (setting == "raise")
     if has_value:
         np.testing.assert_allclose(node.outputs[0].tag.test_value, [6.0, 7.0])
+
+
+ENTRY_POINT = """
+import sys
+import tensorgraph.tensor as tt
+x = tt.dvector("x")
+assert "tensorgraph.tensor.rewriting" not in sys.modules  # importing tensors loads no rewrite
+{}
+"""
+
+
+@pytest.mark.parametrize("code", [
+    # rewrite_graph, from the rewriting layer alone: x * 1 is x (a tensor rewrite)
+    "from tensorgraph.rewriting import rewrite_graph\nassert rewrite_graph(x * 1) is x",
+    # function: the compiled graph has no multiplication left
+    "import tensorgraph as tg\nf = tg.function([x], x * 1, mode=tg.Mode('py', 'fast_run'))\n"
+    "assert [n.op for n in f.maker.fgraph.toposort()] == []",
+    # a Mode's tag check knows scan's rewrites before anything compiled
+    "from tensorgraph.compile.mode import Mode\nMode('py', 'fast_run').including("
+    "'scan_pushout_add').excluding('scan_pushout_seq_dots')",
+], ids=["rewrite_graph", "function", "including"])
+def test_every_entry_point_sees_the_tensor_and_scan_rewrites_in_a_fresh_process(code):
+    """The rewrite database loads the tensor and scan rewrites itself (through
+    tensorgraph.hooks.load_rewrites) whichever entry point queries it first."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", ENTRY_POINT.format(code)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

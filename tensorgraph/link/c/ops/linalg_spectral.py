@@ -1,0 +1,159 @@
+"""C of ``tensorgraph.tensor.linalg``'s spectral ops through LAPACK: ``Eigh`` and ``Eigvalsh``
+(``syevd``), ``GeneralizedEigh`` (``sygvd``), ``Eig`` (``geev``), ``SVD`` (``gesdd``), ``QR``
+(``geqrf`` + ``orgqr``), ``Schur`` (``gees``, sorted by LAPACK's select functions), ``QZ``
+(``gges``) and ``Expm`` (scaling and squaring with a Pade approximant, ``gemm`` + ``getrf`` /
+``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its
+``Blockwise`` nodes both compute in C, a batch split across the pool.
+
+The kernels are ``spectral.h`` (a template pasted for float32 and float64, with the complex
+routines of the same precision for ``schur`` / ``qz`` with complex output) and
+``spectral_common.h`` (shape checks, ``expm``). They compute in the dtype of the node's
+outputs (complex outputs: the real dtype of the same precision); a complex input to a
+real routine (``eigh``, ``svd``... of complex matrices) runs ``perform``. The problems a
+kernel reports come out as the LinAlgError of ``Blockwise.perform``, naming the op and the
+batch index: "eig: the matrix holds a nan or an inf (at batch index 2)".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.link.c.ops import read_c
+from tensorgraph.link.c.ops.batched import items_support, register_item
+from tensorgraph.link.c.ops.lapack import TYPES, LapackItem, lapack_prefix, letter
+from tensorgraph.tensor.linalg.decomposition.eigen import Eig, Eigh, Eigvalsh, GeneralizedEigh
+from tensorgraph.tensor.linalg.decomposition.qr import QR
+from tensorgraph.tensor.linalg.decomposition.schur import QZ, Schur
+from tensorgraph.tensor.linalg.decomposition.svd import SVD
+from tensorgraph.tensor.linalg.products import Expm
+
+#: LAPACK's letter for the complex type of each float type's precision
+_COMPLEX = {"float32": "c", "float64": "z"}
+#: schur's and qz's sort orders as the kernels' codes (spectral_common.h)
+_SORTS = {None: 0, "lhp": 1, "rhp": 2, "iuc": 3, "ouc": 4}
+
+
+def spectral_support() -> str:
+    """``spectral_common.h`` and ``spectral.h`` for both float types (once per unit)."""
+    prefix = lapack_prefix() or ""
+    kernels = [read_c("spectral.h").replace("TGT", ctype).replace("TGS", s)
+               .replace("TGZ", _COMPLEX[dtype]) for dtype, (ctype, s) in TYPES.items()]
+    text = "\n".join([read_c("spectral_common.h"), *kernels]).replace("LAPACK_", prefix)
+    return f"#ifndef TG_SPECTRAL_DEFINED\n#define TG_SPECTRAL_DEFINED\n{text}\n#endif\n"
+
+
+def _real(dtype: str) -> str:
+    """The float dtype a kernel computes in for outputs of ``dtype``."""
+    return np.finfo(np.dtype(dtype)).dtype.name if np.dtype(dtype).kind == "c" else dtype
+
+
+class _Spectral(LapackItem):
+    """A kernel of ``spectral.h`` (``tg_<letter>_sp_<name>``) computing in the dtype of output
+    ``float_output``, shapes ``tg_sp_shapes_<name>``. ``complex_routines``: the kernel reads
+    complex inputs (the others decline them: their ``perform`` runs); ``complex_operands``
+    (``ItemC``'s): the node's operands may be complex (eig's outputs...)."""
+
+    name = ""
+    float_output = 0
+    complex_routines = False
+
+    def kernel(self, op, core_node):
+        if not self.complex_routines and any(
+                v.type.dtype.startswith("complex") for v in core_node.inputs):
+            raise NotImplementedError(f"{self.what} of a complex matrix has no C")
+        return f"tg_{letter(_real(core_node.outputs[self.float_output].type.dtype))}_sp_" \
+               f"{self.name}"
+
+    def shapes(self, op, core_node):
+        return f"tg_sp_shapes_{self.name}"
+
+    def support_code(self, op, core_node):
+        return items_support() + spectral_support()   # its own declarations: not lapack.h
+
+
+@register_item(Eigh)
+class EighItem(_Spectral):
+    what, name, float_output = "eigh", "eigh", 1
+    problems = ("has eigenvalues that did not converge",)
+
+    def params(self, op, core_node):
+        return [op.lower, 1]
+
+
+@register_item(Eigvalsh)
+class EigvalshItem(EighItem):
+    what, float_output = "eigvalsh", 0
+
+    def params(self, op, core_node):
+        return [op.lower, 0]
+
+    def shapes(self, op, core_node):
+        return "tg_sp_shapes_eigvalsh"
+
+
+@register_item(GeneralizedEigh)
+class GeneralizedEighItem(_Spectral):
+    what, name, float_output = "eigh", "eigh_general", 1
+    problems = ("has eigenvalues that did not converge", "b is not positive definite")
+
+    def params(self, op, core_node):
+        return [op.lower]
+
+
+@register_item(Eig)
+class EigItem(_Spectral):
+    what, name, complex_operands = "eig", "eig", True
+    problems = ("holds a nan or an inf", "has eigenvalues that did not converge")
+
+
+@register_item(SVD)
+class SVDItem(_Spectral):
+    what, name, float_output = "svd", "svd", -1
+    problems = ("holds a nan or an inf", "has an SVD that did not converge")
+
+    def params(self, op, core_node):
+        return [op.full_matrices, op.compute_uv]
+
+
+@register_item(QR)
+class QRItem(_Spectral):
+    what, name, float_output = "qr", "qr", -1
+    problems = ("could not be factored",)
+
+    def params(self, op, core_node):
+        return [{"full": 0, "economic": 1, "r": 2}[op.mode]]
+
+
+@register_item(Schur)
+class SchurItem(_Spectral):
+    what, name, complex_routines = "schur", "schur", True
+    complex_operands = True
+    problems = ("has no Schur form (the QR algorithm did not converge)",
+                "has eigenvalues too close to be separated for the sort",
+                "has leading eigenvalues that no longer satisfy the sort after reordering")
+
+    def params(self, op, core_node):
+        return [_SORTS[op.sort], core_node.outputs[0].type.dtype.startswith("complex")]
+
+
+@register_item(QZ)
+class QZItem(_Spectral):
+    what, name, complex_routines = "qz", "qz", True
+    complex_operands = True
+    problems = ("has no generalized Schur form (the QZ iteration did not converge)",
+                "could not be reordered for the sort (too ill-conditioned)")
+
+    def params(self, op, core_node):
+        return [_SORTS[op.sort], core_node.outputs[0].type.dtype.startswith("complex")]
+
+
+@register_item(Expm)
+class ExpmItem(_Spectral):
+    """Computed in double for both float types (``tg_sp_expm``, spectral_common.h)."""
+
+    what, name = "expm", "expm"
+    problems = ("has a singular Pade denominator",)
+
+    def kernel(self, op, core_node):
+        super().kernel(op, core_node)     # declines complex matrices and other dtypes
+        return "tg_sp_expm"

@@ -34,6 +34,7 @@ is computed from the cost), and a disconnected ``wrt`` gets ``fill(wrt, 0)``.
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 
 import numpy as np
@@ -51,13 +52,13 @@ from tensorgraph.graph.basic import (
 )
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.gradient_types import DisconnectedType, NullType, disconnected_type
 from tensorgraph.graph.op import HasInnerGraph, Op, compute_test_values
 from tensorgraph.graph.replace import vectorize_graph
-from tensorgraph.graph.type import Type
 from tensorgraph.graph.utils import building_gradient
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize
-from tensorgraph.scalar.basic import ScalarType, as_scalar
+from tensorgraph.scalar.basic import ScalarType, as_scalar, register_tensor_ops
 
 __all__ = [
     "DisconnectedType", "disconnected_type", "NullType", "grad_undefined", "grad_not_implemented",
@@ -71,51 +72,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------
-# Special gradient types
-
-
-class DisconnectedType(Type):
-    """Type of the gradient of an input that does not influence the outputs.
-
-    Such variables have no value; they only carry the information "no path" through ``grad``.
-    """
-
-    def filter(self, data, strict=False, allow_downcast=None):
-        raise TypeError("a DisconnectedType variable marks a missing gradient path and holds "
-                        "no value; it cannot be computed")
-
-    def __eq__(self, other):
-        return type(self) is type(other)
-
-    def __hash__(self):
-        return hash(type(self))
-
-    def __str__(self):
-        return "DisconnectedType"
-
-
-def disconnected_type() -> Variable:
-    """A fresh variable meaning "this input is disconnected from the outputs" (for ``L_op``)."""
-    return DisconnectedType()()
-
-
-class NullType(Type):
-    """Type of an undefined gradient; ``why_null`` says why (shown in the error ``grad`` raises)."""
-
-    def __init__(self, why_null: str = "(no explanation given)"):
-        self.why_null = why_null
-
-    def filter(self, data, strict=False, allow_downcast=None):
-        raise TypeError(f"a NullType variable (undefined gradient) holds no value: {self.why_null}")
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.why_null == other.why_null
-
-    def __hash__(self):
-        return hash((type(self), self.why_null))
-
-    def __str__(self):
-        return "NullType"
+# Undefined gradients (DisconnectedType and NullType live in graph/gradient_types.py)
 
 
 def grad_undefined(op, x_pos: int, x, comment: str = "") -> Variable:
@@ -1166,3 +1123,7 @@ from tensorgraph.tensor import extra_ops as _extra_ops  # noqa: E402
 from tensorgraph.tensor import math as _math  # noqa: E402
 from tensorgraph.tensor import reduction as _reduction  # noqa: E402
 from tensorgraph.tensor import type as _type  # noqa: E402
+
+# scalar ops mark their inputs without a gradient with grad_not_implemented (the scalar layer
+# cannot import this module)
+register_tensor_ops(gradient=sys.modules[__name__])

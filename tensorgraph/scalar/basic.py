@@ -473,13 +473,16 @@ class ScalarOp(Op):
 _tensor_ops: dict = {}
 
 
-def register_tensor_ops(math, constant, tensor_to_scalar=None) -> None:
+def register_tensor_ops(math=None, constant=None, tensor_to_scalar=None,
+                        gradient=None) -> None:
     """Give scalar gradients the tensor layer's ``math`` module (``mul``, ``switch``, ...) and
     ``constant(array)``, and ``as_scalar`` the conversion of a 0-d tensor
-    (``tensor_to_scalar``); called by ``tensorgraph.tensor.math``."""
-    _tensor_ops.update(math=math, constant=constant)
-    if tensor_to_scalar is not None:
-        _tensor_ops["tensor_to_scalar"] = tensor_to_scalar
+    (``tensor_to_scalar``); called by ``tensorgraph.tensor.math``. ``gradient`` (the module,
+    for ``grad_not_implemented``) is registered by ``tensorgraph.gradient`` itself, which
+    ``Elemwise.L_op`` imports before asking a scalar op for its gradient."""
+    given = dict(math=math, constant=constant, tensor_to_scalar=tensor_to_scalar,
+                 gradient=gradient)
+    _tensor_ops.update({name: value for name, value in given.items() if value is not None})
 
 
 def _tensor_op(name: str):

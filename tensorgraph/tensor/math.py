@@ -20,6 +20,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
+from tensorgraph.scalar import special_functions as psf
 from tensorgraph.scalar.int_division import IntDivisionWarning, warn_int_division
 from tensorgraph.tensor import scalar_special as _special
 from tensorgraph.tensor.basic import as_tensor_variable, constant
@@ -37,7 +38,7 @@ __all__ = [
     "int_div", "floor_div", "mod", "pow", "abs", "abs_", "sign", "sqr", "square", "reciprocal",
     "maximum", "minimum", "clip", "switch", "where", "second", "fill",
     "lt", "le", "gt", "ge", "eq", "neq", "isnan", "isinf", "isfinite",
-    "and_", "or_", "xor", "invert",
+    "and_", "or_", "xor", "invert", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "floor", "ceil", "trunc", "round", "round_half_to_even", "round_half_away_from_zero",
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
@@ -48,6 +49,9 @@ __all__ = [
     "deg2rad", "rad2deg", "ceil_intdiv", "isposinf", "isneginf", "isclose", "nan_to_num",
     "smallest", "largest", "real", "imag", "conj", "conjugate", "angle", "complex",
     "complex_from_polar", "tensor_copy", "identity",
+    "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "gammau", "gammal", "betainc",
+    "betaincinv", "i0", "i1", "i0e", "i1e", "iv", "ive", "kv", "kve", "kn", "ndtr", "log_ndtr",
+    "owens_t", "hyp2f1", "chi2sf",
 ]
 
 _add = Elemwise(ps.add)
@@ -250,6 +254,8 @@ xor = _elemwise_function(psm.xor, "xor", "a, b",
                          "a ^ b: logical for bool, bitwise for integers (floats are refused).")
 invert = _elemwise_function(psm.invert, "invert", "a",
                             "~a: logical not for bool, bitwise not for integers.")
+# numpy's and PyTensor's names
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = and_, or_, xor, invert
 
 # -- rounding ----------------------------------------------------------------------------------
 
@@ -465,6 +471,67 @@ erfcx = _elemwise_function(_special.erfcx, "erfcx", "a",
 polygamma = _elemwise_function(
     _special.polygamma, "polygamma", "n, x",
     "the n-th derivative of psi at x (n an integer >= 0; no C: scipy).")
+
+gammainc = _elemwise_function(psf.gammainc, "gammainc", "k, x",
+                              "the regularized lower incomplete gamma function P(k, x).")
+gammaincc = _elemwise_function(psf.gammaincc, "gammaincc", "k, x",
+                               "the regularized upper incomplete gamma function Q(k, x).")
+gammaincinv = _elemwise_function(psf.gammaincinv, "gammaincinv", "k, y",
+                                 "x with gammainc(k, x) = y.")
+gammainccinv = _elemwise_function(psf.gammainccinv, "gammainccinv", "k, y",
+                                  "x with gammaincc(k, x) = y.")
+betainc = _elemwise_function(psf.betainc, "betainc", "a, b, x",
+                             "the regularized incomplete beta function I_x(a, b).")
+betaincinv = _elemwise_function(psf.betaincinv, "betaincinv", "a, b, y",
+                                "x with betainc(a, b, x) = y.")
+i0 = _elemwise_function(psf.i0, "i0", "x", "the modified Bessel function I0.")
+i1 = _elemwise_function(psf.i1, "i1", "x", "the modified Bessel function I1.")
+i0e = _elemwise_function(psf.i0e, "i0e", "x", "i0(x) * exp(-|x|), without overflow.")
+i1e = _elemwise_function(psf.i1e, "i1e", "x", "i1(x) * exp(-|x|), without overflow.")
+ive = _elemwise_function(psf.ive, "ive", "v, x",
+                         "iv(v, x) * exp(-|x|), the scaled modified Bessel function of the "
+                         "first kind of real order v (no derivative in v).")
+kve = _elemwise_function(psf.kve, "kve", "v, x",
+                         "kv(v, x) * exp(x), the scaled modified Bessel function of the second "
+                         "kind of real order v (no derivative in v).")
+ndtr = _elemwise_function(psf.ndtr, "ndtr", "x", "the standard normal distribution function.")
+log_ndtr = _elemwise_function(psf.log_ndtr, "log_ndtr", "x",
+                              "log(ndtr(x)), accurate far in both tails.")
+owens_t = _elemwise_function(psf.owens_t, "owens_t", "h, a", "Owen's T function T(h, a).")
+hyp2f1 = _elemwise_function(psf.hyp2f1, "hyp2f1", "a, b, c, z",
+                            "Gauss's hypergeometric function 2F1(a, b; c; z) (derivative in z "
+                            "only).")
+
+
+def gammau(k, x):
+    """The upper incomplete gamma function Gamma(k, x) = gammaincc(k, x) * gamma(k)."""
+    return mul(gammaincc(k, x), gamma(k))
+
+
+def gammal(k, x):
+    """The lower incomplete gamma function gamma(k, x) = gammainc(k, x) * gamma(k)."""
+    return mul(gammainc(k, x), gamma(k))
+
+
+def iv(v, x):
+    """The modified Bessel function of the first kind of real order v, as
+    ``ive(v, x) * exp(|x|)`` (PyTensor's definition; work with ``log(ive) + |x|`` for large x)."""
+    return mul(ive(v, x), exp(abs(x)))
+
+
+def kv(v, x):
+    """The modified Bessel function of the second kind of real order v, as
+    ``kve(v, x) * exp(-x)`` (PyTensor's definition)."""
+    return mul(kve(v, x), exp(neg(x)))
+
+
+kn = kv
+
+
+def chi2sf(x, k):
+    """The chi-squared survival function, ``gammaincc(k / 2, x / 2)``."""
+    half = constant(0.5, dtype=config.floatX)
+    return gammaincc(mul(k, half), mul(x, half))
 
 
 xlogy = _elemwise_function(

@@ -5,8 +5,9 @@ They follow ``tensorgraph.scalar``'s conventions (numpy/scipy implementation, dt
 gradient written with tensor functions) and are applied by ``Elemwise`` through the functions of
 ``tensorgraph.tensor.math`` (``xlogy``, ``erfcx``, ``polygamma``, ``real``, ``imag``, ``conj``,
 ``angle``, ``complex``). ``XLogY`` and ``XLog1PY`` have C (``tensorgraph.link.c.ops.
-scalar_special``); the others do not: their nodes run numpy or scipy under every linker, as
-``psi`` does, and the C linkers run the rest of the graph around them.
+scalar_special``), ``Erfcx`` calls scipy's compiled function (``tensorgraph.link.c.ops.
+special_functions``); ``PolyGamma`` and the complex-number ops have none: their nodes run
+numpy or scipy under every linker, and the C linkers run the rest of the graph around them.
 """
 
 from __future__ import annotations

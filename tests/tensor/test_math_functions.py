@@ -160,8 +160,8 @@ def test_softmax_axis_must_be_an_int():
 
 
 def test_scalar_special_ops_get_their_c_from_the_table():
-    """xlogy and xlog1py have C registered in tensorgraph.link.c.ops; the module defining the
-    ops imports nothing of tensorgraph.link; the others run scipy/numpy."""
+    """xlogy, xlog1py and erfcx have C registered in tensorgraph.link.c.ops; the module
+    defining the ops imports nothing of tensorgraph.link; polygamma runs scipy."""
     from tensorgraph.link.c.ops import implementation
     from tensorgraph.link.c.ops.scalar import scalar_expr
     from tensorgraph.tensor import scalar_special as ss
@@ -174,8 +174,9 @@ def test_scalar_special_ops_get_their_c_from_the_table():
     assert_c_from_table([(Elemwise(ss.xlogy), ElemwiseC)], ss)
     assert "tg_log(" in scalar_expr(ss.xlogy, ["x", "y"], ("float64",) * 2, "float64")
     assert "tg_log1pf(" in scalar_expr(ss.xlog1py, ["x", "y"], ("float32",) * 2, "float32")
+    assert "tg_sf_erfcx_d" in scalar_expr(ss.erfcx, ["x"], ("float64",), "float64")
     with pytest.raises(NotImplementedError, match="no C"):
-        scalar_expr(ss.erfcx, ["x"], ("float64",), "float64")
+        scalar_expr(ss.polygamma, ["n", "x"], ("int64", "float64"), "float64")
 
 
 def test_convert_to_dtype_ops():

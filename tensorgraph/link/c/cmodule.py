@@ -14,6 +14,7 @@ See docs/c_cache.md for the user-facing side (location, flags, the ``cache`` com
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import hashlib
 import importlib.machinery
@@ -31,6 +32,9 @@ import warnings
 
 from tensorgraph.configdefaults import config
 from tensorgraph.link.c import cache, cachedir
+from tensorgraph.link.c.dtypes import scipy_pointer
+from tensorgraph.scalar.scipy_capi import SCIPY_FUNCTIONS, VARIANTS
+from tensorgraph.scalar.scipy_capi import address as scipy_address
 from tensorgraph.link.c.locking import write_owner
 from tensorgraph.link.c.compiler import (
     CompilationUnavailable,
@@ -521,11 +525,23 @@ def load(kind: str, name: str, path: str):
     """The module (imported) or library (``ctypes.CDLL``, its symbols resolved now) in
     ``path``."""
     if kind in (LIBRARY, PYLIBRARY):
-        import ctypes
-
         loader = ctypes.PyDLL if kind == PYLIBRARY else ctypes.CDLL
-        return loader(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        library = loader(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        _fill_scipy_pointers(library)
+        return library
     return import_extension(name, path)
+
+
+def _fill_scipy_pointers(library) -> None:
+    """Give each ``scipy_pointer`` variable ``library`` defines the address of its scipy
+    function in this process (dtypes.scipy_pointer says why it is not in the source)."""
+    for name in SCIPY_FUNCTIONS:
+        for variant in VARIANTS:
+            try:
+                slot = ctypes.c_void_p.in_dll(library, scipy_pointer(name, variant))
+            except ValueError:  # the library does not call it
+                continue
+            slot.value = scipy_address(name, variant)
 
 
 def import_extension(name: str, path: str):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import re
+
 import numpy as np
 
 _STORAGE = {
@@ -98,7 +100,8 @@ def tg_vector_math(c_text: str) -> str:
     """Support code defining the ``tg_scalar.h`` math functions that ``c_text`` calls,
     directly (``tg_expf(``) or through a helper (``tg_sigmoid_f(``): a module defines only
     those its code needs (each costs ~15 ms of compiling). Each definition is guarded, so a
-    unit may receive it from several nodes."""
+    unit may receive it from several nodes. The pointers to scipy's special functions it
+    calls (``scipy_pointer``) are defined too."""
     used = set()
     for name in VECTOR_MATH:
         for suffix, ctype in (("f", "FLOAT"), ("", "DOUBLE")):
@@ -116,6 +119,29 @@ def tg_vector_math(c_text: str) -> str:
                                         " && defined(TG_MV_NEW)")
         blocks.append(f"#if {condition} && !defined(TG_MV_HAVE_{symbol})\n"
                       f"#define TG_MV_HAVE_{symbol}\nTG_MV_{ctype}{arity}({name})\n#endif\n")
+    return "".join(blocks) + _scipy_pointers(c_text)
+
+
+def scipy_pointer(name: str, variant: str) -> str:
+    """The C variable through which generated code calls scipy's compiled special function
+    ``name`` (``variant`` 'd': double, 'f': float; ``tensorgraph.scalar.scipy_capi``). An
+    address is valid in one process only, so it is not in the source (the cache key): the
+    variable is defined weak (units of one library that each define it merge) and
+    ``cmodule.load`` gives it its address whenever a library is loaded, before its code
+    runs."""
+    return f"tg_sf_{name}_{variant}"
+
+
+_SCIPY_POINTER = re.compile(r"\btg_sf_([a-z0-9_]+)_([df])\b")
+
+
+def _scipy_pointers(c_text: str) -> str:
+    """The definitions of the ``scipy_pointer`` variables ``c_text`` calls through."""
+    blocks = []
+    for name, variant in sorted(set(_SCIPY_POINTER.findall(c_text))):
+        symbol = scipy_pointer(name, variant)
+        blocks.append(f"#ifndef TG_SF_HAVE_{symbol}\n#define TG_SF_HAVE_{symbol}\n"
+                      f"__attribute__((weak)) void *{symbol};\n#endif\n")
     return "".join(blocks)
 
 

@@ -104,7 +104,12 @@ def _zoo() -> dict:
     zoo["Unique"] = extra_ops.unique(x)
     zoo["Blockwise"] = linalg.inv(tt.dtensor3("a"))
     for name, batched in (("MatrixInverse", linalg.inv(m)), ("Det", linalg.det(m)),
-                          ("Cholesky", linalg.cholesky(m)), ("Solve", linalg.solve(m, x))):
+                          ("Cholesky", linalg.cholesky(m)), ("Solve", linalg.solve(m, x)),
+                          ("Eigh", linalg.eigh(m)[0]), ("Eigvalsh", linalg.eigvalsh(m)),
+                          ("GeneralizedEigh", linalg.eigh(m, m)[0]), ("Eig", linalg.eig(m)[0]),
+                          ("SVD", linalg.svd(m)[0]), ("QR", linalg.qr(m)[0]),
+                          ("Schur", linalg.schur(m)[0]), ("QZ", linalg.qz(m, m)[0]),
+                          ("Expm", linalg.expm(m))):
         zoo[name] = batched.owner.op.core_op(*batched.owner.inputs)  # the op of one matrix
     zoo["Gemv"] = blas.gemv(y, 2.0, m, x, 1.0)
     zoo["Gemm"] = blas.gemm(m, 2.0, m, m, 1.0)

@@ -52,9 +52,9 @@ from tensorgraph.graph.basic import (
 )
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.gradient_types import DisconnectedType, NullType, disconnected_type
 from tensorgraph.graph.op import HasInnerGraph, Op, compute_test_values
 from tensorgraph.graph.replace import vectorize_graph
-from tensorgraph.graph.type import Type
 from tensorgraph.graph.utils import building_gradient
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize
@@ -72,51 +72,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------
-# Special gradient types
-
-
-class DisconnectedType(Type):
-    """Type of the gradient of an input that does not influence the outputs.
-
-    Such variables have no value; they only carry the information "no path" through ``grad``.
-    """
-
-    def filter(self, data, strict=False, allow_downcast=None):
-        raise TypeError("a DisconnectedType variable marks a missing gradient path and holds "
-                        "no value; it cannot be computed")
-
-    def __eq__(self, other):
-        return type(self) is type(other)
-
-    def __hash__(self):
-        return hash(type(self))
-
-    def __str__(self):
-        return "DisconnectedType"
-
-
-def disconnected_type() -> Variable:
-    """A fresh variable meaning "this input is disconnected from the outputs" (for ``L_op``)."""
-    return DisconnectedType()()
-
-
-class NullType(Type):
-    """Type of an undefined gradient; ``why_null`` says why (shown in the error ``grad`` raises)."""
-
-    def __init__(self, why_null: str = "(no explanation given)"):
-        self.why_null = why_null
-
-    def filter(self, data, strict=False, allow_downcast=None):
-        raise TypeError(f"a NullType variable (undefined gradient) holds no value: {self.why_null}")
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.why_null == other.why_null
-
-    def __hash__(self):
-        return hash((type(self), self.why_null))
-
-    def __str__(self):
-        return "NullType"
+# Undefined gradients (DisconnectedType and NullType live in graph/gradient_types.py)
 
 
 def grad_undefined(op, x_pos: int, x, comment: str = "") -> Variable:

@@ -7,13 +7,19 @@ names, e.g. ``ValueError`` for tensordot's lengths, as numpy raises) with the re
 instead of silently computing something else, from ``perform`` and from the C alike. The ``unsafe`` preset removes these checks
 (``local_remove_all_assert``); conditions proven true at compile time are dropped by every
 preset (``local_useless_assert``).
+
+It sits in the graph layer, as ``printing.Print`` does: a plain value given to it becomes a
+tensor through ``tensorgraph.hooks.as_variable``, so it imports nothing of the tensor layer,
+which imports it (``tensor.basic``, ``shape``, ``extra_ops``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tensorgraph import hooks
 from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.gradient_types import disconnected_type
 from tensorgraph.graph.op import Op
 
 __all__ = ["Assert", "CheckAndRaise", "assert_op"]
@@ -30,10 +36,8 @@ class _Check(Op):
     view_map = {0: [0]}
 
     def make_node(self, x, *conditions):
-        from tensorgraph.tensor.basic import as_tensor_variable
-
-        x = as_tensor_variable(x)
-        conds = [as_tensor_variable(c) for c in conditions]
+        x = hooks.as_variable(x)
+        conds = [hooks.as_variable(c) for c in conditions]
         for c in conds:
             if c.ndim != 0 or c.dtype != "bool":
                 raise TypeError(f"{self}: conditions must be 0-d bool tensors, got {c} "
@@ -54,8 +58,6 @@ class _Check(Op):
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
     def L_op(self, inputs, outputs, output_grads):
-        from tensorgraph.gradient import disconnected_type
-
         return [output_grads[0]] + [disconnected_type() for _ in inputs[1:]]
 
 

@@ -120,3 +120,25 @@ def test_every_lazy_export_resolves_and_is_listed():
         assert getattr(tensorgraph, name) is not None, name
         assert name in dir(tensorgraph)
     assert "config" in dir(tensorgraph)
+
+
+#: a figure quoted for "the reference machine" says when and at which commit it was measured
+REFERENCE_MACHINE = re.compile(r"reference machine", re.I)
+DATED = re.compile(r"\b20\d\d-\d\d-\d\d\b.{0,40}?\b[0-9a-f]{7,40}\b", re.S)
+
+
+def test_every_reference_machine_figure_is_dated_with_a_commit():
+    """Timings quoted in the code age as the code and the machines change (issue 32): each one
+    said to come from "the reference machine" carries its date and commit within the same
+    sentence, or lives in benchmarks/ instead."""
+    undated = []
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix not in (".py", ".h", ".c") or "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in REFERENCE_MACHINE.finditer(text):
+            following = text[match.end():match.end() + 120]
+            if not DATED.search(following):
+                line = text.count("\n", 0, match.start()) + 1
+                undated.append(f"{path.relative_to(PACKAGE)}:{line}")
+    assert undated == [], f"undated reference-machine figures: {undated}"

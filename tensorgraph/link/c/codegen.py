@@ -34,7 +34,8 @@ _FILES: dict[str, str] = {}
 #: version of the generated glue; part of every module's key through the source text
 CODEGEN_VERSION = 5
 #: translation units of a big library of node functions, compiled at the same time (2 cores
-#: on the reference machine), and the estimates that decide the split (see _split)
+#: on the reference machine, 2026-11-22 at 237050c), and the estimates that decide the split
+#: (see _split)
 KERNEL_UNITS = 2
 SPLIT_CHARS = 8000
 SUPPORT_CHARS = 9000
@@ -605,7 +606,8 @@ def _split(functions) -> list[list[int]]:
 
     The compile work of a function is estimated by the length of its text, and of its support
     code up to ``SUPPORT_CHARS`` (a long support text is mostly helpers the node does not
-    call; about 10000 characters of either took 0.15 s at -O3 on the reference machine).
+    call; about 10000 characters of either took 0.15 s at -O3 on the reference machine,
+    measured 2026-11-22 at 237050c).
     Functions sharing a support text longer than ``BUNDLE_CHARS`` stay in one unit (its
     helpers are compiled once); shorter support texts are repeated where needed. A library
     of less than ``SPLIT_CHARS`` of work is one unit (another compiler process costs about

@@ -37,7 +37,8 @@ from tensorgraph.graph.registry import Registry
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
+            "linalg")
 #: op class -> ``fn(op, node) -> callable``
 TABLE = Registry("JAX", __name__, _BUILTIN)
 #: scalar op class -> ``fn(op, in_dtypes, out_dtypes) -> callable``

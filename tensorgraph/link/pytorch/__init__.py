@@ -42,7 +42,8 @@ from tensorgraph.graph.registry import Registry
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
+            "linalg")
 #: op class -> ``fn(op, node) -> callable``
 TABLE = Registry("PyTorch", __name__, _BUILTIN)
 #: scalar op class -> ``fn(op, in_dtypes, out_dtypes) -> callable``

@@ -109,7 +109,8 @@ def _zoo() -> dict:
                           ("GeneralizedEigh", linalg.eigh(m, m)[0]), ("Eig", linalg.eig(m)[0]),
                           ("SVD", linalg.svd(m)[0]), ("QR", linalg.qr(m)[0]),
                           ("Schur", linalg.schur(m)[0]), ("QZ", linalg.qz(m, m)[0]),
-                          ("Expm", linalg.expm(m))):
+                          ("Expm", linalg.expm(m)),
+                          ("SolveDiscreteARE", linalg.solve_discrete_are(m, m, m, m))):
         zoo[name] = batched.owner.op.core_op(*batched.owner.inputs)  # the op of one matrix
     zoo["Gemv"] = blas.gemv(y, 2.0, m, x, 1.0)
     zoo["Gemm"] = blas.gemm(m, 2.0, m, m, 1.0)

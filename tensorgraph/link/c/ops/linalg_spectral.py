@@ -1,13 +1,14 @@
 """C of ``tensorgraph.tensor.linalg``'s spectral ops through LAPACK: ``Eigh`` and ``Eigvalsh``
 (``syevd``), ``GeneralizedEigh`` (``sygvd``), ``Eig`` (``geev``), ``SVD`` (``gesdd``), ``QR``
 (``geqrf`` + ``orgqr``), ``Schur`` (``gees``, sorted by LAPACK's select functions), ``QZ``
-(``gges``) and ``Expm`` (scaling and squaring with a Pade approximant, ``gemm`` + ``getrf`` /
-``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its
+(``gges``), ``Expm`` (scaling and squaring with a Pade approximant, ``gemm`` + ``getrf`` /
+``getrs``) and ``SolveDiscreteARE`` (scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``,
+``gges``, ``getrf`` / ``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its
 ``Blockwise`` nodes both compute in C, a batch split across the pool.
 
 The kernels are ``spectral.h`` (a template pasted for float32 and float64, with the complex
 routines of the same precision for ``schur`` / ``qz`` with complex output) and
-``spectral_common.h`` (shape checks, ``expm``). They compute in the dtype of the node's
+``spectral_common.h`` (shape checks, ``expm``, ``solve_discrete_are``). They compute in the dtype of the node's
 outputs (complex outputs: the real dtype of the same precision); a complex input to a
 real routine (``eigh``, ``svd``... of complex matrices) runs ``perform``. The problems a
 kernel reports come out as the LinAlgError of ``Blockwise.perform``, naming the op and the
@@ -26,6 +27,7 @@ from tensorgraph.tensor.linalg.decomposition.qr import QR
 from tensorgraph.tensor.linalg.decomposition.schur import QZ, Schur
 from tensorgraph.tensor.linalg.decomposition.svd import SVD
 from tensorgraph.tensor.linalg.products import Expm
+from tensorgraph.tensor.linalg.solvers import SolveDiscreteARE
 
 #: LAPACK's letter for the complex type of each float type's precision
 _COMPLEX = {"float32": "c", "float64": "z"}
@@ -157,3 +159,21 @@ class ExpmItem(_Spectral):
     def kernel(self, op, core_node):
         super().kernel(op, core_node)     # declines complex matrices and other dtypes
         return "tg_sp_expm"
+
+
+@register_item(SolveDiscreteARE)
+class SolveDiscreteAREItem(_Spectral):
+    """scipy's algorithm in double for both float types, as scipy computes (``tg_sp_dare``,
+    spectral_common.h)."""
+
+    what, name = "solve_discrete_are", "dare"
+    problems = ("holds a nan or an inf (a, b, q or r)", "q is not symmetric",
+                "r is not symmetric",
+                "pencil has no generalized Schur form (no stabilizing solution)",
+                "pencil gives no finite solution (no stabilizing solution)",
+                "pencil has eigenvalues too close to the unit circle (no stabilizing "
+                "solution)")
+
+    def kernel(self, op, core_node):
+        super().kernel(op, core_node)     # declines complex matrices and other dtypes
+        return "tg_sp_dare"

@@ -303,4 +303,202 @@ static TG_COLD int tg_sp_expm(tg_item *it)
     return tg_sp_result(info, 1);   /* 1: the Pade denominator is singular */
 }
 
+/* ---- solve_discrete_are: scipy's algorithm (the balanced symplectic pencil deflated by a
+ * QR, ordered by QZ, the stable subspace solved for X), in double as scipy computes it for
+ * float32 too. Problems: 1 a nan or an inf, 2 / 3 q / r not symmetric, 4 QZ failed, 5 no
+ * finite solution, 6 eigenvalues too close to the unit circle. */
+void LAPACK_dgebal_(const char *job, const tg_lpint *n, double *a, const tg_lpint *lda,
+                    tg_lpint *ilo, tg_lpint *ihi, double *scale, tg_lpint *info, tg_lpstrlen);
+void LAPACK_dgeqrf_(const tg_lpint *m, const tg_lpint *n, double *a, const tg_lpint *lda,
+                    double *tau, double *work, const tg_lpint *lwork, tg_lpint *info);
+void LAPACK_dorgqr_(const tg_lpint *m, const tg_lpint *n, const tg_lpint *k, double *a,
+                    const tg_lpint *lda, const double *tau, double *work,
+                    const tg_lpint *lwork, tg_lpint *info);
+void LAPACK_dgges_(const char *jobvsl, const char *jobvsr, const char *sort,
+                   tg_lpint (*selctg)(const double *, const double *, const double *),
+                   const tg_lpint *n, double *a, const tg_lpint *lda, double *b,
+                   const tg_lpint *ldb, tg_lpint *sdim, double *alphar, double *alphai,
+                   double *beta, double *vsl, const tg_lpint *ldvsl, double *vsr,
+                   const tg_lpint *ldvsr, double *work, const tg_lpint *lwork,
+                   tg_lpint *bwork, tg_lpint *info, tg_lpstrlen, tg_lpstrlen, tg_lpstrlen);
+void LAPACK_dtrcon_(const char *norm, const char *uplo, const char *diag, const tg_lpint *n,
+                    const double *a, const tg_lpint *lda, double *rcond, double *work,
+                    tg_lpint *iwork, tg_lpint *info, tg_lpstrlen, tg_lpstrlen, tg_lpstrlen);
+
+/* qz's 'iuc' (scipy's ordqz): |alpha / beta| < 1, false for beta == 0 */
+static tg_lpint tg_sp_dare_iuc(const double *ar, const double *ai, const double *b)
+{
+    return *b != 0 && hypot(*ar, *ai) / fabs(*b) < 1;
+}
+
+/* the 1-norm of the m x n column-major a (leading dimension ld), of a - a^T when ``skew`` */
+static TG_COLD double tg_sp_norm1(const double *a, int64_t m, int64_t n, int64_t ld, int skew)
+{
+    double best = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double col = 0;
+        for (int64_t i = 0; i < m; i++)
+            col += fabs(a[i + j * ld] - (skew ? a[j + i * ld] : 0));
+        best = col > best ? col : best;
+    }
+    return best;
+}
+
+static inline double tg_sp_spacing(double v) { return nextafter(v, INFINITY) - v; }
+
+/* the 2-d view x into dst (column-major, ld), checking it is finite */
+static TG_COLD int tg_sp_dare_load(double *dst, int64_t ld, const tg_array *x)
+{
+    int finite = 1;
+    for (int64_t j = 0; j < x->shape[1]; j++)
+        for (int64_t i = 0; i < x->shape[0]; i++) {
+            dst[i + j * ld] = tg_sp_read(TG_SP_AT2(x, i, j), x->typenum, NULL);
+            finite &= isfinite(dst[i + j * ld]);
+        }
+    return finite;
+}
+
+static TG_COLD int tg_sp_dare(tg_item *it)
+{
+    const tg_array *const *in = it->in;
+    tg_array *out = it->out[0];
+    const tg_lpint m = (tg_lpint)in[0]->shape[0], n = (tg_lpint)in[1]->shape[1];
+    const tg_lpint big = 2 * m + n, m2 = 2 * m, q = -1;
+    if (m == 0) return 0;
+    const int64_t nn = (int64_t)big * big, mm = (int64_t)m2 * m2;
+    const int64_t mn = (int64_t)m * n, sq = (int64_t)m * m;
+    double *buf = calloc((size_t)(3 * nn + 4 * mm + 3 * m2 + 2 * big + 4 * sq + 2 * mn +
+                                  (int64_t)n * n), sizeof(double));
+    tg_lpint *ibuf = malloc(sizeof(tg_lpint) * (size_t)(m2 + 2 * m + 1));
+    if (buf == NULL || ibuf == NULL) { free(buf); free(ibuf); return TG_ITEM_NOMEM; }
+    double *h = buf, *j = h + nn, *qf = j + nn, *h2 = qf + nn, *j2 = h2 + mm, *vsl = j2 + mm;
+    double *vsr = vsl + mm, *ab = vsr + mm, *sca = ab + 3 * (int64_t)m2, *tau = sca + big;
+    double *am = tau + big, *bm = am + (int64_t)m * m, *qm = bm + 2 * (int64_t)m * n;
+    double *rm = qm + (int64_t)m * m, *lu = rm + (int64_t)n * n, *xt = lu + (int64_t)m * m;
+    double *work = NULL, wq;
+    tg_lpint *bwork = ibuf, *ipiv = bwork + m2, info = 0, code = 0, ilo, ihi, sdim, lwork;
+    /* the checks of scipy's _are_validate_args */
+    if (!(tg_sp_dare_load(am, m, in[0]) & tg_sp_dare_load(bm, m, in[1]) &
+          tg_sp_dare_load(qm, m, in[2]) & tg_sp_dare_load(rm, n, in[3]))) code = 1;
+    else if (tg_sp_norm1(qm, m, m, m, 1) > tg_sp_spacing(tg_sp_norm1(qm, m, m, m, 0)) * 100)
+        code = 2;
+    else if (tg_sp_norm1(rm, n, n, n, 1) > tg_sp_spacing(tg_sp_norm1(rm, n, n, n, 0)) * 100)
+        code = 3;
+    if (code) goto done;
+    tg_sp_threads();
+    /* the pencil H - z J (calloc'd zeros elsewhere) */
+    for (int64_t c = 0; c < m; c++)
+        for (int64_t r = 0; r < m; r++) {
+            h[r + c * big] = am[r + c * m];                       /* H[:m, :m] = a */
+            h[(m + r) + c * big] = -qm[r + c * m];                /* H[m:2m, :m] = -q */
+            j[(m + r) + (m + c) * big] = am[c + r * m];           /* J[m:2m, m:2m] = a^T */
+        }
+    for (int64_t r = 0; r < m; r++) {
+        h[(m + r) + (m + r) * big] = 1;                           /* H[m:2m, m:2m] = I */
+        j[r + r * big] = 1;                                       /* J[:m, :m] = I */
+        for (int64_t c = 0; c < n; c++) {
+            h[r + (m2 + c) * big] = bm[r + c * m];                /* H[:m, 2m:] = b */
+            j[(m2 + c) + (m + r) * big] = -bm[r + c * m];         /* J[2m:, m:2m] = -b^T */
+        }
+    }
+    for (int64_t c = 0; c < n; c++)
+        for (int64_t r = 0; r < n; r++) h[(m2 + r) + (m2 + c) * big] = rm[r + c * n];
+    /* balancing: gebal's scaling of |H| + |J| (zero diagonal), made symplectic */
+    for (int64_t e = 0; e < nn; e++) qf[e] = fabs(h[e]) + fabs(j[e]);
+    for (int64_t d = 0; d < big; d++) qf[d + d * big] = 0;
+    LAPACK_dgebal_("S", &big, qf, &big, &ilo, &ihi, sca, &info, 1);
+    int ones = 1;
+    for (int64_t d = 0; d < big; d++) ones &= fabs(sca[d] - 1) <= 1e-8 + 1e-5;
+    if (!ones) {
+        for (int64_t d = 0; d < m; d++) {
+            const double s = nearbyint((log2(sca[m + d]) - log2(sca[d])) / 2);
+            sca[d] = exp2(s);
+            sca[m + d] = exp2(-s);
+        }
+        for (int64_t c = 0; c < big; c++)
+            for (int64_t r = 0; r < big; r++) {
+                const double f = sca[r] * (1.0 / sca[c]);
+                h[r + c * big] *= f;
+                j[r + c * big] *= f;
+            }
+    }
+    /* deflate by the QR of H's last n columns: Q[:, n:]^T H[:, :2m], the same of J */
+    memcpy(qf, h + (int64_t)m2 * big, sizeof(double) * (size_t)((int64_t)n * big));
+    LAPACK_dgeqrf_(&big, &n, qf, &big, tau, &wq, &q, &info);
+    lwork = tg_sp_lwork(wq, big);
+    LAPACK_dorgqr_(&big, &big, &n, qf, &big, tau, &wq, &q, &info);
+    lwork = tg_sp_lwork(wq, lwork);
+    LAPACK_dgges_("V", "V", "S", tg_sp_dare_iuc, &m2, h2, &m2, j2, &m2, &sdim, ab, ab + m2,
+                  ab + 2 * m2, vsl, &m2, vsr, &m2, &wq, &q, bwork, &info, 1, 1, 1);
+    lwork = tg_sp_lwork(wq, lwork > 8 * m2 + 16 ? lwork : 8 * m2 + 16);
+    if ((work = malloc(sizeof(double) * (size_t)lwork)) == NULL) { code = TG_ITEM_NOMEM; goto done; }
+    LAPACK_dgeqrf_(&big, &n, qf, &big, tau, work, &lwork, &info);
+    LAPACK_dorgqr_(&big, &big, &n, qf, &big, tau, work, &lwork, &info);
+    {
+        const double one = 1, zero = 0;
+        LAPACK_dgemm_("T", "N", &m2, &m2, &big, &one, qf + (int64_t)n * big, &big, h, &big,
+                      &zero, h2, &m2, 1, 1);
+        LAPACK_dgemm_("T", "N", &m2, &m2, &big, &one, qf + (int64_t)n * big, &big, j, &big,
+                      &zero, j2, &m2, 1, 1);
+    }
+    LAPACK_dgges_("V", "V", "S", tg_sp_dare_iuc, &m2, h2, &m2, j2, &m2, &sdim, ab, ab + m2,
+                  ab + 2 * m2, vsl, &m2, vsr, &m2, work, &lwork, bwork, &info, 1, 1, 1);
+    if (info != 0) { code = 4; goto done; }
+    /* X = u10 u00^-1 with u = vsr: u00^T X^T = u10^T */
+    for (int64_t c = 0; c < m; c++)
+        for (int64_t r = 0; r < m; r++) {
+            lu[r + c * m] = vsr[r + c * m2];
+            xt[r + c * m] = vsr[(m + c) + r * m2];
+        }
+    LAPACK_dgetrf_(&m, &m, lu, &m, ipiv, &info);
+    double rcond = 0;
+    if (info == 0) LAPACK_dtrcon_("1", "U", "N", &m, lu, &m, &rcond, work, ipiv + m, &info,
+                                  1, 1, 1);
+    if (info != 0 || rcond < 2.220446049250313e-16) { code = 5; goto done; }  /* spacing(1) */
+    LAPACK_dgetrs_("T", &m, &m, lu, &m, ipiv, xt, &m, &info, 1);
+    /* the symmetry of u00^T u10 (scipy's test of success) */
+    for (int64_t c = 0; c < m; c++)
+        for (int64_t r = 0; r < m; r++) {
+            double v = 0;
+            for (int64_t k = 0; k < m; k++) v += vsr[k + r * m2] * vsr[(m + k) + c * m2];
+            lu[r + c * m] = v;
+        }
+    const double nsym = tg_sp_norm1(lu, m, m, m, 0);
+    const double limit = fmax(tg_sp_spacing(1000.), 0.1 * nsym);
+    if (tg_sp_norm1(lu, m, m, m, 1) > limit) { code = 6; goto done; }
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t c = 0; c < m; c++) {
+            const double x_rc = xt[c + r * m] * sca[r] * sca[c];
+            const double x_cr = xt[r + c * m] * sca[c] * sca[r];
+            const double v = (x_rc + x_cr) / 2;
+            if (out->typenum == TG_FLOAT32) *(float *)TG_SP_AT2(out, r, c) = (float)v;
+            else *(double *)TG_SP_AT2(out, r, c) = v;
+        }
+done:
+    free(work); free(ibuf); free(buf);
+    return code;
+}
+
+/* solve_discrete_are's inputs a (m, m), b (m, n), q (m, m), r (n, n), scipy's words */
+static TG_COLD int tg_sp_shapes_dare(const tg_array *const *in, int64_t (*out)[TG_MAXDIM],
+                                     const int *params, char *msg, size_t len)
+{
+    const char *bad = NULL;
+    (void)params;
+    out[0][0] = out[0][1] = in[0]->shape[0];
+    if (in[0]->shape[0] != in[0]->shape[1]) bad = "Matrix a should be square.";
+    else if (in[2]->shape[0] != in[2]->shape[1]) bad = "Matrix q should be square.";
+    else if (in[3]->shape[0] != in[3]->shape[1]) bad = "Matrix r should be square.";
+    else if (in[1]->shape[0] != in[0]->shape[0])
+        bad = "Matrix a and b should have the same number of rows.";
+    else if (in[2]->shape[0] != in[0]->shape[0]) bad = "Matrix a and q should have the same shape.";
+    else if (in[3]->shape[0] != in[1]->shape[1])
+        bad = "Matrix b and r should have the same number of cols.";
+    if (bad != NULL) {
+        snprintf(msg, len, "LinAlgError: solve_discrete_are: no stabilizing solution (%s)", bad);
+        return 1;
+    }
+    return tg_sp_too_big("solve_discrete_are", in, 4, msg, len);
+}
+
 #endif  /* TG_SPECTRAL_COMMON_H */

@@ -395,3 +395,32 @@ def test_integer_and_half_inputs_are_read_as_linalg_computes_them():
     np.testing.assert_allclose(s, np.linalg.svd(np.array([[1.5, -2], [0.25, 65504.0]]),
                                                 compute_uv=False), rtol=1e-6)
     np.testing.assert_allclose(e, scipy.linalg.expm(a.astype(float)), rtol=1e-12)
+
+
+def _dare_case(k, m, n, dtype, scale=1.0):
+    a = rand((m, m), 200 + k) * 0.5
+    b = rand((m, n), 300 + k)
+    q, r = spd((m, m), 400 + k), spd((n, n), 500 + k)
+    return [(x * s).astype(dtype) for x, s in ((a, 1), (b, scale), (q, 1), (r, 1))]
+
+
+def test_solve_discrete_are_is_scipy_s_stabilizing_solution():
+    one = [tt.dmatrix(c) for c in "abqr"]
+    stack = [tt.ftensor3(c) for c in "abqr"]
+    f = compiled(one + stack, [la.solve_discrete_are(*one), la.solve_discrete_are(*stack)],
+                 core_ops=(la.SolveDiscreteARE,))
+    single = _dare_case(0, 3, 2, "float64", scale=1e3)    # badly scaled b: the balancing
+    batch = [np.stack(p) for p in zip(*(_dare_case(k, 4, 1, "float32") for k in (1, 2)))]
+    single[1] = strided(single[1])
+    x64, x32 = f(*single, *batch)
+    want = scipy.linalg.solve_discrete_are(*single)
+    np.testing.assert_allclose(x64, want, rtol=1e-9, atol=1e-9 * abs(want).max())
+    assert x32.dtype == "float32"
+    for got, *items_ in zip(x32, *batch):
+        want = scipy.linalg.solve_discrete_are(*(v.astype("float64") for v in items_))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * abs(want).max())
+    bad = [np.copy(v) for v in batch]
+    bad[2][1, 0, 1] += 1.0                                  # q of item 1 not symmetric
+    with pytest.raises(np.linalg.LinAlgError, match=r"solve_discrete_are: the matrix q is not "
+                                                    r"symmetric \(at batch index 1\)"):
+        f(*single, *bad)

@@ -424,3 +424,19 @@ def test_solve_discrete_are_is_scipy_s_stabilizing_solution():
     with pytest.raises(np.linalg.LinAlgError, match=r"solve_discrete_are: the matrix q is not "
                                                     r"symmetric \(at batch index 1\)"):
         f(*single, *bad)
+
+
+def test_the_quick_tier_gives_the_optimized_bits():
+    """A cold cache's first call (the quick tier: each node's own function at -O1) computes
+    the bits the optimized C gives (tests/link/test_tier_bits.py)."""
+    from tensorgraph.link.c.linkers import CLinker
+
+    f = _mixed()
+    data = rand((3, 4, 4), 98)
+    vm = CLinker("cvm", None, whole_graph=True)._make_c_vm(f.maker.fgraph, None, None, ready={})
+    assert vm.tier == "quick"
+    vm.input_storage[0][0] = data
+    vm()
+    for quick, optimized in zip((c[0] for c in vm.output_storage), f(data)):
+        assert quick.dtype == optimized.dtype
+        np.testing.assert_array_equal(quick.view(np.uint8), optimized.view(np.uint8))

@@ -225,9 +225,9 @@ class CompileReport(StaticFallback, widgets.VBox):
         if fn is None:
             raise ValueError(f"{self._ids()[node]} runs Python: it has no C module")
         from tensorgraph.link.c.cmodule import library_of
-        from tensorgraph.link.c.codegen import CODEGEN_VERSION
+        from tensorgraph.link.c.codegen_version import codegen_version
 
-        found = library_of(fn.symbol, runtime_version=f"codegen{CODEGEN_VERSION}")
+        found = library_of(fn.symbol, runtime_version=codegen_version())
         return {"symbol": fn.symbol, "key": found[0] if found else None,
                 "path": found[1] if found else None}
 

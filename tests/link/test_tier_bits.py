@@ -26,7 +26,8 @@ import tensorgraph.tensor as tt
 from tensorgraph import config
 from tensorgraph.link import tiers
 from tensorgraph.link.c.cmodule import library_of
-from tensorgraph.link.c.codegen import CODEGEN_VERSION, pool_stats
+from tensorgraph.link.c.codegen import pool_stats
+from tensorgraph.link.c.codegen_version import codegen_version
 from tensorgraph.link.c.compiler import CompileError
 from tensorgraph.link.c.linkers import CLinker
 from tensorgraph.link.c.quick import QuickCode, quick_flags
@@ -260,7 +261,7 @@ def test_the_quick_tier_compiles_at_o1_apart_from_the_optimized_code():
         first = f(_data("float64", (50,)))
     f.wait_optimized()
     _assert_same_bits(["chain", "sum"], first, f(_data("float64", (50,))))
-    version = f"codegen{CODEGEN_VERSION}"
+    version = codegen_version()
     assert quick_flags() == ("-O1",)
     for fn in f.vm.cgraph.functions:
         optimized = _command_of(fn.symbol, version)

@@ -25,14 +25,13 @@ import time
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.c import dtypes as cd
+from tensorgraph.link.c.codegen_version import codegen_version
 from tensorgraph.link.c.cstring import c_comment
 from tensorgraph.link.compile_events import emit
 
 _HERE = os.path.dirname(__file__)
 _FILES: dict[str, str] = {}
 
-#: version of the generated glue; part of every module's key through the source text
-CODEGEN_VERSION = 5
 #: translation units of a big library of node functions, compiled at the same time (2 cores
 #: on the reference machine, 2026-11-22 at 237050c), and the estimates that decide the split
 #: (see _split)
@@ -129,7 +128,7 @@ class CGraph:
                  extra_flags=(), flat_only: bool = False):
         started = time.perf_counter()
         self.extra_flags = tuple(extra_flags)
-        self._version = " ".join([f"codegen{CODEGEN_VERSION}", *self.extra_flags])
+        self._version = " ".join([codegen_version(), *self.extra_flags])
         emit("phase", phase="generating C", nodes=len(fgraph.apply_nodes))
         self.fgraph = fgraph
         self.nodes = list(nodes) if nodes is not None else fgraph.toposort()
@@ -445,7 +444,7 @@ class NodeFunction:
 
 def _prelude() -> list[str]:
     """What every unit of node functions starts with."""
-    return [f"/* tensorgraph generated node functions (codegen {CODEGEN_VERSION}) */",
+    return [f"/* tensorgraph generated node functions ({codegen_version()}) */",
             "#define TG_USE_LIBMVEC 1" if _libmvec() else "", _read("runtime.h"),
             _read("tg_scalar.h")]
 
@@ -504,14 +503,14 @@ def glue_module(cached_only: bool = False):
 
     from tensorgraph.link.c.cmodule import get_library
 
-    source = "\n".join([f"/* tensorgraph glue library (codegen {CODEGEN_VERSION}) */",
+    source = "\n".join([f"/* tensorgraph glue library ({codegen_version()}) */",
                         "#define PY_SSIZE_T_CLEAN", "#include <Python.h>",
                         "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
                         "#include <numpy/arrayobject.h>", _read("runtime.h"),
                         _read("graph_desc.h"), _read("pool.h"), *map(_read, GLUE_PARTS)])
     library = get_library([source], name_hint="glue", include_dirs=[numpy.get_include()],
                           extra_compile_args=["-fwrapv"], python_api=True,
-                          runtime_version=f"codegen{CODEGEN_VERSION}", cached_only=cached_only)
+                          runtime_version=codegen_version(), cached_only=cached_only)
     if library is not None and not getattr(library, "_tg_typed", False):
         from tensorgraph.link.c.malloc import tune_malloc
 

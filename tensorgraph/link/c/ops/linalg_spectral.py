@@ -9,8 +9,9 @@
 The kernels are ``spectral.h`` (a template pasted for float32 and float64, with the complex
 routines of the same precision for ``schur`` / ``qz`` with complex output) and
 ``spectral_common.h`` (shape checks, ``expm``, ``solve_discrete_are``). They compute in the dtype of the node's
-outputs (complex outputs: the real dtype of the same precision); a complex input to a
-real routine (``eigh``, ``svd``... of complex matrices) runs ``perform``. The problems a
+outputs (complex outputs: the real dtype of the same precision); complex matrices go to
+LAPACK's complex routines (``heevd``, ``hegvd``, complex ``geev``, ``gesdd``, ``geqrf`` +
+``ungqr``, ``gees``, ``gges``), but for ``expm`` and ``solve_discrete_are`` (``perform``). The problems a
 kernel reports come out as the LinAlgError of ``Blockwise.perform``, naming the op and the
 batch index: "eig: the matrix holds a nan or an inf (at batch index 2)".
 """
@@ -50,21 +51,25 @@ def _real(dtype: str) -> str:
 
 
 class _Spectral(LapackItem):
-    """A kernel of ``spectral.h`` (``tg_<letter>_sp_<name>``) computing in the dtype of output
-    ``float_output``, shapes ``tg_sp_shapes_<name>``. ``complex_routines``: the kernel reads
-    complex inputs (the others decline them: their ``perform`` runs); ``complex_operands``
-    (``ItemC``'s): the node's operands may be complex (eig's outputs...)."""
+    """A kernel of ``spectral.h`` (``tg_<letter>_sp_<name>``) computing in the real dtype of
+    output ``float_output``, shapes ``tg_sp_shapes_<name>``. ``complex_inputs`` says how
+    complex matrices compute: ``"kernel"``, the ``tg_<c|z>_sp_<name>`` kernel (LAPACK's complex
+    routines); ``"same"``, the one kernel reads them; None, the node runs ``perform``."""
 
     name = ""
     float_output = 0
-    complex_routines = False
+    complex_inputs: str | None = None
+    complex_operands = True
 
     def kernel(self, op, core_node):
-        if not self.complex_routines and any(
-                v.type.dtype.startswith("complex") for v in core_node.inputs):
-            raise NotImplementedError(f"{self.what} of a complex matrix has no C")
-        return f"tg_{letter(_real(core_node.outputs[self.float_output].type.dtype))}_sp_" \
-               f"{self.name}"
+        real = _real(core_node.outputs[self.float_output].type.dtype)
+        s = letter(real)      # NotImplementedError for other dtypes, or without LAPACK
+        if any(v.type.dtype.startswith("complex") for v in core_node.inputs):
+            if self.complex_inputs is None:
+                raise NotImplementedError(f"{self.what} of a complex matrix has no C")
+            if self.complex_inputs == "kernel":
+                s = _COMPLEX[real]
+        return f"tg_{s}_sp_{self.name}"
 
     def shapes(self, op, core_node):
         return f"tg_sp_shapes_{self.name}"
@@ -75,7 +80,7 @@ class _Spectral(LapackItem):
 
 @register_item(Eigh)
 class EighItem(_Spectral):
-    what, name, float_output = "eigh", "eigh", 1
+    what, name, float_output, complex_inputs = "eigh", "eigh", 1, "kernel"
     problems = ("has eigenvalues that did not converge",)
 
     def params(self, op, core_node):
@@ -95,7 +100,7 @@ class EigvalshItem(EighItem):
 
 @register_item(GeneralizedEigh)
 class GeneralizedEighItem(_Spectral):
-    what, name, float_output = "eigh", "eigh_general", 1
+    what, name, float_output, complex_inputs = "eigh", "eigh_general", 1, "kernel"
     problems = ("has eigenvalues that did not converge", "b is not positive definite")
 
     def params(self, op, core_node):
@@ -104,13 +109,13 @@ class GeneralizedEighItem(_Spectral):
 
 @register_item(Eig)
 class EigItem(_Spectral):
-    what, name, complex_operands = "eig", "eig", True
+    what, name, complex_inputs = "eig", "eig", "kernel"
     problems = ("holds a nan or an inf", "has eigenvalues that did not converge")
 
 
 @register_item(SVD)
 class SVDItem(_Spectral):
-    what, name, float_output = "svd", "svd", -1
+    what, name, float_output, complex_inputs = "svd", "svd", -1, "kernel"
     problems = ("holds a nan or an inf", "has an SVD that did not converge")
 
     def params(self, op, core_node):
@@ -119,7 +124,7 @@ class SVDItem(_Spectral):
 
 @register_item(QR)
 class QRItem(_Spectral):
-    what, name, float_output = "qr", "qr", -1
+    what, name, float_output, complex_inputs = "qr", "qr", -1, "kernel"
     problems = ("could not be factored",)
 
     def params(self, op, core_node):
@@ -128,8 +133,7 @@ class QRItem(_Spectral):
 
 @register_item(Schur)
 class SchurItem(_Spectral):
-    what, name, complex_routines = "schur", "schur", True
-    complex_operands = True
+    what, name, complex_inputs = "schur", "schur", "same"
     problems = ("has no Schur form (the QR algorithm did not converge)",
                 "has eigenvalues too close to be separated for the sort",
                 "has leading eigenvalues that no longer satisfy the sort after reordering")
@@ -140,8 +144,7 @@ class SchurItem(_Spectral):
 
 @register_item(QZ)
 class QZItem(_Spectral):
-    what, name, complex_routines = "qz", "qz", True
-    complex_operands = True
+    what, name, complex_inputs = "qz", "qz", "same"
     problems = ("has no generalized Schur form (the QZ iteration did not converge)",
                 "could not be reordered for the sort (too ill-conditioned)")
 
@@ -153,7 +156,7 @@ class QZItem(_Spectral):
 class ExpmItem(_Spectral):
     """Computed in double for both float types (``tg_sp_expm``, spectral_common.h)."""
 
-    what, name = "expm", "expm"
+    what, name, complex_operands = "expm", "expm", False
     problems = ("has a singular Pade denominator",)
 
     def kernel(self, op, core_node):
@@ -166,7 +169,7 @@ class SolveDiscreteAREItem(_Spectral):
     """scipy's algorithm in double for both float types, as scipy computes (``tg_sp_dare``,
     spectral_common.h)."""
 
-    what, name = "solve_discrete_are", "dare"
+    what, name, complex_operands = "solve_discrete_are", "dare", False
     problems = ("holds a nan or an inf (a, b, q or r)", "q is not symmetric",
                 "r is not symmetric",
                 "pencil has no generalized Schur form (no stabilizing solution)",

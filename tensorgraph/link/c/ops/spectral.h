@@ -41,6 +41,28 @@ void LAPACK_TGSgges_(const char *jobvsl, const char *jobvsr, const char *sort,
                      const tg_lpint *ldvsr, TGT *work, const tg_lpint *lwork, tg_lpint *bwork,
                      tg_lpint *info, tg_lpstrlen, tg_lpstrlen, tg_lpstrlen);
 /* the complex routines: complex arguments are TGT pairs */
+void LAPACK_TGZheevd_(const char *jobz, const char *uplo, const tg_lpint *n, TGT *a,
+                      const tg_lpint *lda, TGT *w, TGT *work, const tg_lpint *lwork,
+                      TGT *rwork, const tg_lpint *lrwork, tg_lpint *iwork,
+                      const tg_lpint *liwork, tg_lpint *info, tg_lpstrlen, tg_lpstrlen);
+void LAPACK_TGZhegvd_(const tg_lpint *itype, const char *jobz, const char *uplo,
+                      const tg_lpint *n, TGT *a, const tg_lpint *lda, TGT *b,
+                      const tg_lpint *ldb, TGT *w, TGT *work, const tg_lpint *lwork,
+                      TGT *rwork, const tg_lpint *lrwork, tg_lpint *iwork,
+                      const tg_lpint *liwork, tg_lpint *info, tg_lpstrlen, tg_lpstrlen);
+void LAPACK_TGZgeev_(const char *jobvl, const char *jobvr, const tg_lpint *n, TGT *a,
+                     const tg_lpint *lda, TGT *w, TGT *vl, const tg_lpint *ldvl, TGT *vr,
+                     const tg_lpint *ldvr, TGT *work, const tg_lpint *lwork, TGT *rwork,
+                     tg_lpint *info, tg_lpstrlen, tg_lpstrlen);
+void LAPACK_TGZgesdd_(const char *jobz, const tg_lpint *m, const tg_lpint *n, TGT *a,
+                      const tg_lpint *lda, TGT *s, TGT *u, const tg_lpint *ldu, TGT *vt,
+                      const tg_lpint *ldvt, TGT *work, const tg_lpint *lwork, TGT *rwork,
+                      tg_lpint *iwork, tg_lpint *info, tg_lpstrlen);
+void LAPACK_TGZgeqrf_(const tg_lpint *m, const tg_lpint *n, TGT *a, const tg_lpint *lda,
+                      TGT *tau, TGT *work, const tg_lpint *lwork, tg_lpint *info);
+void LAPACK_TGZungqr_(const tg_lpint *m, const tg_lpint *n, const tg_lpint *k, TGT *a,
+                      const tg_lpint *lda, const TGT *tau, TGT *work, const tg_lpint *lwork,
+                      tg_lpint *info);
 typedef tg_lpint (*tg_TGZ_select1)(const TGT *);
 typedef tg_lpint (*tg_TGZ_select2)(const TGT *, const TGT *);
 void LAPACK_TGZgees_(const char *jobvs, const char *sort, tg_TGZ_select1 select,
@@ -90,11 +112,16 @@ static TG_COLD void tg_TGS_sp_store1(tg_array *o, const TGT *src)
     for (int64_t i = 0; i < o->shape[0]; i++) *(TGT *)TG_SP_AT1(o, i) = src[i];
 }
 
-/* a square 2-d view o = the identity (the orthogonal factors of an empty matrix) */
-static TG_COLD void tg_TGS_sp_eye(tg_array *o)
+/* a square 2-d view o = the identity (the unitary factors of an empty matrix; TGT pairs
+ * when ``pairs``) */
+static TG_COLD void tg_TGS_sp_eye(tg_array *o, int pairs)
 {
     for (int64_t i = 0; i < o->shape[0]; i++)
-        for (int64_t j = 0; j < o->shape[1]; j++) *(TGT *)TG_SP_AT2(o, i, j) = (TGT)(i == j);
+        for (int64_t j = 0; j < o->shape[1]; j++) {
+            TGT *to = (TGT *)TG_SP_AT2(o, i, j);
+            to[0] = (TGT)(i == j);
+            if (pairs) to[1] = 0;
+        }
 }
 
 /* eigh (params: lower, vectors): out w (ascending), and v when ``vectors`` (eigvalsh not) */
@@ -228,7 +255,7 @@ static TG_COLD int tg_TGS_sp_svd(tg_item *it)
     const tg_lpint k = m < n ? m : n, full = params[0], uv = params[1];
     const char jobz = !uv ? 'N' : full ? 'A' : 'S';
     if (k == 0) {  /* numpy: the full factors of an empty matrix are identities */
-        if (uv && full) { tg_TGS_sp_eye(out[0]); tg_TGS_sp_eye(out[2]); }
+        if (uv && full) { tg_TGS_sp_eye(out[0], 0); tg_TGS_sp_eye(out[2], 0); }
         return 0;
     }
     if (!tg_TGS_sp_finite(in[0])) return 1;   /* 1: a nan or an inf */
@@ -292,7 +319,7 @@ static TG_COLD int tg_TGS_sp_qr(tg_item *it)
     if (mode != 2 && m > 0) {
         if (k > 0) LAPACK_TGSorgqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
         if (k > 0) tg_TGS_sp_store(out[0], a, lda, 0);
-        else tg_TGS_sp_eye(out[0]);   /* no reflector: Q is the identity */
+        else tg_TGS_sp_eye(out[0], 0);   /* no reflector: Q is the identity */
     }
     free(work); free(a);
     return tg_sp_result(info, 1);
@@ -437,4 +464,177 @@ static TG_COLD int tg_TGS_sp_qz(tg_item *it)
     }
     free(work); free(bwork); free(a);
     return tg_sp_result(info, info <= n + 1 ? 1 : 2);
+}
+
+/* ---- the same ops of complex matrices (Hermitian for eigh): TGZ routines, pairs of TGT */
+
+/* eigh of a Hermitian matrix (params: lower, vectors): w real, v complex */
+static TG_COLD int tg_TGZ_sp_eigh(tg_item *it)
+{
+    const tg_lpint n = (tg_lpint)it->in[0]->shape[0], q = -1;
+    const char jobz = it->params[1] ? 'V' : 'N', uplo = it->params[0] ? 'L' : 'U';
+    if (n == 0) return 0;
+    tg_sp_threads();
+    TGT *a = malloc(sizeof(TGT) * (2 * (size_t)n * n + n)), *w = a + 2 * (int64_t)n * n;
+    TGT wq[2], rwq, *work = NULL, *rwork = NULL;
+    tg_lpint iwq, info, *iwork = NULL;
+    if (a == NULL) return TG_ITEM_NOMEM;
+    tg_TGZ_sp_load(a, n, it->in[0]);
+    LAPACK_TGZheevd_(&jobz, &uplo, &n, a, &n, w, wq, &q, &rwq, &q, &iwq, &q, &info, 1, 1);
+    const tg_lpint lwork = tg_sp_lwork(wq[0], 1), lrwork = tg_sp_lwork(rwq, 1);
+    const tg_lpint liwork = iwq > 1 ? iwq : 1;
+    work = malloc(2 * sizeof(TGT) * lwork);
+    rwork = malloc(sizeof(TGT) * lrwork);
+    iwork = malloc(sizeof(tg_lpint) * liwork);
+    if (work == NULL || rwork == NULL || iwork == NULL) info = TG_SP_NOMEM;
+    else LAPACK_TGZheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork,
+                          &liwork, &info, 1, 1);
+    if (info == 0) {
+        tg_TGS_sp_store1(it->out[0], w);
+        if (it->params[1]) tg_TGS_sp_store(it->out[1], a, n, 1);
+    }
+    free(work); free(rwork); free(iwork); free(a);
+    return tg_sp_result(info, 1);
+}
+
+/* the generalized eigh of Hermitian a and Hermitian positive definite b (params: lower) */
+static TG_COLD int tg_TGZ_sp_eigh_general(tg_item *it)
+{
+    const tg_lpint n = (tg_lpint)it->in[0]->shape[0], q = -1, itype = 1;
+    const char uplo = it->params[0] ? 'L' : 'U';
+    if (n == 0) return 0;
+    tg_sp_threads();
+    TGT *a = malloc(sizeof(TGT) * (4 * (size_t)n * n + n)), *b = a + 2 * (int64_t)n * n;
+    TGT *w = b + 2 * (int64_t)n * n, wq[2], rwq, *work = NULL, *rwork = NULL;
+    tg_lpint iwq, info, *iwork = NULL;
+    if (a == NULL) return TG_ITEM_NOMEM;
+    tg_TGZ_sp_load(a, n, it->in[0]);
+    tg_TGZ_sp_load(b, n, it->in[1]);
+    LAPACK_TGZhegvd_(&itype, "V", &uplo, &n, a, &n, b, &n, w, wq, &q, &rwq, &q, &iwq, &q,
+                     &info, 1, 1);
+    const tg_lpint lwork = tg_sp_lwork(wq[0], 1), lrwork = tg_sp_lwork(rwq, 1);
+    const tg_lpint liwork = iwq > 1 ? iwq : 1;
+    work = malloc(2 * sizeof(TGT) * lwork);
+    rwork = malloc(sizeof(TGT) * lrwork);
+    iwork = malloc(sizeof(tg_lpint) * liwork);
+    if (work == NULL || rwork == NULL || iwork == NULL) info = TG_SP_NOMEM;
+    else LAPACK_TGZhegvd_(&itype, "V", &uplo, &n, a, &n, b, &n, w, work, &lwork, rwork,
+                          &lrwork, iwork, &liwork, &info, 1, 1);
+    if (info == 0) {
+        tg_TGS_sp_store1(it->out[0], w);
+        tg_TGS_sp_store(it->out[1], a, n, 1);
+    }
+    free(work); free(rwork); free(iwork); free(a);
+    return tg_sp_result(info, info > 0 && info <= n ? 1 : 2);
+}
+
+/* eig of a complex matrix: w, v complex; refuses nan and inf */
+static TG_COLD int tg_TGZ_sp_eig(tg_item *it)
+{
+    const tg_lpint n = (tg_lpint)it->in[0]->shape[0], q = -1, one = 1;
+    if (n == 0) return 0;
+    if (!tg_TGS_sp_finite(it->in[0])) return 1;
+    tg_sp_threads();
+    TGT *a = malloc(sizeof(TGT) * (4 * (size_t)n * n + 4 * (size_t)n));
+    TGT *vr = a + 2 * (int64_t)n * n, *w = vr + 2 * (int64_t)n * n, *rwork = w + 2 * n;
+    TGT wq[2], vl[2], *work = NULL;
+    tg_lpint info;
+    if (a == NULL) return TG_ITEM_NOMEM;
+    tg_TGZ_sp_load(a, n, it->in[0]);
+    LAPACK_TGZgeev_("N", "V", &n, a, &n, w, vl, &one, vr, &n, wq, &q, rwork, &info, 1, 1);
+    const tg_lpint lwork = tg_sp_lwork(wq[0], 2 * n);
+    if ((work = malloc(2 * sizeof(TGT) * lwork)) == NULL) info = TG_SP_NOMEM;
+    else LAPACK_TGZgeev_("N", "V", &n, a, &n, w, vl, &one, vr, &n, work, &lwork, rwork, &info,
+                         1, 1);
+    if (info == 0) {
+        for (tg_lpint j = 0; j < n; j++) {
+            TGT *to = (TGT *)TG_SP_AT1(it->out[0], j);
+            to[0] = w[2 * j];
+            to[1] = w[2 * j + 1];
+        }
+        tg_TGS_sp_store(it->out[1], vr, n, 1);
+    }
+    free(work); free(a);
+    return tg_sp_result(info, 2);
+}
+
+/* svd of a complex matrix (params: full_matrices, compute_uv): u, vh complex, s real */
+static TG_COLD int tg_TGZ_sp_svd(tg_item *it)
+{
+    const tg_array *x = it->in[0];
+    tg_array *const *out = it->out;
+    const tg_lpint m = (tg_lpint)x->shape[0], n = (tg_lpint)x->shape[1], q = -1;
+    const tg_lpint k = m < n ? m : n, full = it->params[0], uv = it->params[1];
+    const char jobz = !uv ? 'N' : full ? 'A' : 'S';
+    if (k == 0) {
+        if (uv && full) { tg_TGS_sp_eye(out[0], 1); tg_TGS_sp_eye(out[2], 1); }
+        return 0;
+    }
+    if (!tg_TGS_sp_finite(x)) return 1;
+    tg_sp_threads();
+    const tg_lpint ucols = uv ? (full ? m : k) : 1, vrows = uv ? (full ? n : k) : 1;
+    const tg_lpint ldu = uv ? m : 1, vcols = uv ? n : 1, big = m > n ? m : n;
+    const int64_t lrwork = !uv ? 7 * (int64_t)k :
+        (int64_t)k * (5 * k + 7 > 2 * big + 2 * k + 1 ? 5 * k + 7 : 2 * big + 2 * k + 1);
+    TGT *a = malloc(sizeof(TGT) * (2 * ((size_t)m * n + (size_t)ldu * ucols +
+                                        (size_t)vrows * vcols) + k + lrwork));
+    TGT *u = a + 2 * (int64_t)m * n, *vt = u + 2 * (int64_t)ldu * ucols;
+    TGT *s = vt + 2 * (int64_t)vrows * vcols, *rwork = s + k, wq[2], *work = NULL;
+    tg_lpint *iwork = malloc(sizeof(tg_lpint) * 8 * (size_t)k), info;
+    if (a == NULL || iwork == NULL) { free(a); free(iwork); return TG_ITEM_NOMEM; }
+    tg_TGZ_sp_load(a, m, x);
+    LAPACK_TGZgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &vrows, wq, &q, rwork, iwork, &info,
+                     1);
+    const tg_lpint lwork = tg_sp_lwork(wq[0], 1);
+    if ((work = malloc(2 * sizeof(TGT) * lwork)) == NULL) info = TG_SP_NOMEM;
+    else LAPACK_TGZgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &vrows, work, &lwork, rwork,
+                          iwork, &info, 1);
+    if (info == 0) {
+        tg_TGS_sp_store1(out[uv ? 1 : 0], s);
+        if (uv) {
+            tg_TGS_sp_store(out[0], u, ldu, 1);
+            tg_TGS_sp_store(out[2], vt, vrows, 1);
+        }
+    }
+    free(work); free(iwork); free(a);
+    return tg_sp_result(info, 2);
+}
+
+/* qr of a complex matrix (params: mode 0 full, 1 economic, 2 r) */
+static TG_COLD int tg_TGZ_sp_qr(tg_item *it)
+{
+    const tg_lpint m = (tg_lpint)it->in[0]->shape[0], n = (tg_lpint)it->in[0]->shape[1];
+    const tg_lpint k = m < n ? m : n, mode = it->params[0], q = -1;
+    const tg_lpint qcols = mode == 0 ? m : k, lda = m > 1 ? m : 1;
+    const int64_t rrows = mode == 1 ? k : m, cols = n > qcols ? n : qcols;
+    tg_array *r = it->out[mode == 2 ? 0 : 1];
+    TGT *a = malloc(2 * sizeof(TGT) * ((size_t)lda * tg_sp_max1(cols) + tg_sp_max1(k)));
+    TGT *tau = a + 2 * (int64_t)lda * tg_sp_max1(cols), *work = NULL, wq[2];
+    tg_lpint info = 0, lwork = 1;
+    if (a == NULL) return TG_ITEM_NOMEM;
+    tg_sp_threads();
+    tg_TGZ_sp_load(a, lda, it->in[0]);
+    if (k > 0) {
+        LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, wq, &q, &info);
+        lwork = tg_sp_lwork(wq[0], n);
+        if (mode != 2) {
+            LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, wq, &q, &info);
+            lwork = tg_sp_lwork(wq[0], lwork);
+        }
+        if ((work = malloc(2 * sizeof(TGT) * lwork)) == NULL) { free(a); return TG_ITEM_NOMEM; }
+        LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    }
+    for (int64_t i = 0; i < rrows; i++)
+        for (int64_t j = 0; j < n; j++) {
+            TGT *to = (TGT *)TG_SP_AT2(r, i, j);
+            to[0] = i <= j ? a[2 * (i + j * lda)] : 0;
+            to[1] = i <= j ? a[2 * (i + j * lda) + 1] : 0;
+        }
+    if (mode != 2 && m > 0) {
+        if (k > 0) LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
+        if (k > 0) tg_TGS_sp_store(it->out[0], a, lda, 1);
+        else tg_TGS_sp_eye(it->out[0], 1);
+    }
+    free(work); free(a);
+    return tg_sp_result(info, 1);
 }

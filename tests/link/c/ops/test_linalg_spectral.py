@@ -440,3 +440,32 @@ def test_the_quick_tier_gives_the_optimized_bits():
     for quick, optimized in zip((c[0] for c in vm.output_storage), f(data)):
         assert quick.dtype == optimized.dtype
         np.testing.assert_array_equal(quick.view(np.uint8), optimized.view(np.uint8))
+
+
+def crand(shape, seed, dtype):
+    return (rand(shape, seed) + 1j * rand(shape, seed + 1000)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_matrices_use_lapack_s_complex_routines(dtype):
+    tol = TOL["float32" if dtype == "complex64" else "float64"]
+    a, b, p = tt.tensor3("a", dtype=dtype), tt.matrix("b", dtype=dtype), tt.tensor3(dtype=dtype)
+    outs = [*la.eigh(a), la.eigvalsh(b, lower=False), *la.eigh(a, p), *la.eig(b), *la.svd(a),
+            la.svd(b, compute_uv=False), *la.qr(a), *la.qr(b, mode="economic")]
+    f = compiled([a, b, p], outs)
+    h = crand((2, 4, 4), 600, dtype)
+    h = h + ct(h)
+    g = strided(crand((4, 4), 601, dtype))
+    pd = h @ ct(h) + 4 * np.eye(4, dtype=dtype)
+    w, v, wb, gw, gv, ew, ev, u, s, vh, sb, q, r, qb, rb = f(h, g, pd)
+    close = dict(rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(h @ v, v * w[..., None, :], **close)
+    np.testing.assert_allclose(wb, np.linalg.eigvalsh(g, UPLO="U"), **close)
+    np.testing.assert_allclose(h @ gv, pd @ gv * gw[..., None, :], **close)
+    np.testing.assert_allclose(g @ ev, ev * ew, **close)
+    np.testing.assert_allclose((u * s[..., None, :]) @ vh, h, **close)
+    np.testing.assert_allclose(sb, np.linalg.svd(g, compute_uv=False), **close)
+    np.testing.assert_allclose(q @ r, h, **close)
+    np.testing.assert_allclose(qb @ rb, g, **close)
+    assert v.dtype == ev.dtype == u.dtype == q.dtype == dtype
+    assert w.dtype == s.dtype == np.finfo(dtype).dtype

@@ -1,11 +1,16 @@
 # The two set-up commands of the README.  Both create .venv on first use and reinstall only
 # when pyproject.toml changes (a stamp file per command records its last install).
 #   make run   installs what the tutorials use (the notebook layer, Dask, JAX and Numba);
-#   make test  installs everything the tests use on top (PyTorch, Playwright, pytest, ...).
+#   make test  installs everything the tests use on top (PyTorch, Playwright, pytest, ...),
+#              runs them, then runs the PyTensor bridge's tests (tests/pytensor_bridge) in
+#              .venv-pymc: PyMC pins PyTensor 2.38, which pins a numba older than the numba
+#              extra's, so the bridge gets a venv of its own (the pymc-test extra).
 PYTHON ?= python3
 VENV   := .venv
 RUN_STAMP  := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
+PYMC_VENV  := .venv-pymc
+PYMC_STAMP := $(PYMC_VENV)/.installed-pymc-test
 # JupyterLab refuses to start as root unless told; containers often run as root.
 ROOT_OK := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -15,8 +20,9 @@ run: $(RUN_STAMP)
 	@echo "Starting JupyterLab on notebooks/ - open the http://127.0.0.1:... URL printed below."
 	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --notebook-dir=notebooks $(ROOT_OK)
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(PYMC_STAMP)
 	$(VENV)/bin/python -m pytest
+	$(PYMC_VENV)/bin/python -m pytest tests/pytensor_bridge
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,3 +36,11 @@ $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
 $(TEST_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet -e '.[notebook,test]'
 	touch $@ $(RUN_STAMP)
+
+$(PYMC_VENV)/bin/python:
+	$(PYTHON) -m venv $(PYMC_VENV)
+	$(PYMC_VENV)/bin/python -m pip install --quiet --upgrade pip
+
+$(PYMC_STAMP): pyproject.toml | $(PYMC_VENV)/bin/python
+	$(PYMC_VENV)/bin/python -m pip install --quiet -e '.[pymc-test]'
+	touch $@

@@ -1,0 +1,238 @@
+"""``from_pytensor``: a PyTensor graph turned into a tensorgraph graph, node by node.
+
+Why a table: this is a back end in reverse. Each PyTensor op class has a conversion registered
+in ``TABLE`` (a ``tensorgraph.graph.registry.Registry``, the one registration convention of
+every back end): ``@register(PyTensorOpClass)`` over ``convert(op, node, *inputs)``, which gets
+the PyTensor op and node and the node's inputs already converted and returns the tensorgraph
+outputs (one variable or a list). A conversion raising ``NotImplementedError(reason)`` declines
+the node. A node without a conversion, a declined one, or one whose conversion gives outputs
+of another dtype or rank than PyTensor's, becomes a ``PyTensorPerform`` node calling the
+PyTensor op's own ``perform``: every graph converts, and ``unsupported`` lists such nodes.
+
+Names are kept (PyMC's value variables ``mu``, ``sigma_log__``, its log-probability terms), and
+so are PyTensor's semantics where tensorgraph's defaults differ: a conversion builds the
+tensorgraph op that computes what the PyTensor op computes (``TrueDiv`` between integers is a
+true division whatever ``config.int_division`` says), never tensorgraph's operators on them.
+
+Values that are not variables on the tensorgraph side (a ``slice`` made by ``MakeSlice``,
+``None`` for ``np.newaxis``) are carried as Python objects, which the indexing conversions
+read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorgraph.graph.basic import Constant, Variable, graph_inputs, io_toposort
+from tensorgraph.graph.fg import FunctionGraph
+from tensorgraph.graph.registry import Registry
+from tensorgraph.graph.shared import shared
+from tensorgraph.graph.utils import SourceFrame
+from tensorgraph.pytensor import compat
+from tensorgraph.pytensor.perform_node import PyTensorPerform
+from tensorgraph.pytensor.unwrap import unwrap
+from tensorgraph.scalar.basic import ScalarType
+from tensorgraph.scalar.basic import constant as scalar_constant
+from tensorgraph.tensor.basic import constant as tensor_constant
+from tensorgraph.tensor.random.type import RandomGeneratorType
+from tensorgraph.tensor.type import TensorType
+
+__all__ = ["TABLE", "register", "conversion", "from_pytensor", "convert_type", "unsupported"]
+
+#: PyTensor op class -> ``convert(op, node, *inputs)``
+TABLE = Registry("PyTensor import", "tensorgraph.pytensor", ("ops",))
+register, conversion = TABLE.register, TABLE.lookup
+
+
+def convert_type(pt_type):
+    """The tensorgraph type of a PyTensor type (tensor, scalar, random generator), or
+    NotImplementedError naming it."""
+    pt = compat.pytensor_modules()
+    if isinstance(pt_type, pt.TensorType):
+        return TensorType(pt_type.dtype, pt_type.shape)
+    if isinstance(pt_type, pt.ScalarType):
+        return ScalarType(pt_type.dtype)
+    if isinstance(pt_type, pt.RandomGeneratorType):
+        return RandomGeneratorType()
+    raise NotImplementedError(f"no tensorgraph type for the PyTensor type {pt_type} "
+                              f"({type(pt_type).__name__})")
+
+
+def _convert_constant(var):
+    pt = compat.pytensor_modules()
+    if isinstance(var.type, pt.NoneTypeT):
+        return None
+    if isinstance(var.type, pt.SliceType):
+        return var.data
+    if isinstance(var.type, pt.ScalarType):
+        return scalar_constant(var.data, name=var.name, dtype=var.type.dtype)
+    if isinstance(var.type, pt.TensorType):
+        out = tensor_constant(np.asarray(var.data, dtype=var.type.dtype), name=var.name)
+        if out.type.shape != var.type.shape:  # a static shape PyTensor knows: keep it
+            out = Constant(TensorType(var.type.dtype, var.type.shape), out.data, name=var.name)
+        return out
+    if isinstance(var.type, pt.RandomGeneratorType):
+        return Constant(RandomGeneratorType(), var.data, name=var.name)
+    raise NotImplementedError(f"no tensorgraph constant for {var} of type {var.type}")
+
+
+def _input_variable(var):
+    return convert_type(var.type)(name=var.name)
+
+
+def _trace(pt_var) -> tuple:
+    """PyTensor's creation trace of a variable as tensorgraph frames (innermost first)."""
+    trace = getattr(pt_var.tag, "trace", None)
+    if not trace:
+        return ()
+    frames = trace[-1] if isinstance(trace[-1], list | tuple) and trace[-1] and \
+        isinstance(trace[-1][0], tuple | list) else trace
+    out = []
+    for frame in reversed(list(frames)):
+        try:
+            filename, lineno, name = frame[0], frame[1], frame[2]
+        except (TypeError, IndexError):
+            continue
+        out.append(SourceFrame(filename, lineno, name))
+    return tuple(out)
+
+
+def _same_kind(tg_var, pt_var) -> bool:
+    tg_type, pt_type = tg_var.type, pt_var.type
+    if getattr(pt_type, "dtype", None) != getattr(tg_type, "dtype", None):
+        return False
+    return getattr(pt_type, "ndim", None) == getattr(tg_type, "ndim", None)
+
+
+def _perform_node(node, inputs, reason: str):
+    for pt_in, value in zip(node.inputs, inputs):
+        if not isinstance(value, Variable):
+            raise NotImplementedError(
+                f"the PyTensor op {node.op} has no conversion ({reason}) and its input "
+                f"{pt_in} ({pt_in.type}) has no tensorgraph type, so it cannot run as a "
+                "PyTensor perform node either")
+    out_types = [convert_type(o.type) for o in node.outputs]
+    return _as_list(PyTensorPerform(node, out_types, reason)(*inputs))
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, list | tuple) else [out]
+
+
+def convert_node(node, inputs) -> list:
+    """The tensorgraph outputs computing what PyTensor's ``node`` computes, from the converted
+    ``inputs`` (see the module docstring)."""
+    impl = conversion(node.op)
+    reason = f"no conversion is registered for {type(node.op).__name__}"
+    if impl is not None:
+        try:
+            outs = _as_list(impl(node.op, node, *inputs))
+        except NotImplementedError as exc:
+            reason = str(exc) or reason
+        else:
+            if len(outs) != len(node.outputs):
+                raise RuntimeError(f"the conversion of {node.op} gave {len(outs)} outputs, "
+                                   f"PyTensor's node has {len(node.outputs)}")
+            bad = [(t, p) for t, p in zip(outs, node.outputs)
+                   if isinstance(t, Variable) and not _same_kind(t, p)]
+            if not bad:
+                return outs
+            t, p = bad[0]
+            reason = (f"the conversion gave {getattr(t, 'type', t)} where PyTensor computes "
+                      f"{p.type}")
+    return _perform_node(node, inputs, reason)
+
+
+def from_pytensor(outputs, inputs=None):
+    """``(inputs, outputs)``: tensorgraph variables computing what PyTensor's ``outputs`` compute
+    from ``inputs``.
+
+    ``outputs``: a PyTensor variable, a list of them, or a PyTensor ``FunctionGraph`` (its
+    inputs and outputs are then used). ``inputs``: the PyTensor variables that become the
+    tensorgraph inputs, in order; by default every non-constant variable the outputs depend on
+    (shared variables among them become tensorgraph shared variables holding the same value).
+    Names are kept. A single output variable gives a single output back.
+    """
+    pt = compat.pytensor_modules()
+    single = False
+    if isinstance(outputs, pt.FunctionGraph):
+        fgraph = outputs
+        inputs = list(fgraph.inputs) if inputs is None else inputs
+        outputs = list(fgraph.outputs)
+    elif isinstance(outputs, pt.Variable):
+        single, outputs = True, [outputs]
+    else:
+        outputs = list(outputs)
+    for out in outputs:
+        if not isinstance(out, pt.Variable):
+            raise TypeError(f"from_pytensor expects PyTensor variables or a FunctionGraph, got "
+                            f"{out!r} ({type(out).__name__})")
+    explicit = inputs is not None
+    if inputs is None:
+        inputs = [v for v in pt.graph_inputs(outputs) if not isinstance(v, pt.Constant)]
+    memo: dict = {}
+    tg_inputs = []
+    for var in inputs:
+        if not isinstance(var, pt.Variable):
+            raise TypeError(f"from_pytensor: inputs must be PyTensor variables, got {var!r}")
+        if isinstance(var, pt.SharedVariable) and not explicit:
+            memo[var] = _shared(var)
+        else:
+            memo[var] = _input_variable(var)
+            tg_inputs.append(memo[var])
+    for node in pt.io_toposort(inputs, outputs):
+        args = []
+        for var in node.inputs:
+            if var not in memo:
+                if not isinstance(var, pt.Constant):
+                    raise ValueError(f"from_pytensor: {node.op} needs {var} "
+                                     f"({var.type}), which is neither an input nor a constant")
+                memo[var] = _convert_constant(var)
+            args.append(memo[var])
+        outs = convert_node(node, args)
+        trace = _trace(node.outputs[0])
+        for pt_out, tg_out in zip(node.outputs, outs):
+            if pt_out.name and isinstance(tg_out, Variable):
+                tg_out.name = pt_out.name
+            if trace and isinstance(tg_out, Variable) and tg_out.owner is not None \
+                    and not getattr(tg_out.owner.tag, "pytensor_trace", False):
+                tg_out.owner.tag.trace = trace
+                tg_out.owner.tag.pytensor_trace = True
+            memo[pt_out] = tg_out
+    missing = [v for v in outputs if v not in memo]
+    for var in missing:
+        if isinstance(var, pt.Constant):
+            memo[var] = _convert_constant(var)
+        else:
+            raise ValueError(f"from_pytensor: the output {var} is not computed from the inputs")
+    tg_outputs = [memo[v] for v in outputs]
+    return tg_inputs, (tg_outputs[0] if single else tg_outputs)
+
+
+def _shared(var):
+    return shared(var.get_value(borrow=True), name=var.name, borrow=True)
+
+
+def unsupported(graph) -> list:
+    """The nodes of ``graph`` that run a PyTensor op's ``perform`` (no conversion), each as
+    ``(op name, reason)``, in the order they run. ``graph``: tensorgraph variables (one or a
+    list), a tensorgraph FunctionGraph or Function, or a PyTensor function compiled in mode
+    TENSORGRAPH (or a PyMC wrapper of one)."""
+    fgraph = _fgraph_of(graph)
+    if fgraph is not None:
+        nodes = fgraph.toposort()
+    else:
+        outs = [graph] if isinstance(graph, Variable) else list(graph)
+        nodes = io_toposort(graph_inputs(outs), outs)
+    return [(str(n.op.pt_op), n.op.reason) for n in nodes if isinstance(n.op, PyTensorPerform)]
+
+
+def _fgraph_of(graph):
+    if isinstance(graph, FunctionGraph):
+        return graph
+    maker = getattr(graph, "maker", None)
+    if maker is not None and isinstance(getattr(maker, "fgraph", None), FunctionGraph):
+        return maker.fgraph
+    if isinstance(graph, Variable) or isinstance(graph, list | tuple):
+        return None
+    return unwrap(graph).maker.fgraph

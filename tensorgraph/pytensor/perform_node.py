@@ -1,0 +1,46 @@
+"""``PyTensorPerform``: a tensorgraph node that runs a PyTensor op's own ``perform``.
+
+Why: the bridge converts PyTensor graphs op by op, and an op without a conversion entry (a
+PyMC or user op, a PyTensor op tensorgraph has no twin of) must still run, so that every graph
+compiles. Such a node keeps the PyTensor node it stands for and calls its op's ``perform`` on
+the same numpy values; the C back end runs it as any op without C (its ``perform`` in the
+loop). ``tensorgraph.pytensor.unsupported`` lists these nodes, and printing shows them as
+``PyTensor[OpName]``.
+"""
+
+from __future__ import annotations
+
+from tensorgraph.graph.basic import Apply
+from tensorgraph.graph.op import Op
+
+__all__ = ["PyTensorPerform"]
+
+
+class PyTensorPerform(Op):
+    """Runs ``pt_node.op.perform`` (``pt_node``: the PyTensor Apply node this node stands for).
+
+    ``reason`` says why the node was not converted (shown by ``unsupported``). Two such ops are
+    equal when they wrap equal PyTensor ops with the same output types, so merging keeps
+    working on converted graphs."""
+
+    __props__ = ("pt_op", "out_types")
+
+    def __init__(self, pt_node, out_types, reason: str = ""):
+        self.pt_node = pt_node
+        self.pt_op = pt_node.op
+        self.out_types = tuple(out_types)
+        self.reason = reason
+
+    def __str__(self):
+        return f"PyTensor[{self.pt_op}]"
+
+    def make_node(self, *inputs):
+        if len(inputs) != len(self.pt_node.inputs):
+            raise TypeError(f"{self} takes {len(self.pt_node.inputs)} inputs, got {len(inputs)}")
+        return Apply(self, list(inputs), [t() for t in self.out_types])
+
+    def perform(self, node, inputs, output_storage):
+        # PyTensor's perform writes into the same one-element lists tensorgraph uses
+        self.pt_op.perform(self.pt_node, list(inputs), output_storage)
+        for cell, out in zip(output_storage, node.outputs):
+            cell[0] = out.type.filter(cell[0]) if hasattr(out.type, "filter") else cell[0]

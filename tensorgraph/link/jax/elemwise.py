@@ -16,6 +16,8 @@ from tensorgraph.link.jax import (
     scalar_implementation,
 )
 from tensorgraph.scalar import math as sm
+from tensorgraph.scalar import special_functions as sf
+from tensorgraph.tensor import scalar_special as ss
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
 
@@ -98,9 +100,22 @@ _FLOAT_FUNCTIONS = {
     sm.Erf: _special("erf"), sm.Erfc: _special("erfc"), sm.Erfinv: _special("erfinv"),
     sm.Erfcinv: _erfcinv, sm.Gamma: _special("gamma"), sm.GammaLn: _gammaln,
     sm.Psi: _special("digamma"), sm.TriGamma: _trigamma,
+    ss.Erfcx: _special("erfcx"),
+    **{cls: _special(name) for cls, name in (
+        (sf.GammaInc, "gammainc"), (sf.GammaIncC, "gammaincc"), (sf.BetaInc, "betainc"),
+        (sf.I0, "i0"), (sf.I1, "i1"), (sf.I0e, "i0e"), (sf.I1e, "i1e"), (sf.Ndtr, "ndtr"),
+        (sf.LogNdtr, "log_ndtr"), (sf.OwensT, "owens_t"), (sf.Hyp2F1, "hyp2f1"))},
 }
+#: the special functions jax.scipy.special does not have
+_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaIncInv, sf.Ive, sf.Kve)
+
+
+def _missing(op, in_dtypes, out_dtypes):
+    raise NotImplementedError(f"jax.scipy.special has no {op.name}")
 
 register(Elemwise)(array_elemwise.elemwise(LIBRARY))
 register(DimShuffle)(array_elemwise.dimshuffle(LIBRARY))
 for _cls, _make in array_elemwise.registrations(LIBRARY, _FLOAT_FUNCTIONS).items():
     register_scalar(_cls)(_make)
+for _cls in _MISSING:
+    register_scalar(_cls)(_missing)

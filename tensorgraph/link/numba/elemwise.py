@@ -14,6 +14,8 @@ computing in float16 is refused.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
@@ -22,7 +24,10 @@ from tensorgraph.link.numba import register, register_scalar, scalar_implementat
 from tensorgraph.link.numba.codegen import literal
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
+from tensorgraph.scalar import scipy_capi
+from tensorgraph.scalar import special_functions as sf
 from tensorgraph.scalar.composite import Composite
+from tensorgraph.tensor import scalar_special as ss
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
 
@@ -396,12 +401,66 @@ def numba_gammaln(op, args, in_dtypes, out_dtypes, sc):
 
 
 def _no_numba(op, args, in_dtypes, out_dtypes, sc):
-    raise NotImplementedError(f"the scalar op {op.name} comes from scipy.special, which Numba "
-                              "does not compile")
+    raise NotImplementedError(f"the scalar op {op.name} comes from scipy.special, which has "
+                              "no compiled function of it for Numba to call")
 
 
-for _cls in (sm.Erfinv, sm.Erfcinv, sm.Psi, sm.TriGamma):
-    register_scalar(_cls)(_no_numba)
+register_scalar(sm.TriGamma)(_no_numba)
+
+
+@functools.lru_cache(maxsize=None)
+def scipy_external(name: str, variant: str):
+    """scipy's compiled ``name`` (``tensorgraph.scalar.scipy_capi``; variant 'd' or 'f') as
+    a function Numba calls by symbol, the symbol given this process's address: Numba's cached
+    machine code names the symbol, never the address, so it stays valid in a new process
+    (the generated module calls this when it is imported, before Numba loads its cache)."""
+    import llvmlite.binding
+    from numba import types
+
+    symbol = f"tg_sf_{name}_{variant}"
+    llvmlite.binding.add_symbol(symbol, scipy_capi.address(name, variant))
+    real = types.float64 if variant == "d" else types.float32
+    return types.ExternalFunction(
+        symbol, real(*[real] * scipy_capi.SCIPY_FUNCTIONS[name], types.intc))
+
+
+#: a helper calling scipy's function NAME (variant VARIANT) on ARGS; the pointer is bound
+#: when the generated module is imported (the lines after the function)
+SCIPY_CALL = '''
+def sf_NAME_VARIANT(ARGS):
+    return _sf_NAME_VARIANT(ARGS, 0)
+
+
+from tensorgraph.link.numba.elemwise import scipy_external as _scipy_external
+_sf_NAME_VARIANT = _scipy_external("NAME", "VARIANT")
+'''
+
+
+def _scipy_call(name):
+    """scipy's compiled function, in double (rounded to float32 after), or in float where
+    scipy computes float32 arrays so (betainc, betaincinv, erfinv), as FAST_RUN's C."""
+    def make(op, args, in_dtypes, out_dtypes, sc):
+        (out,) = out_dtypes
+        if out not in ("float32", "float64"):
+            raise NotImplementedError(f"{op.name} computing in {out}")
+        single = out == "float32" and scipy_capi.has_float_variant(name)
+        variant, compute = ("f", "float32") if single else ("d", "float64")
+        params = ", ".join(f"a{k}" for k in range(len(args)))
+        helper = sc.code.helper(f"sf_{name}_{variant}", SCIPY_CALL.replace("NAME", name)
+                                .replace("VARIANT", variant).replace("ARGS", params))
+        values = [sc.let(cast(a, d, compute)) for a, d in zip(args, in_dtypes)]
+        return f"np.{out}({helper}({', '.join(values)}))"
+    return make
+
+
+for _cls, _name in {sf.GammaInc: "gammainc", sf.GammaIncC: "gammaincc",
+                    sf.GammaIncInv: "gammaincinv", sf.GammaIncCInv: "gammainccinv",
+                    sf.BetaInc: "betainc", sf.BetaIncInv: "betaincinv", sf.I0: "i0",
+                    sf.I1: "i1", sf.I0e: "i0e", sf.I1e: "i1e", sf.Ive: "ive", sf.Kve: "kve",
+                    sf.Ndtr: "ndtr", sf.LogNdtr: "log_ndtr", sf.OwensT: "owens_t",
+                    sf.Hyp2F1: "hyp2f1", ss.Erfcx: "erfcx", sm.Erfinv: "erfinv",
+                    sm.Erfcinv: "erfcinv", sm.Psi: "psi"}.items():
+    register_scalar(_cls)(_scipy_call(_name))
 
 
 @register_scalar(Composite)

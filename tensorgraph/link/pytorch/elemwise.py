@@ -24,7 +24,9 @@ from tensorgraph.link.pytorch import (
 )
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
+from tensorgraph.scalar import special_functions as sf
 from tensorgraph.scalar.composite import Composite
+from tensorgraph.tensor import scalar_special as ss
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
 
 #: numpy dtypes PyTorch stores but has no arithmetic for: computed in int64 (see above)
@@ -179,13 +181,25 @@ _FLOAT_FUNCTIONS = {
     sm.Erf: _torch("special.erf"), sm.Erfc: _torch("special.erfc"),
     sm.Erfinv: _torch("special.erfinv"), sm.Erfcinv: _erfcinv, sm.Gamma: _gamma,
     sm.GammaLn: _gammaln, sm.Psi: _torch("special.digamma"), sm.TriGamma: _trigamma,
+    ss.Erfcx: _torch("special.erfcx"),
+    **{cls: _torch(f"special.{cls.scipy_name}") for cls in (
+        sf.GammaInc, sf.GammaIncC, sf.I0, sf.I1, sf.I0e, sf.I1e, sf.Ndtr, sf.LogNdtr)},
 }
+#: the special functions torch.special does not have
+_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaInc, sf.BetaIncInv, sf.Ive, sf.Kve,
+            sf.OwensT, sf.Hyp2F1)
+
+
+def _missing(op, in_dtypes, out_dtypes):
+    raise NotImplementedError(f"torch.special has no {op.name}")
 
 
 # the shared implementations first, then those PyTorch computes its own way
 _REGISTRATIONS = array_elemwise.registrations(LIBRARY, _FLOAT_FUNCTIONS)
 for _cls, _make in _REGISTRATIONS.items():
     register_scalar(_cls)(_make)
+for _cls in _MISSING:
+    register_scalar(_cls)(_missing)
 register(Elemwise)(array_elemwise.elemwise(LIBRARY))
 register(DimShuffle)(array_elemwise.dimshuffle(LIBRARY))
 

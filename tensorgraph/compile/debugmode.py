@@ -48,7 +48,7 @@ import warnings
 
 import numpy as np
 
-from tensorgraph import link
+from tensorgraph.link import registry as linkers
 from tensorgraph.compile.monitormode import HookMode, add_hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
@@ -394,7 +394,7 @@ class DebugMode(HookMode):
     # -- linking ---------------------------------------------------------------------------
 
     def c_available(self) -> bool:
-        return bool(self.c_linker) and link.is_registered(self.c_linker)
+        return bool(self.c_linker) and linkers.is_registered(self.c_linker)
 
     @property
     def linker(self):
@@ -421,10 +421,10 @@ class _DebugLinker:
         mode = self.mode
         use_c = mode.check_c and mode.c_available()
         main_name = "vm_nogc" if mode.check_py or not use_c else mode.c_linker
-        vm = link.get_linker(main_name).make_vm(fgraph, input_storage, storage_map)
+        vm = linkers.get_linker(main_name).make_vm(fgraph, input_storage, storage_map)
         alternatives = {}
         if use_c and mode.check_py:
-            other = link.get_linker(mode.c_linker).make_vm(fgraph)
+            other = linkers.get_linker(mode.c_linker).make_vm(fgraph)
             alternatives = {i: t for i, t in enumerate(other.thunks)
                             if str(getattr(t, "kind", "py")).lower().startswith("c")}
         checker = _NodeChecker(mode, vm, alternatives)

@@ -1,8 +1,8 @@
 """Compilation modes: which rewrites a function gets and which linker runs it.
 
-``Mode(linker, optimizer)`` pairs a linker name (see ``tensorgraph.link``) with a rewrite preset
-name. Named modes are kept in a registry so later parts (DebugMode, NanGuardMode, MonitorMode)
-register themselves instead of being special-cased here:
+``Mode(linker, optimizer)`` pairs a linker name (see ``tensorgraph.link.registry``) with a
+rewrite preset name. Named modes are kept in a registry so later parts (DebugMode,
+NanGuardMode, MonitorMode) register themselves instead of being special-cased here:
 
 * ``'FAST_COMPILE'``: the 'fast_compile' rewrites, the Python VM ('py').
 * ``'FAST_RUN'``: the 'fast_run' rewrites, the C VM ('cvm') when the C backend has registered
@@ -38,7 +38,7 @@ Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: it calls
 
 from __future__ import annotations
 
-from tensorgraph import link
+from tensorgraph.link import registry as linkers
 from tensorgraph.configdefaults import config
 from tensorgraph.configparser import ModeParam
 from tensorgraph.rewriting.basic import GraphRewriter
@@ -99,7 +99,7 @@ class Mode:
         self.provided_linker = linker
         self._fallback = fallback
         if isinstance(linker, str) and not fallback:
-            link.get_linker(linker)  # fail now, listing the available names
+            linkers.get_linker(linker)  # fail now, listing the available names
         elif not isinstance(linker, str) and not hasattr(linker, "make_vm"):
             raise TypeError(f"Mode(linker=...) takes a linker name or an object with make_vm, "
                             f"got {type(linker).__name__}")
@@ -111,7 +111,7 @@ class Mode:
         name = self.provided_linker
         if not isinstance(name, str):
             return getattr(name, "name", type(name).__name__)
-        if self._fallback and not link.is_registered(name):
+        if self._fallback and not linkers.is_registered(name):
             return _PYTHON_FALLBACK.get(name, "vm")
         return name
 
@@ -120,7 +120,7 @@ class Mode:
         """A fresh linker object for this mode."""
         if not isinstance(self.provided_linker, str):
             return self.provided_linker
-        return link.get_linker(self.linker_name)
+        return linkers.get_linker(self.linker_name)
 
     #: tags added to / removed from / required of the preset's rewrites (see ``including``)
     rewrite_including: tuple = ()

@@ -1,10 +1,10 @@
 """Linker classes by the names PyTensor code constructs them with.
 
-tensorgraph's linkers are found by name (``Mode(linker='cvm')``, ``tensorgraph.link``); code
-written for PyTensor builds linker objects instead: ``Mode(linker=PerformLinker())``,
-``VMLinker(allow_gc=False, use_cloop=True)``, ``CLinker()``. Each class here is such an
-object: its arguments pick the tensorgraph linker that does the same, which links the graph
-(``make_vm``). ``linker.name`` says which one it is.
+tensorgraph's linkers are found by name (``Mode(linker='cvm')``,
+``tensorgraph.link.registry``); code written for PyTensor builds linker objects instead:
+``Mode(linker=PerformLinker())``, ``VMLinker(allow_gc=False, use_cloop=True)``, ``CLinker()``.
+Each class here is such an object: its arguments pick the tensorgraph linker that does the
+same, which links the graph (``make_vm``). ``linker.name`` says which one it is.
 
 ===================================================  ===========================
 PyTensor                                             tensorgraph linker
@@ -28,7 +28,7 @@ PyTensor's); use ``tensorgraph.function`` for that.
 
 from __future__ import annotations
 
-from tensorgraph import link
+from tensorgraph.link.registry import get_linker
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.shared import Container
@@ -39,7 +39,7 @@ __all__ = ["Linker", "PerformLinker", "VMLinker", "CLinker", "OpWiseCLinker"]
 
 class Linker:
     """A linker object: ``make_vm(fgraph, input_storage=None, storage_map=None)`` links a
-    graph (see ``tensorgraph.link``). The subclasses below delegate to a named linker."""
+    graph (see ``tensorgraph.link.registry``). The subclasses below delegate to a named linker."""
 
     #: the tensorgraph linker this object stands for
     name: str = ""
@@ -48,7 +48,7 @@ class Linker:
     fgraph = None
 
     def make_vm(self, fgraph, input_storage=None, storage_map=None):
-        return link.get_linker(self.name).make_vm(fgraph, input_storage, storage_map)
+        return get_linker(self.name).make_vm(fgraph, input_storage, storage_map)
 
     # -- use by hand: accept a graph, then make a thunk or a function of it ----------------
 

@@ -15,7 +15,10 @@ from __future__ import annotations
 import threading
 import weakref
 
+from tensorgraph.link.registry import register_linker
+
 __all__ = ["Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker"]
+
 
 class Program:
     """One compiled function of a back end for one FunctionGraph (see the module docstring).
@@ -126,8 +129,7 @@ class WholeGraphLinker:
 
 def registered_linker(cls: type) -> type:
     """Class decorator: make a ``WholeGraphLinker`` subclass the linker ``cls.name``
-    (``tensorgraph.link.register_linker``), as each back end's linker module does on import."""
-    from tensorgraph import link
-
-    link.register_linker(cls.name, cls)
+    (``tensorgraph.link.registry.register_linker``), as each back end's linker module does on
+    import."""
+    register_linker(cls.name, cls)
     return cls

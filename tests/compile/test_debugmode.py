@@ -8,7 +8,7 @@ import pytest
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph import link
+from tensorgraph.link import registry as linkers
 from tensorgraph.compile import mode as mode_module
 from tensorgraph.compile.debugmode import (
     BadDestroyMap,
@@ -101,9 +101,9 @@ class AltLinker(PyVMLinker):
 
 @pytest.fixture
 def alt_linker():
-    link.register_linker("test_alt", lambda: AltLinker(False, "test_alt"))
+    linkers.register_linker("test_alt", lambda: AltLinker(False, "test_alt"))
     yield "test_alt"
-    link._LINKERS.pop("test_alt", None)
+    linkers._LINKERS.pop("test_alt", None)
 
 
 def quiet(**kw):
@@ -342,12 +342,12 @@ def test_named_mode_and_import_paths():
     assert tg.function([x], x * 2, mode="DebugMode")([1.0]).tolist() == [2.0]
 
 
-@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+@pytest.mark.skipif(not linkers.is_registered("c|py_nogc"), reason="the C linkers are not built")
 def test_real_c_thunks_are_compared_with_perform():
     x = tt.dvector("x")
     f = tg.function([x], tt.exp(x) * 2 + 1, mode=quiet())
     kinds = {str(getattr(t, "kind", "")) for t in
-             link.get_linker("c|py_nogc").make_vm(f.maker.fgraph).thunks}
+             linkers.get_linker("c|py_nogc").make_vm(f.maker.fgraph).thunks}
     assert "c" in kinds
     np.testing.assert_allclose(f([0.0, 1.0]), np.exp([0.0, 1.0]) * 2 + 1)
 
@@ -426,7 +426,7 @@ class TwiceWithWrongC(COp):
         return (1,)
 
 
-@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+@pytest.mark.skipif(not linkers.is_registered("c|py_nogc"), reason="the C linkers are not built")
 def test_real_c_code_disagreeing_with_perform_is_reported():
     x = tt.dvector("x")
     y = TwiceWithWrongC()(x)
@@ -479,7 +479,7 @@ class CubeWritingItsInput(COp):
         return (1,)
 
 
-@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+@pytest.mark.skipif(not linkers.is_registered("c|py_nogc"), reason="the C linkers are not built")
 def test_a_c_kernel_writing_an_undeclared_input_is_a_bad_destroy_map():
     x = tt.dvector("x")
     f = tg.function([x], CubeWritingItsInput("writes_input")(x) * 2, mode=quiet())
@@ -488,7 +488,7 @@ def test_a_c_kernel_writing_an_undeclared_input_is_a_bad_destroy_map():
         f(np.array([1.0, 2.0]))
 
 
-@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+@pytest.mark.skipif(not linkers.is_registered("c|py_nogc"), reason="the C linkers are not built")
 def test_a_c_kernel_returning_an_undeclared_view_is_a_bad_view_map():
     x = tt.dvector("x")
     f = tg.function([x], CubeWritingItsInput("views_input")(x) * 2, mode=quiet())
@@ -595,7 +595,7 @@ def test_elemwise_perform_never_returns_an_input():
     assert not np.shares_memory(storage[0][0], inputs[1])
 
 
-@pytest.mark.skipif(not link.is_registered("c|py_nogc"), reason="the C linkers are not built")
+@pytest.mark.skipif(not linkers.is_registered("c|py_nogc"), reason="the C linkers are not built")
 def test_a_c_view_of_a_constant_is_not_reported_as_new_memory():
     """C thunks read constants from the module's own copy, not from the cell DebugMode fills:
     a DimShuffle of a constant (mean over a static length-1 axis) warned that it "returned new

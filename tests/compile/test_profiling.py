@@ -10,7 +10,7 @@ import pytest
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph import link
+from tensorgraph.link import registry as linkers
 from tensorgraph.compile import ProfileStats
 from tensorgraph.configdefaults import config
 from tensorgraph.link.vm import PyVMLinker
@@ -216,14 +216,14 @@ class NativeVM:
 
 
 def test_node_times_supplied_by_the_linker_are_used():
-    link.register_linker("test_native", lambda: NativeTimesLinker(None, "test_native"))
+    linkers.register_linker("test_native", lambda: NativeTimesLinker(None, "test_native"))
     try:
         x = tt.dvector("x")
         f = tg.function([x], tt.exp(x) + 1, profile=True, mode=tg.Mode("test_native", None))
         f([1.0, 2.0])
         f([1.0, 2.0])
     finally:
-        link._LINKERS.pop("test_native")
+        linkers._LINKERS.pop("test_native")
     rows = f.profile.as_records()
     assert [r["seconds"] for r in rows] == [0.5] * len(rows)
     assert [r["calls"] for r in rows] == [2] * len(rows)

@@ -6,7 +6,7 @@ import pytest
 
 import tensorgraph as tg
 import tensorgraph.tensor as tt
-from tensorgraph import link
+from tensorgraph.link import registry as linkers
 from tensorgraph.compile.mode import FAST_COMPILE, FAST_RUN, Mode, get_mode, register_mode
 from tensorgraph.configdefaults import config
 from tensorgraph.graph import Apply, Op
@@ -214,11 +214,11 @@ def test_hooked_path_reports_node_errors_too():
 
 
 def test_linker_registry_lists_available_names():
-    assert {"py", "vm", "vm_nogc"} <= set(link.available_linkers())
+    assert {"py", "vm", "vm_nogc"} <= set(linkers.available_linkers())
     with pytest.raises(ValueError, match="not available.*py"):
-        link.get_linker("no-such-linker")
+        linkers.get_linker("no-such-linker")
     with pytest.raises(TypeError):
-        link.register_linker("bad", 3)
+        linkers.register_linker("bad", 3)
 
 
 def test_registered_linker_is_used_by_mode():
@@ -229,22 +229,22 @@ def test_registered_linker_is_used_by_mode():
 
         def make_vm(self, fgraph, input_storage=None, storage_map=None):
             made.append(fgraph)
-            return link.get_linker("vm").make_vm(fgraph, input_storage, storage_map)
+            return linkers.get_linker("vm").make_vm(fgraph, input_storage, storage_map)
 
-    link.register_linker("test-wrapping", Wrapping)
+    linkers.register_linker("test-wrapping", Wrapping)
     try:
         x = tt.dvector("x")
         f = tg.function([x], x + 1, mode=Mode("test-wrapping"))
         np.testing.assert_array_equal(f([1.0]), [2.0])
         assert made == [f.maker.fgraph]
     finally:
-        link._LINKERS.pop("test-wrapping")
+        linkers._LINKERS.pop("test-wrapping")
 
 
 def test_named_modes():
     assert get_mode("FAST_COMPILE").linker_name == "py"
     assert get_mode("FAST_COMPILE") == FAST_COMPILE
-    expected = "cvm" if link.is_registered("cvm") else "vm"
+    expected = "cvm" if linkers.is_registered("cvm") else "vm"
     assert get_mode("FAST_RUN").linker_name == expected == FAST_RUN.linker_name
     assert get_mode(FAST_COMPILE) is FAST_COMPILE
     with pytest.raises(ValueError, match="unknown mode 'FAST'.*FAST_COMPILE"):

@@ -34,7 +34,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.op import node_thunk
-from tensorgraph.link import register_linker
+from tensorgraph.link.registry import register_linker
 from tensorgraph.link.c.compiler import (
     CompilationUnavailable,
     CompileError,

@@ -38,7 +38,7 @@ LAYERS = [
     ("scan", ["tensorgraph.scan", "tensorgraph.ifelse"]),
     ("link", ["tensorgraph.link"]),
     ("compile", ["tensorgraph.compile"]),
-    ("front ends", ["tensorgraph.notebook", "tensorgraph.dask"]),
+    ("front ends", ["tensorgraph.notebook", "tensorgraph.dask", "tensorgraph.pytensor"]),
     ("package", ["tensorgraph", "tensorgraph.__main__"]),
 ]
 

@@ -44,13 +44,6 @@ class TensorgraphLinker(JITLinker):
     def create_thunk_inputs(self, storage_map):
         return [storage_map[v] for v in self.fgraph.inputs]
 
-    def __getstate__(self):
-        # a pristine linker pickles (the Mode holds one); an accepted one drops its graph
-        state = dict(self.__dict__)
-        if state.get("fgraph") is not None:
-            state["fgraph"] = None
-        return state
-
 
 #: the mode, also registered by name: ``pytensor.function(..., mode="TENSORGRAPH")``
 TENSORGRAPH = Mode(TensorgraphLinker(), RewriteDatabaseQuery(include=["fast_run"]))

@@ -11,7 +11,7 @@ it; otherwise (another thread's call, or a call made from inside this one: an ar
 ``__array__``, an op's ``perform``) it runs in a *spare* VM linked from the same rewritten
 graph, kept for later calls. So calls never share storage cells or C buffers, and results do
 not depend on what other threads do. The C entry point of a whole-graph VM does the same in C
-(``glue.h``: workspace clones). Shared variables are read when a call starts and written when
+(``glue_workspace.h``: workspace clones). Shared variables are read when a call starts and written when
 it ends: concurrent calls that update the same shared variable each commit their own result,
 the last one to finish wins.
 """

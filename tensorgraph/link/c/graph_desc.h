@@ -41,7 +41,7 @@ typedef struct tg_graph_desc {
 } tg_graph_desc;
 
 /* tg_scan_layout: how a loop (tensorgraph/scan) runs a whole graph once per iteration in C
- * (glue.h's run_steps entry point), filled in Python like tg_graph_desc (graph_desc.py:
+ * (glue_steps.h: the run_steps entry point), filled in Python like tg_graph_desc (graph_desc.py:
  * ScanLayout) once per loop; the arrays themselves are given to each run (their data, shapes
  * and strides are read there).
  *

@@ -469,3 +469,27 @@ def test_complex_matrices_use_lapack_s_complex_routines(dtype):
     np.testing.assert_allclose(qb @ rb, g, **close)
     assert v.dtype == ev.dtype == u.dtype == q.dtype == dtype
     assert w.dtype == s.dtype == np.finfo(dtype).dtype
+
+
+def test_the_spectral_kernels_compile_in_one_unit_with_the_other_linalg_kernels():
+    """spectral.h declares the LAPACK routines it calls itself; a unit may hold them beside
+    lapack.h's declarations (a graph with eigh and cholesky), which must agree."""
+    import os
+    import shutil
+    import subprocess
+
+    import tensorgraph.link.c as c_package
+    from tensorgraph.link.c.ops import linalg
+    from tensorgraph.link.c.ops.lapack import lapack_support
+    from tensorgraph.link.c.ops.linalg_spectral import spectral_support
+
+    linalg_item = linalg.CholeskyItem()
+    x = tt.dmatrix("x")
+    core = la.cholesky(x).owner.op.core_op.make_node(x)
+    text = linalg_item.support_code(core.op, core) + spectral_support() + lapack_support()
+    here = os.path.dirname(c_package.__file__)
+    command = [shutil.which("gcc"), "-fsyntax-only", "-fopenmp-simd", "-x",
+               "c", "-include", os.path.join(here, "runtime.h"), "-include",
+               os.path.join(here, "tg_scalar.h"), "-"]
+    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]

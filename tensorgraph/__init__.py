@@ -106,13 +106,13 @@ def __dir__():
 
 def load_ipython_extension(ipython):
     """``%load_ext tensorgraph``: register the magics (%tg_config, ...)."""
-    from tensorgraph.notebook import load_ipython_extension as _load
+    from tensorgraph.notebook.extension import load_ipython_extension as _load
 
     _load(ipython)
 
 
 def unload_ipython_extension(ipython):
     """``%unload_ext tensorgraph``."""
-    from tensorgraph.notebook import unload_ipython_extension as _unload
+    from tensorgraph.notebook.extension import unload_ipython_extension as _unload
 
     _unload(ipython)

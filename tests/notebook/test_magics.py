@@ -230,3 +230,19 @@ def test_a_magic_shows_its_view_wherever_it_stands_in_the_cell(g, line):
     assert len(widget_outputs(g, f"{line}\nafter = 1")) == 1
     assert len(widget_outputs(g, f"before = 1\n{line}")) == 1
     assert widget_outputs(g, f"kept = {line}") == [] and g.user_ns["kept"] is not None
+
+
+def test_importing_the_views_loads_no_magic():
+    """``import tensorgraph.notebook`` (the views: show, report, compare...) loads no magic and
+    no IPython hook: those come with ``%load_ext tensorgraph`` (notebook/extension.py)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys; import tensorgraph.notebook\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('tensorgraph.'))))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout))
+    assert not {m for m in loaded if m.endswith("_magic") or m.endswith(".extension")}, loaded

@@ -5,9 +5,14 @@
 // answers by showing that mode's graph below. The kernel computes every number; this module
 // only draws the trait `rows`.
 //
+// While compile times are measured in the background, the trait `progress` is a line such as
+// "compile times: 3 of 8 measured in new processes", drawn above the table with a Cancel
+// button that sets the trait `cancelled`; cells still to come read "measuring…".
+//
 // Contract for tests and user CSS: the root has class `tg-compare`; each row is a `tr` with
 // `data-tg-mode="<mode>"`, class `tg-cmp-error` when the mode failed, `tg-cmp-selected` when
-// it is the selected one.
+// it is the selected one; the progress line is `.tg-cmp-progress`, its button
+// `button.tg-cmp-cancel`.
 
 function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({
@@ -26,7 +31,12 @@ function diffText(value) {
   return Math.abs(value) >= 1e-3 && Math.abs(value) < 1e4 ? Number(value).toPrecision(2) : Number(value).toExponential(1);
 }
 
+const MEASURING = "measuring in new processes";
+
 function bar(value, max, label, whisker, missing) {
+  if ((value === null || value === undefined) && missing === MEASURING) {
+    return `<span class="tg-cmp-none tg-cmp-pending" title="${esc(missing)}">measuring…</span>`;
+  }
   if (value === null || value === undefined) {
     return `<span class="tg-cmp-none" title="${esc(missing || "")}">${missing ? (missing.startsWith("not measured") ? "not measured" : "failed") : "–"}</span>`;
   }
@@ -77,7 +87,7 @@ function tableHtml(model) {
   }).join("");
   return `<table class="tg-cmp-table"><thead><tr><th>mode</th>` +
     `<th title="new process, empty compile directory: function() to the first result">compile, cold</th>` +
-    `<th title="new process, the compile directory the cold one filled">compile, warm</th>` +
+    `<th title="new process, this kernel's compile directory (filled by compiling the mode here)">compile, warm</th>` +
     `<th title="median time per call; whisker and small print: 25-75 %">time per call</th>` +
     `<th>results vs ${esc(reference || "–")}</th><th>nodes</th></tr></thead><tbody>${body}</tbody></table>`;
 }
@@ -91,13 +101,24 @@ function render({ model, el }) {
 
   function draw() {
     const notes = [...new Set((model.get("rows") || []).filter((r) => !r.error && r.compile_note
-      && !r.compile_note.startsWith("not measured")).map((r) => `${r.mode}: ${r.compile_note}`))];
-    root.innerHTML = `<div class="tg-cmp-title">${esc(model.get("title"))}</div>${tableHtml(model)}` +
+      && !r.compile_note.startsWith("not measured") && r.compile_note !== MEASURING)
+      .map((r) => `${r.mode}: ${r.compile_note}`))];
+    const progress = model.get("progress");
+    const busy = progress ? `<div class="tg-cmp-progress" role="status"><span class="tg-cmp-spinner" aria-hidden="true"></span>${esc(progress)} ` +
+      `<button class="tg-cmp-cancel" type="button" title="stop measuring compile times (the running processes are killed)">Cancel</button></div>` : "";
+    root.innerHTML = `<div class="tg-cmp-title">${esc(model.get("title"))}</div>${busy}${tableHtml(model)}` +
       `<div class="tg-cmp-foot">Click a row to see that mode's graph after rewriting. ` +
-      `Compile: seconds from function() to the first result in a new process (cold: empty compile cache; warm: the cache the cold one filled).` +
+      `Compile: seconds from function() to the first result in a new process (cold: empty compile cache; warm: this kernel's cache, filled by compiling here; they run side by side, one per core).` +
       (notes.length ? ` ${notes.map(esc).join("; ")}` : "") + `</div>`;
   }
   function choose(event) {
+    if (event.target.closest("button.tg-cmp-cancel")) {
+      if (event.type === "click") {
+        model.set("cancelled", true);
+        model.save_changes();
+      }
+      return;
+    }
     const tr = event.target.closest("tr[data-tg-mode]");
     if (!tr || !root.contains(tr)) return;
     if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
@@ -111,6 +132,7 @@ function render({ model, el }) {
   model.on("change:rows", draw);
   model.on("change:selected", draw);
   model.on("change:title", draw);
+  model.on("change:progress", draw);
   draw();
   return () => {
     root.removeEventListener("click", choose);

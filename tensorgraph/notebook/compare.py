@@ -17,15 +17,21 @@ user's arguments. What each number means (the docs say the same, docs/backends.m
   costs of a process, not of a graph). The first call is inside the number because JAX
   compiles at the first call when input shapes are open, and FAST_RUN's optimized C may still
   be compiling in the background (``compile__tiers``): it is waited for.
-* ``compile_warm``: the same, in a second new process with the compile directory the cold one
-  filled: what a restarted kernel pays for a graph compiled before (C modules and rewritten
-  graph from the cache, XLA's persistent cache, Numba's cache).
+* ``compile_warm``: the same, in a new process with this process's compile directory, which
+  compiling the mode here has just filled: what a restarted kernel pays for a graph compiled
+  before (C modules and rewritten graph from the cache, XLA's persistent cache, Numba's cache).
+  The fresh processes run side by side, one per core (``compare_compiles``).
 * ``call_median`` and the spread ``call_p25``/``call_p75`` (``call_min``/``call_max``): seconds
   per call in this process, each call timed alone, after one call that is not counted, at most
   ``repeat`` calls and no more than ``budget`` seconds (at least 3 calls).
 * ``outputs``: per output (and per updated shared variable, after one call from the same
   state), its dtype, shape, the largest absolute difference from the reference (the first mode
   that ran) and whether it agrees: same dtype and shape, values within the dtype's tolerance.
+
+``compare`` returns once the per-call part is measured when ``wait=False`` (what
+``%tg_compare`` does): the compile columns then fill in the background, the widget shows them
+as they come with a progress line and a cancel button, and ``cmp.wait()`` / ``cmp.cancel()`` /
+``cmp.done`` / ``cmp.progress`` are the same from a script.
 
 A mode whose library is missing or which fails to compile or run the graph is a row with
 ``error`` (the error's first line); the comparison goes on. Shared variables are put back to
@@ -37,17 +43,13 @@ the arguments to pickle; when they do not, the compile times are None with a ``c
 from __future__ import annotations
 
 import copy
-import json
-import os
 import pickle
-import shutil
-import subprocess
-import sys
-import tempfile
+import threading
 import time
 
 import numpy as np
 
+from tensorgraph.notebook.compare_compiles import MEASURING, CompileTimes
 from tensorgraph.notebook.compare_worker import first_line
 
 __all__ = ["compare", "Comparison", "DEFAULT_MODES"]
@@ -56,18 +58,11 @@ DEFAULT_MODES = ("FAST_RUN", "JAX", "NUMBA", "PYTORCH")
 #: tolerance (relative and absolute) of a float comparison, by the coarser dtype of the two
 TOLERANCE = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7, "complex64": 1e-4,
              "complex128": 1e-7}
-#: environment variables that would point a fresh process at a back end's cache outside the
-#: empty compile directory (a cold compile must find nothing)
-CACHE_ENVIRONMENT = ("JAX_COMPILATION_CACHE_DIR", "NUMBA_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
-#: run as a script by its path, so the fresh process does not import the notebook layer
-#: (IPython, ipywidgets): only what compiling needs
-WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_worker.py")
-MARK = "TG_COMPARE "  # the worker's answer line
 
 
 def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None, givens=None,
             repeat: int = 50, budget: float = 1.0, compile_times: bool | list = True,
-            timeout: float = 300.0, name: str | None = None) -> Comparison:
+            timeout: float = 300.0, name: str | None = None, wait: bool = True) -> Comparison:
     """Compile ``outputs`` of ``inputs`` (with ``updates``, ``givens``) in each of ``modes``,
     call each compiled function with ``args`` and measure (see the module docstring).
 
@@ -77,7 +72,8 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
     for PYTORCH, whose processes import torch and start Inductor), a list of modes measures
     those only, False none (the times are then None, with a ``compile_note``). Every row has
     ``compile_here`` anyway: the seconds this process took to compile the mode, with whatever
-    its caches held. ``timeout``: seconds each fresh process may take.
+    its caches held. ``timeout``: seconds each fresh process may take. ``wait=False``: return
+    once the calls are measured and measure the compile times in the background.
 
     >>> cmp = compare(y, [x], ["FAST_RUN", "JAX"], args=(data,))   # doctest: +SKIP
     >>> cmp.fastest(), cmp.row("JAX")["agrees"]                     # doctest: +SKIP
@@ -104,8 +100,11 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
     args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
     graph = {"inputs": list(inputs), "outputs": outputs,
              "updates": _pairs(updates), "givens": givens}
-    return Comparison(modes, graph, args, repeat=repeat, budget=budget,
-                      compile_times=compile_times, timeout=timeout, name=name)
+    cmp = Comparison(modes, graph, args, repeat=repeat, budget=budget,
+                     compile_times=compile_times, timeout=timeout, name=name)
+    if wait:
+        cmp.wait()
+    return cmp
 
 
 class Comparison:
@@ -126,6 +125,9 @@ class Comparison:
         self._timeout = timeout
         self._functions: dict = {}
         self._errors: dict = {}
+        self._compiles: CompileTimes | None = None
+        self._listeners: list = []
+        self._listeners_lock = threading.Lock()
         self.rows: list[dict] = [self._compile(mode, graph) for mode in self.modes]
         self._measure_calls()
         measured = (self.modes if compile_times is True
@@ -138,6 +140,35 @@ class Comparison:
             self._measure_compiles(graph, measured)
 
     # -- what scripts use ---------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """Whether the compile times are all measured (or cancelled, or none were asked)."""
+        return self._compiles is None or self._compiles.done
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(compile measurements finished, in all): two fresh processes per measured mode."""
+        return (0, 0) if self._compiles is None else self._compiles.progress
+
+    def wait(self, timeout: float | None = None) -> Comparison:
+        """Block until the compile times are measured (at most ``timeout`` seconds); the
+        comparison."""
+        if self._compiles is not None:
+            self._compiles.wait(timeout)
+        return self
+
+    def cancel(self) -> Comparison:
+        """Stop measuring compile times: the running processes are killed, the rows not yet
+        measured say "cancelled"; the comparison."""
+        if self._compiles is not None:
+            self._compiles.cancel()
+        return self
+
+    def on_change(self, callback) -> None:
+        """Call ``callback()`` (from a background thread) whenever a compile time comes in."""
+        with self._listeners_lock:
+            self._listeners.append(callback)
 
     @property
     def reference(self) -> str | None:
@@ -182,7 +213,9 @@ class Comparison:
             if r["error"] is not None:
                 lines.append([r["mode"], f"error: {r['error']}"])
                 continue
-            lines.append([r["mode"], _seconds(r["compile_cold"]), _seconds(r["compile_warm"]),
+            pending = "..." if r["compile_note"] == MEASURING else "-"
+            lines.append([r["mode"], _seconds(r["compile_cold"], pending),
+                          _seconds(r["compile_warm"], pending),
                           _seconds(r["call_median"]),
                           f"{_seconds(r['call_p25'])}-{_seconds(r['call_p75'])}",
                           "reference" if r["agrees"] is None else ("yes" if r["agrees"] else "NO"),
@@ -287,23 +320,16 @@ class Comparison:
                 row["compile_note"] = (f"not measured: the graph or the arguments do not "
                                        f"pickle ({first_line(exc)})")
             return
-        workdir = tempfile.mkdtemp(prefix="tg-compare-")
-        try:
-            job_path = os.path.join(workdir, "job.pickle")
-            with open(job_path, "wb") as f:
-                f.write(job)
-            for row in self.rows:
-                if row["error"] is not None or row["mode"] not in measured:
-                    continue
-                compiledir = os.path.join(workdir, f"cache-{row['mode']}")
-                for kind in ("cold", "warm"):
-                    answer = _run_worker(job_path, row["mode"], compiledir, self._timeout)
-                    if "error" in answer:
-                        row["compile_note"] = f"{kind} compile failed: {answer['error']}"
-                        break
-                    row[f"compile_{kind}"] = answer["seconds"]
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        modes = [r["mode"] for r in self.rows if r["error"] is None and r["mode"] in measured]
+        if modes:
+            self._compiles = CompileTimes(self.rows, modes, job, timeout=self._timeout,
+                                          on_change=self._changed)
+
+    def _changed(self) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback()
 
 
 def _given_graph(fn):
@@ -418,31 +444,9 @@ def _picklable(flags: dict) -> dict:
     return kept
 
 
-def _run_worker(job_path: str, mode: str, compiledir: str, timeout: float) -> dict:
-    """One fresh process compiling the job in ``mode`` with ``compiledir`` as its compile
-    directory (``compare_worker``); its answer, or {"error": why}."""
-    from tensorgraph.configparser import ENV_FLAGS
-
-    env = {k: v for k, v in os.environ.items() if k not in CACHE_ENVIRONMENT}
-    flags = env.get(ENV_FLAGS, "")  # the user's flags go along; the compile directory is ours
-    env[ENV_FLAGS] = ",".join(p for p in (
-        flags, f"base_compiledir={compiledir}", f"compiledir={compiledir}/c") if p)
-    try:
-        done = subprocess.run([sys.executable, WORKER, job_path, mode], env=env,
-                              cwd=os.path.dirname(job_path),
-                              capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return {"error": f"a fresh process took more than {timeout:.0f} s"}
-    for line in reversed(done.stdout.splitlines()):
-        if line.startswith(MARK):
-            return json.loads(line[len(MARK):])
-    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"error": f"the fresh process ended with code {done.returncode}: {last[:200]}"}
-
-
-def _seconds(value) -> str:
+def _seconds(value, missing: str = "-") -> str:
     if value is None:
-        return "-"
+        return missing
     if value >= 1:
         return f"{value:.2f} s"
     if value >= 1e-3:

@@ -3,10 +3,13 @@
     %tg_compare train(X, Y)                          FAST_RUN, JAX, NUMBA, PYTORCH
     %tg_compare -m FAST_RUN,JAX -n 100 train(X, Y)   two modes, up to 100 timed calls each
     %tg_compare --no-compile-times train(X, Y)       skip the fresh processes (cold, warm)
+    %tg_compare --wait train(X, Y)                   return when the compile times are in
 
 The graph of the compiled function (as it was given: inputs, outputs, updates) is compiled
 again in each mode and called with the arguments; the magic returns the ``Comparison``
-(``tgn.compare``, whose docstring says what every number means), shown as its widget.
+(``tgn.compare``, whose docstring says what every number means), shown as its widget. It
+returns as soon as the calls are timed: the compile columns fill in as their fresh processes
+finish (``cmp.wait()`` blocks, ``cmp.cancel()`` or the widget's Cancel button stops them).
 A mode that fails is a row with its error; an unknown mode name or a bad call is a one-line
 usage error.
 """
@@ -39,6 +42,9 @@ class CompareMagics(Magics):
               help="seconds of timed calls per mode (at least 3 calls)")
     @argument("--no-compile-times", action="store_true",
               help="do not measure the cold and warm compile times (two new processes per mode)")
+    @argument("--wait", action="store_true",
+              help="return only when the compile times are measured (default: they fill in "
+                   "the widget as they come)")
     @line_magic("tg_compare")
     def tg_compare(self, line: str = ""):
         """Compile a function's graph in several modes; compare compile and call times,
@@ -71,4 +77,5 @@ class CompareMagics(Magics):
         from tensorgraph.notebook.compare import compare
 
         return shown(compare(fn, modes=modes, args=values, repeat=args.repeat,
-                             budget=args.budget, compile_times=not args.no_compile_times))
+                             budget=args.budget, compile_times=not args.no_compile_times,
+                             wait=args.wait))

@@ -4,7 +4,10 @@ Two parts: the table of modes (``CompareTable``, an anywidget drawn by ``nbext/c
 bars for the cold and warm compile times and the time per call, agreement, node counts, the
 error of a mode that failed), and below it the graph view of the selected mode's graph after
 rewriting (the ``GraphView`` every other view embeds, with the ids ``dprint`` prints). A click
-on a row sets ``selected``; scripts set it too (``view.selected = "JAX"``).
+on a row sets ``selected``; scripts set it too (``view.selected = "JAX"``). While compile times
+are measured in the background (``compare(..., wait=False)``, ``%tg_compare``) the table fills
+its columns as they come, with a progress line and a cancel button (the trait ``cancelled``,
+or ``Comparison.cancel()``).
 
 The display bundle also holds the table as HTML, each mode's graph as ``dprint`` text, and the
 text table, for nbconvert and GitHub, where no widget runs.
@@ -37,6 +40,10 @@ class CompareTable(anywidget.AnyWidget):
     fastest = traitlets.Unicode("").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
+    #: "" when no compile time is being measured, else e.g. "compile times: 3 of 8 measured"
+    progress = traitlets.Unicode("").tag(sync=True)
+    #: set (by the cancel button, or a script) to stop measuring compile times
+    cancelled = traitlets.Bool(False).tag(sync=True)
 
 
 class CompareView(StaticFallback, widgets.VBox):
@@ -65,6 +72,9 @@ class CompareView(StaticFallback, widgets.VBox):
         widgets.link((self, "selected"), (self.table, "selected"))
         self.observe(self._on_selected, names="selected")
         self.selected = first or (rows[0]["mode"] if rows else "")
+        self.table.observe(self._on_cancel, names="cancelled")
+        self._show_progress()
+        comparison.on_change(self._show_progress)
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus static forms: the table and each mode's graph (dprint) as HTML,
@@ -72,6 +82,20 @@ class CompareView(StaticFallback, widgets.VBox):
         return with_static_forms(super()._repr_mimebundle_(**kwargs), {
             "text/html": static_html(self.comparison),
             "text/plain": self.comparison.table()})
+
+    def _show_progress(self) -> None:
+        """The rows and the progress line as the comparison has them now (called from the
+        thread measuring compile times as each one comes in)."""
+        cmp = self.comparison
+        finished, total = cmp.progress
+        self.table.rows = [_plain(r) for r in cmp.rows]
+        self.table.progress = ("" if cmp.done else
+                               f"compile times: {finished} of {total} measured in new processes")
+
+    def _on_cancel(self, change) -> None:
+        if change["new"]:
+            self.comparison.cancel()
+            self._show_progress()
 
     def _on_selected(self, change) -> None:
         mode = change["new"]

@@ -207,6 +207,7 @@ def test_help_prints_the_usage(ipython_shell, capsys):
     assert ipython_shell.run_line_magic("tg_compare", "--help") is None
     out = capsys.readouterr().out
     assert "-m MODES, --modes MODES" in out and "-n REPEAT" in out and "--no-compile-times" in out
+    assert "--wait" in out
     assert "%tg_compare -m FAST_RUN,JAX -n 100 train(X, Y)" in out
 
 
@@ -218,3 +219,57 @@ def test_the_front_end_module_parses():
                           input=asset("compare.js").read_text(), capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_magic_returns_before_the_compile_times_unless_told_to_wait(ipython_shell):
+    train, data = seed()
+    ipython_shell.user_ns.update(train=train, X=data[0], Y=data[1])
+    line = "-m FAST_RUN -n 3 {}train(X, Y)"
+    waited = ipython_shell.run_line_magic("tg_compare", line.format("--wait "))
+    assert waited.done and waited.row("FAST_RUN")["compile_warm"] > 0
+    at_once = ipython_shell.run_line_magic("tg_compare", line.format(""))
+    assert at_once.row("FAST_RUN")["call_median"] > 0 and at_once.progress[1] == 2
+    at_once.wait(timeout=300)
+    assert at_once.row("FAST_RUN")["compile_cold"] > 0
+
+
+def test_compile_times_fill_in_the_background_and_the_view_follows():
+    """``wait=False`` (what %tg_compare does): the call times are there at once, the compile
+    columns come in as their fresh processes finish, and the view shows them as they come."""
+    train, data = seed()
+    cmp = compare(train, modes=["FAST_RUN", "FAST_COMPILE"], args=data, repeat=3,
+                  compile_times=["FAST_RUN"], wait=False)
+    assert all(r["call_median"] > 0 for r in cmp.rows)
+    assert cmp.progress[1] == 2          # a cold and a warm process for FAST_RUN
+    view = CompareView(cmp)
+    if not cmp.done:
+        assert view.table.progress.startswith("compile times: ")
+        assert "..." in cmp.table() or cmp.done
+    assert cmp.wait(timeout=300) is cmp and cmp.done and cmp.progress == (2, 2)
+    fast_run = cmp.row("FAST_RUN")
+    assert fast_run["compile_cold"] > 0 and fast_run["compile_warm"] > 0, fast_run["compile_note"]
+    assert fast_run["compile_note"] is None
+    assert cmp.row("FAST_COMPILE")["compile_note"].startswith("not measured")
+    assert view.table.progress == ""      # the listener ran when the last one came in
+    row = next(r for r in view.table.rows if r["mode"] == "FAST_RUN")
+    assert row["compile_cold"] == fast_run["compile_cold"]
+
+
+def test_cancelling_stops_the_fresh_processes_and_says_so():
+    import psutil
+
+    train, data = seed()
+    cmp = compare(train, modes=["FAST_RUN", "FAST_COMPILE"], args=data, repeat=3,
+                  compile_times=True, wait=False)
+    view = CompareView(cmp)
+    view.table.cancelled = True          # what the Cancel button does
+    assert cmp.wait(timeout=60).done
+    workers = [p for p in psutil.Process().children(recursive=True)
+               if "compare_worker.py" in " ".join(p.cmdline())]
+    assert workers == []
+    notes = {r["mode"]: r["compile_note"] for r in cmp.rows}
+    for mode, note in notes.items():
+        row = cmp.row(mode)
+        measured = row["compile_cold"] is not None and row["compile_warm"] is not None
+        assert measured or note in ("cancelled", "measured in part"), (mode, note)
+    assert view.table.progress == ""

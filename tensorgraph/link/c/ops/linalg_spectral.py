@@ -1,19 +1,20 @@
 """C of ``tensorgraph.tensor.linalg``'s spectral ops through LAPACK: ``Eigh`` and ``Eigvalsh``
 (``syevd``), ``GeneralizedEigh`` (``sygvd``), ``Eig`` (``geev``), ``SVD`` (``gesdd``), ``QR``
 (``geqrf`` + ``orgqr``), ``Schur`` (``gees``, sorted by LAPACK's select functions), ``QZ``
-(``gges``), ``Expm`` (scaling and squaring with a Pade approximant, ``gemm`` + ``getrf`` /
+(``gges``), ``Expm`` (scaling and squaring with a Pade approximant: ``gemm``, ``getrf`` /
 ``getrs``) and ``SolveDiscreteARE`` (scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``,
-``gges``, ``getrf`` / ``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its
-``Blockwise`` nodes both compute in C, a batch split across the pool.
+``gges``, ``getrf`` / ``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own
+nodes and its ``Blockwise`` nodes both compute in C, a batch split across the pool.
 
-The kernels are ``spectral.h`` (a template pasted for float32 and float64, with the complex
-routines of the same precision for ``schur`` / ``qz`` with complex output) and
-``spectral_common.h`` (shape checks, ``expm``, ``solve_discrete_are``). They compute in the dtype of the node's
-outputs (complex outputs: the real dtype of the same precision); complex matrices go to
-LAPACK's complex routines (``heevd``, ``hegvd``, complex ``geev``, ``gesdd``, ``geqrf`` +
-``ungqr``, ``gees``, ``gges``), but for ``expm`` and ``solve_discrete_are`` (``perform``). The problems a
-kernel reports come out as the LinAlgError of ``Blockwise.perform``, naming the op and the
-batch index: "eig: the matrix holds a nan or an inf (at batch index 2)".
+The kernels are ``spectral.h`` (a template pasted for float32 and float64, each with the
+complex routines of its precision) and ``spectral_common.h`` (shape checks, ``expm``,
+``solve_discrete_are``). They declare the LAPACK routines they call themselves (the same
+prototypes as ``lapack.h``'s where both declare one). They compute in the real dtype of the
+node's outputs; complex matrices go to LAPACK's complex routines (``heevd``, ``hegvd``,
+``geev``, ``gesdd``, ``geqrf`` + ``ungqr``, ``gees``, ``gges``), but for ``expm`` and
+``solve_discrete_are`` (``perform``). A problem a kernel reports comes out as the LinAlgError
+of ``Blockwise.perform``, naming the op and the batch index: "eig: the matrix holds a nan or
+an inf (at batch index 2)".
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ import numpy as np
 from tensorgraph.link.c.ops import read_c
 from tensorgraph.link.c.ops.batched import items_support, register_item
 from tensorgraph.link.c.ops.lapack import TYPES, LapackItem, lapack_prefix, letter
-from tensorgraph.tensor.linalg.decomposition.eigen import Eig, Eigh, Eigvalsh, GeneralizedEigh
+from tensorgraph.tensor.linalg.decomposition.eigen import (
+    Eig,
+    Eigh,
+    Eigvalsh,
+    GeneralizedEigh,
+)
 from tensorgraph.tensor.linalg.decomposition.qr import QR
 from tensorgraph.tensor.linalg.decomposition.schur import QZ, Schur
 from tensorgraph.tensor.linalg.decomposition.svd import SVD
@@ -174,8 +180,8 @@ class SolveDiscreteAREItem(_Spectral):
                 "r is not symmetric",
                 "pencil has no generalized Schur form (no stabilizing solution)",
                 "pencil gives no finite solution (no stabilizing solution)",
-                "pencil has eigenvalues too close to the unit circle (no stabilizing "
-                "solution)")
+                ("pencil has eigenvalues too close to the unit circle (no stabilizing "
+                 "solution)"))
 
     def kernel(self, op, core_node):
         super().kernel(op, core_node)     # declines complex matrices and other dtypes

@@ -431,7 +431,10 @@ static TG_COLD int tg_sp_dare(tg_item *it)
     LAPACK_dgges_("V", "V", "S", tg_sp_dare_iuc, &m2, h2, &m2, j2, &m2, &sdim, ab, ab + m2,
                   ab + 2 * m2, vsl, &m2, vsr, &m2, &wq, &q, bwork, &info, 1, 1, 1);
     lwork = tg_sp_lwork(wq, lwork > 8 * m2 + 16 ? lwork : 8 * m2 + 16);
-    if ((work = malloc(sizeof(double) * (size_t)lwork)) == NULL) { code = TG_ITEM_NOMEM; goto done; }
+    if ((work = malloc(sizeof(double) * (size_t)lwork)) == NULL) {
+        code = TG_ITEM_NOMEM;
+        goto done;
+    }
     LAPACK_dgeqrf_(&big, &n, qf, &big, tau, work, &lwork, &info);
     LAPACK_dorgqr_(&big, &big, &n, qf, &big, tau, work, &lwork, &info);
     {

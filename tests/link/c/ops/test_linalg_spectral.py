@@ -14,7 +14,6 @@ import pickle
 import numpy as np
 import pytest
 import scipy.linalg
-
 from thread_checks import run_in_threads
 
 import tensorgraph as tg
@@ -458,7 +457,7 @@ def test_complex_matrices_use_lapack_s_complex_routines(dtype):
     g = strided(crand((4, 4), 601, dtype))
     pd = h @ ct(h) + 4 * np.eye(4, dtype=dtype)
     w, v, wb, gw, gv, ew, ev, u, s, vh, sb, q, r, qb, rb = f(h, g, pd)
-    close = dict(rtol=tol, atol=tol * 10)
+    close = {"rtol": tol, "atol": tol * 10}
     np.testing.assert_allclose(h @ v, v * w[..., None, :], **close)
     np.testing.assert_allclose(wb, np.linalg.eigvalsh(g, UPLO="U"), **close)
     np.testing.assert_allclose(h @ gv, pd @ gv * gw[..., None, :], **close)
@@ -491,5 +490,6 @@ def test_the_spectral_kernels_compile_in_one_unit_with_the_other_linalg_kernels(
     command = [shutil.which("gcc"), "-fsyntax-only", "-fopenmp-simd", "-x",
                "c", "-include", os.path.join(here, "runtime.h"), "-include",
                os.path.join(here, "tg_scalar.h"), "-"]
-    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=120,
+                          check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -35,7 +35,8 @@ PYTENSOR_VERSION = "3.0.7"                 # the release whose tests are measure
 GIT_TAG = f"rel-{PYTENSOR_VERSION}"
 GIT_URL = "https://github.com/pymc-devs/pytensor"
 
-# The 20 user-facing test modules of issue 21: label -> path in PyTensor's tests/ tree.
+# The 20 user-facing test modules of issue 21, then issue 33's linear algebra and special
+# functions: label -> path in PyTensor's tests/ tree.
 MODULES: dict[str, str] = {
     "tensor/basic": "tests/tensor/test_basic.py",
     "tensor/math": "tests/tensor/test_math.py",
@@ -57,6 +58,27 @@ MODULES: dict[str, str] = {
     "compile/profiling": "tests/compile/debug/test_profiling.py",
     "printing": "tests/test_printing.py",
     "config": "tests/test_config.py",
+    # issue 33: linear algebra and the special functions of PyMC's distributions
+    **{f"tensor/linalg/{name}": f"tests/tensor/linalg/{path}" for name, path in (
+        ("constructors", "test_constructors.py"),
+        ("cholesky", "test_decomposition/test_cholesky.py"),
+        ("eigen", "test_decomposition/test_eigen.py"),
+        ("lu", "test_decomposition/test_lu.py"),
+        ("qr", "test_decomposition/test_qr.py"),
+        ("schur", "test_decomposition/test_schur.py"),
+        ("svd", "test_decomposition/test_svd.py"),
+        ("deprecation_shim", "test_deprecation_shim.py"),
+        ("doc_api", "test_doc_api.py"),
+        ("inverse", "test_inverse.py"),
+        ("products", "test_products.py"),
+        ("solvers_general", "test_solvers/test_general.py"),
+        ("solvers_linear_control", "test_solvers/test_linear_control.py"),
+        ("solvers_lstsq", "test_solvers/test_lstsq.py"),
+        ("solvers_psd", "test_solvers/test_psd.py"),
+        ("solvers_triangular", "test_solvers/test_triangular.py"),
+        ("summary", "test_summary.py"))},
+    "tensor/math_scipy": "tests/tensor/test_math_scipy.py",
+    "scalar/math": "tests/scalar/test_math.py",
 }
 MATH = "tensor/math"
 
@@ -317,7 +339,7 @@ def _default_python() -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--modules", help="comma-separated labels or substrings (default: all 20)")
+    ap.add_argument("--modules", help="comma-separated labels or substrings (default: all)")
     ap.add_argument("--modes", default="strict,probe",
                     help="strict (the figure), probe (the missing-name ranking); default both")
     ap.add_argument("--workers", type=int, default=2, help="pytest processes at once (2)")

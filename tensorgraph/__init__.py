@@ -1,7 +1,8 @@
 """tensorgraph: a symbolic tensor graph compiler for Python, made to live inside Jupyter.
 
-``import tensorgraph`` stays fast (well under 0.2 s) and never imports IPython: heavy
-parts of the public API are imported on first use (see ``_LAZY`` below), and the
+``import tensorgraph`` stays fast (well under 0.2 s, measured 2026-11-22 at ddbf53e) and never
+imports IPython: heavy parts of the public API are
+imported on first use (see ``_LAZY`` below), and the
 notebook layer loads only through ``%load_ext tensorgraph``.
 """
 

@@ -88,7 +88,8 @@ def _default_openmp(cfg) -> bool:
     """On when this process may keep more than one CPU busy (its affinity mask, capped by a
     cgroup CPU quota) and ``pool__threads`` is not 1 (``OMP_NUM_THREADS=1``): numpy's BLAS, JAX
     and PyTorch use every core by default too, and a user comparing them expects the same
-    (on 2 cores the MLP step takes 0.78 ms with several threads, 1.4 ms without). Small loops
+    (on 2 cores the MLP step took 0.78 ms with several threads, 1.4 ms without, measured
+    2026-11-25 at 7fa313e). Small loops
     and products stay on one thread either way."""
     from tensorgraph.cpus import usable_cpus
 
@@ -313,7 +314,8 @@ def _declare(config: Config) -> None:
         microseconds, so workers find the next loop awake; OpenMP's own workers spin for
         milliseconds, which on 2 busy cores took the seed step's median from 13 us to 29 us
         (worst batch 325 times the median), while this pool (100 us) ran it in 35-51 us
-        beside 2 CPU-bound processes (numpy 50-74 us), worst batch 1.08 times the median.
+        beside 2 CPU-bound processes (numpy 50-74 us), worst batch 1.08 times the median
+        (measured 2026-11-25 at 7fa313e).
         Taken when a function is linked; raise it on a machine with idle cores and long
         gaps between loops.""", minimum=0.0))
     add("pool__late_seconds", FloatParam(1e-3, """A worker woken this long ago (seconds) that
@@ -337,7 +339,8 @@ def _declare(config: Config) -> None:
         another CPU of the process's mask: left to the scheduler, on machines whose CPUs
         share no cache it stayed on the caller's CPU, able to run only when the caller
         stopped (the seed step at one thread's speed, 21.8 us instead of 11.3 us, in one
-        benchmark run of three). Turn it off where the scheduler already spreads threads
+        benchmark run of three; 2026-11-25 at 7fa313e).
+        Turn it off where the scheduler already spreads threads
         well, or where moving threads between CPUs is not allowed."""))
     add("malloc__trim_threshold", IntParam(64 << 20, """Bytes of freed memory the process
         keeps instead of returning them to the system (glibc's M_TRIM_THRESHOLD; with it,
@@ -346,7 +349,8 @@ def _declare(config: Config) -> None:
         on systems without glibc nothing is set). Arrays of a few MB allocated and freed at
         every call (a loop's buffers, copies between kernels) otherwise go back to the system
         and fault in again, page by page: about 3400 page faults per training step of a scan
-        RNN, 15% of its CPU time (29.4 against 24.8 ms, one thread).""", minimum=0))
+        RNN, 15% of its CPU time (29.4 against 24.8 ms, one thread;
+        2026-11-25 at 9687835).""", minimum=0))
     add("openmp", BoolParam(_default_openmp, """Let large elementwise loops, reductions and
         matrix products run in parallel on the CPU, split across pool__threads threads.
         Default: on when the process may use more than one CPU and pool__threads (from

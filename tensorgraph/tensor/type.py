@@ -138,7 +138,8 @@ class TensorType(Type):
                              f"{MAX_NDIM}, found {len(shape)} (numpy's own limit)")
         self.dtype = normalize_dtype(dtype)
         # compared with each call's inputs: ``ndarray.dtype == np.dtype`` is a C comparison,
-        # while ``ndarray.dtype.name`` runs Python code in numpy (~3 us per input)
+        # while ``ndarray.dtype.name`` runs Python code in numpy (~3 us per input,
+        # 2026-11-22 at 39cfe7f)
         self._np_dtype = np.dtype(self.dtype)
         checked = []
         for i, s in enumerate(shape):

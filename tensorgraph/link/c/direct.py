@@ -2,7 +2,8 @@
 
 The quick tier's first call should not wait for the glue library (``glue.h`` with Python.h
 and numpy's headers: ~0.45 s of gcc, the longest compile of an empty cache, on the critical
-path of the first result). Its node functions need nothing of the glue: a node function
+path of the first result; 2026-12-07 at 7a8cf2b).
+Its node functions need nothing of the glue: a node function
 reads and writes ``tg_array``s and reports errors in a ``tg_ctx`` (runtime.h). So
 ``DirectCall`` lays those out with ctypes, passes the inputs' memory as borrowed arrays and
 returns the outputs as ndarrays that own the buffers the function allocated. A parallel loop

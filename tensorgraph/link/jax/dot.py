@@ -37,7 +37,7 @@ def jax_dot(op, node):
     """``jnp.dot``; when an operand is a transpose's output (the gradient's ``dot(x.T, g)``),
     a ``lax.dot_general`` of the array before the transpose over its other axis: XLA's CPU
     runs ``dot(x.T, v)`` at half the speed of the same contraction without the transpose
-    (147 against 73 us on 400x784 float32, measured)."""
+    (147 against 73 us on 400x784 float32, measured 2026-11-25 at 44b2e34)."""
     import jax
     import jax.numpy as jnp
 

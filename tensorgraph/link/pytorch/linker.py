@@ -22,7 +22,8 @@ arithmetic, ``perform`` calls) and break the graph wherever it cannot, silently 
 to eager Python between the pieces. ``make_fx`` records only tensor operations, so the
 compiled graph is always one graph. And why Inductor without TorchDynamo in front: Dynamo
 would only trace that FX graph again and check its guards at every call (90 us a call on a
-3-element graph, against 12 us for Inductor's function; the program keys its compiled graphs
+3-element graph, against 12 us for Inductor's function, 2026-11-25 at c7eba68; the
+program keys its compiled graphs
 by input signature itself). The exception is a graph with ``torch.cond`` (an ifelse whose
 condition is known only when running): Inductor takes higher-order operators only through
 Dynamo, so that graph goes through ``torch.compile(graph, fullgraph=True, dynamic=False)``.

@@ -65,8 +65,8 @@ static TG_COLD int64_t tg_pair_setup(tg_pair *p, const tg_array *dst, const tg_a
 
 /* dst[...] = src (one dtype; src broadcast to dst's shape). Cold (-O1, see runtime.h): the
  * element loops below are strided, which gcc does not vectorize anyway, and at -O3 this
- * function alone cost 0.2 s of compile time in every module; rows contiguous on both sides
- * are copied by memmove. */
+ * function alone cost 0.2 s of compile time in every module (2026-11-25 at b36fe35); rows
+ * contiguous on both sides are copied by memmove. */
 static TG_COLD void tg_copy_into(tg_array *dst, const tg_array *src)
 {
     const size_t item = tg_itemsize(dst->typenum);

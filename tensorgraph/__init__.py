@@ -91,6 +91,10 @@ def _scan_c_loop(runner):
     return importlib.import_module("tensorgraph.link.c.scan_loop").CLoop(runner)
 
 
+def _load_vectorize_rules():
+    import tensorgraph.tensor.vectorize_rules  # noqa: F401  (registers into graph.replace.RULES)
+
+
 # Lower layers reach higher ones through tensorgraph.hooks (they may not import them).
 _hooks.compile_function = _compile_function
 _hooks.function_maker = _function_maker
@@ -98,6 +102,7 @@ _hooks.perform_mode = _perform_mode
 _hooks.as_variable = _as_variable
 _hooks.scan_c_loop = _scan_c_loop
 _hooks.load_rewrites = _load_rewrites
+_hooks.load_vectorize_rules = _load_vectorize_rules
 
 
 def __dir__():

@@ -29,6 +29,10 @@ Entries (``None`` until the package fills them):
     database calls it before each query (``rewriting/presets.py``), so ``function``,
     ``rewrite_graph`` and ``Mode.including`` all see every rewrite, while the rewriting layer
     names no module above it and ``import tensorgraph.tensor`` loads no rewrite.
+``load_vectorize_rules()``
+    imports the modules whose ``vectorize_graph`` rules give ops their own batched form
+    (``tensorgraph.tensor.vectorize_rules``); ``vectorize_node`` calls it, so the rules are
+    there whenever a graph is vectorized, and ``import tensorgraph.tensor`` does not load them.
 """
 
 from __future__ import annotations
@@ -39,3 +43,4 @@ perform_mode = None
 as_variable = None
 scan_c_loop = None
 load_rewrites = None
+load_vectorize_rules = None

@@ -5,13 +5,16 @@ them (extra leading dimensions) and rebuilds everything above them batched too.
 ``vectorize_graph(y, {x: xs})`` where ``xs`` stacks many ``x`` along new leading axes gives
 ``ys`` whose entry ``ys[i]`` is what ``y`` would be with ``x = xs[i]``, computed in one graph.
 Each node is rebuilt by the batching rule of its op, found in a table this layer owns and
-the tensor layer fills (``register_vectorize``): elementwise ops broadcast, reductions and
+the tensor layer fills (``register_vectorize``; ``tensor/blockwise.py`` when tensors are
+imported, ``tensor/vectorize_rules.py`` through ``hooks.load_vectorize_rules`` before the
+first node is rebuilt): elementwise ops broadcast, reductions and
 dimshuffles shift their axes, ``Dot`` becomes a batched matmul, and an op without a rule is
 wrapped in a ``Blockwise`` that loops over the batch (``tensorgraph.tensor.blockwise``).
 """
 
 from __future__ import annotations
 
+from tensorgraph import hooks
 from tensorgraph.graph.basic import Apply, Variable, io_toposort
 from tensorgraph.graph.registry import Registry
 
@@ -44,6 +47,7 @@ def vectorize_node(node: Apply, *batched_inputs):
     the rule decides what a changed input means (a ``Reshape`` given a longer shape vector
     takes it as the full batched shape). An op without a rule is rebuilt as it is when no
     input gained a dimension, and through the default rule (a ``Blockwise``) otherwise."""
+    hooks.load_vectorize_rules()  # the ops' own rules, registered when first needed
     rule = RULES.lookup(node.op)
     if rule is not None:
         return rule(node.op, node, *batched_inputs)

@@ -32,7 +32,6 @@ from tensorgraph.tensor.diagonal import *  # noqa: F401,F403
 from tensorgraph.tensor.rearrange import *  # noqa: F401,F403
 from tensorgraph.tensor import extra_ops  # noqa: E402,F401  (tt.extra_ops.cumsum, ...)
 from tensorgraph.tensor import blockwise  # noqa: E402,F401  (registers vectorize_graph's rules)
-from tensorgraph.tensor import vectorize_rules  # noqa: E402,F401  (the other ops' batching rules)
 from tensorgraph.tensor.functional import vectorize  # noqa: E402,F401
 from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402,F401  (as in PyTensor)
 

@@ -12,7 +12,8 @@ The rules registered here rebuild a node batched without a loop where the op all
 elementwise ops broadcast, ``DimShuffle``, reductions, arg-extrema and softmaxes shift their
 axes past the batch dimensions, ``Dot`` becomes a batched ``matmul``; the shape, creation,
 join, diagonal and indexing ops have theirs in ``tensorgraph.tensor.vectorize_rules``. Importing
-``tensorgraph.tensor`` registers them.
+``tensorgraph.tensor`` registers the rules here; ``vectorize_node`` loads the others before it
+rebuilds a node (``tensorgraph.hooks.load_vectorize_rules``).
 """
 
 from __future__ import annotations

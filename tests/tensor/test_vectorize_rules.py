@@ -331,3 +331,21 @@ def test_blockwise_names_the_batch_index_of_the_item_that_fails():
     bad[1, 2] = 0
     with pytest.raises(np.linalg.LinAlgError, match=r"singular \(at batch index \(1, 2\)\)"):
         f(bad)
+
+
+def test_the_rules_load_with_the_first_vectorized_node_not_with_tensors():
+    """``import tensorgraph.tensor`` leaves this module out (it is not part of the tensor
+    namespace); ``vectorize_node`` loads it (hooks.load_vectorize_rules), so a Reshape still
+    batches as a Reshape in a process that never imported it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport tensorgraph.tensor as tt\n"
+            "from tensorgraph.graph.replace import vectorize_graph\n"
+            "assert 'tensorgraph.tensor.vectorize_rules' not in sys.modules\n"
+            "v, m = tt.dvector('v'), tt.dmatrix('m')\n"
+            "out = vectorize_graph(tt.reshape(v, (2, 3)), {v: m})\n"
+            "assert type(out.owner.op).__name__ == 'Reshape', out.owner.op\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr

@@ -30,6 +30,7 @@ from tensorgraph.tensor.sort import argsort, sort  # noqa: F401
 from tensorgraph.tensor.nonzero import flatnonzero, nonzero, nonzero_values  # noqa: F401
 from tensorgraph.tensor.diagonal import *  # noqa: F401,F403
 from tensorgraph.tensor.rearrange import *  # noqa: F401,F403
+from tensorgraph.tensor.einsum import einsum  # noqa: F401
 from tensorgraph.tensor import extra_ops  # noqa: E402,F401  (tt.extra_ops.cumsum, ...)
 from tensorgraph.tensor import blockwise  # noqa: E402,F401  (registers vectorize_graph's rules)
 from tensorgraph.tensor.functional import vectorize  # noqa: E402,F401

@@ -107,13 +107,17 @@ def test_eigh_and_eigvalsh_compute_perform_s_values():
 def test_generalized_eigh_solves_a_v_equal_b_v_w():
     a32, b32 = tt.ftensor3("a"), tt.ftensor3("b")
     a64, b64 = tt.dmatrix("a"), tt.dmatrix("b")
-    outs = [*la.eigh(a32, b32), *la.eigh(a64, b64, lower=False)]
+    outs = [*la.eigh(a32, b32), *la.eigh(a64, b64, lower=False), *la.eigh(a32, b64)]
     f = compiled([a32, b32, a64, b64], outs)
-    assert {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes} == \
+    assert {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes} >= \
         {"Blockwise", "GeneralizedEigh"}
     va, vb = sym((3, 4, 4), 1, "float32"), spd((3, 4, 4), 2, "float32")
     wa, wb = strided(sym((4, 4), 3)), spd((4, 4), 4)
-    w32, v32, w64, v64 = f(va, vb, wa.T, wb)
+    w32, v32, w64, v64, wbr, vbr = f(va, vb, wa.T, wb)
+    for k, aa in enumerate(va):      # one b broadcast against the stack, in float64
+        ref = scipy.linalg.eigh(aa.astype("float64"), wb, eigvals_only=True)
+        check_close(wbr[k], ref, "float64", 10)
+        check_close(aa @ vbr[k], wb @ vbr[k] * wbr[k], "float64", 10)
     for (w, v, a, b, dtype) in ((w32, v32, va, vb, "float32"), (w64, v64, wa.T, wb, "float64")):
         for k, (aa, bb) in enumerate(zip(items(a), items(b))):
             ref = scipy.linalg.eigh(aa.astype("float64"), bb.astype("float64"), eigvals_only=True,

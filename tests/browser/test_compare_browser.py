@@ -42,3 +42,31 @@ def test_the_comparison_in_jupyterlab(lab):
                          "'apputils:change-theme', {theme: 'JupyterLab Light'})")
     finally:
         nb.close()
+
+
+BACKGROUND_CELL = ('bg = tgn.compare(train, modes=["FAST_RUN", "JAX", "NUMBA"], args=D, '
+                   'wait=False, name="in the background")\nbg.view()')
+
+
+def test_compile_columns_fill_in_and_cancel_stops_them(lab):
+    """The table is there when the cell ends; the compile columns are still being measured
+    (a progress line, "measuring..." cells); Cancel kills the fresh processes and the kernel
+    reads the comparison as cancelled."""
+    nb = lab.open_notebook("compare_background.ipynb", [SEED_CELL, BACKGROUND_CELL])
+    try:
+        view = nb.panel().locator(".tg-compare-view")
+        view.locator(".tg-compare tbody tr[data-tg-mode]").first.wait_for(timeout=30_000)
+        assert view.locator(".tg-compare tbody tr[data-tg-mode]").count() == 3
+        progress = view.locator(".tg-cmp-progress")
+        progress.wait_for(timeout=10_000)
+        assert "compile times:" in progress.inner_text()
+        assert view.locator(".tg-cmp-pending").count() >= 1
+        nb.screenshot("compare_measuring.png", view)
+        view.locator("button.tg-cmp-cancel").click()
+        progress.wait_for(state="detached", timeout=60_000)
+        assert nb.kernel_eval("bg.done") == "True"
+        notes = nb.kernel_eval("sorted({r['compile_note'] or 'measured' for r in bg.rows})")
+        assert "cancelled" in notes, notes
+        assert view.locator(".tg-cmp-pending").count() == 0
+    finally:
+        nb.close()

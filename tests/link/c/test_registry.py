@@ -87,3 +87,26 @@ def test_every_builtin_op_class_below_a_registered_one_keeps_its_c():
         if inherits and nearest(table, cls, SCALAR_SAME if scalar else OP_SAME) is None:
             lost.append(f"{cls.__module__}.{cls.__qualname__}")
     assert not lost, lost
+
+
+class ExpPlusTwo(ExpPlusOne):
+    """exp(x) + 2, with a C expression of its own."""
+
+    def impl(self, x):
+        return np.exp(x) + 2
+
+
+@c_scalar.scalar_c(ExpPlusTwo)
+def _exp_plus_two(op, in_dtypes, out_dtypes, args):
+    """The scalar family's signature: the op, the dtypes, then C's context (the arguments)."""
+    (x,), (out,) = args, out_dtypes
+    assert in_dtypes == ("float64",) and out == "float64"
+    return f"(exp({x}) + 2.0)"
+
+
+def test_a_scalar_c_expression_takes_the_dtypes_then_the_arguments():
+    x = tt.dvector("x")
+    value = np.array([0.0, 1.0])
+    f = tg.function([x], Elemwise(ExpPlusTwo())(x), mode=Mode(linker="c"))
+    np.testing.assert_allclose(f(value), np.exp(value) + 2)
+    assert "(exp(" in c_scalar.scalar_expr(ExpPlusTwo(), ["a"], ("float64",), "float64")

@@ -2,11 +2,12 @@
 
 A scalar op (``tensorgraph.scalar``) says what one element computes (its numpy ``impl``, its
 dtype rule, its gradient). How an element computes in C is here: ``@scalar_c(OpClass)``
-registers a function ``(op, args, in_dtypes, out_dtype) -> str``. ``args`` are C expressions
-of the input values, each in the compute type of its dtype (``tensorgraph.link.c.dtypes``:
-float16 computes as float, bool as 0/1 ``uint8_t``); the expression is a value of
-``out_dtype`` in its compute type, equal to ``impl``'s (numpy's) within float tolerance, nan
-and inf included. A function raising ``NotImplementedError`` (no C for these dtypes), or an op
+registers a function ``(op, in_dtypes, out_dtypes, args) -> str`` (the scalar family of
+``tensorgraph.graph.registry``: the op, the dtypes, then C's context). ``args`` are C
+expressions of the input values, each in the compute type of its dtype
+(``tensorgraph.link.c.dtypes``: float16 computes as float, bool as 0/1 ``uint8_t``); the
+expression is a value of the one output dtype in its compute type, equal to ``impl``'s
+(numpy's) within float tolerance, nan and inf included. A function raising ``NotImplementedError`` (no C for these dtypes), or an op
 class with none registered, makes the Elemwise node run ``perform``. Lookup follows the op's
 class hierarchy, as for ``CImplementation``: a subclass with its own ``impl`` (or ``compute``)
 gets none of its parent's C.
@@ -31,7 +32,7 @@ from tensorgraph.scalar.composite import Composite
 
 __all__ = ["scalar_c", "scalar_expr", "scalar_body", "EXPR"]
 
-#: scalar op class -> ``fn(op, args, in_dtypes, out_dtype) -> str`` (this module and
+#: scalar op class -> ``fn(op, in_dtypes, out_dtypes, args) -> str`` (this module and
 #: ``scalar_special`` fill it; they are imported with the C op table's built-in modules)
 EXPR = Registry("C scalar", same=SCALAR_SAME)
 
@@ -48,7 +49,7 @@ def scalar_expr(op, args: list[str], in_dtypes: tuple[str, ...], out_dtype: str)
     """The C expression of ``op`` on one element (see the module docstring)."""
     fn = EXPR.lookup(op)
     if fn is not None:
-        return fn(op, args, in_dtypes, out_dtype)
+        return fn(op, in_dtypes, (out_dtype,), args)
     raise NotImplementedError(f"the scalar op {op.name} has no C implementation")
 
 
@@ -82,43 +83,48 @@ def scalar_body(scalar_op, args: list[str], in_dtypes, out_dtypes, prefix: str =
 
 
 # ----------------------------------------------------------------------------------------------
-# Families of ops sharing one shape of expression: ``family(what, op, args, in_dtypes,
-# out_dtype)``, registered per op class with its ``what`` (a C operator or function name)
+# Families of ops sharing one shape of expression: ``family(what, op, in_dtypes, out_dtypes,
+# args)``, registered per op class with its ``what`` (a C operator or function name)
 
 
-def _arith(symbol, op, args, in_dtypes, out_dtype):
+def _arith(symbol, op, in_dtypes, out_dtypes, args):
     """``a op b op c`` computed in ``out_dtype``, as numpy's ufunc on that dtype does."""
+    (out_dtype,) = out_dtypes
     values = c.args_as(args, in_dtypes, out_dtype)
     return c.result(f" {symbol} ".join(f"({v})" for v in values), out_dtype)
 
 
-def _bitwise(symbol, op, args, in_dtypes, out_dtype):
+def _bitwise(symbol, op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     if c.is_float(out_dtype):  # int64 with uint64 upcasts to float64: numpy refuses that too
         raise NotImplementedError(f"no bitwise operation on {out_dtype}")
-    return _arith(symbol, op, args, in_dtypes, out_dtype)
+    return _arith(symbol, op, in_dtypes, out_dtypes, args)
 
 
-def _helper(name, op, args, in_dtypes, out_dtype):
+def _helper(name, op, in_dtypes, out_dtypes, args):
     """A ``tg_scalar.h`` helper applied to the arguments converted to ``out_dtype``."""
+    (out_dtype,) = out_dtypes
     return c.result(c.helper(name, out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
                     out_dtype)
 
 
-def _math(fname, op, args, in_dtypes, out_dtype):
+def _math(fname, op, in_dtypes, out_dtypes, args):
     """A math function (``tg_expf``, ``sqrtf`` ...) of the arguments in ``out_dtype``."""
+    (out_dtype,) = out_dtypes
     return c.round_to(c.math_call(fname, out_dtype, *c.args_as(args, in_dtypes, out_dtype)),
                       out_dtype)
 
 
-def _compare(symbol, op, args, in_dtypes, out_dtype):
+def _compare(symbol, op, in_dtypes, out_dtypes, args):
     """A comparison made in the dtype numpy compares in (int64 with uint64: float64)."""
     common = np.result_type(*in_dtypes).name
     a, b = c.args_as(args, in_dtypes, common)
     return f"(({a}) {symbol} ({b}))"
 
 
-def _rounding(fname, op, args, in_dtypes, out_dtype):
+def _rounding(fname, op, in_dtypes, out_dtypes, args):
     """Integers are already whole (numpy >= 2.3 returns them unchanged)."""
+    (out_dtype,) = out_dtypes
     if not c.is_float(out_dtype):
         return args[0]
     return c.round_to(c.math_call(fname, out_dtype, args[0]), out_dtype)
@@ -149,25 +155,29 @@ for _family, _members in _FAMILIES.items():
 
 
 @scalar_c(sb.Neg)
-def _neg(op, args, in_dtypes, out_dtype):
+def _neg(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     return c.result(f"-({c.cast(args[0], in_dtypes[0], out_dtype)})", out_dtype)
 
 
 @scalar_c(sb.Identity)
 @scalar_c(sb.Cast)
-def _cast(op, args, in_dtypes, out_dtype):
+def _cast(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     return c.cast(args[0], in_dtypes[0], out_dtype)
 
 
 @scalar_c(sm.Pow)
-def _pow(op, args, in_dtypes, out_dtype):
+def _pow(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     if not c.is_float(out_dtype):  # integer powers raise on negative exponents: numpy
         raise NotImplementedError("integer pow has no C implementation")
-    return _math("pow", op, args, in_dtypes, out_dtype)
+    return _math("pow", op, in_dtypes, out_dtypes, args)
 
 
 @scalar_c(sm.Abs)
-def _abs(op, args, in_dtypes, out_dtype):
+def _abs(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     (x,) = args
     if c.is_float(out_dtype):
         return c.math_call("fabs", out_dtype, x)
@@ -177,7 +187,8 @@ def _abs(op, args, in_dtypes, out_dtype):
 
 
 @scalar_c(sm.Sign)
-def _sign(op, args, in_dtypes, out_dtype):
+def _sign(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     x = c.cast(args[0], in_dtypes[0], out_dtype)
     if c.is_float(out_dtype):
         return c.helper("sign", out_dtype, x)
@@ -185,56 +196,63 @@ def _sign(op, args, in_dtypes, out_dtype):
 
 
 @scalar_c(sm.Sqr)
-def _sqr(op, args, in_dtypes, out_dtype):
-    return _arith("*", op, [args[0], args[0]], in_dtypes * 2, out_dtype)
+def _sqr(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
+    return _arith("*", op, in_dtypes * 2, out_dtypes, [args[0], args[0]])
 
 
 @scalar_c(sm.Clip)
-def _clip(op, args, in_dtypes, out_dtype):
+def _clip(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     x, lo, hi = c.args_as(args, in_dtypes, out_dtype)
     return c.helper("min", out_dtype, c.helper("max", out_dtype, x, lo), hi)
 
 
 @scalar_c(sm.Switch)
-def _switch(op, args, in_dtypes, out_dtype):
+def _switch(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     a, b = c.args_as(args[1:], in_dtypes[1:], out_dtype)
     return f"(({args[0]}) ? ({a}) : ({b}))"
 
 
 @scalar_c(sm.Second)
-def _second(op, args, in_dtypes, out_dtype):
+def _second(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     return c.cast(args[1], in_dtypes[1], out_dtype)
 
 
 @scalar_c(sm.IsNan)
-def _isnan(op, args, in_dtypes, out_dtype):
+def _isnan(op, in_dtypes, out_dtypes, args):
     return f"(({args[0]}) != ({args[0]}))" if c.is_float(in_dtypes[0]) else "0"
 
 
 @scalar_c(sm.IsInf)
-def _isinf(op, args, in_dtypes, out_dtype):
+def _isinf(op, in_dtypes, out_dtypes, args):
     return f"(__builtin_isinf({args[0]}) != 0)" if c.is_float(in_dtypes[0]) else "0"
 
 
 @scalar_c(sm.IsFinite)
-def _isfinite(op, args, in_dtypes, out_dtype):
+def _isfinite(op, in_dtypes, out_dtypes, args):
     return f"(__builtin_isfinite({args[0]}) != 0)" if c.is_float(in_dtypes[0]) else "1"
 
 
 @scalar_c(sm.Invert)
-def _invert(op, args, in_dtypes, out_dtype):
+def _invert(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     x = c.cast(args[0], in_dtypes[0], out_dtype)
     return f"(!({x}))" if out_dtype == "bool" else c.result(f"~({x})", out_dtype)
 
 
 @scalar_c(sm.Reciprocal)
-def _reciprocal(op, args, in_dtypes, out_dtype):
+def _reciprocal(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     (x,) = c.args_as(args, in_dtypes, out_dtype)
     return c.result(f"{c.literal(1, out_dtype)} / ({x})", out_dtype)
 
 
 @scalar_c(sm.GammaLn)
-def _gammaln(op, args, in_dtypes, out_dtype):
+def _gammaln(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     # scipy gives gammaln(-inf) = -inf where C's lgamma gives +inf
     (x,) = c.args_as(args, in_dtypes, out_dtype)
     inf = c.literal(np.inf, out_dtype)

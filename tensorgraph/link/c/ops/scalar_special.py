@@ -17,10 +17,12 @@ def _x_log(fname, args, in_dtypes, out_dtype):
 
 
 @scalar_c(ss.XLogY)
-def _xlogy(op, args, in_dtypes, out_dtype):
+def _xlogy(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     return _x_log("log", args, in_dtypes, out_dtype)
 
 
 @scalar_c(ss.XLog1PY)
-def _xlog1py(op, args, in_dtypes, out_dtype):
+def _xlog1py(op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     return _x_log("log1p", args, in_dtypes, out_dtype)

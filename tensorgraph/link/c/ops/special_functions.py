@@ -27,7 +27,8 @@ _OPS = {sf.GammaInc: "gammainc", sf.GammaIncC: "gammaincc", sf.GammaIncInv: "gam
         ss.Erfcx: "erfcx", sm.Erfinv: "erfinv", sm.Erfcinv: "erfcinv", sm.Psi: "psi"}
 
 
-def _scipy_call(name, op, args, in_dtypes, out_dtype):
+def _scipy_call(name, op, in_dtypes, out_dtypes, args):
+    (out_dtype,) = out_dtypes
     if not c.is_float(out_dtype):
         raise NotImplementedError(f"{name} computes floats, not {out_dtype}")
     single = out_dtype != "float64" and scipy_capi.has_float_variant(name)

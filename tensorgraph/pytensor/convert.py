@@ -37,7 +37,7 @@ from tensorgraph.tensor.basic import constant as tensor_constant
 from tensorgraph.tensor.random.type import RandomGeneratorType
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["TABLE", "register", "conversion", "from_pytensor", "convert_type", "unsupported"]
+__all__ = ["TABLE", "conversion", "convert_type", "from_pytensor", "register", "unsupported"]
 
 #: PyTensor op class -> ``convert(op, node, *inputs)``
 TABLE = Registry("PyTensor import", "tensorgraph.pytensor", ("ops",))
@@ -204,7 +204,7 @@ def from_pytensor(outputs, inputs=None):
         if isinstance(var, pt.Constant):
             memo[var] = _convert_constant(var)
         else:
-            raise ValueError(f"from_pytensor: the output {var} is not computed from the inputs")
+            raise ValueError(f"from_pytensor: the output {var} is not computed from the inputs")  # noqa: TRY004
     tg_outputs = [memo[v] for v in outputs]
     return tg_inputs, (tg_outputs[0] if single else tg_outputs)
 
@@ -233,6 +233,6 @@ def _fgraph_of(graph):
     maker = getattr(graph, "maker", None)
     if maker is not None and isinstance(getattr(maker, "fgraph", None), FunctionGraph):
         return maker.fgraph
-    if isinstance(graph, Variable) or isinstance(graph, list | tuple):
+    if isinstance(graph, Variable | list | tuple):
         return None
     return unwrap(graph).maker.fgraph

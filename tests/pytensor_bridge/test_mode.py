@@ -1,24 +1,21 @@
-"""The PyTensor mode TENSORGRAPH and the graph import: PyTensor's semantics and names kept,
-shared variables, updates and random generators, ops without a conversion (PyTensor perform
-nodes), unwrap, pickling and threads."""
+"""The PyTensor mode TENSORGRAPH and the graph import on plain PyTensor graphs (no PyMC: these
+also run against PyTensor 3.x): PyTensor's semantics kept, shared variables, updates and
+random generators, ops without a conversion (PyTensor perform nodes), threads."""
 
-import pickle
 
 import numpy as np
 import pytest
 
 pytensor = pytest.importorskip("pytensor")
-pm = pytest.importorskip("pymc")
 
-import pytensor.tensor as pt  # noqa: E402
-from pytensor.graph.basic import Apply  # noqa: E402
-from pytensor.graph.op import Op  # noqa: E402
-from thread_checks import run_in_threads  # noqa: E402
+import pytensor.tensor as pt
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from thread_checks import run_in_threads
 
-import tensorgraph as tg  # noqa: E402
-import tensorgraph.pytensor as tgp  # noqa: E402
-from tensorgraph import config  # noqa: E402
-from tensorgraph.compile.compiled import Function  # noqa: E402
+import tensorgraph as tg
+import tensorgraph.pytensor as tgp
+from tensorgraph import config
 
 
 class Twice(Op):
@@ -82,43 +79,6 @@ def test_a_registered_conversion_replaces_the_perform_node():
         np.testing.assert_array_equal(tg.function(ins, out)([1.0, 2.0]), [2.0, 4.0])
     finally:
         tgp.convert.TABLE._table.pop(Twice)
-
-
-def test_from_pytensor_keeps_pymc_names():
-    with pm.Model() as model:
-        mu = pm.Normal("mu", 0, 1)
-        pm.HalfNormal("sigma", 1)
-        pm.Poisson("k", pm.math.exp(mu), observed=[1, 2])
-    ins, outs = tgp.from_pytensor(model.logp(sum=False))
-    assert [v.name for v in ins] == ["mu", "sigma_log__"]
-    assert [v.name for v in outs] == ["mu_logprob", "sigma_log___logprob", "k_logprob"]
-
-
-def test_unwrap_takes_the_arguments_positionally_and_by_name():
-    with pm.Model() as model:
-        pm.Normal("mu", 0, 1)
-        pm.HalfNormal("sigma", 1)
-    logp = model.compile_logp(mode="TENSORGRAPH")
-    fn = tgp.unwrap(logp)
-    assert isinstance(fn, Function) and fn is tgp.unwrap(logp.f)
-    want = logp({"mu": 0.5, "sigma_log__": -0.25})
-    np.testing.assert_allclose(fn(0.5, -0.25), want, rtol=1e-15)
-    np.testing.assert_allclose(fn(mu=0.5, sigma_log__=-0.25), want, rtol=1e-15)
-    with pytest.raises(TypeError, match="not in mode TENSORGRAPH"):
-        tgp.unwrap(model.compile_logp())
-    with pytest.raises(TypeError, match="unwrap expects"):
-        tgp.unwrap(42)
-
-
-def test_functions_pickle():
-    with pm.Model() as model:
-        pm.Normal("mu", 0, 1)
-        pm.HalfNormal("sigma", 1)
-    dlogp = model.compile_dlogp(mode="TENSORGRAPH")
-    point = {"mu": 0.3, "sigma_log__": 0.1}
-    again = pickle.loads(pickle.dumps(dlogp))
-    np.testing.assert_array_equal(again(point), dlogp(point))
-    assert isinstance(tgp.unwrap(again), Function)
 
 
 def test_the_tensorgraph_function_runs_in_many_threads_at_once():

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("pymc")
 
 PAGE = Path(__file__).parents[2] / "docs" / "pymc.md"
-BLOCK = re.compile(r"^```py\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```py\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def test_pymc_page_examples_run(capsys):

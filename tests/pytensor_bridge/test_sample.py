@@ -8,7 +8,7 @@ import pytest
 pm = pytest.importorskip("pymc")
 pytest.importorskip("tensorgraph.pytensor")  # registers the mode
 
-from pytensor_bridge.pymc_models import MODELS  # noqa: E402
+from pytensor_bridge.pymc_models import MODELS
 
 
 @pytest.mark.parametrize("cores", [1, 2])

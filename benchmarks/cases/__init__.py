@@ -10,7 +10,8 @@ baked into the compiled graph as constants). ``make_*`` raises ``Unavailable`` w
 framework cannot run the case here.
 """
 
-CASES = ["logreg", "mlp", "overhead", "overhead_trusted", "chain", "rnn_forward", "rnn_train", "gp"]
+CASES = ["logreg", "mlp", "overhead", "overhead_trusted", "chain", "rnn_forward", "rnn_train", "gp",
+         "spd_batch"]
 
 
 class Unavailable(Exception):

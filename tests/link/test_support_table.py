@@ -116,8 +116,19 @@ def _zoo() -> dict:
                           ("SVD", linalg.svd(m)[0]), ("QR", linalg.qr(m)[0]),
                           ("Schur", linalg.schur(m)[0]), ("QZ", linalg.qz(m, m)[0]),
                           ("Expm", linalg.expm(m)),
-                          ("SolveDiscreteARE", linalg.solve_discrete_are(m, m, m, m))):
+                          ("SolveDiscreteARE", linalg.solve_discrete_are(m, m, m, m)),
+                          ("SolveTriangular", linalg.solve_triangular(m, x)),
+                          ("CholeskySolve", linalg.cho_solve((m, True), x)),
+                          ("LUFactor", linalg.lu_factor(m)[0]), ("LU", linalg.lu(m)[0]),
+                          ("LUSolve", linalg.lu_solve(linalg.lu_factor(m), x)),
+                          ("PivotToPermutations", linalg.pivot_to_permutation(i)),
+                          ("SLogDet", linalg.slogdet(m)[0]), ("MatrixPinv", linalg.pinv(m)),
+                          ("BlockDiagonal", linalg.block_diag(m, m))):
         zoo[name] = batched.owner.op.core_op(*batched.owner.inputs)  # the op of one matrix
+    zoo["Lstsq"] = linalg.lstsq(m, x)[0]
+    zoo["TensorSolve"] = linalg.tensorsolve(m, x)
+    zoo["TensorInv"] = linalg.tensorinv(m, ind=1)
+    zoo["KroneckerProduct"] = linalg.kron(m, m)
     zoo["Gemv"] = blas.gemv(y, 2.0, m, x, 1.0)
     zoo["Gemm"] = blas.gemm(m, 2.0, m, m, 1.0)
     zoo["Dot22"] = blas.Dot22()(m, m)

@@ -32,7 +32,8 @@ from tensorgraph.graph.registry import Registry
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan")
+_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
+            "linalg")
 TABLE = Registry("Numba", __name__, _BUILTIN)
 SCALAR_TABLE = Registry("Numba scalar", __name__, _BUILTIN, same=SCALAR_SAME)
 

@@ -130,6 +130,7 @@ class NodeCode:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._count = 0
+        self._tag = ""
 
     def line(self, text: str) -> None:
         self._lines.line(text)
@@ -140,7 +141,14 @@ class NodeCode:
     def name(self, hint: str) -> str:
         """A local name no other node uses."""
         self._count += 1
-        return f"n{self.position}_{hint}{self._count}"
+        return f"n{self.position}{self._tag}_{hint}{self._count}"
+
+    def inner(self, node, inputs, outputs) -> NodeCode:
+        """Code for another node written among this node's lines (a ``Blockwise``'s core
+        node, per item): its locals have names of their own, its errors name this node."""
+        code = NodeCode(self._source, node, self.position, inputs, outputs, self._lines)
+        code._tag = self._tag + "c"
+        return code
 
     def fail(self, error: str, message: str, *values: str) -> str:
         """The statement raising ``error(message)`` for this node (see the module docstring).

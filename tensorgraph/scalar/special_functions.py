@@ -9,10 +9,11 @@ special_functions``). Dtypes follow PyTensor: float32 inputs give float32, integ
 float of ``upgrade_to_float`` (int8/int16 -> float32, wider -> float64); complex is refused.
 
 Gradients are closed forms in the op's own functions where one exists (every derivative with
-respect to the argument ``x``). Derivatives with respect to the shape parameters of the
-incomplete gamma and beta functions, the order of the Bessel functions, the parameters of
-``hyp2f1`` and the first arguments of the inverse functions are not implemented: ``grad``
-raises ``NullTypeGradError`` naming the op and the input.
+respect to the argument ``x``). The derivatives of ``gammainc``/``gammaincc``/``betainc`` in
+their shape parameters are series computed by the ops of ``special_derivatives`` (bounded:
+nan where they do not converge). Derivatives with respect to the order of the Bessel
+functions, the parameters of ``hyp2f1`` and the first arguments of the inverse functions are
+not implemented: ``grad`` raises ``NullTypeGradError`` naming the op and the input.
 """
 
 from __future__ import annotations
@@ -40,9 +41,6 @@ def _scipy(name):
 def _c(value, like):
     """A constant of ``like``'s float dtype (so gradients keep float32 graphs float32)."""
     return _tensor_op("constant")(np.asarray(value, dtype=like.dtype))
-
-
-_NO_SHAPE_DERIVATIVE = "The derivative with respect to a shape parameter is not implemented yet."
 
 
 def _not_implemented(op, position, x, why):
@@ -74,7 +72,7 @@ class GammaInc(ScipyFunction):
         (k, x), (gz,) = inputs, output_grads
         m = _tensor_op("math")
         dx = m.exp(m.sub(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x), m.gammaln(k)))
-        return [_not_implemented(self, 0, k, _NO_SHAPE_DERIVATIVE), m.mul(gz, dx)]
+        return [m.mul(gz, m.gammainc_dk(k, x)), m.mul(gz, dx)]
 
 
 class GammaIncC(ScipyFunction):
@@ -86,7 +84,7 @@ class GammaIncC(ScipyFunction):
         (k, x), (gz,) = inputs, output_grads
         m = _tensor_op("math")
         dx = m.exp(m.sub(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x), m.gammaln(k)))
-        return [_not_implemented(self, 0, k, _NO_SHAPE_DERIVATIVE), m.neg(m.mul(gz, dx))]
+        return [m.neg(m.mul(gz, m.gammainc_dk(k, x))), m.neg(m.mul(gz, dx))]
 
 
 def _inverse_gamma_slope(k, x):
@@ -135,8 +133,9 @@ class BetaInc(ScipyFunction):
     def L_op(self, inputs, outputs, output_grads):
         (a, b, x), (gz,) = inputs, output_grads
         m = _tensor_op("math")
-        return [_not_implemented(self, 0, a, _NO_SHAPE_DERIVATIVE),
-                _not_implemented(self, 1, b, _NO_SHAPE_DERIVATIVE),
+        # I_x(a, b) = 1 - I_(1-x)(b, a) gives the derivative in b from the one in a
+        db = m.neg(m.betainc_da(b, a, m.sub(_c(1, x), x)))
+        return [m.mul(gz, m.betainc_da(a, b, x)), m.mul(gz, db),
                 m.mul(gz, m.exp(_log_beta_density(a, b, x)))]
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from tensorgraph.configdefaults import config
 from tensorgraph.scalar import basic as ps
 from tensorgraph.scalar import math as psm
+from tensorgraph.scalar import special_derivatives as psd
 from tensorgraph.scalar import special_functions as psf
 from tensorgraph.scalar.int_division import IntDivisionWarning, warn_int_division
 from tensorgraph.tensor import scalar_special as _special
@@ -501,6 +502,13 @@ owens_t = _elemwise_function(psf.owens_t, "owens_t", "h, a", "Owen's T function 
 hyp2f1 = _elemwise_function(psf.hyp2f1, "hyp2f1", "a, b, c, z",
                             "Gauss's hypergeometric function 2F1(a, b; c; z) (derivative in z "
                             "only).")
+
+# the derivatives in the shape parameters (gradients use them; not in __all__, as PyTensor)
+gammainc_dk = _elemwise_function(psd.gammainc_dk, "gammainc_dk", "k, x",
+                                 "dP(k, x)/dk, the derivative of gammainc in k (a series).")
+betainc_da = _elemwise_function(psd.betainc_da, "betainc_da", "a, b, x",
+                                "dI_x(a, b)/da, the derivative of betainc in a (a continued "
+                                "fraction).")
 
 
 def gammau(k, x):

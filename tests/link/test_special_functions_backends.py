@@ -10,6 +10,8 @@ import scipy.special as sp
 import tensorgraph as tg
 import tensorgraph.tensor as tt
 from tensorgraph.link.backend import UnsupportedOpsError, available
+from tensorgraph.scalar.special_derivatives import betainc_da_scalar, gammainc_dk_scalar
+from tensorgraph.tensor import math as tm
 
 _K = np.array([0.3, 1.0, 2.5, 7.0, 30.0])
 _X = np.array([0.01, 0.8, 2.0, 9.0, 45.0])
@@ -35,13 +37,15 @@ CASES = {
     "owens_t": (tt.owens_t, (_R, _K), sp.owens_t),
     "hyp2f1": (tt.hyp2f1, (_K[:3], _K[1:4], _K[2:] + 1, _U[:3] - 0.5), sp.hyp2f1),
     "erfcx": (tt.erfcx, (_R,), sp.erfcx),
+    "gammainc_dk": (tm.gammainc_dk, (_K, _X), np.vectorize(gammainc_dk_scalar)),
+    "betainc_da": (tm.betainc_da, (_K, _K[::-1], _U), np.vectorize(betainc_da_scalar)),
 }
 #: what each library lacks (the others it computes)
 MISSING = {
-    "JAX": {"gammaincinv", "gammainccinv", "betaincinv", "ive", "kve"},
+    "JAX": {"gammaincinv", "gammainccinv", "betaincinv", "ive", "kve", "betainc_da"},
     "PYTORCH": {"gammaincinv", "gammainccinv", "betainc", "betaincinv", "ive", "kve",
-                "owens_t", "hyp2f1"},
-    "NUMBA": set(),
+                "owens_t", "hyp2f1", "gammainc_dk", "betainc_da"},
+    "NUMBA": {"gammainc_dk", "betainc_da"},
 }
 #: float64 agreement: Numba calls scipy's own code; JAX and PyTorch have their own
 RTOL = {"JAX": 1e-12, "PYTORCH": 1e-12, "NUMBA": 0.0}
@@ -99,7 +103,7 @@ def test_float32_stays_float32(mode):
                                    err_msg=name)
 
 
-@pytest.mark.parametrize("mode", ["JAX", "PYTORCH"])
+@pytest.mark.parametrize("mode", ["JAX", "PYTORCH", "NUMBA"])
 def test_a_function_the_library_lacks_is_refused_by_name(mode):
     _needs(mode)
     for name in sorted(MISSING[mode]):

@@ -13,6 +13,7 @@ The C expressions of the scalar ops are built with these helpers (``cast``, ``ma
 from __future__ import annotations
 
 import math
+import os
 
 import re
 
@@ -137,13 +138,19 @@ _SCIPY_POINTER = re.compile(r"\btg_sf_([a-z0-9_]+)_([df])\b")
 
 
 def _scipy_pointers(c_text: str) -> str:
-    """The definitions of the ``scipy_pointer`` variables ``c_text`` calls through."""
+    """The definitions of the ``scipy_pointer`` variables ``c_text`` calls through, and of
+    the series of ``ops/special_derivatives.h`` (which call ``psi``) if it calls them."""
+    derivatives = ""
+    if "tg_sfd_" in c_text:
+        with open(os.path.join(os.path.dirname(__file__), "ops", "special_derivatives.h"),
+                  encoding="utf-8") as f:
+            derivatives = f.read()
     blocks = []
-    for name, variant in sorted(set(_SCIPY_POINTER.findall(c_text))):
+    for name, variant in sorted(set(_SCIPY_POINTER.findall(c_text + derivatives))):
         symbol = scipy_pointer(name, variant)
         blocks.append(f"#ifndef TG_SF_HAVE_{symbol}\n#define TG_SF_HAVE_{symbol}\n"
                       f"__attribute__((weak)) void *{symbol};\n#endif\n")
-    return "".join(blocks)
+    return "".join(blocks) + derivatives
 
 
 def math_call(fname: str, dtype: str, *args: str) -> str:

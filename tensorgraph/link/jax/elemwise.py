@@ -16,6 +16,7 @@ from tensorgraph.link.jax import (
     scalar_implementation,
 )
 from tensorgraph.scalar import math as sm
+from tensorgraph.scalar import special_derivatives as sd
 from tensorgraph.scalar import special_functions as sf
 from tensorgraph.tensor import scalar_special as ss
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -88,6 +89,12 @@ def _trigamma(x):
     return polygamma(1, x)
 
 
+def _igamma_grad_a(k, x):
+    from jax import lax
+
+    return lax.igamma_grad_a(k, x)
+
+
 def _gammaln(x):
     import jax.numpy as jnp
     from jax.scipy.special import gammaln
@@ -105,13 +112,14 @@ _FLOAT_FUNCTIONS = {
         (sf.GammaInc, "gammainc"), (sf.GammaIncC, "gammaincc"), (sf.BetaInc, "betainc"),
         (sf.I0, "i0"), (sf.I1, "i1"), (sf.I0e, "i0e"), (sf.I1e, "i1e"), (sf.Ndtr, "ndtr"),
         (sf.LogNdtr, "log_ndtr"), (sf.OwensT, "owens_t"), (sf.Hyp2F1, "hyp2f1"))},
+    sd.GammaIncDk: _igamma_grad_a,
 }
 #: the special functions jax.scipy.special does not have
-_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaIncInv, sf.Ive, sf.Kve)
+_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaIncInv, sf.Ive, sf.Kve, sd.BetaIncDa)
 
 
 def _missing(op, in_dtypes, out_dtypes):
-    raise NotImplementedError(f"jax.scipy.special has no {op.name}")
+    raise NotImplementedError(f"jax.scipy.special (and jax.lax) has no {op.name}")
 
 register(Elemwise)(array_elemwise.elemwise(LIBRARY))
 register(DimShuffle)(array_elemwise.dimshuffle(LIBRARY))

@@ -25,6 +25,7 @@ from tensorgraph.link.numba.codegen import literal
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar import scipy_capi
+from tensorgraph.scalar import special_derivatives as sd
 from tensorgraph.scalar import special_functions as sf
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor import scalar_special as ss
@@ -406,6 +407,13 @@ def _no_numba(op, args, in_dtypes, out_dtypes, sc):
 
 
 register_scalar(sm.TriGamma)(_no_numba)
+
+
+@register_scalar(sd.GammaIncDk)
+@register_scalar(sd.BetaIncDa)
+def _no_numba_series(op, args, in_dtypes, out_dtypes, sc):
+    raise NotImplementedError(f"{op.name} (a derivative of gammainc/betainc in a shape "
+                              "parameter) is a series written for C and numpy only")
 
 
 @functools.lru_cache(maxsize=None)

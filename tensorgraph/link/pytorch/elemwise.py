@@ -24,6 +24,7 @@ from tensorgraph.link.pytorch import (
 )
 from tensorgraph.scalar import basic as sb
 from tensorgraph.scalar import math as sm
+from tensorgraph.scalar import special_derivatives as sd
 from tensorgraph.scalar import special_functions as sf
 from tensorgraph.scalar.composite import Composite
 from tensorgraph.tensor import scalar_special as ss
@@ -187,7 +188,7 @@ _FLOAT_FUNCTIONS = {
 }
 #: the special functions torch.special does not have
 _MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaInc, sf.BetaIncInv, sf.Ive, sf.Kve,
-            sf.OwensT, sf.Hyp2F1)
+            sf.OwensT, sf.Hyp2F1, sd.GammaIncDk, sd.BetaIncDa)
 
 
 def _missing(op, in_dtypes, out_dtypes):

@@ -7,6 +7,10 @@ float64 computes with scipy's double function. float32 (and float16) computes wi
 float function where scipy has one (``betainc``, ``betaincinv``, ``erfinv``: what
 ``scipy.special`` runs on float32 arrays), else in double rounded to float, as scipy's float32
 loops do; float16 is then rounded to half precision, as the reference's ``astype``.
+
+The derivatives of ``gammainc`` and ``betainc`` in their shape parameters
+(``tensorgraph.scalar.special_derivatives``) are the same series in C
+(``special_derivatives.h``, included by the support code of the nodes calling them).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from tensorgraph.link.c import dtypes as c
 from tensorgraph.link.c.ops.scalar import scalar_c
 from tensorgraph.scalar import math as sm
 from tensorgraph.scalar import scipy_capi
+from tensorgraph.scalar import special_derivatives as sd
 from tensorgraph.scalar import special_functions as sf
 from tensorgraph.tensor import scalar_special as ss
 
@@ -43,3 +48,16 @@ def _scipy_call(name, op, in_dtypes, out_dtypes, args):
 
 for _op_class, _name in _OPS.items():
     scalar_c(_op_class)(functools.partial(_scipy_call, _name))
+
+
+def _derivative(function, op, in_dtypes, out_dtypes, args):
+    """The series of ``special_derivatives.h`` (in double, as the reference computes)."""
+    (out_dtype,) = out_dtypes
+    if not c.is_float(out_dtype):
+        raise NotImplementedError(f"{op.name} computes floats, not {out_dtype}")
+    value = f"{function}({', '.join(c.args_as(args, in_dtypes, 'float64'))})"
+    return c.round_to(c.cast(value, "float64", out_dtype), out_dtype)
+
+
+scalar_c(sd.GammaIncDk)(functools.partial(_derivative, "tg_sfd_gammainc_dk"))
+scalar_c(sd.BetaIncDa)(functools.partial(_derivative, "tg_sfd_betainc_da"))

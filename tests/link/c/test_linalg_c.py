@@ -118,6 +118,8 @@ def _graph(dtype):
     out["block_diag batch"] = la.block_diag(St, K.astype("float32"), Gr[:, :2])
     out["block_diag int"] = la.block_diag(K, K + 1)
     out["cholesky of the factor's product"] = la.cholesky(L @ L.mT)
+    out["det of integers"] = la.det(K[:, :2])          # int16 read as float32
+    out["solve of integers"] = la.solve(K[:, :2] + 10 * tt.eye(2, dtype="int16"), v[:2])
     return [S, G, T, b, v, bt, M, W, K, T4], out
 
 

@@ -6,7 +6,7 @@
  * arguments per character argument (gfortran's convention; a C-built LAPACK ignores them).
  * Kernels copy each item into a column-major scratch matrix (any input dtype and strides),
  * call LAPACK on it and copy the result into the item's C-contiguous output.
- * Needs batched.h. */
+ * Needs lapack_template.h. */
 
 void LAPACK_TGSpotrf_(const char *uplo, const int *n, TGT *a, const int *lda, int *info,
                       size_t luplo);
@@ -38,18 +38,21 @@ void LAPACK_TGSsyevd_(const char *jobz, const char *uplo, const int *n, TGT *a, 
                       TGT *w, TGT *work, const int *lwork, int *iwork, const int *liwork,
                       int *info, size_t ljobz, size_t luplo);
 
-/* a (an item view of any real or integer dtype, any strides) into dst column-major, leading
+/* a (an item view of any real or integer dtype but float16, any strides) into dst column-major, leading
  * dimension ld, converted to TGT as numpy's astype does. */
 static void tg_la_TGS_get(const tg_array *a, TGT *dst, int64_t ld)
 {
     const int64_t m = tg_la_rows(a), n = tg_la_cols(a);
     const int64_t rs = a->ndim >= 1 ? a->strides[0] : 0, cs = a->ndim == 2 ? a->strides[1] : 0;
-#define TG_LA_GET(CT) for (int64_t j = 0; j < n; j++) for (int64_t i = 0; i < m; i++) \
-        dst[i + j * ld] = (TGT)*(const CT *)(a->data + i * rs + j * cs); break;
+#define TG_LA_GET(CT) {                                                     \
+        for (int64_t j = 0; j < n; j++)                                        \
+            for (int64_t i = 0; i < m; i++)                                    \
+                dst[i + j * ld] = (TGT)*(const CT *)(a->data + i * rs + j * cs); \
+        break;                                                                 \
+    }
     switch (a->typenum) {
     case TG_FLOAT64: TG_LA_GET(double)
     case TG_FLOAT32: TG_LA_GET(float)
-    case TG_FLOAT16: TG_LA_GET(_Float16)
     case TG_BOOL: case TG_UINT8: TG_LA_GET(uint8_t)
     case TG_INT8: TG_LA_GET(int8_t)
     case TG_INT16: TG_LA_GET(int16_t)
@@ -58,7 +61,7 @@ static void tg_la_TGS_get(const tg_array *a, TGT *dst, int64_t ld)
     case TG_UINT32: TG_LA_GET(uint32_t)
     case TG_LONG: case TG_INT64: TG_LA_GET(int64_t)
     case TG_ULONG: case TG_UINT64: TG_LA_GET(uint64_t)
-    default: break;   /* lapack.py gives C only to real and integer dtypes */
+    default: break;   /* lapack.py gives C only to these dtypes */
     }
 #undef TG_LA_GET
 }

@@ -11,7 +11,9 @@ which may have no LAPACK) linear algebra nodes run their ``perform``.
 
 ``lapack.h`` is a template pasted once per float type (``TGT`` the C type, ``TGS`` LAPACK's
 letter, ``LAPACK_`` the symbol prefix), as ``blas.py`` pastes its kernels; it declares the
-routines and the copies between strided item views and column-major scratch. An ``ItemC``
+routines and the copies between strided item views and column-major scratch, after
+``lapack_common.h`` (the library's thread count, each type's math; ``lapack_template.h`` gives
+the placeholders one meaning so that the templates compile alone, in the header tests). An ``ItemC``
 whose kernels call LAPACK derives from ``LapackItem`` and adds its own template through
 ``lapack_template``.
 """
@@ -26,31 +28,6 @@ __all__ = ["lapack_prefix", "lapack_support", "lapack_template", "letter", "Lapa
 
 #: the float types LAPACK kernels are pasted for: dtype -> (C type, LAPACK's letter)
 TYPES = {"float32": ("float", "s"), "float64": ("double", "d")}
-
-# What lapack.h's kernels need once per unit, whatever the type: the library's thread count
-# (one, as for BLAS: blas.py's _ONE_THREAD says why) and the math of each type.
-_COMMON = r"""
-#include <float.h>
-#include <math.h>
-void scipy_openblas_set_num_threads(int num_threads);
-static void tg_lapack_threads(void)
-{
-    static int done = 0;
-    if (!__atomic_load_n(&done, __ATOMIC_RELAXED)) {
-        scipy_openblas_set_num_threads(1);
-        __atomic_store_n(&done, 1, __ATOMIC_RELAXED);
-    }
-}
-/* rows and columns of an item view (a vector is one column, a scalar 1 x 1) */
-static inline int64_t tg_la_rows(const tg_array *a) { return a->ndim >= 1 ? a->shape[0] : 1; }
-static inline int64_t tg_la_cols(const tg_array *a) { return a->ndim == 2 ? a->shape[1] : 1; }
-#define TG_LA_s_LOG(x) logf(x)
-#define TG_LA_s_EXP(x) expf(x)
-#define TG_LA_s_EPS FLT_EPSILON
-#define TG_LA_d_LOG(x) log(x)
-#define TG_LA_d_EXP(x) exp(x)
-#define TG_LA_d_EPS DBL_EPSILON
-"""
 
 
 def lapack_prefix() -> str | None:
@@ -69,15 +46,20 @@ def lapack_template(name: str) -> str:
 
 def lapack_support() -> str:
     """The declarations and copies (once per unit)."""
-    return ("#ifndef TG_LAPACK_DEFINED\n#define TG_LAPACK_DEFINED\n" + _COMMON +
+    return ("#ifndef TG_LAPACK_DEFINED\n#define TG_LAPACK_DEFINED\n" + read_c("lapack_common.h") +
             lapack_template("lapack.h") + "\n#endif  /* TG_LAPACK_DEFINED */\n")
 
 
-def letter(dtype: str) -> str:
+def letter(dtype: str, core_node=None) -> str:
     """LAPACK's letter for ``dtype`` (``s`` or ``d``); ``NotImplementedError`` for a dtype
-    these kernels do not compute in (the node runs ``perform``), or without LAPACK."""
+    these kernels do not compute in (the node runs ``perform``), or without LAPACK. With
+    ``core_node``, also for a float16 input: ``lapack.h``'s copies read every real and integer
+    dtype but float16 (``_Float16``, which some targets' compilers lack, stays out of the
+    static C that every linalg unit compiles)."""
     if dtype not in TYPES or lapack_prefix() is None:
         raise NotImplementedError(f"no LAPACK kernel for {dtype}")
+    if core_node is not None and any(v.type.dtype == "float16" for v in core_node.inputs):
+        raise NotImplementedError("float16 inputs run perform")
     return TYPES[dtype][1]
 
 

@@ -2,8 +2,9 @@
 matrix constructors: one ``ItemC`` per core op (``batched.py``), so the op's own nodes and
 its ``Blockwise`` nodes both compute in C.
 
-The LAPACK kernels are ``linalg_kernels.h`` (pasted for float32 and float64; other dtypes, and
-configurations without LAPACK, run ``perform``); their shape checks and the integer kernel of
+The LAPACK kernels are ``linalg_kernels.h`` (pasted for float32 and float64, reading any real
+or integer input but float16; complex and float16 inputs, and configurations without LAPACK,
+run ``perform``); their shape checks and the integer kernel of
 ``pivot_to_permutation`` are ``linalg.h``; ``kron`` and ``block_diag`` (any real or integer
 dtype, no LAPACK) are written here per dtype. Problems a kernel reports come out with the
 words of the op's ``perform`` (``tensorgraph.tensor.linalg.core.matrix_error``): "cholesky:
@@ -40,7 +41,8 @@ class _Lapack(LapackItem):
     float_output = 0
 
     def kernel(self, op, core_node):
-        return f"tg_la_{letter(core_node.outputs[self.float_output].type.dtype)}_{self.name}"
+        dtype = core_node.outputs[self.float_output].type.dtype
+        return f"tg_la_{letter(dtype, core_node)}_{self.name}"
 
     def shapes(self, op, core_node):
         return f"tg_la_shapes_{self.name}"

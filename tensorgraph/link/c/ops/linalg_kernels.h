@@ -3,7 +3,7 @@
  * of each factorization and solver of tensorgraph.tensor.linalg that linalg.py gives C. Each
  * copies its item into column-major scratch (tg_la_TGS_get), calls LAPACK and copies the
  * result out; problem codes are the positions in the problems list linalg.py gives the op.
- * Needs batched.h, lapack.h (same type) and linalg.h. */
+ * Needs lapack.h and linalg.h. */
 
 /* Scratch for `count` blocks of bytes[k] each, 64-byte aligned: block k at *ptrs[k]. */
 static int tg_la_TGS_carve(tg_scratch *s, int count, const size_t *bytes, void **ptrs)
@@ -18,7 +18,7 @@ static int tg_la_TGS_carve(tg_scratch *s, int count, const size_t *bytes, void *
 
 static inline int tg_la_TGS_ld(int64_t n) { return n > 1 ? (int)n : 1; }
 
-/* The elements of a (any dtype, any strides), in C order over its axes taken in the order
+/* The elements of a (any real or integer dtype but float16, any strides), in C order over its axes taken in the order
  * perm (NULL: as they are), into dst: element f at dst[f] (rows == 0) or, seen as a matrix of
  * `rows` rows in C order, column-major at dst[f / cols + (f % cols) * rows]. */
 static void tg_la_TGS_get_flat(const tg_array *a, const int *perm, TGT *dst, int64_t rows)
@@ -37,7 +37,6 @@ static void tg_la_TGS_get_flat(const tg_array *a, const int *perm, TGT *dst, int
         switch (a->typenum) {
         case TG_FLOAT64: v = (TGT)*(const double *)p; break;
         case TG_FLOAT32: v = (TGT)*(const float *)p; break;
-        case TG_FLOAT16: v = (TGT)*(const _Float16 *)p; break;
         case TG_BOOL: case TG_UINT8: v = (TGT)*(const uint8_t *)p; break;
         case TG_INT8: v = (TGT)*(const int8_t *)p; break;
         case TG_INT16: v = (TGT)*(const int16_t *)p; break;

@@ -57,7 +57,7 @@ ptb, pt_blas, pt_elemwise, pt_extra, pt_math, pt_shape, pt_slinalg, pt_sub = (
         "basic", "blas", "elemwise", "extra_ops", "math", "shape", "slinalg", "subtensor"))
 
 _SCALAR_MODULES = ("tensorgraph.scalar.basic", "tensorgraph.scalar.math",
-                   "tensorgraph.tensor.scalar_special")
+                   "tensorgraph.tensor.scalar_special", "tensorgraph.scalar.special_functions")
 
 
 @functools.cache

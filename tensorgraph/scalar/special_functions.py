@@ -25,7 +25,8 @@ from tensorgraph.scalar.math import FloatOp
 
 __all__ = [
     "ScipyFunction", "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "BetaInc",
-    "BetaIncInv", "I0", "I1", "I0e", "I1e", "Ive", "Kve", "Ndtr", "LogNdtr", "OwensT", "Hyp2F1",
+    "BetaIncInv", "I0", "I1", "I0e", "I1e", "Ive", "Kve", "Ndtr", "LogNdtr", "OwensT", "Owens_t",
+    "Hyp2F1",
     "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "i0",
     "i1", "i0e", "i1e", "ive", "kve", "ndtr", "log_ndtr", "owens_t", "hyp2f1",
 ]
@@ -310,3 +311,6 @@ ndtr = Ndtr()
 log_ndtr = LogNdtr()
 owens_t = OwensT()
 hyp2f1 = Hyp2F1()
+
+#: PyTensor's class name (the PyTensor bridge finds scalar ops by class name)
+Owens_t = OwensT

@@ -79,6 +79,7 @@ MODULES: dict[str, str] = {
         ("summary", "test_summary.py"))},
     "tensor/math_scipy": "tests/tensor/test_math_scipy.py",
     "scalar/math": "tests/scalar/test_math.py",
+    "tensor/einsum": "tests/tensor/test_einsum.py",
 }
 MATH = "tensor/math"
 

@@ -21,25 +21,33 @@ from pytensor.raise_op import CheckAndRaise as PtCheckAndRaise
 from pytensor.tensor.blockwise import Blockwise as PtBlockwise
 from pytensor.tensor.type_other import MakeSlice
 
-from tensorgraph.graph.basic import Constant, Variable
-from tensorgraph.graph.basic import clone_replace
+from tensorgraph.compile.ops import DeepCopyOp
+from tensorgraph.graph.basic import Constant, Variable, clone_replace
 from tensorgraph.graph.replace import vectorize_graph
-from tensorgraph.pytensor.convert import convert_node, convert_type, from_pytensor, register
+from tensorgraph.pytensor.convert import (
+    convert_node,
+    convert_type,
+    from_pytensor,
+    register,
+)
 from tensorgraph.pytensor.perform_node import PyTensorPerform
 from tensorgraph.raise_op import CheckAndRaise
 from tensorgraph.scalar.basic import Cast, ScalarOp
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.creation import alloc
+from tensorgraph.tensor.creation import ARange, Eye, alloc
 from tensorgraph.tensor.diagonal import ExtractDiag
 from tensorgraph.tensor.dot import Dot
 from tensorgraph.tensor.elemwise import DimShuffle, Elemwise
-from tensorgraph.tensor.extra_ops import CumOp
+from tensorgraph.tensor.extra_ops import CumOp, Repeat
 from tensorgraph.tensor.join import Join, MakeVector, Split
 from tensorgraph.tensor.linalg.decomposition.cholesky import Cholesky
-from tensorgraph.tensor.linalg.solvers import SolveTriangular
-from tensorgraph.tensor.reduction import CAReduce, Prod, Sum
+from tensorgraph.tensor.linalg.inverse import MatrixInverse
+from tensorgraph.tensor.linalg.solvers import Solve, SolveTriangular
+from tensorgraph.tensor.linalg.summary import Det
+from tensorgraph.tensor.reduction import Argmax, CAReduce, Prod, Sum
 from tensorgraph.tensor.shape import Reshape, Shape, Shape_i, specify_shape
+from tensorgraph.tensor.special import LogSoftmax, Softmax
 from tensorgraph.tensor.subtensor import (
     advanced_inc_subtensor1,
     advanced_set_subtensor1,
@@ -266,6 +274,40 @@ def _cholesky(op, node, x):
 def _solve_triangular(op, node, a, b):
     return SolveTriangular(trans=0, lower=op.lower, unit_diagonal=op.unit_diagonal,
                            b_ndim=op.b_ndim)(a, b)
+
+
+# ----------------------------------------------------------------------------------------------
+# ops whose tensorgraph twin has the same name, props and inputs
+
+
+def _twin(tg_class):
+    """The conversion building ``tg_class`` from the PyTensor op's props of the same names (those
+    tensorgraph lacks, PyTensor's ``overwrite_*`` flags, only say where PyTensor writes)."""
+
+    def convert(op, node, *inputs):
+        props = {name: getattr(op, name) for name in tg_class.__props__ if hasattr(op, name)}
+        return tg_class(**props)(*inputs)
+
+    return convert
+
+
+_TWINS = {
+    "pytensor.compile.ops.DeepCopyOp": DeepCopyOp,
+    "pytensor.tensor.basic.ARange": ARange,
+    "pytensor.tensor.basic.Eye": Eye,
+    "pytensor.tensor.special.Softmax": Softmax,
+    "pytensor.tensor.special.LogSoftmax": LogSoftmax,
+    "pytensor.tensor.math.Argmax": Argmax,
+    "pytensor.tensor.extra_ops.Repeat": Repeat,
+    "pytensor.tensor.nlinalg.MatrixInverse": MatrixInverse,
+    "pytensor.tensor.nlinalg.Det": Det,
+    "pytensor.tensor.slinalg.Solve": Solve,
+}
+for _path, _tg_class in _TWINS.items():
+    _module, _, _name = _path.rpartition(".")
+    _pt_class = getattr(importlib.import_module(_module), _name, None)
+    if _pt_class is not None:  # a PyTensor without it: its nodes run PyTensor's perform
+        register(_pt_class)(_twin(_tg_class))
 
 
 # ----------------------------------------------------------------------------------------------

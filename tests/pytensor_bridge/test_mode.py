@@ -95,3 +95,30 @@ def test_the_tensorgraph_function_runs_in_many_threads_at_once():
     for k in range(8):
         for value in found[k]:
             np.testing.assert_array_equal(value, want[k])
+
+
+def test_the_ops_pymc_uses_convert_and_compute_as_in_pytensor():
+    """One function over the op classes PyMC's log-densities use (indexing and its increments,
+    shapes, joins, reductions, cumulative sums, diagonals, products, Cholesky, triangular
+    solves, a Blockwise): every node converts, and the values are PyTensor's C's."""
+    x, m = pt.vector("x"), pt.matrix("m")
+    i = pt.lvector("i")
+    spd = m @ m.T + 3 * pt.eye(4)
+    chol = pt.linalg.cholesky(spd)
+    outs = [
+        x[1:-1].sum() + x[::2].prod(), x[i], m[i, 1:], m[i[:2], i[1:3]], x[None, 1:],
+        pt.set_subtensor(x[1:3], 0.0), pt.inc_subtensor(x[i], 1.0), pt.inc_subtensor(m[i, :2], 2.0),
+        pt.set_subtensor(m[1, 2], 5.0), pt.join(0, x, x[:2]), pt.split(x, [1, 3], n_splits=2)[1],
+        pt.reshape(m, (2, -1)), pt.cumsum(x), pt.cumprod(m, axis=1), pt.diagonal(m),
+        pt.diag(x), m.max(axis=0), (x > 0).all(), pt.stack([x.sum(), x.shape[0]]),
+        pt.alloc(x.sum(), 2, 3), m @ x, m.T @ m, chol,
+        pt.linalg.solve_triangular(chol, x, lower=True), x // 2, x % 3, pt.switch(x > 1, x, -x),
+        pt.special.softmax(m, axis=1), pt.logsumexp(m, axis=0),
+        pt.linalg.solve_triangular(pt.stack([chol, chol]), pt.stack([m, m]), lower=True),
+    ]
+    f = pytensor.function([x, m, i], outs, mode="TENSORGRAPH")
+    ref = pytensor.function([x, m, i], outs, mode="FAST_RUN")
+    args = (np.array([0.5, -1.0, 2.0, 3.0]), np.arange(16.0).reshape(4, 4) / 7, np.array([2, 0, 3]))
+    for got, want in zip(f(*args), ref(*args), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert tgp.unsupported(f) == []

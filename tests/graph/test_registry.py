@@ -107,3 +107,38 @@ def test_vectorize_batches_a_subclass_with_its_own_perform_as_a_blockwise():
     assert isinstance(batched.owner.op, Blockwise) and isinstance(batched.owner.op.core_op, Hotter)
     value = np.stack([VALUE, 2 * VALUE])
     np.testing.assert_allclose(tg.function([rows], batched, mode="FAST_RUN")(value), hotter(value))
+
+
+class ExpPlusThree(ExpPlusOne):
+    """exp(x) + 3: a user's scalar op given code of its own in the back ends below."""
+
+    def impl(self, x):
+        return np.exp(x) + 3
+
+
+def _register_exp_plus_three(mode):
+    """The scalar family's signature: ``impl(op, in_dtypes, out_dtypes, *context)``."""
+    if mode == "JAX":
+        from tensorgraph.link.jax import register_scalar
+
+        @register_scalar(ExpPlusThree)
+        def jax_exp_plus_three(op, in_dtypes, out_dtypes):
+            import jax.numpy as jnp
+
+            return lambda x: jnp.exp(x) + 3
+    else:
+        from tensorgraph.link.numba import register_scalar
+
+        @register_scalar(ExpPlusThree)
+        def numba_exp_plus_three(op, in_dtypes, out_dtypes, args, code):
+            assert in_dtypes == out_dtypes == ("float64",)
+            return f"(np.exp({args[0]}) + 3.0)"
+
+
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+def test_scalar_implementations_take_the_dtypes_then_the_back_ends_context(mode):
+    pytest.importorskip(mode.lower())
+    _register_exp_plus_three(mode)
+    x = tt.dvector("x")
+    f = tg.function([x], Elemwise(ExpPlusThree())(x), mode=mode)
+    np.testing.assert_allclose(f(VALUE), np.exp(VALUE) + 3)

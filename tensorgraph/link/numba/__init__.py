@@ -45,8 +45,9 @@ def register(op_class: type):
 
 
 def register_scalar(op_class: type):
-    """Decorator: ``@register_scalar(ScalarOpClass)`` makes ``fn(op, args, in_dtypes,
-    out_dtypes, code) -> expression`` the Numba implementation of a scalar op."""
+    """Decorator: ``@register_scalar(ScalarOpClass)`` makes ``fn(op, in_dtypes, out_dtypes,
+    args, code) -> expression`` the Numba implementation of a scalar op (the scalar family of
+    ``tensorgraph.graph.registry``: the op, the dtypes, then Numba's context)."""
     return SCALAR_TABLE.register(op_class)
 
 

@@ -62,12 +62,13 @@ class ScalarCode:
         return name
 
 
-def scalar_expressions(op, args, in_dtypes, out_dtypes, sc) -> list[str]:
-    """The expressions of the outputs of scalar op ``op`` on the scalar expressions ``args``."""
+def scalar_expressions(op, in_dtypes, out_dtypes, args, sc) -> list[str]:
+    """The expressions of the outputs of scalar op ``op`` on the scalar expressions ``args``
+    (every scalar implementation is called so: the op, the dtypes, then Numba's context)."""
     impl = scalar_implementation(op)
     if impl is None:
         raise NotImplementedError(f"the scalar op {op.name} has no Numba implementation")
-    result = impl(op, list(args), tuple(in_dtypes), tuple(out_dtypes), sc)
+    result = impl(op, tuple(in_dtypes), tuple(out_dtypes), list(args), sc)
     return [result] if isinstance(result, str) else list(result)
 
 
@@ -142,7 +143,7 @@ def numba_elemwise(op, node, code):
             where = [i if var.type.shape[d] != 1 else "0" for d, i in enumerate(idx)]
             args.append(code.name("a"))
             code.line(f"{args[-1]} = {index(code.inputs[k], where)}")
-        exprs = scalar_expressions(op.scalar_op, args, in_dtypes, out_dtypes, ScalarCode(code))
+        exprs = scalar_expressions(op.scalar_op, in_dtypes, out_dtypes, args, ScalarCode(code))
         for name, expr, dtype, out in zip(code.outputs, exprs, out_dtypes, node.outputs):
             code.line(f"{index(name, idx)} = {expr}")
 
@@ -194,7 +195,7 @@ def _fold(function, values):
 
 
 @register_scalar(sb.ScalarOp)
-def numba_scalar_op(op, args, in_dtypes, out_dtypes, sc):
+def numba_scalar_op(op, in_dtypes, out_dtypes, args, sc):
     """Every op with a numpy ufunc: the arguments in the output dtype, the ufunc of the same
     name (left to right for add and mul of several)."""
     (out,) = out_dtypes
@@ -205,10 +206,10 @@ def numba_scalar_op(op, args, in_dtypes, out_dtypes, sc):
     return _fold(function, values)
 
 
-def numba_bitwise(op, args, in_dtypes, out_dtypes, sc):
+def numba_bitwise(op, in_dtypes, out_dtypes, args, sc):
     if np.dtype(out_dtypes[0]).kind not in "biu":  # int64 with uint64: numpy refuses too
         raise NotImplementedError(f"no bitwise operation on {out_dtypes[0]}")
-    return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+    return numba_scalar_op(op, in_dtypes, out_dtypes, args, sc)
 
 
 for _cls in (sm.AND, sm.OR, sm.XOR, sm.Invert):
@@ -216,7 +217,7 @@ for _cls in (sm.AND, sm.OR, sm.XOR, sm.Invert):
 
 
 @register_scalar(sm._Comparison)
-def numba_comparison(op, args, in_dtypes, out_dtypes, sc):
+def numba_comparison(op, in_dtypes, out_dtypes, args, sc):
     common = np.result_type(*in_dtypes).name
     a, b = (cast(x, d, common) for x, d in zip(args, in_dtypes))
     return f"np.{_numpy_name(op)}({a}, {b})"
@@ -242,10 +243,10 @@ def signed_mod(a, b):
 
 @register_scalar(sm.IntDiv)
 @register_scalar(sm.Mod)
-def numba_integer_division(op, args, in_dtypes, out_dtypes, sc):
+def numba_integer_division(op, in_dtypes, out_dtypes, args, sc):
     (out,) = out_dtypes
     if np.dtype(out).kind != "i":
-        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+        return numba_scalar_op(op, in_dtypes, out_dtypes, args, sc)
     name, source = (("signed_floor_divide", SIGNED_FLOOR_DIVIDE) if isinstance(op, sm.IntDiv)
                     else ("signed_mod", SIGNED_MOD))
     helper = sc.code.helper(name, source)
@@ -268,12 +269,12 @@ def int_power_DTYPE(base, exponent):
 
 
 @register_scalar(sm.Pow)
-def numba_pow(op, args, in_dtypes, out_dtypes, sc):
+def numba_pow(op, in_dtypes, out_dtypes, args, sc):
     """numpy's integer powers (``integer_rules``): a negative exponent fails the call with
     numpy's error (Numba's gives 0), large exponents wrap as numpy's."""
     (out,) = out_dtypes
     if np.dtype(out).kind not in "iu":
-        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+        return numba_scalar_op(op, in_dtypes, out_dtypes, args, sc)
     base, exponent = (sc.let(cast(x, d, out)) for x, d in zip(args, in_dtypes))
     if np.dtype(out).kind == "i":
         with sc.code.block(f"if {exponent} < 0:"):
@@ -283,15 +284,15 @@ def numba_pow(op, args, in_dtypes, out_dtypes, sc):
 
 
 @register_scalar(sm.Sign)
-def numba_sign(op, args, in_dtypes, out_dtypes, sc):
+def numba_sign(op, in_dtypes, out_dtypes, args, sc):
     """Numba's np.sign of an unsigned integer gives its largest value for some (254 -> 255)."""
     (out,) = out_dtypes
     if np.dtype(out).kind != "u":
-        return numba_scalar_op(op, args, in_dtypes, out_dtypes, sc)
+        return numba_scalar_op(op, in_dtypes, out_dtypes, args, sc)
     return f"np.{out}({cast(args[0], in_dtypes[0], out)} != 0)"
 
 
-def _as_is(op, args, in_dtypes, out_dtypes, sc):
+def _as_is(op, in_dtypes, out_dtypes, args, sc):
     return f"np.{_numpy_name(op)}({args[0]})"
 
 
@@ -300,12 +301,12 @@ for _cls in (sm.IsNan, sm.IsInf, sm.IsFinite):
 
 
 @register_scalar(sm.Abs)
-def numba_abs(op, args, in_dtypes, out_dtypes, sc):
+def numba_abs(op, in_dtypes, out_dtypes, args, sc):
     return cast(f"np.abs({args[0]})", in_dtypes[0], out_dtypes[0])
 
 
 @register_scalar(sb.Identity)
-def numba_identity(op, args, in_dtypes, out_dtypes, sc):
+def numba_identity(op, in_dtypes, out_dtypes, args, sc):
     return cast(args[0], in_dtypes[0], out_dtypes[0])
 
 
@@ -313,24 +314,24 @@ register_scalar(sb.Cast)(numba_identity)
 
 
 @register_scalar(sm.Clip)
-def numba_clip(op, args, in_dtypes, out_dtypes, sc):
+def numba_clip(op, in_dtypes, out_dtypes, args, sc):
     x, lo, hi = (cast(a, d, out_dtypes[0]) for a, d in zip(args, in_dtypes))
     return f"np.minimum(np.maximum({x}, {lo}), {hi})"
 
 
 @register_scalar(sm.Switch)
-def numba_switch(op, args, in_dtypes, out_dtypes, sc):
+def numba_switch(op, in_dtypes, out_dtypes, args, sc):
     condition = cast(args[0], in_dtypes[0], "bool")
     a, b = (cast(x, d, out_dtypes[0]) for x, d in zip(args[1:], in_dtypes[1:]))
     return f"({a} if {condition} else {b})"
 
 
 @register_scalar(sm.Second)
-def numba_second(op, args, in_dtypes, out_dtypes, sc):
+def numba_second(op, in_dtypes, out_dtypes, args, sc):
     return cast(args[1], in_dtypes[1], out_dtypes[0])
 
 
-def _rounding(op, args, in_dtypes, out_dtypes, sc):
+def _rounding(op, in_dtypes, out_dtypes, args, sc):
     if np.dtype(out_dtypes[0]).kind != "f":
         return cast(args[0], in_dtypes[0], out_dtypes[0])
     return f"np.{_numpy_name(op)}({cast(args[0], in_dtypes[0], out_dtypes[0])})"
@@ -341,7 +342,7 @@ for _cls in (sm.Floor, sm.Ceil, sm.Trunc, sm.RoundHalfToEven):
 
 
 @register_scalar(sm.RoundHalfAwayFromZero)
-def numba_round_away(op, args, in_dtypes, out_dtypes, sc):
+def numba_round_away(op, in_dtypes, out_dtypes, args, sc):
     (out,) = out_dtypes
     if np.dtype(out).kind != "f":
         return cast(args[0], in_dtypes[0], out)
@@ -355,7 +356,7 @@ def _float_args(args, in_dtypes, out_dtypes, sc):
 
 
 @register_scalar(sm.FloatOp)
-def numba_float_op(op, args, in_dtypes, out_dtypes, sc):
+def numba_float_op(op, in_dtypes, out_dtypes, args, sc):
     """A float function of numpy's name (exp, log1p, tanh, arctan2, ...) on the arguments in
     the output dtype."""
     values = [cast(a, d, out_dtypes[0]) for a, d in zip(args, in_dtypes)]
@@ -363,7 +364,7 @@ def numba_float_op(op, args, in_dtypes, out_dtypes, sc):
 
 
 @register_scalar(sm.Sigmoid)
-def numba_sigmoid(op, args, in_dtypes, out_dtypes, sc):
+def numba_sigmoid(op, in_dtypes, out_dtypes, args, sc):
     (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
     e = sc.let(f"np.exp(-np.abs({x}))")
     one = literal(1, out)
@@ -371,20 +372,20 @@ def numba_sigmoid(op, args, in_dtypes, out_dtypes, sc):
 
 
 @register_scalar(sm.Softplus)
-def numba_softplus(op, args, in_dtypes, out_dtypes, sc):
+def numba_softplus(op, in_dtypes, out_dtypes, args, sc):
     (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
     return f"np.log1p(np.exp(-np.abs({x}))) + np.maximum({x}, {literal(0, out)})"
 
 
 @register_scalar(sm.Log1mexp)
-def numba_log1mexp(op, args, in_dtypes, out_dtypes, sc):
+def numba_log1mexp(op, in_dtypes, out_dtypes, args, sc):
     (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
     return (f"(np.log1p(-np.exp({x})) if {x} < {literal(-np.log(2.0), out)} "
             f"else np.log(-np.expm1({x})))")
 
 
 def _math(function):
-    def make(op, args, in_dtypes, out_dtypes, sc):
+    def make(op, in_dtypes, out_dtypes, args, sc):
         (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
         return f"np.{out}(math.{function}({x}))"
     return make
@@ -396,12 +397,12 @@ register_scalar(sm.Gamma)(_math("gamma"))
 
 
 @register_scalar(sm.GammaLn)
-def numba_gammaln(op, args, in_dtypes, out_dtypes, sc):
+def numba_gammaln(op, in_dtypes, out_dtypes, args, sc):
     (x,), out = _float_args(args, in_dtypes, out_dtypes, sc), out_dtypes[0]
     return f"(-np.{out}(np.inf) if {x} == -np.inf else np.{out}(math.lgamma({x})))"
 
 
-def _no_numba(op, args, in_dtypes, out_dtypes, sc):
+def _no_numba(op, in_dtypes, out_dtypes, args, sc):
     raise NotImplementedError(f"the scalar op {op.name} comes from scipy.special, which has "
                               "no compiled function of it for Numba to call")
 
@@ -411,7 +412,7 @@ register_scalar(sm.TriGamma)(_no_numba)
 
 @register_scalar(sd.GammaIncDk)
 @register_scalar(sd.BetaIncDa)
-def _no_numba_series(op, args, in_dtypes, out_dtypes, sc):
+def _no_numba_series(op, in_dtypes, out_dtypes, args, sc):
     raise NotImplementedError(f"{op.name} (a derivative of gammainc/betainc in a shape "
                               "parameter) is a series written for C and numpy only")
 
@@ -447,7 +448,7 @@ _sf_NAME_VARIANT = _scipy_external("NAME", "VARIANT")
 def _scipy_call(name):
     """scipy's compiled function, in double (rounded to float32 after), or in float where
     scipy computes float32 arrays so (betainc, betaincinv, erfinv), as FAST_RUN's C."""
-    def make(op, args, in_dtypes, out_dtypes, sc):
+    def make(op, in_dtypes, out_dtypes, args, sc):
         (out,) = out_dtypes
         if out not in ("float32", "float64"):
             raise NotImplementedError(f"{op.name} computing in {out}")
@@ -472,14 +473,14 @@ for _cls, _name in {sf.GammaInc: "gammainc", sf.GammaIncC: "gammaincc",
 
 
 @register_scalar(Composite)
-def numba_composite(op, args, in_dtypes, out_dtypes, sc):
+def numba_composite(op, in_dtypes, out_dtypes, args, sc):
     """The inner scalar graph, one temporary per inner node, each in its own dtype."""
     env = dict(zip(op.inputs, args))
     for inner in op.nodes:
         values = [literal(np.asarray(v.data), v.type.dtype) if isinstance(v, Constant)
                   else env[v] for v in inner.inputs]
-        exprs = scalar_expressions(inner.op, values, [v.type.dtype for v in inner.inputs],
-                                   [o.type.dtype for o in inner.outputs], sc)
+        exprs = scalar_expressions(inner.op, [v.type.dtype for v in inner.inputs],
+                                   [o.type.dtype for o in inner.outputs], values, sc)
         for out, expr in zip(inner.outputs, exprs):
             env[out] = sc.let(expr)
     return [literal(np.asarray(v.data), v.type.dtype) if isinstance(v, Constant) else env[v]

@@ -46,6 +46,7 @@ from tensorgraph.tensor.linalg.inverse import MatrixInverse
 from tensorgraph.tensor.linalg.solvers import Solve, SolveTriangular
 from tensorgraph.tensor.linalg.summary import Det
 from tensorgraph.tensor.reduction import Argmax, CAReduce, Prod, Sum
+from tensorgraph.tensor.scalar_convert import ScalarFromTensor, TensorFromScalar
 from tensorgraph.tensor.shape import Reshape, Shape, Shape_i, specify_shape
 from tensorgraph.tensor.special import LogSoftmax, Softmax
 from tensorgraph.tensor.subtensor import (
@@ -295,6 +296,8 @@ _TWINS = {
     "pytensor.compile.ops.DeepCopyOp": DeepCopyOp,
     "pytensor.tensor.basic.ARange": ARange,
     "pytensor.tensor.basic.Eye": Eye,
+    "pytensor.tensor.basic.ScalarFromTensor": ScalarFromTensor,
+    "pytensor.tensor.basic.TensorFromScalar": TensorFromScalar,
     "pytensor.tensor.special.Softmax": Softmax,
     "pytensor.tensor.special.LogSoftmax": LogSoftmax,
     "pytensor.tensor.math.Argmax": Argmax,

@@ -46,3 +46,16 @@ def test_functions_pickle():
     again = pickle.loads(pickle.dumps(dlogp))
     np.testing.assert_array_equal(again(point), dlogp(point))
     assert isinstance(tgp.unwrap(again), Function)
+
+
+def test_a_failed_parameter_check_raises_pymcs_error():
+    import pytensor
+    import pytensor.tensor as pt
+    from pymc.logprob.utils import ParameterValueError
+
+    s = pt.scalar("s")
+    f = pytensor.function([s], pm.logp(pm.Normal.dist(0, s), 1.0), mode="TENSORGRAPH")
+    np.testing.assert_allclose(f(2.0), -0.5 * np.log(2 * np.pi) - np.log(2.0) - 0.125)
+    with pytest.raises(ParameterValueError, match="sigma > 0"):
+        f(-1.0)
+    assert tgp.unsupported(f) == []

@@ -19,19 +19,23 @@ Why one class: the tables used to be four hand-written dicts with different inhe
   imported only when a graph is compiled for it).
 * Registration and the first load take a lock: any thread may register or look up.
 
-One signature family for what is registered: an op implementation is called
-``impl(op, node, *context)``, the back end's context after ``op`` and ``node``:
+One signature family for what is registered: an implementation is called with the op, then
+what the table is about (the node; the dtypes for a scalar op), then the back end's context:
 
-============  ================================================================
-C             ``code(op, node, name, inputs, outputs, sub)`` (a ``CImplementation`` method)
-NUMBA         ``impl(op, node, code)`` (writes the node's Python into ``code``)
-JAX, PyTorch  ``impl(op, node)`` (returns a function of the node's input values)
-vectorize     ``rule(op, node, *batched_inputs)`` (returns the batched outputs)
-============  ================================================================
+=============  ===============================================  ==============================
+table          op implementation                                scalar op implementation
+=============  ===============================================  ==============================
+C              ``code(op, node, name, inputs, outputs, sub)``   ``(op, in_dtypes, out_dtypes,
+               (a ``CImplementation`` method)                   args) -> C expression``
+NUMBA          ``impl(op, node, code)`` (writes the node's      ``(op, in_dtypes, out_dtypes,
+               lines into ``code``)                             args, code) -> expression``
+JAX, PyTorch   ``impl(op, node) -> function of the inputs``     ``(op, in_dtypes, out_dtypes)
+                                                                -> function of the inputs``
+vectorize      ``rule(op, node, *batched_inputs)``              (none)
+=============  ===============================================  ==============================
 
-Scalar tables (scalar ops inside ``Elemwise`` and ``Composite``) are called with the dtypes
-instead of a node: ``impl(op, in_dtypes, out_dtypes, *context)`` (C: ``args`` before the dtypes
-and one ``out_dtype``, NUMBA: ``args`` before, ``code`` after; see each back end).
+Raising ``NotImplementedError(reason)`` from an implementation declines that node (C runs
+its ``perform``; a whole-graph back end names the reason in its ``UnsupportedOpsError``).
 """
 
 from __future__ import annotations

@@ -110,3 +110,15 @@ def test_a_scalar_c_expression_takes_the_dtypes_then_the_arguments():
     f = tg.function([x], Elemwise(ExpPlusTwo())(x), mode=Mode(linker="c"))
     np.testing.assert_allclose(f(value), np.exp(value) + 2)
     assert "(exp(" in c_scalar.scalar_expr(ExpPlusTwo(), ["a"], ("float64",), "float64")
+
+
+def test_the_item_table_is_a_registry_that_refuses_what_is_not_an_op_class():
+    """``register_item`` (per-item C of Blockwise core ops) is one more Registry: the same
+    lookup rule and the same clear error as every other table."""
+    from tensorgraph.link.c.ops import batched
+    from tensorgraph.tensor.linalg import Cholesky
+
+    assert type(batched.ITEMS).__name__ == "Registry"
+    assert Cholesky in batched.ITEMS.registered()
+    with pytest.raises(TypeError, match=r"register\(\) takes an op class, got .*\(a Cholesky\)"):
+        batched.register_item(Cholesky())

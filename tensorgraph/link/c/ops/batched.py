@@ -19,19 +19,16 @@ whose core op has no ``ItemC`` (or an ``ItemC`` declining the node's dtypes by r
 
 from __future__ import annotations
 
-from tensorgraph.graph.lookup import OP_SAME, nearest
+from tensorgraph.graph.registry import Registry
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.cstring import c_string
 from tensorgraph.link.c.ops import CImplementation, read_c, register
 from tensorgraph.tensor.blockwise import Blockwise
 
-__all__ = ["ItemC", "register_item", "item_implementation", "items_support"]
+__all__ = ["ItemC", "ITEMS", "register_item", "item_implementation", "items_support"]
 
 #: the most inputs or outputs an item may have (TG_ITEM_MAXARGS in batched.h)
 MAXARGS = 16
-
-_ITEMS: dict[type, ItemC] = {}
-
 
 class ItemC:
     """How one item of a core op computes in C (see the module docstring). ``core_node``
@@ -79,25 +76,37 @@ class ItemC:
         return []
 
 
+def _instance(op_class: type, item_class) -> ItemC:
+    """What ``@register_item(CoreOp)`` stores: an instance of the decorated ``ItemC``
+    subclass."""
+    if not (isinstance(item_class, type) and issubclass(item_class, ItemC)):
+        raise TypeError(f"@register_item({op_class.__name__}) decorates an ItemC "
+                        f"subclass, got {item_class!r}")
+    return item_class()
+
+
+#: core op class -> its ``ItemC`` instance; filled by the C op table's built-in modules
+#: (``linalg``, ``linalg_spectral``), which its first lookup imports
+ITEMS = Registry("C item", make=_instance)
+
+
 def item_implementation(op) -> ItemC | None:
     """The ``ItemC`` of ``op``'s class (nearest registered in its MRO, same rule as
     ``implementation``), or None."""
     from tensorgraph.link.c.ops import implementation
 
     implementation(op)  # loads the built-in modules, which register their items
-    return nearest(_ITEMS, type(op), OP_SAME)
+    return ITEMS.lookup(op)
 
 
 def register_item(op_class: type):
     """Class decorator: ``@register_item(CoreOp)`` makes an instance of the decorated
     ``ItemC`` subclass the item C of ``CoreOp``: its nodes, and ``Blockwise`` nodes of it,
     compute in C."""
+    register_core = ITEMS.register(op_class)
 
     def decorate(item_class):
-        if not (isinstance(item_class, type) and issubclass(item_class, ItemC)):
-            raise TypeError(f"@register_item({op_class.__name__}) decorates an ItemC "
-                            f"subclass, got {item_class!r}")
-        _ITEMS[op_class] = item_class()
+        register_core(item_class)
         register(op_class)(ItemsC)
         return item_class
 
@@ -124,7 +133,7 @@ def _split(op, node):
 
 def _item(op, node):
     core_op, core_node, in_nd, nb = _split(op, node)
-    item = nearest(_ITEMS, type(core_op), OP_SAME)
+    item = ITEMS.lookup(core_op)
     if item is None:
         raise NotImplementedError(f"{core_op} has no item C")
     if len(node.inputs) > MAXARGS or len(node.outputs) > MAXARGS:
@@ -168,7 +177,7 @@ class ItemsC(CImplementation):
 
     def complex_operands(self, op):
         core_op = op.core_op if isinstance(op, Blockwise) else op
-        item = nearest(_ITEMS, type(core_op), OP_SAME)
+        item = ITEMS.lookup(core_op)
         return item is not None and item.complex_operands
 
     def support_code(self, op, node):

@@ -8,5 +8,5 @@ __getattr__, __dir__ = moved_names(__name__, (
     "LU", "QR", "BlockDiagonal", "Cholesky", "CholeskySolve", "Eigvalsh", "Expm", "LUFactor",
     "PivotToPermutations", "Solve", "SolveBase", "SolveTriangular", "block_diag", "cho_solve",
     "cholesky", "eigvalsh", "expm", "lu", "lu_factor", "lu_solve", "pivot_to_permutation",
-    "qr", "QZ", "qz", "Schur", "schur", "solve", "solve_discrete_are", "solve_sylvester",
+    "qr", "QZ", "qz", "ordqz", "Schur", "schur", "solve", "solve_discrete_are", "solve_sylvester",
     "solve_continuous_lyapunov", "solve_discrete_lyapunov", "solve_triangular"))

@@ -10,7 +10,7 @@ and what the back ends (C, JAX, NUMBA, PYTORCH) still lack.
 
 from tensorgraph.tensor.linalg.decomposition import (  # noqa: F401
     LU, QR, QZ, SVD, Cholesky, Eig, Eigh, Eigvalsh, GeneralizedEigh, LUFactor,
-    PivotToPermutations, Schur, cholesky, eig, eigh, eigvalsh, lu, lu_factor,
+    PivotToPermutations, Schur, cholesky, eig, eigh, eigvalsh, lu, lu_factor, ordqz,
     pivot_to_permutation, qr, qz, schur, svd,
 )
 from tensorgraph.tensor.linalg.inverse import (  # noqa: F401
@@ -29,7 +29,7 @@ from tensorgraph.tensor.linalg.summary import Det, SLogDet, det, norm, slogdet, 
 __all__ = [
     "block_diag", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvalsh", "expm", "inv",
     "kron", "lstsq", "lu", "lu_factor", "lu_solve", "matrix_dot", "matrix_power", "norm",
-    "pinv", "pivot_to_permutation", "qr", "qz", "schur", "slogdet", "solve",
+    "ordqz", "pinv", "pivot_to_permutation", "qr", "qz", "schur", "slogdet", "solve",
     "solve_continuous_lyapunov", "solve_discrete_are", "solve_discrete_lyapunov",
     "solve_sylvester", "solve_triangular", "svd", "tensorinv", "tensorsolve", "trace",
 ]

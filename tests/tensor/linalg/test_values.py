@@ -224,3 +224,39 @@ def test_bad_inputs_are_named():
     f = tg.function([x], la.inv(x), mode="FAST_COMPILE")
     with pytest.raises(ValueError, match="inv: expected a square matrix, got shape \\(2, 3\\)"):
         f(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("output", ["real", "complex"])
+def test_qz_with_eigenvalues_is_scipys_ordqz(output):
+    """``qz(return_eigenvalues=True)`` and ``ordqz`` give ``(AA, BB, alpha, beta, Q, Z)``:
+    scipy's ``ordqz`` (PyTensor's order), ``alpha`` complex whatever the output."""
+    rng = np.random.default_rng(5)
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    a32, b32 = tt.ftensor3("a32"), tt.ftensor3("b32")
+    outs = [*la.qz(a, b, output=output, sort="lhp", return_eigenvalues=True),
+            *la.ordqz(a, b, sort="ouc", output=output),
+            *la.qz(a, b, output=output, return_eigenvalues=True),
+            *la.qz(a32, b32, output=output, sort="iuc", return_eigenvalues=True)]
+    f = tg.function([a, b, a32, b32], outs, mode="FAST_COMPILE")
+    av, bv = rng.standard_normal((2, 4, 4))
+    a3, b3 = rng.standard_normal((2, 2, 4, 4)).astype("float32")
+    got = f(av, bv, a3, b3)
+    complex_ = output == "complex"
+    assert [g.dtype.name for g in got[:6]] == \
+        ["complex128" if complex_ else "float64"] * 2 + ["complex128"] + \
+        ["complex128" if complex_ else "float64"] * 3
+    assert [g.dtype.name for g in got[20:22]] == \
+        ["complex64", "complex64" if complex_ else "float32"]
+    for k, sort in enumerate(("lhp", "ouc")):
+        want = scipy.linalg.ordqz(av, bv, sort=sort, output=output)
+        for g, e in zip(got[6 * k: 6 * k + 6], want):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    unsorted = scipy.linalg.qz(av, bv, output=output)
+    for g, e in zip(got[12:14] + got[16:18], unsorted):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(got[14] / got[15]),
+                               np.sort_complex(scipy.linalg.eigvals(av, bv)), rtol=1e-10)
+    for i in range(2):
+        want = scipy.linalg.ordqz(a3[i], b3[i], sort="iuc", output=output)
+        for g, e in zip(got[18:], want):
+            np.testing.assert_allclose(g[i], e, rtol=1e-4, atol=1e-5)

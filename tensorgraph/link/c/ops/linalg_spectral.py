@@ -1,10 +1,11 @@
 """C of ``tensorgraph.tensor.linalg``'s spectral ops through LAPACK: ``Eigh`` and ``Eigvalsh``
 (``syevd``), ``GeneralizedEigh`` (``sygvd``), ``Eig`` (``geev``), ``SVD`` (``gesdd``), ``QR``
 (``geqrf`` + ``orgqr``), ``Schur`` (``gees``, sorted by LAPACK's select functions), ``QZ``
-(``gges``), ``Expm`` (scaling and squaring with a Pade approximant: ``gemm``, ``getrf`` /
-``getrs``) and ``SolveDiscreteARE`` (scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``,
-``gges``, ``getrf`` / ``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own
-nodes and its ``Blockwise`` nodes both compute in C, a batch split across the pool.
+(``gges``; with ``return_eigenvalues``, its alpha and beta too), ``Expm`` (scaling and
+squaring with a Pade approximant: ``gemm``, ``getrf`` / ``getrs``) and ``SolveDiscreteARE``
+(scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``, ``gges``, ``getrf`` / ``getrs``).
+One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its ``Blockwise``
+nodes both compute in C, a batch split across the pool.
 
 The kernels are ``spectral.h`` (a template pasted for float32 and float64, each with the
 complex routines of its precision) and ``spectral_common.h`` (shape checks, ``expm``,
@@ -155,7 +156,11 @@ class QZItem(_Spectral):
                 "could not be reordered for the sort (too ill-conditioned)")
 
     def params(self, op, core_node):
-        return [_SORTS[op.sort], core_node.outputs[0].type.dtype.startswith("complex")]
+        return [_SORTS[op.sort], core_node.outputs[0].type.dtype.startswith("complex"),
+                op.return_eigenvalues]
+
+    def shapes(self, op, core_node):
+        return "tg_sp_shapes_qz_eigenvalues" if op.return_eigenvalues else "tg_sp_shapes_qz"
 
 
 @register_item(Expm)

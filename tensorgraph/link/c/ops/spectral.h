@@ -409,7 +409,8 @@ static TG_COLD int tg_TGS_sp_schur(tg_item *it)
     return tg_sp_result(info, info <= n ? 1 : info == n + 1 ? 2 : 3);
 }
 
-/* qz (params: sort, complex): out aa, bb, q, z (complex pairs when ``complex``) */
+/* qz (params: sort, complex, eigenvalues): out aa, bb, q, z (complex pairs when ``complex``);
+ * with ``eigenvalues``, aa, bb, alpha (always complex pairs), beta, q, z (ordqz's order) */
 static TG_COLD int tg_TGS_sp_qz(tg_item *it)
 {
     const tg_array *const *in = it->in;
@@ -420,7 +421,7 @@ static TG_COLD int tg_TGS_sp_qz(tg_item *it)
     static const tg_TGZ_select2 cplx_sel[] = {tg_TGZ_qz_none, tg_TGZ_qz_lhp, tg_TGZ_qz_rhp,
                                               tg_TGZ_qz_iuc, tg_TGZ_qz_ouc};
     const tg_lpint n = (tg_lpint)in[0]->shape[0], q = -1;
-    const int sort = params[0], cplx = params[1], c = cplx ? 2 : 1;
+    const int sort = params[0], cplx = params[1], c = cplx ? 2 : 1, ev = params[2];
     const char sortc = sort ? 'S' : 'N';
     if (n == 0) return 0;
     tg_sp_threads();
@@ -459,9 +460,17 @@ static TG_COLD int tg_TGS_sp_qz(tg_item *it)
     if (info == 0) {
         tg_TGS_sp_store(out[0], a, n, cplx);
         tg_TGS_sp_store(out[1], b, n, cplx);
-        tg_TGS_sp_store(out[2], vsl, n, cplx);
-        tg_TGS_sp_store(out[3], vsr, n, cplx);
+        tg_TGS_sp_store(out[ev ? 4 : 2], vsl, n, cplx);
+        tg_TGS_sp_store(out[ev ? 5 : 3], vsr, n, cplx);
     }
+    if (info == 0 && ev)   /* real: alphar, alphai, beta; complex: alpha, beta as pairs */
+        for (tg_lpint j = 0; j < n; j++) {
+            TGT *al = (TGT *)TG_SP_AT1(out[2], j), *be = (TGT *)TG_SP_AT1(out[3], j);
+            al[0] = cplx ? alpha[2 * j] : alpha[j];
+            al[1] = cplx ? alpha[2 * j + 1] : alpha[n + j];
+            be[0] = cplx ? beta[2 * j] : beta[j];
+            if (cplx) be[1] = beta[2 * j + 1];
+        }
     free(work); free(bwork); free(a);
     return tg_sp_result(info, info <= n + 1 ? 1 : 2);
 }

@@ -135,6 +135,7 @@ TG_SP_SQUARE_SHAPES(eigh_general, "eigh", 2, 1, 2)
 TG_SP_SQUARE_SHAPES(eig, "eig", 1, 1, 2)
 TG_SP_SQUARE_SHAPES(schur, "schur", 1, 0, 2)
 TG_SP_SQUARE_SHAPES(qz, "qz", 2, 0, 4)
+TG_SP_SQUARE_SHAPES(qz_eigenvalues, "qz", 2, 0, 6)   /* alpha, beta: n, of out[2..3] */
 TG_SP_SQUARE_SHAPES(expm, "expm", 1, 0, 1)
 #undef TG_SP_SQUARE_SHAPES
 

@@ -12,5 +12,7 @@ from tensorgraph.tensor.linalg.decomposition.lu import (  # noqa: F401
     LU, LUFactor, PivotToPermutations, lu, lu_factor, pivot_to_permutation,
 )
 from tensorgraph.tensor.linalg.decomposition.qr import QR, qr  # noqa: F401
-from tensorgraph.tensor.linalg.decomposition.schur import QZ, Schur, qz, schur  # noqa: F401
+from tensorgraph.tensor.linalg.decomposition.schur import (  # noqa: F401
+    QZ, Schur, ordqz, qz, schur,
+)
 from tensorgraph.tensor.linalg.decomposition.svd import SVD, svd  # noqa: F401

@@ -14,7 +14,7 @@ from tensorgraph.tensor.linalg.core import (
 )
 from tensorgraph.tensor.type import TensorType
 
-__all__ = ["Schur", "schur", "QZ", "qz"]
+__all__ = ["Schur", "schur", "QZ", "qz", "ordqz"]
 
 _SORTS = (None, "lhp", "rhp", "iuc", "ouc")
 
@@ -77,21 +77,33 @@ def schur(A, output: str = "real", sort=None):
 
 class QZ(Op):
     """scipy's ``qz``: ``A = Q AA Z^H`` and ``B = Q BB Z^H`` with ``Q``, ``Z`` unitary, ``BB``
-    upper triangular and ``AA`` upper (quasi-upper, with ``output='real'``) triangular."""
+    upper triangular and ``AA`` upper (quasi-upper, with ``output='real'``) triangular.
+    With ``return_eigenvalues`` it is scipy's ``ordqz``: ``(AA, BB, alpha, beta, Q, Z)``, the
+    generalized eigenvalues ``alpha / beta`` as LAPACK gives them (``alpha`` complex, since a
+    real pencil can have complex eigenvalues; ``beta`` of the factors' dtype)."""
 
-    __props__ = ("output", "sort")
-    gufunc_signature = "(m,m),(m,m)->(m,m),(m,m),(m,m),(m,m)"
+    __props__ = ("output", "sort", "return_eigenvalues")
 
-    def __init__(self, output: str = "real", sort=None):
+    def __init__(self, output: str = "real", sort=None, return_eigenvalues: bool = False):
         _check_options("qz", output, sort)
         self.output = output
         self.sort = sort
+        self.return_eigenvalues = bool(return_eigenvalues)
+        self.gufunc_signature = ("(m,m),(m,m)->(m,m),(m,m),(m),(m),(m,m),(m,m)"
+                                 if self.return_eigenvalues
+                                 else "(m,m),(m,m)->(m,m),(m,m),(m,m),(m,m)")
 
     def make_node(self, a, b):
         a = as_matrix(a, "qz", square=True)
         b = as_matrix(b, "qz", square=True)
         dtype = _output_dtype(linalg_dtype(a.type.dtype, b.type.dtype), self.output)
-        return Apply(self, [a, b], [TensorType(dtype, a.type.shape)() for _ in range(4)])
+        factors = [TensorType(dtype, a.type.shape)() for _ in range(4)]
+        if not self.return_eigenvalues:
+            return Apply(self, [a, b], factors)
+        n = a.type.shape[:1]
+        alpha = TensorType(_output_dtype(dtype, "complex"), n)()
+        beta = TensorType(dtype, n)()
+        return Apply(self, [a, b], [*factors[:2], alpha, beta, *factors[2:]])
 
     def perform(self, node, inputs, output_storage):
         import scipy.linalg
@@ -99,30 +111,44 @@ class QZ(Op):
         a, b = inputs
         check_square("qz", a)
         check_square("qz", b)
-        dtype = node.outputs[0].type.dtype
         work = linalg_dtype(a.dtype, b.dtype)
-        if self.sort is None:
-            outs = scipy.linalg.qz(np.asarray(a, work), np.asarray(b, work),
-                                   output=self.output, check_finite=False)
+        a, b = np.asarray(a, work), np.asarray(b, work)
+        if self.sort is None and not self.return_eigenvalues:
+            outs = scipy.linalg.qz(a, b, output=self.output, check_finite=False)
         else:
-            aa, bb, _, _, q, z = scipy.linalg.ordqz(np.asarray(a, work), np.asarray(b, work),
-                                                    sort=self.sort, output=self.output,
-                                                    check_finite=False)
-            outs = (aa, bb, q, z)
-        for cell, value in zip(output_storage, outs):
-            cell[0] = np.asarray(value, dtype=dtype)
+            outs = scipy.linalg.ordqz(a, b, sort=self.sort or _no_sort, output=self.output,
+                                      check_finite=False)
+            if not self.return_eigenvalues:
+                outs = outs[:2] + outs[4:]
+        for cell, value, var in zip(output_storage, outs, node.outputs):
+            cell[0] = np.asarray(value, dtype=var.type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        return [input_shapes[0]] * 4
+        a_shape, b_shape = input_shapes
+        if self.return_eigenvalues:
+            return [a_shape, b_shape, a_shape[:1], a_shape[:1], a_shape, a_shape]
+        return [a_shape] * 4
 
     def L_op(self, inputs, outputs, output_grads):
         return [grad_not_implemented(self, k, x, "qz has no gradient yet")
                 for k, x in enumerate(inputs)]
 
 
+def _no_sort(alpha, beta):
+    """``ordqz``'s sort that selects nothing: the unordered form, with its eigenvalues."""
+    return np.zeros(np.shape(alpha), dtype=bool)
+
+
 def qz(A, B, output: str = "real", sort=None, return_eigenvalues: bool = False):
     """``(AA, BB, Q, Z)``, the generalized Schur decomposition of ``(A, B)`` (or of each
-    pair of a stack); ``sort`` orders it as scipy's ``ordqz``."""
-    if return_eigenvalues:
-        raise NotImplementedError("qz: return_eigenvalues=True is not supported yet")
-    return batched(QZ(output, sort))(matrix_input(A, 2, "qz"), matrix_input(B, 2, "qz"))
+    pair of a stack); ``sort`` orders it as scipy's ``ordqz``. ``return_eigenvalues=True``
+    gives ``(AA, BB, alpha, beta, Q, Z)``, the generalized eigenvalues being
+    ``alpha / beta`` (PyTensor's order)."""
+    return batched(QZ(output, sort, return_eigenvalues))(matrix_input(A, 2, "qz"),
+                                                         matrix_input(B, 2, "qz"))
+
+
+def ordqz(A, B, sort=None, output: str = "real"):
+    """scipy's ``ordqz`` (PyTensor's alias of ``qz(..., return_eigenvalues=True)``):
+    ``(AA, BB, alpha, beta, Q, Z)``."""
+    return qz(A, B, output=output, sort=sort, return_eigenvalues=True)

@@ -295,6 +295,43 @@ def test_qz_factors_and_sorts(output):
             np.testing.assert_array_equal(SORTS[sort](_pencil(aa, bb)), want)
 
 
+
+@pytest.mark.parametrize("output", ["real", "complex"])
+def test_qz_eigenvalues_come_from_gges(output):
+    """``qz(return_eigenvalues=True)`` (``ordqz``) in C: alpha / beta are the eigenvalues of
+    the pencil ``(AA, BB)`` it returns, in its order (so the sort's picks come first)."""
+    pairs = [(x, x.type()) for x in variables()]
+    sorts = [None, "lhp", "iuc", "ouc"]
+    outs = [o for (a, b), s in zip(pairs, sorts)
+            for o in la.qz(a, b, output=output, sort=s, return_eigenvalues=True)]
+    f = compiled([v for p in pairs for v in p], outs, core_ops=(la.QZ,))
+    values = []
+    for k, (dtype, batch) in enumerate(CASES):
+        values += [rand(batch + (4, 4), 90 + k, dtype), rand(batch + (4, 4), 95 + k, dtype)]
+    values[7] = strided(values[7])
+    got = f(*values)
+    for k, ((dtype, batch), sort) in enumerate(zip(CASES, sorts)):
+        aa, bb, alpha, beta, q, z = got[6 * k: 6 * k + 6]
+        assert alpha.dtype.kind == "c" and alpha.shape == batch + (4,)
+        assert beta.dtype.kind == aa.dtype.kind and beta.shape == batch + (4,)
+        a, b = values[2 * k], values[2 * k + 1]
+        for aai, bbi, al, be, qi, zi, av, bv in zip(*map(items, (aa, bb)),
+                                                    *(x.reshape(-1, 4) for x in (alpha, beta)),
+                                                    *map(items, (q, z, a, b))):
+            check_close(qi @ aai @ ct(zi), av, dtype, 10)
+            w = al / be
+            pencil = _pencil(aai, bbi)
+            check_close(_in_order(w), _in_order(pencil), dtype, 10)
+            np.testing.assert_array_equal(SORTS[sort](w), SORTS[sort](pencil))
+            want = scipy.linalg.eigvals(av.astype("float64"), bv.astype("float64"))
+            check_close(_in_order(w), _in_order(want), dtype, 100)
+
+
+def _in_order(w):
+    """Eigenvalues in one order that rounding cannot swap (conjugates by their sign)."""
+    return w[np.lexsort((np.sign(w.imag.round(3)), w.real.round(3)))]
+
+
 def test_expm_matches_scipy_on_every_pade_degree():
     x, y, z = tt.dtensor3("x"), tt.fmatrix("y"), tt.dmatrix("z")
     f = compiled([x, y, z], [la.expm(x), la.expm(y), la.expm(z.T)], core_ops=(la.Expm,))

@@ -48,11 +48,17 @@ import warnings
 
 import numpy as np
 
-from tensorgraph.link import registry as linkers
 from tensorgraph.compile.monitormode import HookMode, add_hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
 from tensorgraph.graph.errors import describe_value, node_report
+from tensorgraph.graph.utils import format_user_line
+from tensorgraph.link import registry as linkers
+from tensorgraph.printing import debugprint
+from tensorgraph.rewriting.history import graph_signature
+from tensorgraph.scalar import basic as ps
+from tensorgraph.tensor.elemwise import Elemwise
+from tensorgraph.tensor.reduction import Sum
 
 PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
                       "wrong_size")
@@ -375,15 +381,11 @@ class DebugMode(HookMode):
         history = getattr(fgraph, "rewrite_history", None)
         if self.patience < 2 or history is None:
             return
-        from tensorgraph.rewriting.history import graph_signature
-
         expected = graph_signature(fgraph)
         for attempt in range(1, self.patience):
             again = history.rebuild(0)
             super().rewrite(again)
             if graph_signature(again) != expected:
-                from tensorgraph.printing import debugprint
-
                 raise StochasticOrder(
                     f"DebugMode: rewriting the same graph again (attempt {attempt + 1} of "
                     f"{self.patience}) gave a different graph; a rewrite depends on something "
@@ -788,10 +790,6 @@ def _cancelled(node, out, value, input_values):
     to the result), the input's summed over the reduced axes for a ``Sum``. None for any other
     node. (A ``Sum``'s scalar op is an add too, but its input has another shape than its
     result: treated as elementwise it could not be broadcast.)"""
-    from tensorgraph.scalar import basic as ps
-    from tensorgraph.tensor.elemwise import Elemwise
-    from tensorgraph.tensor.reduction import Sum
-
     dtype = getattr(out.type, "dtype", "")
     if not dtype.startswith("float"):
         return None
@@ -833,8 +831,6 @@ def _same_layout(old_value, new_value) -> bool:
 
 
 def _user_line(var) -> str:
-    from tensorgraph.graph.utils import format_user_line
-
     return format_user_line(var.owner) if var.owner is not None else ""
 
 

@@ -38,10 +38,14 @@ Rewriting plugs in at one place, ``Mode.rewrite(fgraph)``: it calls
 
 from __future__ import annotations
 
-from tensorgraph.link import registry as linkers
 from tensorgraph.configdefaults import config
 from tensorgraph.configparser import ModeParam
+from tensorgraph.link import registry as linkers
+from tensorgraph.link.optional import available
 from tensorgraph.rewriting.basic import GraphRewriter
+from tensorgraph.rewriting.db import RewriteDatabase, RewriteDatabaseQuery
+from tensorgraph.rewriting.optdb import optdb
+from tensorgraph.rewriting.presets import check_tags, query_for_mode, rewrite_for_mode
 
 #: linkers of the C backend, and the Python linker standing in for each while it is absent
 _PYTHON_FALLBACK = {"cvm": "vm", "cvm_nogc": "vm_nogc", "c|py": "vm", "c|py_nogc": "vm_nogc",
@@ -82,19 +86,13 @@ class Mode:
             optimizer = config.optimizer
         if optimizer == "None":
             optimizer = None
-        if optimizer is not None and not isinstance(optimizer, str):
-            from tensorgraph.rewriting import GraphRewriter, RewriteDatabaseQuery
-
-            if not isinstance(optimizer, (RewriteDatabaseQuery, GraphRewriter)):
-                raise TypeError(f"Mode(optimizer=...) takes a preset name, a "
-                                f"RewriteDatabaseQuery, a graph rewriter or None, got "
-                                f"{type(optimizer).__name__}")
-        if db is not None:
-            from tensorgraph.rewriting import RewriteDatabase
-
-            if not isinstance(db, RewriteDatabase):
-                raise TypeError(f"Mode(db=...) takes a RewriteDatabase, got "
-                                f"{type(db).__name__}")
+        if optimizer is not None and not isinstance(
+                optimizer, (str, RewriteDatabaseQuery, GraphRewriter)):
+            raise TypeError(f"Mode(optimizer=...) takes a preset name, a "
+                            f"RewriteDatabaseQuery, a graph rewriter or None, got "
+                            f"{type(optimizer).__name__}")
+        if db is not None and not isinstance(db, RewriteDatabase):
+            raise TypeError(f"Mode(db=...) takes a RewriteDatabase, got {type(db).__name__}")
         self.db = db
         self.provided_linker = linker
         self._fallback = fallback
@@ -130,10 +128,7 @@ class Mode:
     def rewrite(self, fgraph) -> None:
         """Apply this mode's rewrites to ``fgraph`` in place, recording them in
         ``fgraph.rewrite_history``."""
-        rewriter = _rewriter
-        if rewriter is None:
-            from tensorgraph.rewriting.presets import rewrite_for_mode as rewriter
-        rewriter(fgraph, self)
+        (_rewriter or rewrite_for_mode)(fgraph, self)
 
     def including(self, *tags: str) -> Mode:
         """A new Mode that also runs the rewrites with any of these tags (or names)."""
@@ -152,16 +147,12 @@ class Mode:
         """The rewrite database this mode's preset or query selects from."""
         if self.db is not None:
             return self.db
-        from tensorgraph.rewriting.optdb import optdb
-
         return optdb
 
     def register(self, *rewrites) -> Mode:
         """A new Mode that also runs these ``(graph rewriter, position)`` pairs among the
         phases of its rewrite database (positions as in ``optdb``: 1 canonicalize, 1.5
         stabilize, 2 specialize, ..., 7 inplace)."""
-        from tensorgraph.rewriting.presets import query_for_mode
-
         if not isinstance(self.optimizer, str) and self.optimizer is not None and not \
                 hasattr(self.optimizer, "selects"):
             raise TypeError("Mode.register: this mode runs a rewriter object given as its "
@@ -181,8 +172,6 @@ class Mode:
         for t in tags:
             if not isinstance(t, str) or not t:
                 raise TypeError(f"{attr.split('_')[1]}: tags are non-empty strings, got {t!r}")
-        from tensorgraph.rewriting.presets import check_tags
-
         excluding = attr == "rewrite_excluding"
         if self.db is not None:
             self.db.check_tags(tags, excluding=excluding)
@@ -332,8 +321,6 @@ def _backend_mode(name: str):
     linker, module, extra, excluded = BACKEND_MODES[name]
 
     def factory():
-        from tensorgraph.link.optional import available
-
         if not available(module):
             raise ImportError(f"mode {name} needs {module}, which is not installed here; "
                               f"install it with: pip install tensorgraph[{extra}]")

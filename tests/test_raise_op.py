@@ -14,8 +14,9 @@ def test_plain_values_become_tensors():
     y = Assert("no")(2.5, True)
     assert isinstance(y, tt.TensorVariable) and y.type.dtype == "float64" and y.ndim == 0
     assert float(y.eval()) == 2.5
+    ok = tt.scalar("ok", dtype="bool")
     with pytest.raises(ValueError, match="nope"):
-        CheckAndRaise(ValueError, "nope")(1, False).eval()
+        CheckAndRaise(ValueError, "nope")(1, ok).eval({ok: False})
 
 
 def test_the_gradient_reaches_the_value_and_not_the_conditions():

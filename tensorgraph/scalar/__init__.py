@@ -5,3 +5,4 @@ as PyTensor's ``pytensor.scalar`` has them."""
 from tensorgraph.scalar.basic import *  # noqa: F401,F403
 from tensorgraph.scalar.math import *  # noqa: F401,F403
 from tensorgraph.scalar.int_division import IntDivisionWarning  # noqa: F401
+from tensorgraph.scalar.special_functions import *  # noqa: F401,F403

@@ -22,6 +22,7 @@ SCIPY_FUNCTIONS = {
     "gammainc": 2, "gammaincc": 2, "gammaincinv": 2, "gammainccinv": 2, "betainc": 3,
     "betaincinv": 3, "i0": 1, "i1": 1, "i0e": 1, "i1e": 1, "ive": 2, "kve": 2, "ndtr": 1,
     "log_ndtr": 1, "owens_t": 2, "hyp2f1": 4, "erfcx": 1, "erfinv": 1, "erfcinv": 1, "psi": 1,
+    "j0": 1, "j1": 1, "jv": 2, "gamma": 1,
 }
 #: variant: the C type of its arguments and result
 VARIANTS = {"d": "double", "f": "float"}

@@ -26,9 +26,10 @@ from tensorgraph.scalar.math import FloatOp
 __all__ = [
     "ScipyFunction", "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "BetaInc",
     "BetaIncInv", "I0", "I1", "I0e", "I1e", "Ive", "Kve", "Ndtr", "LogNdtr", "OwensT", "Owens_t",
-    "Hyp2F1",
+    "Hyp2F1", "J0", "J1", "Jv", "GammaU", "GammaL",
     "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "i0",
-    "i1", "i0e", "i1e", "ive", "kve", "ndtr", "log_ndtr", "owens_t", "hyp2f1",
+    "i1", "i0e", "i1e", "ive", "kve", "ndtr", "log_ndtr", "owens_t", "hyp2f1", "j0", "j1",
+    "jv", "gammau", "gammal",
 ]
 
 
@@ -124,6 +125,42 @@ def _log_beta_density(a, b, x):
     one = _c(1, x)
     log_beta = m.sub(m.add(m.gammaln(a), m.gammaln(b)), m.gammaln(m.add(a, b)))
     return m.sub(m.add(m.xlogy(m.sub(a, one), x), m.xlog1py(m.sub(b, one), m.neg(x))), log_beta)
+
+
+class GammaU(ScipyFunction):
+    """The upper incomplete gamma function Gamma(k, x) = Q(k, x) Gamma(k) (not regularized)."""
+
+    nin, scipy_name = 2, "gammau"
+
+    def compute(self, k, x):
+        (dtype,) = self.output_dtypes(k.dtype.name, x.dtype.name)
+        return np.asarray(_scipy("gammaincc")(k, x) * _scipy("gamma")(k), dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        # d/dx = -x^(k-1) e^-x; d/dk = Gamma(k) (Q psi(k) - dP/dk)
+        (k, x), (gz,) = inputs, output_grads
+        m = _tensor_op("math")
+        dx = m.neg(m.exp(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x)))
+        dk = m.mul(m.gamma(k), m.sub(m.mul(m.gammaincc(k, x), m.psi(k)), m.gammainc_dk(k, x)))
+        return [m.mul(gz, dk), m.mul(gz, dx)]
+
+
+class GammaL(ScipyFunction):
+    """The lower incomplete gamma function gamma(k, x) = P(k, x) Gamma(k) (not regularized)."""
+
+    nin, scipy_name = 2, "gammal"
+
+    def compute(self, k, x):
+        (dtype,) = self.output_dtypes(k.dtype.name, x.dtype.name)
+        return np.asarray(_scipy("gammainc")(k, x) * _scipy("gamma")(k), dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        # d/dx = x^(k-1) e^-x; d/dk = Gamma(k) (P psi(k) + dP/dk)
+        (k, x), (gz,) = inputs, output_grads
+        m = _tensor_op("math")
+        dx = m.exp(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x))
+        dk = m.mul(m.gamma(k), m.add(m.mul(m.gammainc(k, x), m.psi(k)), m.gammainc_dk(k, x)))
+        return [m.mul(gz, dk), m.mul(gz, dx)]
 
 
 class BetaInc(ScipyFunction):
@@ -233,6 +270,40 @@ class Kve(ScipyFunction):
                 m.mul(gz, m.sub(z, side))]
 
 
+class J0(ScipyFunction):
+    """The Bessel function of the first kind of order 0."""
+
+    scipy_name = "j0"
+
+    def L_op(self, inputs, outputs, output_grads):
+        m = _tensor_op("math")
+        return [m.neg(m.mul(output_grads[0], m.j1(inputs[0])))]
+
+
+class J1(ScipyFunction):
+    """The Bessel function of the first kind of order 1."""
+
+    scipy_name = "j1"
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        m = _tensor_op("math")
+        return [m.mul(gz, _c(0.5, x), m.sub(m.j0(x), m.jv(_c(2, x), x)))]
+
+
+class Jv(ScipyFunction):
+    """The Bessel function of the first kind of real order v."""
+
+    nin, scipy_name = 2, "jv"
+
+    def L_op(self, inputs, outputs, output_grads):
+        (v, x), (z,), (gz,) = inputs, outputs, output_grads
+        m = _tensor_op("math")
+        one = _c(1, z)
+        dx = m.mul(_c(0.5, z), m.sub(m.jv(m.sub(v, one), x), m.jv(m.add(v, one), x)))
+        return [_not_implemented(self, 0, v, _NO_ORDER_DERIVATIVE), m.mul(gz, dx)]
+
+
 _INV_SQRT_2PI = 1 / np.sqrt(2 * np.pi)
 
 
@@ -311,6 +382,11 @@ ndtr = Ndtr()
 log_ndtr = LogNdtr()
 owens_t = OwensT()
 hyp2f1 = Hyp2F1()
+j0 = J0()
+j1 = J1()
+jv = Jv()
+gammau = GammaU()
+gammal = GammaL()
 
 #: PyTensor's class name (the PyTensor bridge finds scalar ops by class name)
 Owens_t = OwensT

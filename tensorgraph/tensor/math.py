@@ -52,7 +52,7 @@ __all__ = [
     "complex_from_polar", "tensor_copy", "identity",
     "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "gammau", "gammal", "betainc",
     "betaincinv", "i0", "i1", "i0e", "i1e", "iv", "ive", "kv", "kve", "kn", "ndtr", "log_ndtr",
-    "owens_t", "hyp2f1", "chi2sf",
+    "owens_t", "hyp2f1", "chi2sf", "j0", "j1", "jv",
 ]
 
 _add = Elemwise(ps.add)
@@ -511,14 +511,17 @@ betainc_da = _elemwise_function(psd.betainc_da, "betainc_da", "a, b, x",
                                 "fraction).")
 
 
-def gammau(k, x):
-    """The upper incomplete gamma function Gamma(k, x) = gammaincc(k, x) * gamma(k)."""
-    return mul(gammaincc(k, x), gamma(k))
-
-
-def gammal(k, x):
-    """The lower incomplete gamma function gamma(k, x) = gammainc(k, x) * gamma(k)."""
-    return mul(gammainc(k, x), gamma(k))
+gammau = _elemwise_function(psf.gammau, "gammau", "k, x",
+                            "the upper incomplete gamma function Gamma(k, x) = "
+                            "gammaincc(k, x) * gamma(k).")
+gammal = _elemwise_function(psf.gammal, "gammal", "k, x",
+                            "the lower incomplete gamma function gamma(k, x) = "
+                            "gammainc(k, x) * gamma(k).")
+j0 = _elemwise_function(psf.j0, "j0", "x", "the Bessel function of the first kind J0.")
+j1 = _elemwise_function(psf.j1, "j1", "x", "the Bessel function of the first kind J1.")
+jv = _elemwise_function(psf.jv, "jv", "v, x",
+                        "the Bessel function of the first kind of real order v (no "
+                        "derivative in v).")
 
 
 def iv(v, x):

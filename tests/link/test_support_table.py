@@ -68,6 +68,8 @@ def _zoo() -> dict:
            "ndtr": tt.ndtr(x), "log_ndtr": tt.log_ndtr(x), "owens_t": tt.owens_t(x, y),
            "hyp2f1": tt.hyp2f1(x, y, x, y), "gammainc_dk": tt.math.gammainc_dk(x, y),
            "betainc_da": tt.math.betainc_da(x, y, x),
+           "j0": tt.j0(x), "j1": tt.j1(x), "jv": tt.jv(x, y), "gammau": tt.gammau(x, y),
+           "gammal": tt.gammal(x, y),
            "DimShuffle": m.T, "Shape": x.shape, "SpecifyShape": tt.specify_shape(x, (3,)),
            "Reshape": m.reshape((-1,)), "MakeVector": tt.stack([n, n]),
            "Join": tt.concatenate([x, y]), "Split": tt.split(x, [1, 2], 2),

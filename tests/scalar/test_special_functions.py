@@ -75,6 +75,11 @@ GRADIENTS = {
                     _positive([0.7, 2.0, 1.0, 9.0, 12.0])),
     "betainc_ab": (lambda a, b: tt.betainc(a, b, np.array([0.2, 0.5, 0.7, 0.95])),
                    _positive([0.6, 2.0, 1.0, 30.0], [3.0, 1.0, 0.8, 4.0])),
+    "j0": (tt.j0, _positive([-3.0, 0.2, 4.0])),
+    "j1": (tt.j1, _positive([-3.0, 0.0, 4.0])),
+    "jv_x": (lambda x: tt.jv(np.array([0.0, 1.5, 4.0]), x), _positive([-2.0, 0.5, 9.0])),
+    "gammau": (tt.gammau, _positive([0.7, 2.0, 5.0], [0.4, 1.5, 8.0])),
+    "gammal": (tt.gammal, _positive([0.7, 2.0, 5.0], [0.4, 1.5, 8.0])),
     "ndtr": (tt.ndtr, _positive([-4.0, 0.0, 1.3])),
     "log_ndtr": (tt.log_ndtr, _positive([-40.0, -2.0, 0.5, 6.0])),
     "owens_t": (tt.owens_t, _positive([-1.0, 0.3, 2.0], [0.5, -2.0, 1.5])),
@@ -99,7 +104,7 @@ def test_log_ndtr_gradient_stays_finite_far_in_the_lower_tail():
 
 
 @pytest.mark.parametrize("build, position", [
-    (lambda v, x: tt.ive(v, x), 0), (lambda v, x: tt.kve(v, x), 0),
+    (lambda v, x: tt.ive(v, x), 0), (lambda v, x: tt.kve(v, x), 0), (tt.jv, 0),
     (lambda k, y: tt.gammaincinv(k, y), 0), (lambda a, z: tt.hyp2f1(a, a, 3.0, z), 0),
     (lambda a, y: tt.betaincinv(a, 2.0, y), 0),
 ])

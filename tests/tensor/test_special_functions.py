@@ -12,7 +12,7 @@ from tensorgraph.tensor import math as tmath
 NAMES = ["betainc", "betaincinv", "gammainc", "gammaincc", "gammaincinv", "gammainccinv",
          "i0", "i1", "i0e", "i1e", "ive", "kv", "kve", "log_ndtr", "ndtr", "owens_t", "hyp2f1",
          "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "iv", "kn", "gammau",
-         "gammal", "chi2sf"]
+         "gammal", "chi2sf", "j0", "j1", "jv"]
 
 
 @pytest.mark.parametrize("name", NAMES)

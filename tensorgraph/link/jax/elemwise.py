@@ -113,9 +113,12 @@ _FLOAT_FUNCTIONS = {
         (sf.I0, "i0"), (sf.I1, "i1"), (sf.I0e, "i0e"), (sf.I1e, "i1e"), (sf.Ndtr, "ndtr"),
         (sf.LogNdtr, "log_ndtr"), (sf.OwensT, "owens_t"), (sf.Hyp2F1, "hyp2f1"))},
     sd.GammaIncDk: _igamma_grad_a,
+    sf.GammaU: lambda k, x: _special("gammaincc")(k, x) * _special("gamma")(k),
+    sf.GammaL: lambda k, x: _special("gammainc")(k, x) * _special("gamma")(k),
 }
 #: the special functions jax.scipy.special does not have
-_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaIncInv, sf.Ive, sf.Kve, sd.BetaIncDa)
+_MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaIncInv, sf.Ive, sf.Kve, sd.BetaIncDa,
+            sf.J0, sf.J1, sf.Jv)
 
 
 def _missing(op, in_dtypes, out_dtypes):

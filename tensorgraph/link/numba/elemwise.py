@@ -468,8 +468,25 @@ for _cls, _name in {sf.GammaInc: "gammainc", sf.GammaIncC: "gammaincc",
                     sf.I1: "i1", sf.I0e: "i0e", sf.I1e: "i1e", sf.Ive: "ive", sf.Kve: "kve",
                     sf.Ndtr: "ndtr", sf.LogNdtr: "log_ndtr", sf.OwensT: "owens_t",
                     sf.Hyp2F1: "hyp2f1", ss.Erfcx: "erfcx", sm.Erfinv: "erfinv",
-                    sm.Erfcinv: "erfcinv", sm.Psi: "psi"}.items():
+                    sm.Erfcinv: "erfcinv", sm.Psi: "psi", sf.J0: "j0", sf.J1: "j1",
+                    sf.Jv: "jv"}.items():
     register_scalar(_cls)(_scipy_call(_name))
+
+
+def _incomplete_gamma(name):
+    """``gammau``/``gammal``: scipy's regularized function times its gamma, in double."""
+    regularized, gamma = _scipy_call(name), _scipy_call("gamma")
+
+    def make(op, in_dtypes, out_dtypes, args, sc):
+        (out,) = out_dtypes
+        value = regularized(op, in_dtypes, ("float64",), args, sc)
+        factor = gamma(op, in_dtypes[:1], ("float64",), args[:1], sc)
+        return f"np.{out}({value} * {factor})"
+    return make
+
+
+register_scalar(sf.GammaU)(_incomplete_gamma("gammaincc"))
+register_scalar(sf.GammaL)(_incomplete_gamma("gammainc"))
 
 
 @register_scalar(Composite)

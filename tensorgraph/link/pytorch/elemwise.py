@@ -185,10 +185,13 @@ _FLOAT_FUNCTIONS = {
     ss.Erfcx: _torch("special.erfcx"),
     **{cls: _torch(f"special.{cls.scipy_name}") for cls in (
         sf.GammaInc, sf.GammaIncC, sf.I0, sf.I1, sf.I0e, sf.I1e, sf.Ndtr, sf.LogNdtr)},
+    sf.J0: _torch("special.bessel_j0"), sf.J1: _torch("special.bessel_j1"),
+    sf.GammaU: lambda k, x: _torch("special.gammaincc")(k, x) * _gamma(k),
+    sf.GammaL: lambda k, x: _torch("special.gammainc")(k, x) * _gamma(k),
 }
 #: the special functions torch.special does not have
 _MISSING = (sf.GammaIncInv, sf.GammaIncCInv, sf.BetaInc, sf.BetaIncInv, sf.Ive, sf.Kve,
-            sf.OwensT, sf.Hyp2F1, sd.GammaIncDk, sd.BetaIncDa)
+            sf.OwensT, sf.Hyp2F1, sd.GammaIncDk, sd.BetaIncDa, sf.Jv)
 
 
 def _missing(op, in_dtypes, out_dtypes):

@@ -29,7 +29,8 @@ _OPS = {sf.GammaInc: "gammainc", sf.GammaIncC: "gammaincc", sf.GammaIncInv: "gam
         sf.GammaIncCInv: "gammainccinv", sf.BetaInc: "betainc", sf.BetaIncInv: "betaincinv",
         sf.I0: "i0", sf.I1: "i1", sf.I0e: "i0e", sf.I1e: "i1e", sf.Ive: "ive", sf.Kve: "kve",
         sf.Ndtr: "ndtr", sf.LogNdtr: "log_ndtr", sf.OwensT: "owens_t", sf.Hyp2F1: "hyp2f1",
-        ss.Erfcx: "erfcx", sm.Erfinv: "erfinv", sm.Erfcinv: "erfcinv", sm.Psi: "psi"}
+        ss.Erfcx: "erfcx", sm.Erfinv: "erfinv", sm.Erfcinv: "erfcinv", sm.Psi: "psi",
+        sf.J0: "j0", sf.J1: "j1", sf.Jv: "jv"}
 
 
 def _scipy_call(name, op, in_dtypes, out_dtypes, args):
@@ -48,6 +49,22 @@ def _scipy_call(name, op, in_dtypes, out_dtypes, args):
 
 for _op_class, _name in _OPS.items():
     scalar_c(_op_class)(functools.partial(_scipy_call, _name))
+
+
+def _incomplete_gamma(name, op, in_dtypes, out_dtypes, args):
+    """``gammau``/``gammal``: scipy's regularized function times its gamma, in double, as
+    the reference computes them."""
+    (out_dtype,) = out_dtypes
+    if not c.is_float(out_dtype):
+        raise NotImplementedError(f"{op.name} computes floats, not {out_dtype}")
+    k, x = c.args_as(args, in_dtypes, "float64")
+    regularized = f"((double (*)(double, double, int)){c.scipy_pointer(name, 'd')})({k}, {x}, 0)"
+    gamma = f"((double (*)(double, int)){c.scipy_pointer('gamma', 'd')})({k}, 0)"
+    return c.round_to(c.cast(f"({regularized} * {gamma})", "float64", out_dtype), out_dtype)
+
+
+scalar_c(sf.GammaU)(functools.partial(_incomplete_gamma, "gammaincc"))
+scalar_c(sf.GammaL)(functools.partial(_incomplete_gamma, "gammainc"))
 
 
 def _derivative(function, op, in_dtypes, out_dtypes, args):

@@ -51,6 +51,11 @@ CASES = {
                sp.erfinv),
     "erfcinv": (tt.erfcinv, [np.array([0.0, 1e-300, 1e-10, 0.3, 1.0, 1.7, 2.0])], sp.erfcinv),
     "psi": (tt.psi, [np.array([-7.5, -0.5, 1e-6, 0.3, 1.0, 6.0, 1e5])], sp.psi),
+    "j0": (tt.j0, [np.array(_REAL)], sp.j0),
+    "j1": (tt.j1, [np.array(_REAL)], sp.j1),
+    "jv": (tt.jv, _grid([-1.5, 0.0, 0.5, 2.0, 7.5, 40.0], _REAL[5:]), sp.jv),
+    "gammau": (tt.gammau, _grid(_SHAPE[:7], _X[:8]), lambda k, x: sp.gammaincc(k, x) * sp.gamma(k)),
+    "gammal": (tt.gammal, _grid(_SHAPE[:7], _X[:8]), lambda k, x: sp.gammainc(k, x) * sp.gamma(k)),
 }
 
 

@@ -103,6 +103,14 @@ class Op:
     def _props(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__props__)
 
+    def _props_dict(self) -> dict:
+        """The props by name (PyTensor's name): ``type(op)(**{**op._props_dict(), "k": v})``
+        rebuilds the op with one prop changed, as code written for PyTensor does."""
+        if self.__props__ is None:
+            raise ValueError(f"{type(self).__name__} has no __props__: it is compared by "
+                             "identity and has no props to list")
+        return dict(zip(self.__props__, self._props()))
+
     def __eq__(self, other):
         if self.__props__ is None:
             return self is other

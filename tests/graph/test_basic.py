@@ -75,6 +75,16 @@ def test_op_equality_follows_props():
     assert str(Scale(2)) == "Scale{2}"
 
 
+
+def test_props_dict_rebuilds_an_op_with_changed_props():
+    """``op._props_dict()`` (PyTensor's name): the props by name, so ``type(op)(**props)``
+    rebuilds the op, with some props changed."""
+    assert Scale(2)._props_dict() == {"factor": 2}
+    assert type(Scale(2))(**{**Scale(2)._props_dict(), "factor": 3}) == Scale(3)
+    assert Double()._props_dict() == {}
+    with pytest.raises(ValueError, match="NoProps has no __props__"):
+        NoProps()._props_dict()
+
 def test_apply_refuses_non_variables():
     with pytest.raises(TypeError, match="input 0 must be a Variable"):
         Apply(Double(), [np.ones(3)], [tt.vector()])

@@ -101,7 +101,7 @@ class GammaIncInv(ScipyFunction):
     nin, scipy_name = 2, "gammaincinv"
 
     def L_op(self, inputs, outputs, output_grads):
-        (k, y), (x,), (gz,) = inputs, outputs, output_grads
+        (k, _y), (x,), (gz,) = inputs, outputs, output_grads
         m = _tensor_op("math")
         return [_not_implemented(self, 0, k, "Only the derivative in y is implemented."),
                 m.mul(gz, _inverse_gamma_slope(k, x))]
@@ -113,7 +113,7 @@ class GammaIncCInv(ScipyFunction):
     nin, scipy_name = 2, "gammainccinv"
 
     def L_op(self, inputs, outputs, output_grads):
-        (k, y), (x,), (gz,) = inputs, outputs, output_grads
+        (k, _y), (x,), (gz,) = inputs, outputs, output_grads
         m = _tensor_op("math")
         return [_not_implemented(self, 0, k, "Only the derivative in y is implemented."),
                 m.neg(m.mul(gz, _inverse_gamma_slope(k, x)))]
@@ -183,7 +183,7 @@ class BetaIncInv(ScipyFunction):
     nin, scipy_name = 3, "betaincinv"
 
     def L_op(self, inputs, outputs, output_grads):
-        (a, b, y), (x,), (gz,) = inputs, outputs, output_grads
+        (a, b, _y), (x,), (gz,) = inputs, outputs, output_grads
         m = _tensor_op("math")
         why = "Only the derivative in y is implemented."
         return [_not_implemented(self, 0, a, why), _not_implemented(self, 1, b, why),

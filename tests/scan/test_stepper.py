@@ -47,7 +47,7 @@ def test_step_enters_the_loop_and_the_results_equal_a_call(mode):
     # entered: the first inner node has run, the scan node has not
     assert run.iteration == 0 and run.current_id.startswith(sid + "/")
     assert run.scan.inner.position == 1 and run.scan.node not in run.times
-    assert f"iteration 0 of Scan{{rnn" in repr(run)
+    assert "iteration 0 of Scan{rnn" in repr(run)
     inner_ids = {f"{sid}/{run.scan.inner.ids[n]}" for n in run.scan.function.maker.fgraph.apply_nodes}
     assert run.current_id in inner_ids
     out = run.finish()

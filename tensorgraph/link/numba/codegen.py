@@ -71,6 +71,8 @@ import math
 import numpy as np
 import numba
 
+from tensorgraph.link.numba import kernels as tg_kernels
+
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 _jit_node = numba.njit(nogil=True, error_model="numpy")  # compiled into graph's cached code
 '''
@@ -282,7 +284,9 @@ class GraphSource:
         annotated = f"{helpers}{functions}\n\n@_jit\n{graph}"
         code = "\n".join(line for line in annotated.splitlines()
                          if not line.lstrip().startswith("#")) + "\n"
-        versions = f"{numba.__version__} {np.__version__} {sys.version}"
+        from tensorgraph.link.numba.kernels import SOURCE_HASH
+
+        versions = f"{numba.__version__} {np.__version__} {sys.version} {SOURCE_HASH}"
         key = hashlib.sha256((versions + code).encode()).hexdigest()[:24]
         header = _HEADER.format(numba_version=numba.__version__, key=key)
         return key, header + code, header + annotated

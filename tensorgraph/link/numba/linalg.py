@@ -5,11 +5,12 @@ own lines (its registered implementation, written through ``NodeCode.inner``) ru
 loop over the batch, each item's outputs stored into the stacked outputs; so any core op
 with a Numba implementation is batched, its errors naming the node.
 
-The core ops use ``np.linalg`` inside ``njit`` where Numba has the function (``cholesky``,
-``eigh``, ``svd``, ``qr``, ``det``, ``slogdet``, ``pinv``, ``lstsq``, ``kron``) and the
-helpers of ``tensorgraph.link.numba.lapack`` where it has not (triangular solves, LU with its
-pivots, ``expm``): each computes what ``perform`` computes, in the output dtype, and a matrix
-``perform`` refuses raises the same ``LinAlgError``. ``eig`` (complex results: Numba's
+The core ops call the compiled, disk-cached kernels of ``tensorgraph.link.numba.kernels``:
+``np.linalg`` inside ``njit`` where Numba has the function (``cholesky``, ``eigh``, ``svd``,
+``qr``, ``det``, ``slogdet``, ``pinv``, ``lstsq``, ``kron``), LAPACK's reference algorithms
+where it has not (triangular solves, LU with its pivots, ``expm``): each computes what
+``perform`` computes, in the output dtype, and a matrix ``perform`` refuses raises the same
+``LinAlgError``. ``eig`` (complex results: Numba's
 ``eig`` refuses a real matrix with complex eigenvalues), ``schur``, QZ and
 ``solve_discrete_are`` are refused, as is any complex dtype.
 """
@@ -17,7 +18,6 @@ pivots, ``expm``): each computes what ``perform`` computes, in the output dtype,
 from __future__ import annotations
 
 from tensorgraph.link.numba import implementation, register
-from tensorgraph.link.numba import lapack
 from tensorgraph.link.numba.elemwise import check_dtypes
 from tensorgraph.link.numba.shape import scalar, tuple_of
 from tensorgraph.tensor.blockwise import Blockwise
@@ -66,26 +66,24 @@ def _triangle(a: str, lower: bool) -> str:
 
 def _factor(code, a: str, what: str) -> tuple[str, str]:
     """getrf's factors and pivots of ``a``, failing the node when it is singular."""
-    getrf = code.helper("tg_getrf", lapack.GETRF)
     lu, piv, ok = code.name("lu"), code.name("piv"), code.name("ok")
-    code.line(f"{lu}, {piv}, {ok} = {getrf}({a})")
+    code.line(f"{lu}, {piv}, {ok} = tg_kernels.getrf({a})")
     _fail_if(code, f"not {ok}", what, "is singular")
     return lu, piv
 
 
 def _getrs(code, lu: str, piv: str, b: str, trans: bool) -> str:
-    return f"{code.helper('tg_getrs', lapack.GETRS)}({lu}, {piv}, {b}, {trans})"
+    return f"tg_kernels.getrs({lu}, {piv}, {b}, {trans})"
 
 
 def _trsm(code, a: str, b: str, lower: bool, trans: bool, unit: bool = False) -> str:
-    return f"{code.helper('tg_trsm', lapack.TRSM)}({a}, {b}, {lower}, {trans}, {unit})"
+    return f"tg_kernels.trsm({a}, {b}, {lower}, {trans}, {unit})"
 
 
 def _cholesky_factor(code, a: str, lower: bool) -> tuple[str, str]:
     """(the lower factor of the matrix in ``a``'s ``lower`` triangle, whether it exists)."""
     factor, ok = code.name("l"), code.name("ok")
-    code.line(f"{factor}, {ok} = {code.helper('tg_cholesky', lapack.CHOLESKY)}"
-              f"({_triangle(a, lower)})")
+    code.line(f"{factor}, {ok} = tg_kernels.cholesky({_triangle(a, lower)})")
     return factor, ok
 
 
@@ -123,12 +121,11 @@ def numba_lu(op, node, code):
     dtype = node.outputs[-1].dtype
     a = _cast(code, x, dtype)
     lu, piv, ok, rows = code.name("lu"), code.name("piv"), code.name("ok"), code.name("rows")
-    code.line(f"{lu}, {piv}, {ok} = {code.helper('tg_getrf', lapack.GETRF)}({a})")
+    code.line(f"{lu}, {piv}, {ok} = tg_kernels.getrf({a})")
     m, n, k = code.name("m"), code.name("n"), code.name("k")
     code.line(f"{m}, {n} = {a}.shape")
     code.line(f"{k} = min({m}, {n})")
-    rows_helper = code.helper("tg_pivot_rows", lapack.PIVOT_ROWS)
-    code.line(f"{rows} = {rows_helper}(np.concatenate(({piv}.astype(np.int64), "
+    code.line(f"{rows} = tg_kernels.pivot_rows(np.concatenate(({piv}.astype(np.int64), "
               f"np.arange({k}, {m}).astype(np.int64))))")
     lower, upper = code.name("l"), code.name("u")
     code.line(f"{lower} = np.tril({lu}[:, :{k}], -1) + np.eye({m}, {k}, 0, np.{dtype})")
@@ -151,7 +148,7 @@ def numba_lu(op, node, code):
 @register(PivotToPermutations)
 def numba_pivot_to_permutation(op, node, code):
     (pivots,), (out,) = code.inputs, code.outputs
-    rows = f"{code.helper('tg_pivot_rows', lapack.PIVOT_ROWS)}({pivots})"
+    rows = f"tg_kernels.pivot_rows({pivots})"
     code.line(f"{out} = {rows}" if op.inverse
               else f"{out} = np.argsort({rows}).astype(np.int64)")
 
@@ -167,14 +164,14 @@ def numba_qr(op, node, code):
     m, n, q, r = code.name("m"), code.name("n"), code.name("q"), code.name("r")
     code.line(f"{m}, {n} = {a}.shape")
     if op.mode == "economic":
-        code.line(f"{q}, {r} = np.linalg.qr({a})")
+        code.line(f"{q}, {r} = tg_kernels.qr({a})")
     else:
         with code.block(f"if {m} > {n}:"):
-            code.line(f"{q}, {r} = np.linalg.qr(np.hstack(({a}, np.eye({m}, {m} - {n}, 0, "
+            code.line(f"{q}, {r} = tg_kernels.qr(np.hstack(({a}, np.eye({m}, {m} - {n}, 0, "
                       f"np.{dtype}))))")
             code.line(f"{r} = np.ascontiguousarray({r}[:, :{n}])")
         with code.block("else:"):
-            code.line(f"{q}, {r} = np.linalg.qr({a})")
+            code.line(f"{q}, {r} = tg_kernels.qr({a})")
             code.line(f"{r} = np.ascontiguousarray({r})")
     if op.mode == "r":
         code.line(f"{outs[0]} = {r}")
@@ -188,7 +185,7 @@ def numba_svd(op, node, code):
     (x,), outs = code.inputs, code.outputs
     a = _cast(code, x, node.outputs[-1].dtype if op.compute_uv else node.outputs[0].dtype)
     u, s, vh = code.name("u"), code.name("s"), code.name("vh")
-    code.line(f"{u}, {s}, {vh} = np.linalg.svd({a}, {op.full_matrices})")
+    code.line(f"{u}, {s}, {vh} = tg_kernels.svd({a}, {op.full_matrices})")
     if not op.compute_uv:
         code.line(f"{outs[0]} = {s}")
         return
@@ -200,14 +197,14 @@ def numba_svd(op, node, code):
 def numba_eigh(op, node, code):
     (x,), (w, v) = code.inputs, code.outputs
     a = _cast(code, x, node.outputs[1].dtype)
-    code.line(f"{w}, {v} = np.linalg.eigh({_triangle(a, op.lower)})")
+    code.line(f"{w}, {v} = tg_kernels.eigh({_triangle(a, op.lower)})")
 
 
 @register(Eigvalsh)
 def numba_eigvalsh(op, node, code):
     (x,), (w,) = code.inputs, code.outputs
     a = _cast(code, x, node.outputs[0].dtype)
-    code.line(f"{w} = np.linalg.eigvalsh({_triangle(a, op.lower)})")
+    code.line(f"{w} = tg_kernels.eigvalsh({_triangle(a, op.lower)})")
 
 
 @register(GeneralizedEigh)
@@ -222,7 +219,7 @@ def numba_generalized_eigh(op, node, code):
     left, c, vectors = code.name("left"), code.name("c"), code.name("y")
     code.line(f"{left} = {_trsm(code, factor, _symmetric(a, op.lower), True, False)}")
     code.line(f"{c} = {_trsm(code, factor, f'np.ascontiguousarray({left}.T)', True, False)}")
-    code.line(f"{w}, {vectors} = np.linalg.eigh({c})")
+    code.line(f"{w}, {vectors} = tg_kernels.eigh({c})")
     code.line(f"{v} = {_trsm(code, factor, vectors, True, True)}")
 
 
@@ -300,11 +297,11 @@ def numba_pinv(op, node, code):
     (x,), (out,) = code.inputs, code.outputs
     a = _cast(code, x, node.outputs[0].dtype)
     if not op.hermitian:
-        code.line(f"{out} = np.linalg.pinv({a}, rcond=1e-15)")
+        code.line(f"{out} = tg_kernels.pinv({a}, rcond=1e-15)")
         return
     w, v, keep = code.name("w"), code.name("v"), code.name("keep")
     w_dtype = node.outputs[0].dtype
-    code.line(f"{w}, {v} = np.linalg.eigh({a})")
+    code.line(f"{w}, {v} = tg_kernels.eigh({a})")
     code.line(f"{keep} = np.abs({w}) > 1e-15 * np.max(np.abs({w}))")
     inverse = f"np.where({keep}, 1 / np.where({keep}, {w}, 1), 0).astype(np.{w_dtype})"
     code.line(f"{out} = ({v} * {inverse}) @ np.ascontiguousarray({v}.T)")
@@ -366,7 +363,7 @@ def numba_lstsq(op, node, code):
     code.line(f"{cut} = float({rcond}[()])")
     with code.block(f"if {cut} < 0:"):
         code.line(f"{cut} = np.finfo(np.{dtype}).eps * max({a}.shape[0], {a}.shape[1])")
-    code.line(f"{solution}, {residuals}, {r}, {values} = np.linalg.lstsq({a}, {b}, "
+    code.line(f"{solution}, {residuals}, {r}, {values} = tg_kernels.lstsq({a}, {b}, "
               f"rcond={cut})")
     scalar(code, rank, "int32", r)
 
@@ -379,7 +376,7 @@ def numba_lstsq(op, node, code):
 def numba_det(op, node, code):
     (x,), (out,) = code.inputs, code.outputs
     dtype = node.outputs[0].dtype
-    scalar(code, out, dtype, f"np.linalg.det({_cast(code, x, dtype)})")
+    scalar(code, out, dtype, f"tg_kernels.det({_cast(code, x, dtype)})")
 
 
 @register(SLogDet)
@@ -387,7 +384,7 @@ def numba_slogdet(op, node, code):
     (x,), (sign, logabs) = code.inputs, code.outputs
     dtype = node.outputs[0].dtype
     s, value = code.name("s"), code.name("l")
-    code.line(f"{s}, {value} = np.linalg.slogdet({_cast(code, x, dtype)})")
+    code.line(f"{s}, {value} = tg_kernels.slogdet({_cast(code, x, dtype)})")
     scalar(code, sign, dtype, s)
     scalar(code, logabs, node.outputs[1].dtype, value)
 
@@ -397,14 +394,14 @@ def numba_expm(op, node, code):
     (x,), (out,) = code.inputs, code.outputs
     dtype = node.outputs[0].dtype
     check_dtypes([dtype])
-    code.line(f"{out} = {code.helper('tg_expm', lapack.EXPM)}({x}).astype(np.{dtype})")
+    code.line(f"{out} = tg_kernels.expm({x}).astype(np.{dtype})")
 
 
 @register(KroneckerProduct)
 def numba_kron(op, node, code):
     (x, y), (out,) = code.inputs, code.outputs
     dtype = node.outputs[0].dtype
-    code.line(f"{out} = np.kron({_cast(code, x, dtype)}, {_cast(code, y, dtype)})")
+    code.line(f"{out} = tg_kernels.kron({_cast(code, x, dtype)}, {_cast(code, y, dtype)})")
 
 
 @register(BlockDiagonal)
@@ -445,8 +442,9 @@ def numba_blockwise(op, node, code):
     for d, size in enumerate(sizes):
         code.line(f"{size} = 1")
         for x, b in zip(code.inputs, batch_ndims):
-            if d >= nb - b:
-                code.line(f"{size} = max({size}, {x}.shape[{d - (nb - b)}])")
+            if d >= nb - b:  # a size other than 1 is the batch's (0 included)
+                with code.block(f"if {x}.shape[{d - (nb - b)}] != 1:"):
+                    code.line(f"{size} = {x}.shape[{d - (nb - b)}]")
     batch = tuple_of(sizes)
     count = code.name("n")
     code.line(f"{count} = {' * '.join(sizes)}")
@@ -466,7 +464,9 @@ def numba_blockwise(op, node, code):
     i = code.name("i")
     item_outputs = [code.name("o") for _ in node.outputs]
     with code.block(f"for {i} in range({count}):"):
-        item_inputs = [x if f is None else f"{f}[{i}]" for x, f in zip(code.inputs, flat)]
+        item_inputs = [x if f is None else f"{f}[{i}]" if nd else  # 0-d items stay arrays
+                       f"{f}[{i}:{i} + 1].reshape(())"
+                       for x, f, nd in zip(code.inputs, flat, op.core_ndims)]
         impl(op.core_op, core, code.inner(core, item_inputs, item_outputs))
         for name, item, var in zip(stacked, item_outputs, core.outputs):
             with code.block(f"if {i} == 0:"):

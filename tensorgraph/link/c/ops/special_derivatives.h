@@ -9,6 +9,11 @@
 #define TG_SFD_EPS 1e-16
 #define TG_SFD_TINY 1e-300
 
+#ifndef TG_SF_HAVE_tg_sf_psi_d  /* as dtypes._scipy_pointers defines it; the file compiles alone */
+#define TG_SF_HAVE_tg_sf_psi_d
+__attribute__((weak)) void *tg_sf_psi_d;
+#endif
+
 static double tg_sfd_psi(double x)
 {
     return ((double (*)(double, int))tg_sf_psi_d)(x, 0);

@@ -4,8 +4,9 @@ back end runs it and its gradient follows from theirs.
 
 The subscripts are numpy's: letters per operand, ``...`` for the leading (broadcast)
 dimensions, ``->`` then the output's letters; without ``->`` the output is the ellipsis
-dimensions then the letters that appear once, in alphabetical order. A letter repeated in
-one operand takes that operand's diagonal (``'ii->i'``, ``'ii'`` is the trace).
+dimensions then the letters that appear once, in alphabetical order. An explicit output
+without ``...`` sums the ellipsis dimensions, as PyTensor's einsum does (numpy refuses). A
+letter repeated in one operand takes that operand's diagonal (``'ii->i'``, ``'ii'`` is the trace).
 
 How it is built: each operand first loses its repeated letters (diagonals) and the letters no
 other operand and not the output has (sums). Then the operands are combined left to right,
@@ -102,9 +103,6 @@ def _parse(subscripts, tensors):
         for letter in letters:
             if letter not in known:
                 raise ValueError(f"einsum: the output subscript {letter!r} is in no operand")
-        if widest and "..." not in output_text:
-            raise ValueError("einsum: the operands have '...' dimensions, so the output must "
-                             "say where they go ('...' after '->')")
         head, _, tail = output_text.partition("...")
         output = list(head) + (ellipsis if "..." in output_text else []) + list(tail)
     else:

@@ -105,7 +105,13 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
             raise ValueError(f"norm: expected a vector, a matrix or a stack of matrices, got "
                              f"{x} (0-d)")
         axis = (0,) if nd == 1 else (nd - 2, nd - 1)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if not (isinstance(axes, (tuple, list))
+            and all(isinstance(a, (int, np.integer)) for a in axes)):
+        # a symbolic axis would leave the norm's core dimensions unknown when building
+        kind = f" ({axis.type})" if hasattr(axis, "type") else ""
+        raise TypeError(f"norm: 'axis' must be None, an integer, or a tuple of integers, got "
+                        f"{axis!r}{kind}")
     axes = tuple(int(a) % nd if -nd <= a < nd else _bad_axis(a, nd) for a in axes)
     if len(axes) == 1:
         return _vector_norm(x, ord, axes[0], keepdims)

@@ -218,6 +218,11 @@ def test_bad_inputs_are_named():
         la.qr(tt.dmatrix("m"), mode="raw")
     with pytest.raises(ValueError, match="norm: ord='nuc' is a matrix norm"):
         la.norm(tt.dvector("v"), ord="nuc")
+    with pytest.raises(TypeError, match="norm: 'axis' must be None, an integer, or a tuple "
+                                        "of integers, got i \\(Scalar"):
+        la.norm(tt.dmatrix("m"), axis=tt.iscalar("i"))   # a symbolic axis: no fixed core
+    with pytest.raises(TypeError, match="norm: 'axis' must be .* got \\(0, 1.5\\)"):
+        la.norm(tt.dmatrix("m"), axis=(0, 1.5))
     with pytest.raises(TypeError, match="cho_solve: expected \\(c, lower\\)"):
         la.cho_solve(tt.dmatrix("c"), tt.dvector("b"))
     x = tt.dmatrix("x")

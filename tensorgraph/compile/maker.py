@@ -104,7 +104,9 @@ class FunctionMaker:
         mutable = [pos for pos, inp in enumerate(self.inputs) if inp.mutable]
         if key is not None and mutable:
             key = f"{key}:mutable={mutable}"
-        fgraph = rewrite_cache.lookup(key) if key is not None else None
+        fgraph, self.rewritten_from = (rewrite_cache.lookup(key)
+                                       if key is not None and not rewrite_cache.recorded()
+                                       else (None, None))
         if fgraph is not None:
             self._check_inplace_nodes(io_toposort(inputs, outputs))
         else:
@@ -119,6 +121,8 @@ class FunctionMaker:
                 inherit_user_traces(history)
             if key is not None:
                 rewrite_cache.store(key, fgraph)
+        if key is not None:  # what the C generated for this graph is kept by (codegen_cache)
+            fgraph.content_key = (key, fgraph.version)
         for node in fgraph.toposort():  # ops with an inner graph compile it (scan)
             prepare = getattr(node.op, "prepare_for_mode", None)
             if prepare is not None:

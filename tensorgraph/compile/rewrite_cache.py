@@ -33,7 +33,7 @@ import numpy as np
 
 from tensorgraph.configdefaults import config
 
-__all__ = ["lookup", "store", "graph_key", "recording"]
+__all__ = ["lookup", "store", "graph_key", "recording", "code_digest"]
 
 #: graphs whose pickle is bigger are not kept (a big constant would fill the cache)
 MAX_BYTES = 4 << 20
@@ -59,11 +59,18 @@ def recording():
 
 
 def usable(mode) -> bool:
-    """Whether a graph compiled for ``mode`` may come from, and go to, the cache."""
+    """Whether a graph compiled for ``mode`` may go to the cache (and, outside
+    ``recording()``, come from it)."""
     from tensorgraph.compile.mode import Mode
 
     return (config.cache_rewritten_graphs and type(mode) is Mode
-            and config.compute_test_value == "off" and not getattr(_recorded, "depth", 0))
+            and config.compute_test_value == "off")
+
+
+def recorded() -> bool:
+    """Whether ``function()`` must rewrite now, even a graph it has kept (``recording()``):
+    the graph is still kept, and so is its generated C (link/c/codegen_cache.py)."""
+    return bool(getattr(_recorded, "depth", 0))
 
 
 def graph_key(inputs, outputs, mode) -> str | None:
@@ -111,59 +118,57 @@ def graph_key(inputs, outputs, mode) -> str | None:
 
 
 def _code() -> str:
-    """A digest of tensorgraph's modules (size and modification time of each), once."""
+    """The digest of tensorgraph's own modules (``code_digest``), once per process."""
     if not _code_digest:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package
-        h = hashlib.sha256()
-        for directory, dirs, files in sorted(os.walk(root)):
-            dirs.sort()
-            for f in sorted(files):
-                if f.endswith((".py", ".h")):
-                    st = os.stat(os.path.join(directory, f))
-                    h.update(f"{directory[len(root):]}/{f}:{st.st_size}:{st.st_mtime_ns};"
-                             .encode())
-        _code_digest.append(h.hexdigest())
+        _code_digest.append(code_digest(root))
     return _code_digest[0]
 
 
-def _path(key: str) -> str:
-    from tensorgraph.link.c.cache import GRAPHS
+def code_digest(root: str) -> str:
+    """A digest of the modules under ``root`` (the size and modification time of every
+    ``.py`` and ``.h``): an edited module, rewrite or C header changes it."""
+    h = hashlib.sha256()
+    for directory, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith((".py", ".h")):
+                st = os.stat(os.path.join(directory, f))
+                h.update(f"{directory[len(root):]}/{f}:{st.st_size}:{st.st_mtime_ns};"
+                         .encode())
+    return h.hexdigest()
 
-    return os.path.join(config.compiledir, GRAPHS, f"{key}.pkl")
+
+def _path(key: str) -> str:
+    from tensorgraph.link.c import graph_files
+
+    return graph_files.path(f"{key}.pkl")
 
 
 def lookup(key: str):
-    """The rewritten FunctionGraph kept under ``key`` (a fresh copy), or None."""
+    """``(fgraph, where)``: the rewritten FunctionGraph kept under ``key`` (a fresh copy) and
+    where it was found, ``"memory"`` (this process) or ``"disk"``; ``(None, None)`` when it
+    was not kept."""
+    from tensorgraph.link.c import graph_files
+
+    where = "memory"
     data = _memory.get(key)
     if data is None:
-        data = _read(key)
+        where, data = "disk", graph_files.read(f"{key}.pkl")
         if data is None:
-            return None
+            return None, None
+        _remember(key, data)
     try:
-        return pickle.loads(data)
+        return pickle.loads(data), where
     except Exception:  # noqa: BLE001 - a stale or damaged entry: rewrite instead
         _forget(key)
-        return None
-
-
-def _read(key: str) -> bytes | None:
-    from tensorgraph.link.c import cachedir
-
-    path = _path(key)
-    try:
-        cachedir.check_trusted(path, config.compiledir)
-        with open(path, "rb") as f:
-            data = f.read()
-    except (OSError, cachedir.CompiledirError):
-        return None
-    _remember(key, data)
-    return data
+        return None, None
 
 
 def store(key: str, fgraph) -> None:
     """Keep ``fgraph`` (rewritten) under ``key``, in memory and on disk; silently nothing when
     it does not pickle, is too big, or the disk refuses."""
-    from tensorgraph.link.c import cachedir
+    from tensorgraph.link.c import graph_files
 
     try:
         data = pickle.dumps(fgraph, protocol=pickle.HIGHEST_PROTOCOL)
@@ -172,18 +177,7 @@ def store(key: str, fgraph) -> None:
     if len(data) > MAX_BYTES:
         return
     _remember(key, data)
-    path, tmp = _path(key), None
-    try:
-        cachedir.prepare(config.compiledir)
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)  # readers see the old entry or the new one, never half
-    except (OSError, cachedir.CompiledirError):
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    graph_files.write(f"{key}.pkl", data)
 
 
 def _remember(key: str, data: bytes) -> None:
@@ -194,7 +188,8 @@ def _remember(key: str, data: bytes) -> None:
 
 
 def _forget(key: str) -> None:
+    from tensorgraph.link.c import graph_files
+
     with _lock:
         _memory.pop(key, None)
-    with contextlib.suppress(OSError):
-        os.unlink(_path(key))
+    graph_files.remove(f"{key}.pkl")

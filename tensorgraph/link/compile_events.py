@@ -58,6 +58,11 @@ class CompileRecord:
     ``modules``: ``"compiled"``, ``"disk"`` (found in the module cache), ``"memory"`` (loaded
     before in this process) or None (no C).
 
+    ``rewritten_from`` and ``generated_from``: None when the rewriting or the C was done
+    now, ``"memory"`` or ``"disk"`` when it was kept from an earlier compile of the same graph
+    (compile/rewrite_cache.py, link/c/codegen_cache.py). ``first_call_seconds``: the
+    function's first call, once it returned (None before). ``split()`` gives all of it.
+
     A whole-graph back end (modes JAX, NUMBA) sets ``backend`` ('JAX', 'Numba'); then
     ``generate`` is writing (and, for JAX, tracing) its program, ``compile`` the back end's
     compile, ``modules`` ``"compiled"`` or ``"disk"`` (its own cache), and None for JAX when
@@ -87,6 +92,9 @@ class CompileRecord:
         self.backend_description = getattr(program, "description", "")
         self.generate_seconds = times.get("generate", 0.0)
         self.compile_seconds = times.get("compile", 0.0)
+        self.rewritten_from = getattr(maker, "rewritten_from", None)
+        self.generated_from = getattr(cgraph, "generated_from", None)
+        self.first_call_seconds = None
         self.c_nodes = len(cgraph.c_nodes) if cgraph is not None else 0
         self.py_nodes = len(vm.nodes) - self.c_nodes
         self.modules = getattr(cgraph, "found", None) if self.c_nodes else None
@@ -136,14 +144,32 @@ class CompileRecord:
         """Linking time that is neither writing nor compiling C: loading, thunks, storage."""
         return max(0.0, self.link_seconds - self.generate_seconds - self.compile_seconds)
 
+    def split(self) -> list[tuple[str, float | None, str]]:
+        """``(phase, seconds, where from)`` of rewriting, generating C, compiling C, loading
+        and the first call (seconds None: not called yet). Where from: ``"now"``, ``"kept in
+        memory"`` / ``"kept on disk"`` (an earlier compile of the same graph), for compiling
+        ``"compiled"``, ``"module cache"``, ``"already loaded"``, or ``""`` (no C)."""
+        kept = {None: "now", "memory": "kept in memory", "disk": "kept on disk"}
+        modules = {"compiled": "compiled", "disk": "module cache", "memory": "already loaded"}
+        phases = [("rewriting", self.rewrite_seconds, kept.get(self.rewritten_from, "now"))]
+        if self.c_nodes and not self.backend:
+            phases += [("generating C", self.generate_seconds,
+                        kept.get(self.generated_from, "now")),
+                       ("compiling C", self.compile_seconds, modules.get(self.modules, ""))]
+        return phases + [("loading", self.load_seconds, ""),
+                         ("first call", self.first_call_seconds, "")]
+
     def summary(self) -> str:
-        """One line: name, settings, nodes before -> after, steps, where the time went."""
+        """One line: name, settings, nodes before -> after, steps, where the time went (and
+        what came from a cache)."""
         before = "?" if self.nodes_before is None else str(self.nodes_before)
-        parts = [f"rewriting {self.rewrite_seconds * 1e3:.0f} ms"]
+        parts = [f"rewriting {self.rewrite_seconds * 1e3:.0f} ms"
+                 + _kept(self.rewritten_from)]
         if self.backend:
             return self._backend_summary(before, parts)
         if self.c_nodes:
-            parts += [f"generating C {self.generate_seconds * 1e3:.0f} ms",
+            parts += [f"generating C {self.generate_seconds * 1e3:.0f} ms"
+                      + _kept(self.generated_from),
                       f"compiling C {self.compile_seconds * 1e3:.0f} ms"]
         parts.append(f"loading {self.load_seconds * 1e3:.0f} ms")
         where = {"compiled": f"compiled ({self.units} unit{'s' if self.units != 1 else ''})",
@@ -166,6 +192,8 @@ class CompileRecord:
                 f"linker {self.linker}; {before} -> {self.nodes_after} nodes, "
                 f"{_count(self.steps, 'rewrite step')}; {self.total_seconds * 1e3:.0f} ms: {', '.join(parts)}; "
                 f"{'; '.join(runs)}"
+                + (f"; first call {self.first_call_seconds * 1e3:.0f} ms"
+                   if self.first_call_seconds is not None else "")
                 + (f"; {_count(len(self.warnings), 'warning')}" if self.warnings else ""))
 
     def _backend_summary(self, before: str, parts: list) -> str:
@@ -183,6 +211,11 @@ class CompileRecord:
     def __repr__(self) -> str:
         return f"<CompileRecord {self.summary()}>"
 
+
+
+def _kept(where) -> str:
+    """`` (kept on disk)``: a phase whose result came from an earlier compile."""
+    return f" (kept {'in memory' if where == 'memory' else 'on disk'})" if where else ""
 
 
 def _count(n: int, noun: str) -> str:

@@ -529,11 +529,7 @@ def _summary_html(record, fn, loop_steps: int = 0, tier_error: str | None = None
                           f"{record.compile_seconds * 1e3:.0f} ms"),
                  (backend, _backend_text(record, getattr(fn, "maker", None)))]
     else:
-        rows += [("time", f"{record.total_seconds * 1e3:.0f} ms: rewriting "
-                          f"{record.rewrite_seconds * 1e3:.0f} ms, writing C "
-                          f"{record.generate_seconds * 1e3:.0f} ms, compiling "
-                          f"{record.compile_seconds * 1e3:.0f} ms, loading "
-                          f"{record.load_seconds * 1e3:.0f} ms"),
+        rows += [("time", f"{record.total_seconds * 1e3:.0f} ms: " + _split_text(record)),
                  ("C", _modules_text(record, fn, tier_error))]
     if record.warnings:
         rows.append(("warnings", "<br>".join(html.escape(w) for w in record.warnings)))
@@ -542,6 +538,18 @@ def _summary_html(record, fn, loop_steps: int = 0, tier_error: str | None = None
                    for k, v in rows)
     return (f"<div class='tg-report-summary'><b>compile report: "
             f"{html.escape(record.name or '(unnamed function)')}</b><table>{body}</table></div>")
+
+
+def _split_text(record) -> str:
+    """Each phase's time and where its result came from (``CompileRecord.split``): what a
+    compile of a graph seen before took from the caches."""
+    texts = []
+    for phase, seconds, source in record.split():
+        if seconds is None:
+            continue
+        detail = {"now": "", "": ""}.get(source, f" ({source})")
+        texts.append(f"{phase} {seconds * 1e3:.0f} ms{detail}")
+    return ", ".join(texts)
 
 
 def _backend_text(record, maker) -> str:

@@ -24,6 +24,7 @@ import time
 
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Constant
+from tensorgraph.link.c import codegen_cache
 from tensorgraph.link.c import dtypes as cd
 from tensorgraph.link.c.codegen_version import codegen_version
 from tensorgraph.link.c.cstring import c_comment
@@ -139,23 +140,18 @@ class CGraph:
                "flat_only": flat_only}
         self.c_nodes, self.index, self.functions = [], {}, []
         self._glue = None
-        for node in self.nodes:
-            if not node_vars_have_c(node):
-                continue
-            for v in node.inputs + node.outputs:
-                self._slot(v)
-            nin = len(node.inputs)
-            defs: list[str] = []
-            code = node_c_code(node, "node", [f"tg_io[{i}]" for i in range(nin)],
-                               [f"tg_io[{nin + j}]" for j in range(len(node.outputs))],
-                               dict(sub, define=defs.append))
-            if code is None:
-                continue
-            if self._glue is None:  # the glue compiles (if it must) while we write the C
-                self._glue = _Glue()
-            self.index[node] = len(self.c_nodes)
-            self.c_nodes.append(node)
-            self.functions.append(NodeFunction(node, code, "\n".join(defs)))
+        #: where the node functions' C came from: None (written now), or "memory" / "disk"
+        #: (kept for this rewritten graph before: link/c/codegen_cache.py)
+        self.generated_from = None
+        key = codegen_cache.key_of(fgraph, flat_only)
+        kept = codegen_cache.lookup(key, self.nodes) if key is not None else None
+        if kept is not None:
+            self._restore(*kept)
+        else:
+            self._generate(sub)
+            kept = self._kept() if key is not None else None
+            if kept is not None:
+                codegen_cache.store(key, self.nodes, *kept)
         # a complex variable is read and written by C that handles it, once every node is C
         self.whole_graph = (whole_graph and len(self.c_nodes) == len(self.nodes)
                             and all(var_has_c(v, complex_ok=True)
@@ -170,6 +166,64 @@ class CGraph:
         #: seconds spent writing the C ("generate") and finding or compiling it ("compile")
         self.seconds = {"generate": time.perf_counter() - started, "compile": 0.0}
         self.units_compiled = 0
+
+    def _generate(self, sub) -> None:
+        """Ask every node for its C (see the module docstring)."""
+        for node in self.nodes:
+            if not node_vars_have_c(node):
+                continue
+            for v in node.inputs + node.outputs:
+                self._slot(v)
+            nin = len(node.inputs)
+            defs: list[str] = []
+            code = node_c_code(node, "node", [f"tg_io[{i}]" for i in range(nin)],
+                               [f"tg_io[{nin + j}]" for j in range(len(node.outputs))],
+                               dict(sub, define=defs.append))
+            if code is None:
+                continue
+            self._add(node, NodeFunction(node, code, "\n".join(defs)))
+
+    def _add(self, node, function) -> None:
+        if self._glue is None:  # the glue compiles (if it must) while we write the C
+            self._glue = _Glue()
+        self.index[node] = len(self.c_nodes)
+        self.c_nodes.append(node)
+        self.functions.append(function)
+
+    def _kept(self):
+        """(marks, functions): what ``codegen_cache`` keeps of the C written for the nodes;
+        None when some node's C may change under the same key (``codegen_cache.keepable``)."""
+        marks, functions, position = [], [], {}
+        for node in self.nodes:
+            k = self.index.get(node)
+            if not codegen_cache.keepable(node, c_implementation(node.op) if k is not None
+                                          else None):
+                return None
+            if k is None:
+                marks.append(codegen_cache.NO_OPERANDS if not node_vars_have_c(node)
+                             else codegen_cache.NO_CODE)
+                continue
+            fn = self.functions[k]
+            if fn.symbol not in position:
+                position[fn.symbol] = len(functions)
+                functions.append(fn.kept())
+            marks.append(position[fn.symbol])
+        return marks, functions
+
+    def _restore(self, marks, functions, where) -> None:
+        """The C kept for these nodes (``codegen_cache.lookup``), as ``_generate`` made it."""
+        made: dict = {}
+        for node, mark in zip(self.nodes, marks):
+            if mark == codegen_cache.NO_OPERANDS:
+                continue
+            for v in node.inputs + node.outputs:
+                self._slot(v)
+            if mark == codegen_cache.NO_CODE:
+                continue
+            if mark not in made:
+                made[mark] = functions[mark]
+            self._add(node, NodeFunction.restored(node, made[mark]))
+        self.generated_from = where
 
     @property
     def source(self) -> str:
@@ -440,6 +494,23 @@ class NodeFunction:
         if defs:
             self.text = (f"/* {_comment(node)} */\n#define TG_LOCAL(name) {self.symbol}_##name\n"
                          f"{defs}\nint {self.symbol}{body}#undef TG_LOCAL\n")
+
+
+    @classmethod
+    def restored(cls, node, kept: dict) -> NodeFunction:
+        """The function ``kept()`` described, for ``node`` (link/c/codegen_cache.py)."""
+        fn = cls.__new__(cls)
+        fn.node = node
+        fn.symbol, fn.text, fn.support = kept["symbol"], kept["text"], kept["support"]
+        fn.headers, fn.unversioned = list(kept["headers"]), kept["unversioned"]
+        fn.build = {name: list(items) for name, items in kept["build"].items()}
+        return fn
+
+    def kept(self) -> dict:
+        """What ``restored`` makes this function from again (plain strings and lists)."""
+        return {"symbol": self.symbol, "text": self.text, "support": self.support,
+                "headers": self.headers, "unversioned": self.unversioned,
+                "build": self.build}
 
 
 def _prelude() -> list[str]:

@@ -6,6 +6,8 @@ records and never patches it. The views are imported from here (``show``, ``repo
 through ``tensorgraph.load_ipython_extension``, which calls ``notebook/extension.py``.
 """
 
+import importlib
+
 from tensorgraph.notebook.compare import Comparison, compare
 from tensorgraph.notebook.compile_report import CompileReport, last_report, report
 from tensorgraph.notebook.graph_view import GraphView, show
@@ -14,4 +16,12 @@ from tensorgraph.notebook.profile_view import ProfileView
 from tensorgraph.notebook.stepper_view import Stepper
 
 __all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
-           "ProfileView", "line_plot", "compare", "Comparison"]
+           "ProfileView", "line_plot", "compare", "Comparison", "debug_logp"]
+
+
+def __getattr__(name):
+    # PyMC's log-density debugger (tensorgraph.pytensor.debug) imports PyTensor: loaded on
+    # first use, so the notebook layer loads without PyTensor and as fast as before
+    if name == "debug_logp":
+        return importlib.import_module("tensorgraph.pytensor.debug").debug_logp
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

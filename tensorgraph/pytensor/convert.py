@@ -21,9 +21,19 @@ read.
 
 from __future__ import annotations
 
+import os
+import sys
+import sysconfig
+
 import numpy as np
 
-from tensorgraph.graph.basic import Constant, Variable, graph_inputs, io_toposort
+from tensorgraph.graph.basic import (
+    Constant,
+    Variable,
+    apply_ancestors,
+    graph_inputs,
+    io_toposort,
+)
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.registry import Registry
 from tensorgraph.graph.shared import shared
@@ -80,20 +90,35 @@ def _input_variable(var):
     return convert_type(var.type)(name=var.name)
 
 
-def _trace(pt_var) -> tuple:
-    """PyTensor's creation trace of a variable as tensorgraph frames (innermost first)."""
+def _library_dirs() -> tuple:
+    """Where the frames a user did not write live: PyTensor, PyMC (when loaded), tensorgraph
+    and the standard library."""
+    dirs = [sysconfig.get_paths()["stdlib"], os.path.dirname(os.path.dirname(__file__))]
+    for name in ("pytensor", "pymc"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            dirs.append(os.path.dirname(module.__file__))
+    return tuple(d + os.sep for d in dirs)
+
+
+def user_trace(pt_var) -> tuple:
+    """PyTensor's creation trace of ``pt_var`` (outermost frame first) as tensorgraph frames,
+    innermost first, leaving out PyTensor's, PyMC's and tensorgraph's own frames: the line of a
+    PyMC model that made it (``k = pm.Poisson("k", lam, observed=...)``)."""
     trace = getattr(pt_var.tag, "trace", None)
     if not trace:
         return ()
     frames = trace[-1] if isinstance(trace[-1], list | tuple) and trace[-1] and \
         isinstance(trace[-1][0], tuple | list) else trace
+    skip = _library_dirs()
     out = []
     for frame in reversed(list(frames)):
         try:
             filename, lineno, name = frame[0], frame[1], frame[2]
         except (TypeError, IndexError):
             continue
-        out.append(SourceFrame(filename, lineno, name))
+        if not str(filename).startswith(skip):
+            out.append(SourceFrame(filename, lineno, name))
     return tuple(out)
 
 
@@ -190,14 +215,11 @@ def from_pytensor(outputs, inputs=None):
                 memo[var] = _convert_constant(var)
             args.append(memo[var])
         outs = convert_node(node, args)
-        trace = _trace(node.outputs[0])
+        _give_trace([o for o in outs if isinstance(o, Variable)],
+                    [a for a in args if isinstance(a, Variable)], user_trace(node.outputs[0]))
         for pt_out, tg_out in zip(node.outputs, outs):
             if pt_out.name and isinstance(tg_out, Variable):
                 tg_out.name = pt_out.name
-            if trace and isinstance(tg_out, Variable) and tg_out.owner is not None \
-                    and not getattr(tg_out.owner.tag, "pytensor_trace", False):
-                tg_out.owner.tag.trace = trace
-                tg_out.owner.tag.pytensor_trace = True
             memo[pt_out] = tg_out
     missing = [v for v in outputs if v not in memo]
     for var in missing:
@@ -207,6 +229,16 @@ def from_pytensor(outputs, inputs=None):
             raise ValueError(f"from_pytensor: the output {var} is not computed from the inputs")  # noqa: TRY004
     tg_outputs = [memo[v] for v in outputs]
     return tg_inputs, (tg_outputs[0] if single else tg_outputs)
+
+
+def _give_trace(outs, args, trace) -> None:
+    """Every node a conversion made gets the user lines of the PyTensor node it converts (its
+    own would be the linker's frames inside PyTensor), so errors, the stepper and the graph
+    view name the model's line."""
+    for node in apply_ancestors(outs, blockers=args):
+        if not getattr(node.tag, "pytensor_trace", False):
+            node.tag.trace = trace
+            node.tag.pytensor_trace = True
 
 
 def _shared(var):

@@ -22,7 +22,7 @@ from tensorgraph.compile.function import function
 from tensorgraph.pytensor.convert import from_pytensor
 from tensorgraph.pytensor.unwrap import unwrap
 
-__all__ = ["TensorgraphLinker", "TENSORGRAPH", "unwrap"]
+__all__ = ["TENSORGRAPH", "TensorgraphLinker", "unwrap"]
 
 
 class TensorgraphLinker(JITLinker):

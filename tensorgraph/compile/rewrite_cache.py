@@ -32,6 +32,7 @@ import threading
 import numpy as np
 
 from tensorgraph.configdefaults import config
+from tensorgraph.link.c import graph_files
 
 __all__ = ["lookup", "store", "graph_key", "recording", "code_digest"]
 
@@ -140,8 +141,6 @@ def code_digest(root: str) -> str:
 
 
 def _path(key: str) -> str:
-    from tensorgraph.link.c import graph_files
-
     return graph_files.path(f"{key}.pkl")
 
 
@@ -149,8 +148,6 @@ def lookup(key: str):
     """``(fgraph, where)``: the rewritten FunctionGraph kept under ``key`` (a fresh copy) and
     where it was found, ``"memory"`` (this process) or ``"disk"``; ``(None, None)`` when it
     was not kept."""
-    from tensorgraph.link.c import graph_files
-
     where = "memory"
     data = _memory.get(key)
     if data is None:
@@ -168,8 +165,6 @@ def lookup(key: str):
 def store(key: str, fgraph) -> None:
     """Keep ``fgraph`` (rewritten) under ``key``, in memory and on disk; silently nothing when
     it does not pickle, is too big, or the disk refuses."""
-    from tensorgraph.link.c import graph_files
-
     try:
         data = pickle.dumps(fgraph, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - an op that does not pickle: no caching
@@ -188,8 +183,6 @@ def _remember(key: str, data: bytes) -> None:
 
 
 def _forget(key: str) -> None:
-    from tensorgraph.link.c import graph_files
-
     with _lock:
         _memory.pop(key, None)
     graph_files.remove(f"{key}.pkl")

@@ -16,12 +16,13 @@ from tensorgraph.notebook.profile_view import ProfileView
 from tensorgraph.notebook.stepper_view import Stepper
 
 __all__ = ["GraphView", "show", "CompileReport", "report", "last_report", "Stepper",
-           "ProfileView", "line_plot", "compare", "Comparison", "debug_logp"]
+           "ProfileView", "line_plot", "compare", "Comparison"]
 
 
 def __getattr__(name):
     # PyMC's log-density debugger (tensorgraph.pytensor.debug) imports PyTensor: loaded on
-    # first use, so the notebook layer loads without PyTensor and as fast as before
+    # first use, so the notebook layer loads without PyTensor and as fast as before (and
+    # outside __all__, so a star import does not need PyTensor)
     if name == "debug_logp":
         return importlib.import_module("tensorgraph.pytensor.debug").debug_logp
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

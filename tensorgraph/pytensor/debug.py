@@ -76,7 +76,16 @@ def _source(rv) -> tuple[str, str]:
 def debug_logp(model, point=None) -> LogpDebug:
     """Evaluate the log-density terms of PyMC ``model`` at ``point`` (default: the model's
     initial point, as ``pm.sample`` starts) and find the first non-finite one and the node
-    that made it (see the module docstring)."""
+    that made it (see the module docstring).
+
+    >>> with pm.Model() as model:
+    ...     lam = pm.Gamma("lam", 2, 1)
+    ...     pm.Poisson("k", lam, observed=[1, -2, 3])
+    >>> found = tgn.debug_logp(model)
+    >>> found.term, found.line
+    ('k_logprob', 'pm.Poisson("k", lam, observed=[1, -2, 3])')
+    >>> found.stepper.values  # what each node computed up to the culprit
+    """
     point = model.initial_point() if point is None else dict(point)
     names = [t.name for t in model.logp(sum=False)]
     fn = unwrap(model.compile_logp(sum=False, mode="TENSORGRAPH"))

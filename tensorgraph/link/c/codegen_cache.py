@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import threading
 
+from tensorgraph.link.c import graph_files
+
 __all__ = ["key_of", "lookup", "store", "keepable", "NO_OPERANDS", "NO_CODE"]
 
 #: an entry's mark for a node whose operands cannot live in C slots
@@ -80,8 +82,6 @@ def lookup(key: str, nodes):
     ``NO_OPERANDS``, ``NO_CODE`` or the position of its function in ``functions`` (each a dict:
     symbol, text, headers, support, build, unversioned); ``where`` is ``"memory"`` or
     ``"disk"``. None when nothing is kept or the entry does not fit ``nodes``."""
-    from tensorgraph.link.c import graph_files
-
     where, entry = "memory", _memory.get(key)
     if entry is None:
         where, data = "disk", graph_files.read(f"{key}.json")
@@ -105,8 +105,6 @@ def lookup(key: str, nodes):
 
 def store(key: str, nodes, marks, functions) -> None:
     """Keep the C generated for ``nodes`` (see ``lookup``) under ``key``."""
-    from tensorgraph.link.c import graph_files
-
     entry = {"nodes": [_signature(n) for n in nodes], "marks": list(marks),
              "functions": list(functions)}
     _remember(key, entry)

@@ -15,21 +15,19 @@ import os
 import threading
 
 from tensorgraph.configdefaults import config
+from tensorgraph.link.c import cachedir
+from tensorgraph.link.c.cache import GRAPHS
 
 __all__ = ["path", "read", "write", "remove"]
 
 
 def path(name: str) -> str:
     """Where entry ``name`` lives (under the current ``config.compiledir``)."""
-    from tensorgraph.link.c.cache import GRAPHS
-
     return os.path.join(config.compiledir, GRAPHS, name)
 
 
 def read(name: str) -> bytes | None:
     """The bytes of entry ``name``, or None (absent, unreadable or untrusted)."""
-    from tensorgraph.link.c import cachedir
-
     where = path(name)
     try:
         cachedir.check_trusted(where, config.compiledir)
@@ -41,8 +39,6 @@ def read(name: str) -> bytes | None:
 
 def write(name: str, data: bytes) -> None:
     """Entry ``name`` replaced by ``data`` at once; silently nothing when the disk refuses."""
-    from tensorgraph.link.c import cachedir
-
     where, tmp = path(name), None
     try:
         cachedir.prepare(config.compiledir)

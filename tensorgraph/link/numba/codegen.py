@@ -46,7 +46,9 @@ exceptions take run-time arguments, not formatted strings); the program fills it
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -59,6 +61,11 @@ __all__ = ["NodeCode", "GraphSource", "literal", "NODE_PREFIX"]
 
 #: how an error message of the generated code names its node
 NODE_PREFIX = re.compile(r"^tg-node (\d+): ")
+
+#: a hash of the kernels every generated module imports (link/numba/kernels.py): part of each
+#: graph's cache key, so an edited kernel compiles the graphs again
+_KERNELS_HASH = hashlib.sha256(
+    (Path(__file__).parent / "kernels.py").read_bytes()).hexdigest()[:16]
 
 #: nodes per function: Numba's compile time grows with the square of a function's length and
 #: by a fixed cost per function (measured on a chain graph, 326 nodes: 79 s as one function,
@@ -284,9 +291,7 @@ class GraphSource:
         annotated = f"{helpers}{functions}\n\n@_jit\n{graph}"
         code = "\n".join(line for line in annotated.splitlines()
                          if not line.lstrip().startswith("#")) + "\n"
-        from tensorgraph.link.numba.kernels import SOURCE_HASH
-
-        versions = f"{numba.__version__} {np.__version__} {sys.version} {SOURCE_HASH}"
+        versions = f"{numba.__version__} {np.__version__} {sys.version} {_KERNELS_HASH}"
         key = hashlib.sha256((versions + code).encode()).hexdigest()[:24]
         header = _HEADER.format(numba_version=numba.__version__, key=key)
         return key, header + code, header + annotated

@@ -12,20 +12,14 @@ Why a module of compiled functions and not lines of each graph's generated modul
 compiles its ``np.linalg`` functions slowly (seconds each, per dtype), and a generated module
 compiles everything it calls again. These functions are compiled once per signature and
 cached on disk (``cache=True``); a graph's code only calls them (the generated module imports
-this one as ``tg_kernels``, and its cache key includes ``SOURCE_HASH``, so an edit here
+this one as ``tg_kernels``, and its cache key includes a hash of this file, so an edit here
 compiles the graphs again).
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numba
 import numpy as np
-
-#: a hash of this file, part of every generated module's cache key
-SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 _kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
 

@@ -19,6 +19,9 @@ import tempfile
 import pytest
 from filelock import FileLock
 
+# one worker runs them all: the other would only wait for the environment's build
+pytestmark = pytest.mark.xdist_group("binder")
+
 nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 

@@ -21,6 +21,7 @@ import pytest
 
 from lab_driver import CHROMIUM, Lab, LabServer, launch_chromium
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its worker registers first)
 def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):

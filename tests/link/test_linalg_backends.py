@@ -23,12 +23,19 @@ LIBRARY = {"JAX": "jax", "NUMBA": "numba", "PYTORCH": "torch"}
 MODES = [pytest.param(m, marks=pytest.mark.skipif(not available(lib), reason=f"no {lib}"))
          for m, lib in LIBRARY.items()]
 REFERENCE = tg.Mode(linker="py", optimizer="fast_compile")
-#: one matrix in float32 and a stack in float64 always; the other two pairs are a slow sweep
-#: (a PyTorch compile of a zoo takes 20 s warm, 80 s cold)
-SHAPES_AND_DTYPES = [pytest.param(False, "float32", id="matrix-float32"),
-                     pytest.param(True, "float64", id="stack-float64"),
-                     pytest.param(False, "float64", id="matrix-float64", marks=pytest.mark.slow),
-                     pytest.param(True, "float32", id="stack-float32", marks=pytest.mark.slow)]
+#: (mode, batched, dtype): one matrix in float32 and a stack in float64 in JAX and PYTORCH, the
+#: stack in float64 in NUMBA (each NUMBA pair compiles every kernel of the zoo again: 40-50 s
+#: cold); the other pairs are a slow sweep (a PyTorch compile of a zoo takes 20 s warm, 80 s
+#: cold)
+_PAIRS = [(False, "float32"), (True, "float64"), (False, "float64"), (True, "float32")]
+MODES_SHAPES_AND_DTYPES = [
+    pytest.param(mode, batch, dtype,
+                 id=f"{mode}-{'stack' if batch else 'matrix'}-{dtype}",
+                 marks=list(mode_param.marks) + (
+                     [] if (batch, dtype) == (True, "float64")
+                     or ((batch, dtype) == (False, "float32") and mode != "NUMBA")
+                     else [pytest.mark.slow]))
+    for mode_param in MODES for mode in mode_param.values for batch, dtype in _PAIRS]
 
 
 def _data(dtype, batch):
@@ -114,8 +121,7 @@ def _tolerance(dtype):
     return {"rtol": 2e-3, "atol": 2e-3} if dtype == "float32" else {"rtol": 1e-7, "atol": 1e-9}
 
 
-@pytest.mark.parametrize("batch, dtype", SHAPES_AND_DTYPES)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode, batch, dtype", MODES_SHAPES_AND_DTYPES)
 def test_every_unique_output_equals_perform(mode, batch, dtype):
     x = _inputs(dtype, batch)
     data = _data(dtype, batch)
@@ -175,8 +181,7 @@ def _check_vectors(got, data, dtype):
     np.testing.assert_allclose(G @ ev, ev * ew[..., None, :], **tol)
 
 
-@pytest.mark.parametrize("batch, dtype", SHAPES_AND_DTYPES)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode, batch, dtype", MODES_SHAPES_AND_DTYPES)
 def test_vectors_satisfy_their_definitions(mode, batch, dtype):
     x = _inputs(dtype, batch)
     data = _data(dtype, batch)

@@ -96,6 +96,7 @@ def is_time(cell):
     return any(cell.endswith(unit) for unit in (" ns", " us", " ms", " s"))
 
 
+@pytest.mark.slow  # compiles every case in the three modes: 20 s
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
 def test_the_modes_and_jax_by_hand_join_the_table(tmp_path):
     """Columns for JAX written by hand and tensorgraph's JAX, NUMBA and PYTORCH modes on one

@@ -8,9 +8,12 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).parents[2]
 
 
+@pytest.mark.slow  # starts a JupyterLab of its own: 30 s
 def test_graph_view_browser_benchmark_measures_every_figure(lab_server, tmp_path):
     # lab_server: only for its skip (no chromium, no jupyterlab); the benchmark starts its own
     out = tmp_path / "figures.json"

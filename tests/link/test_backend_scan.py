@@ -51,7 +51,7 @@ def _rnn(dtype):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float64", pytest.param("float32", marks=pytest.mark.slow)])
 def test_an_rnn_and_its_gradient_agree_with_fast_run(mode, dtype):
     x, h0, w, h, cost, args = _rnn(dtype)
     _agree(mode, [x, h0], [h], args)

@@ -120,6 +120,7 @@ def test_the_modes_and_jax_by_hand_join_the_table(tmp_path):
         assert ratio.endswith("x") if is_time(cells[fw]) else ratio == "n/a", (fw, out)
 
 
+@pytest.mark.slow  # 12 s; test_rnn_cases_run runs the RNN cases in FAST_RUN
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
 def test_the_scan_rnn_runs_by_hand_in_jax_and_in_the_modes(tmp_path):
     """The scan RNN: JAX by hand (lax.scan) and tensorgraph's JAX and NUMBA modes run it, and

@@ -29,10 +29,11 @@ ALL_DRAWN = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mo
   .every((g) => g.dataset.tgDrawn && g.querySelector('[data-tg-node], [data-tg-group]'))"""
 
 
-#: 10 starts a Dask cluster and draws only a line plot (tests/test_notebooks.py runs it
-#: headless): a slow sweep
+#: 10 starts a Dask cluster and draws only a line plot, 09 times compiles in fresh processes
+#: (30 s; tests/browser/test_compare_browser.py drives its widget): tests/test_notebooks.py runs
+#: both headless, here they are a slow sweep
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith("10_") else p
+    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith(("09_", "10_")) else p
     for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_jupyterlab(lab, path):
     shutil.copy(path, lab.server.root / path.name)

@@ -31,6 +31,7 @@ def test_binary_ops_over_broadcast_operands_match_fast_run(dtype, seed):
     checks.check_binary_float(MODE, dtype, seed)
 
 
+@pytest.mark.slow  # 24 s cold; tests/link/test_backend_modes.py checks integer edges per dtype
 def test_integer_and_bool_arithmetic_wraps_and_divides_as_numpy():
     checks.check_integer_ops(MODE)
 

@@ -18,6 +18,9 @@ ROOT_OK := $(if $(filter 0,$(shell id -u)),--allow-root)
 # The suite starts hundreds of Python processes (kernels, fresh compiles, workers); a shell
 # with PYTHONDONTWRITEBYTECODE set makes each compile tensorgraph's sources again (0.3 s each)
 unexport PYTHONDONTWRITEBYTECODE
+# Inductor's default pool of compile processes (one per CPU) imports torch in each, in every
+# process of the suite that compiles for mode PYTORCH; on two cores it only adds that work
+test: export TORCHINDUCTOR_COMPILE_THREADS = 1
 
 .PHONY: run test
 
@@ -42,9 +45,10 @@ $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet -e '.[tutorials]'
 	touch $@
 
-# the test extra includes the tutorials' packages, so a tested venv also runs the tutorials
+# the test extra includes the tutorials' packages, so a tested venv also runs the tutorials;
+# --no-compile: of 2.2 GB of packages the suite imports a part, compiled once when first imported
 $(TEST_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(VENV)/bin/python -m pip install --quiet -e '.[notebook,test]'
+	$(VENV)/bin/python -m pip install --quiet --no-compile -e '.[notebook,test]'
 	touch $@ $(RUN_STAMP)
 
 $(PYMC_VENV)/bin/python:
@@ -52,5 +56,5 @@ $(PYMC_VENV)/bin/python:
 	$(PYMC_VENV)/bin/python -m pip install --quiet --upgrade pip
 
 $(PYMC_STAMP): pyproject.toml | $(PYMC_VENV)/bin/python
-	$(PYMC_VENV)/bin/python -m pip install --quiet -e '.[pymc-test]'
+	$(PYMC_VENV)/bin/python -m pip install --quiet --no-compile -e '.[pymc-test]'
 	touch $@

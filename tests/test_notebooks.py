@@ -38,7 +38,7 @@ def build_binder_env(where: pathlib.Path) -> pathlib.Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     # repo2docker runs `pip install -r binder/requirements.txt` from the repository root.
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
          "-r", "binder/requirements.txt"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )

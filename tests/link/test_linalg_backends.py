@@ -285,7 +285,8 @@ def test_a_function_with_linalg_runs_in_threads_and_pickles(mode):
     np.testing.assert_allclose(h(spd[0], rhs[0]), want[0], rtol=1e-9)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", [pytest.param(*p.values, marks=list(p.marks) + (
+    [pytest.mark.slow] if p.values[0] == "NUMBA" else []), id=p.values[0]) for p in MODES])
 def test_gradients_of_cholesky_solve_slogdet_compile_in_each_mode(mode):
     a, b = tt.tensor3("a"), tt.matrix("b")
     spd = a @ a.mT + 3 * tt.eye(3)

@@ -118,7 +118,8 @@ def test_reductions_and_softmax_give_the_same_bits_on_both_tiers(dtype):
     _both_tiers([x], outputs, [_data(dtype, (3, 6, 70)) / 2])
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("dtype", [pytest.param(d, marks=pytest.mark.slow) if d == "float32"
+                                   else d for d in FLOATS])
 def test_the_debugmode_sweep_gives_the_same_bits_on_both_tiers(dtype):
     """Every expression of the DebugMode sweep (elementwise, fused chains, reductions along
     each axis, the softmax family, indexing, products, discrete ops), 2-d and 3-d."""

@@ -33,10 +33,11 @@ def recompile(function, mode_name):
     return other.create()
 
 
-#: 08's RNNs and their gradients in NUMBA take 35 s cold (tests/link/test_backend_scan.py
-#: runs such loops in every mode): a slow sweep
+#: 08's RNNs and their gradients in NUMBA take 35 s cold, 11's linear algebra 19 s, 09's modes
+#: 8 s (tests/link/test_backend_scan.py, test_linalg_backends.py and test_backend_modes.py run
+#: such graphs in every mode): a slow sweep
 @pytest.mark.parametrize("notebook", [
-    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith("08_") else p
+    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith(("08_", "09_", "11_")) else p
     for p in NOTEBOOKS], ids=lambda p: p.stem)
 def test_every_function_of_the_notebook_compiles_in_jax_and_numba(notebook, ipython_shell,
                                                                     tmp_path, monkeypatch):

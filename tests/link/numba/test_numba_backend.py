@@ -55,7 +55,8 @@ def test_reductions_along_every_axis_and_the_softmax_family(dtype, seed):
     checks.check_reductions(MODE, dtype, seed)
 
 
-@pytest.mark.parametrize("dtype,seed", [("float32", 0), ("float64", 3)])
+@pytest.mark.parametrize("dtype,seed", [pytest.param("float32", 0, marks=pytest.mark.slow),
+                                        ("float64", 3)])
 def test_products(dtype, seed):
     checks.check_products(MODE, dtype, seed)
 

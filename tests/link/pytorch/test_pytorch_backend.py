@@ -188,6 +188,7 @@ def test_threads_call_one_function_at_once():
     np.testing.assert_allclose(results, [np.exp(v).sum() * 2 for v in values])
 
 
+@pytest.mark.slow  # a cold Inductor compile in a new process: 19 s
 def test_the_compile_cache_lives_under_the_compiledir(run_python, tmp_path):
     code = (
         "import numpy as np, tensorgraph as tg, tensorgraph.tensor as tt, os\n"

@@ -214,7 +214,8 @@ class FrontEnd:
             assert not missed, f"{self.name}, page {k} (order {order}): {missed}"
 
 
-@pytest.mark.parametrize("pages", [3, pytest.param(20, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("pages", [pytest.param(3, marks=pytest.mark.slow),
+                                   pytest.param(20, marks=pytest.mark.slow)])
 def test_one_click_after_run_all_in_jupyterlab_and_notebook_7(lab, pages):
     """Fresh pages in each front end, their loading and Run All overlapping (two kernels).
     Issue 26 asks for 20 in a row: about 3 minutes on an idle 2-core machine (5 under load),

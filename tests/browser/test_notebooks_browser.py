@@ -29,11 +29,13 @@ ALL_DRAWN = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mo
   .every((g) => g.dataset.tgDrawn && g.querySelector('[data-tg-node], [data-tg-group]'))"""
 
 
-#: 10 starts a Dask cluster and draws only a line plot, 09 times compiles in fresh processes
-#: (30 s; tests/browser/test_compare_browser.py drives its widget): tests/test_notebooks.py runs
-#: both headless, here they are a slow sweep
+#: by default the notebooks whose widgets this test checks (01's graph views, 02's compile
+#: reports, 03's stepper, 11's linear algebra); tests/test_notebooks.py runs every notebook
+#: headless, and here the others are a slow sweep (09 times compiles in fresh processes, 10
+#: starts a Dask cluster: 30 s each)
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith(("09_", "10_")) else p
+    p if p.name.startswith(("01_", "02_", "03_", "11_")) else pytest.param(
+        p, marks=pytest.mark.slow)
     for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_jupyterlab(lab, path):
     shutil.copy(path, lab.server.root / path.name)

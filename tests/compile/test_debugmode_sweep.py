@@ -11,8 +11,9 @@ its value and, for float outputs, the gradient of a sum of squares of it.
 A test compiles one expression for one input type (dynamic shapes: every shape of its
 ndim goes through the same function) and names the expression and shape that failed.
 ``SWEEP_SIZE`` counts the checks. The static-shape part (a function per shape), a float32
-pass and the dynamic 2-d cases (1-d and 3-d already take every expression through length-1,
-non-square and multi-axis shapes) are marked ``slow`` and run with ``-m slow``.
+pass and the dynamic 2-d and 3-d cases (the 1-d ones take every expression through DebugMode's
+checks; the others add the multi-axis forms: 60 s cold) are marked ``slow`` and run with
+``-m slow``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _cases(static: bool):
                  else [((None,) * ndim, shapes, f"{ndim}d")])
         for (type_shape, run_on, label), (name, fn) in itertools.product(
                 types, _expressions(ndim).items()):
-            marks = [pytest.mark.slow] if ndim == 2 and not static else []
+            marks = [pytest.mark.slow] if ndim > 1 and not static else []
             cases.append(pytest.param(name, type_shape, run_on, fn, id=f"{name}-{label}",
                                       marks=marks))
     return cases

@@ -134,7 +134,8 @@ def _mode(name):
     return Mode(linker=name) if name in ("c", "py") else name
 
 
-@pytest.mark.parametrize("dtype", checks.INT_DTYPES)
+@pytest.mark.parametrize("dtype", [d if d in ("int8", "int64", "uint64") else pytest.param(
+    d, marks=pytest.mark.slow) for d in checks.INT_DTYPES])  # each 3 s cold in NUMBA
 @pytest.mark.parametrize("mode", ALL_MODES)
 def test_integer_ops_follow_numpy_on_the_edges(mode, dtype):
     """One rule in every mode, numpy's: INT_MIN // -1, INT_MIN % -1, x // 0, wrap-around,

@@ -23,16 +23,16 @@ LIBRARY = {"JAX": "jax", "NUMBA": "numba", "PYTORCH": "torch"}
 MODES = [pytest.param(m, marks=pytest.mark.skipif(not available(lib), reason=f"no {lib}"))
          for m, lib in LIBRARY.items()]
 REFERENCE = tg.Mode(linker="py", optimizer="fast_compile")
-#: (mode, batched, dtype): one matrix in float32 and a stack in float64 in JAX, the stack in
-#: float64 in NUMBA and PYTORCH (each NUMBA pair compiles every kernel of the zoo again: 40-60 s
-#: cold; a PyTorch compile of a zoo takes 12-15 s cold); the other pairs are a slow sweep
+#: (mode, batched, dtype): one matrix in float32 and a stack in float64 in JAX by default; every
+#: pair in NUMBA and PYTORCH is a slow sweep (a NUMBA pair compiles every kernel of the zoo:
+#: 60 s cold; a PyTorch zoo 12-15 s); their other tests below run by default
 _PAIRS = [(False, "float32"), (True, "float64"), (False, "float64"), (True, "float32")]
 MODES_SHAPES_AND_DTYPES = [
     pytest.param(mode, batch, dtype,
                  id=f"{mode}-{'stack' if batch else 'matrix'}-{dtype}",
                  marks=list(mode_param.marks) + (
-                     [] if (batch, dtype) == (True, "float64")
-                     or ((batch, dtype) == (False, "float32") and mode == "JAX")
+                     [] if mode == "JAX" and (batch, dtype) in ((True, "float64"),
+                                                                (False, "float32"))
                      else [pytest.mark.slow]))
     for mode_param in MODES for mode in mode_param.values for batch, dtype in _PAIRS]
 

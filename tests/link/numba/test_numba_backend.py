@@ -85,6 +85,7 @@ def test_ifelse_runs_only_the_side_taken():
     checks.check_ifelse(MODE)
 
 
+@pytest.mark.slow  # 13 s cold; tests/link/test_backend_scan.py draws inside a NUMBA loop
 def test_random_streams():
     checks.check_random_streams(MODE)
 
@@ -124,6 +125,7 @@ def test_every_unsupported_op_in_one_error_at_compile_time():
     checks.check_unsupported_ops_listed(MODE, "Numba")
 
 
+@pytest.mark.slow  # 6-14 s cold; tests/link/test_tutorial_graphs.py recompiles the notebooks
 def test_tutorial_programs_compile_and_run():
     import test_tutorial_programs
 

@@ -123,6 +123,7 @@ def test_every_unsupported_op_in_one_error_at_compile_time():
     checks.check_unsupported_ops_listed(MODE, "PyTorch")
 
 
+@pytest.mark.slow  # 6-14 s cold; tests/link/test_tutorial_graphs.py recompiles the notebooks
 def test_tutorial_programs_compile_and_run():
     import test_tutorial_programs
 

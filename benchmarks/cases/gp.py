@@ -27,21 +27,26 @@ def data(n):
     return x, y
 
 
+def _step(lib, tensor, linalg, n, mode):
+    """The step in tensorgraph or PyTensor: the same code, as their APIs are the same."""
+    x_val, y_val = data(n)
+    x, y = tensor.dvector("x"), tensor.dvector("y")
+    theta = [lib.shared(np.float64(t)) for t in THETA]
+    ell, amp, noise = (tensor.exp(t) for t in theta)
+    d2 = (x[:, None] - x[None, :]) ** 2
+    K = amp ** 2 * tensor.exp(-0.5 * d2 / ell ** 2) + noise ** 2 * tensor.eye(x.shape[0])
+    L = linalg.cholesky(K)
+    nll = 0.5 * y @ linalg.cho_solve((L, True), y) + tensor.log(tensor.diagonal(L)).sum()
+    f = lib.function([x, y], [nll, *lib.grad(nll, theta)], mode=mode)
+    return lambda: f(x_val, y_val)
+
+
 def make_tensorgraph(n, mode="FAST_RUN"):
     import tensorgraph as tg
     import tensorgraph.tensor as tt
     from tensorgraph.tensor import linalg as la
 
-    x_val, y_val = data(n)
-    x, y = tt.dvector("x"), tt.dvector("y")
-    theta = [tg.shared(np.float64(t)) for t in THETA]
-    ell, amp, noise = (tt.exp(t) for t in theta)
-    d2 = (x[:, None] - x[None, :]) ** 2
-    K = amp ** 2 * tt.exp(-0.5 * d2 / ell ** 2) + noise ** 2 * tt.eye(x.shape[0])
-    L = la.cholesky(K)
-    nll = 0.5 * y @ la.cho_solve((L, True), y) + tt.log(tt.diagonal(L)).sum()
-    f = tg.function([x, y], [nll, *tg.grad(nll, theta)], mode=mode)
-    return lambda: f(x_val, y_val)
+    return _step(tg, tt, la, n, mode)
 
 
 def make_numpy(n):
@@ -70,16 +75,7 @@ def make_pytensor(n):
     pt, ptt, mode = _frameworks.pytensor()
     from pytensor.tensor import linalg as pla
 
-    x_val, y_val = data(n)
-    x, y = ptt.dvector("x"), ptt.dvector("y")
-    theta = [pt.shared(np.float64(t)) for t in THETA]
-    ell, amp, noise = (ptt.exp(t) for t in theta)
-    d2 = (x[:, None] - x[None, :]) ** 2
-    K = amp ** 2 * ptt.exp(-0.5 * d2 / ell ** 2) + noise ** 2 * ptt.eye(x.shape[0])
-    L = pla.cholesky(K)
-    nll = 0.5 * y @ pla.cho_solve((L, True), y) + ptt.log(ptt.diagonal(L)).sum()
-    f = pt.function([x, y], [nll, *pt.grad(nll, theta)], mode=mode)
-    return lambda: f(x_val, y_val)
+    return _step(pt, ptt, pla, n, mode)
 
 
 def make_jax(n):

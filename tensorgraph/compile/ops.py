@@ -17,38 +17,19 @@ import copy
 import numpy as np
 
 from tensorgraph.graph.basic import Apply, Variable
-from tensorgraph.graph.op import Op
+from tensorgraph.graph.op import Op, ValueIdentityOp
 
 __all__ = ["as_op", "wrap_py", "AsOp", "DeepCopyOp", "deep_copy_op"]
 
 
-class DeepCopyOp(Op):
+class DeepCopyOp(ValueIdentityOp):
     """Its output is a copy of its input, never sharing memory with it."""
 
     __props__ = ()
 
-    def make_node(self, x):
-        if not isinstance(x, Variable):
-            from tensorgraph.tensor.basic import as_tensor_variable
-
-            x = as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
         output_storage[0][0] = x.copy() if isinstance(x, np.ndarray) else copy.deepcopy(x)
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return list(input_shapes)
-
-    def L_op(self, inputs, outputs, output_grads):
-        return list(output_grads)
-
-    def R_op(self, inputs, eval_points):
-        return list(eval_points)
-
-    def do_constant_folding(self, fgraph, node) -> bool:
-        return False
 
     def __str__(self):
         return "DeepCopyOp"

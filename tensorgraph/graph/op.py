@@ -214,6 +214,31 @@ class Op:
         return [[True] * len(node.outputs) for _ in node.inputs]
 
 
+class ValueIdentityOp(Op):
+    """An op whose output has its input's value (a copy, a print, ...): the same type and
+    shape, gradients passed through, and never folded into a constant (it exists for what it
+    does when it runs)."""
+
+    def make_node(self, x):
+        if not isinstance(x, Variable):
+            from tensorgraph import hooks
+
+            x = hooks.as_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return list(input_shapes)
+
+    def L_op(self, inputs, outputs, output_grads):
+        return list(output_grads)
+
+    def R_op(self, inputs, eval_points):
+        return list(eval_points)
+
+    def do_constant_folding(self, fgraph, node) -> bool:
+        return False
+
+
 def defines_pullback(op) -> bool:
     """Whether ``op``'s class (or the op itself) defines its own ``pullback`` rather than
     inheriting ``Op.pullback``, which only forwards to ``L_op``."""

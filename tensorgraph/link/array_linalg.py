@@ -175,6 +175,12 @@ def _cholesky(la: Linalg):
     return implement
 
 
+def _solve_with_lower_factor(la: Linalg, factor, b):
+    """``A x = b`` for ``A = L L^H`` given ``L``: two triangular solves (L, then L^H)."""
+    y = la.solve_triangular(factor, b, True, 0, False)
+    return la.solve_triangular(factor, y, True, 2, False)
+
+
 def _solve(la: Linalg):
     def implement(op, node):
         dtype = node.outputs[0].dtype
@@ -185,8 +191,7 @@ def _solve(la: Linalg):
             if op.assume_a == "pos":
                 factor, ok = la.cholesky(a if op.lower else a.mT.conj())
                 la.check(~ok, "solve", "is not positive definite")
-                y = la.solve_triangular(factor, b, True, 0, False)
-                x = la.solve_triangular(factor, y, True, 2, False)
+                x = _solve_with_lower_factor(la, factor, b)
             else:
                 if op.assume_a in ("sym", "her"):
                     a = la.symmetric(a, op.lower)
@@ -223,8 +228,7 @@ def _cho_solve(la: Linalg):
             c, b = _arrays(la, [c, b], dtype)
             b = la.as_columns(b, op.b_ndim)
             factor = c if op.lower else c.mT.conj()  # the lower factor L, A = L L^H
-            y = la.solve_triangular(factor, b, True, 0, False)
-            return la.from_columns(la.solve_triangular(factor, y, True, 2, False), op.b_ndim)
+            return la.from_columns(_solve_with_lower_factor(la, factor, b), op.b_ndim)
         return compute
     return implement
 

@@ -248,13 +248,9 @@ class PyVMLinker:
         return f"PyVMLinker(name={self.name!r}, allow_gc={self.allow_gc})"
 
 
-def prepare_storage(fgraph, input_storage=None, storage_map=None):
-    """The nodes in execution order and one storage cell and compute flag per variable.
-
-    Every linker starts from this: ``input_storage`` gives the cells of ``fgraph.inputs``
-    (shared variables pass their container's cell), ``storage_map`` cells to reuse for other
-    variables, constants get cells holding their value.
-    """
+def input_cells(fgraph, input_storage=None, storage_map=None):
+    """(the cells of ``fgraph.inputs``, a new storage map holding them): ``input_storage`` as
+    given (one per input), or fresh cells."""
     storage_map = dict(storage_map or {})
     if input_storage is None:
         input_storage = [[None] for _ in fgraph.inputs]
@@ -263,6 +259,17 @@ def prepare_storage(fgraph, input_storage=None, storage_map=None):
                          "input cells")
     for var, cell in zip(fgraph.inputs, input_storage):
         storage_map[var] = cell
+    return input_storage, storage_map
+
+
+def prepare_storage(fgraph, input_storage=None, storage_map=None):
+    """The nodes in execution order and one storage cell and compute flag per variable.
+
+    Every linker starts from this: ``input_storage`` gives the cells of ``fgraph.inputs``
+    (shared variables pass their container's cell), ``storage_map`` cells to reuse for other
+    variables, constants get cells holding their value.
+    """
+    input_storage, storage_map = input_cells(fgraph, input_storage, storage_map)
     nodes = fgraph.toposort()
     for var in [v for node in nodes for v in node.inputs + node.outputs] + fgraph.outputs:
         if var not in storage_map:

@@ -16,6 +16,7 @@ import threading
 import weakref
 
 from tensorgraph.link.registry import register_linker
+from tensorgraph.link.vm import input_cells
 
 __all__ = ["Program", "WholeGraphVM", "WholeGraphLinker", "registered_linker"]
 
@@ -61,14 +62,7 @@ class WholeGraphVM:
         self.program = program
         self.fgraph = fgraph
         self.backend = program.backend
-        storage_map = dict(storage_map or {})
-        if input_storage is None:
-            input_storage = [[None] for _ in fgraph.inputs]
-        if len(input_storage) != len(fgraph.inputs):
-            raise ValueError(f"{len(fgraph.inputs)} graph inputs but {len(input_storage)} "
-                             "input cells")
-        for var, cell in zip(fgraph.inputs, input_storage):
-            storage_map[var] = cell
+        input_storage, storage_map = input_cells(fgraph, input_storage, storage_map)
         for var in fgraph.outputs:
             storage_map.setdefault(var, [None])
         self.storage_map = storage_map

@@ -127,40 +127,39 @@ def _log_beta_density(a, b, x):
     return m.sub(m.add(m.xlogy(m.sub(a, one), x), m.xlog1py(m.sub(b, one), m.neg(x))), log_beta)
 
 
-class GammaU(ScipyFunction):
+class _UnregularizedGamma(ScipyFunction):
+    """An incomplete gamma function times Gamma(k): ``regularized`` is scipy's P or Q."""
+
+    nin = 2
+    regularized = ""  # "gammainc" (P, the lower) or "gammaincc" (Q, the upper)
+
+    def compute(self, k, x):
+        (dtype,) = self.output_dtypes(k.dtype.name, x.dtype.name)
+        return np.asarray(_scipy(self.regularized)(k, x) * _scipy("gamma")(k), dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        # lower: d/dx = x^(k-1) e^-x, d/dk = Gamma(k) (P psi(k) + dP/dk);
+        # upper: both with the other sign (Q = 1 - P), d/dk = Gamma(k) (Q psi(k) - dP/dk)
+        (k, x), (gz,) = inputs, output_grads
+        m = _tensor_op("math")
+        upper = self.regularized == "gammaincc"
+        dx = m.exp(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x))
+        regularized = getattr(m, self.regularized)(k, x)
+        dk = m.mul(m.gamma(k), (m.sub if upper else m.add)(m.mul(regularized, m.psi(k)),
+                                                            m.gammainc_dk(k, x)))
+        return [m.mul(gz, dk), m.mul(gz, m.neg(dx) if upper else dx)]
+
+
+class GammaU(_UnregularizedGamma):
     """The upper incomplete gamma function Gamma(k, x) = Q(k, x) Gamma(k) (not regularized)."""
 
-    nin, scipy_name = 2, "gammau"
-
-    def compute(self, k, x):
-        (dtype,) = self.output_dtypes(k.dtype.name, x.dtype.name)
-        return np.asarray(_scipy("gammaincc")(k, x) * _scipy("gamma")(k), dtype=dtype)
-
-    def L_op(self, inputs, outputs, output_grads):
-        # d/dx = -x^(k-1) e^-x; d/dk = Gamma(k) (Q psi(k) - dP/dk)
-        (k, x), (gz,) = inputs, output_grads
-        m = _tensor_op("math")
-        dx = m.neg(m.exp(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x)))
-        dk = m.mul(m.gamma(k), m.sub(m.mul(m.gammaincc(k, x), m.psi(k)), m.gammainc_dk(k, x)))
-        return [m.mul(gz, dk), m.mul(gz, dx)]
+    scipy_name, regularized = "gammau", "gammaincc"
 
 
-class GammaL(ScipyFunction):
+class GammaL(_UnregularizedGamma):
     """The lower incomplete gamma function gamma(k, x) = P(k, x) Gamma(k) (not regularized)."""
 
-    nin, scipy_name = 2, "gammal"
-
-    def compute(self, k, x):
-        (dtype,) = self.output_dtypes(k.dtype.name, x.dtype.name)
-        return np.asarray(_scipy("gammainc")(k, x) * _scipy("gamma")(k), dtype=dtype)
-
-    def L_op(self, inputs, outputs, output_grads):
-        # d/dx = x^(k-1) e^-x; d/dk = Gamma(k) (P psi(k) + dP/dk)
-        (k, x), (gz,) = inputs, output_grads
-        m = _tensor_op("math")
-        dx = m.exp(m.sub(m.xlogy(m.sub(k, _c(1, x)), x), x))
-        dk = m.mul(m.gamma(k), m.add(m.mul(m.gammainc(k, x), m.psi(k)), m.gammainc_dk(k, x)))
-        return [m.mul(gz, dk), m.mul(gz, dx)]
+    scipy_name, regularized = "gammal", "gammainc"
 
 
 class BetaInc(ScipyFunction):

@@ -236,14 +236,20 @@ def numba_solve(op, node, code):
     if op.assume_a == "pos":
         factor, ok = _cholesky_factor(code, a, op.lower)
         _fail_if(code, f"not {ok}", "solve", "is not positive definite")
-        half = _trsm(code, factor, b, True, False)
-        code.line(f"{result} = {_trsm(code, factor, half, True, True)}")
+        code.line(f"{result} = {_solve_with_lower_factor(code, factor, b)}")
     else:
         matrix = {"sym": _symmetric(a, op.lower), "her": _symmetric(a, op.lower),
                   "tridiagonal": f"np.triu(np.tril({a}, 1), -1)"}.get(op.assume_a, a)
         lu, piv = _factor(code, matrix, "solve")
         code.line(f"{result} = {_getrs(code, lu, piv, b, False)}")
     _from_columns(code, out, result, op.b_ndim)
+
+
+def _solve_with_lower_factor(code, factor: str, b: str) -> str:
+    """``A x = b`` for ``A = L L^T`` given ``L``: two triangular solves (L, then L^T)."""
+    half = code.name("y")
+    code.line(f"{half} = {_trsm(code, factor, b, True, False)}")
+    return _trsm(code, factor, half, True, True)
 
 
 @register(SolveTriangular)
@@ -265,9 +271,8 @@ def numba_cho_solve(op, node, code):
     dtype = node.outputs[0].dtype
     c, b = _cast(code, x, dtype), _columns(_cast(code, y, dtype), op.b_ndim)
     factor = c if op.lower else f"np.ascontiguousarray({c}.T)"  # L of A = L L^T
-    half, result = code.name("y"), code.name("x")
-    code.line(f"{half} = {_trsm(code, factor, b, True, False)}")
-    code.line(f"{result} = {_trsm(code, factor, half, True, True)}")
+    result = code.name("x")
+    code.line(f"{result} = {_solve_with_lower_factor(code, factor, b)}")
     _from_columns(code, out, result, op.b_ndim)
 
 

@@ -245,6 +245,17 @@ static TG_COLD int tg_TGS_sp_eig(tg_item *it)
     return tg_sp_result(info, 2);
 }
 
+/* gesdd's factors into svd's outputs: u, s, vh (or s alone); pairs: u and vh are complex */
+static TG_COLD void tg_TGS_sp_svd_store(tg_array *const *out, int uv, const TGT *s, const TGT *u,
+                                        int64_t ldu, const TGT *vt, int64_t ldvt, int pairs)
+{
+    tg_TGS_sp_store1(out[uv ? 1 : 0], s);
+    if (uv) {
+        tg_TGS_sp_store(out[0], u, ldu, pairs);
+        tg_TGS_sp_store(out[2], vt, ldvt, pairs);
+    }
+}
+
 /* svd (params: full_matrices, compute_uv): out u, s, vh (or s); refuses nan and inf */
 static TG_COLD int tg_TGS_sp_svd(tg_item *it)
 {
@@ -274,13 +285,7 @@ static TG_COLD int tg_TGS_sp_svd(tg_item *it)
     if (work == NULL) info = TG_SP_NOMEM;
     else LAPACK_TGSgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &vrows, work, &lwork, iwork,
                           &info, 1);
-    if (info == 0) {
-        tg_TGS_sp_store1(out[uv ? 1 : 0], s);
-        if (uv) {
-            tg_TGS_sp_store(out[0], u, ldu, 0);
-            tg_TGS_sp_store(out[2], vt, vrows, 0);
-        }
-    }
+    if (info == 0) tg_TGS_sp_svd_store(out, uv, s, u, ldu, vt, vrows, 0);
     free(work); free(iwork); free(a);
     return tg_sp_result(info, 2);
 }
@@ -598,13 +603,7 @@ static TG_COLD int tg_TGZ_sp_svd(tg_item *it)
     if ((work = malloc(2 * sizeof(TGT) * lwork)) == NULL) info = TG_SP_NOMEM;
     else LAPACK_TGZgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &vrows, work, &lwork, rwork,
                           iwork, &info, 1);
-    if (info == 0) {
-        tg_TGS_sp_store1(out[uv ? 1 : 0], s);
-        if (uv) {
-            tg_TGS_sp_store(out[0], u, ldu, 1);
-            tg_TGS_sp_store(out[2], vt, vrows, 1);
-        }
-    }
+    if (info == 0) tg_TGS_sp_svd_store(out, uv, s, u, ldu, vt, vrows, 1);
     free(work); free(iwork); free(a);
     return tg_sp_result(info, 2);
 }

@@ -122,3 +122,30 @@ def test_the_ops_pymc_uses_convert_and_compute_as_in_pytensor():
     for got, want in zip(f(*args), ref(*args), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-12)
     assert tgp.unsupported(f) == []
+
+
+def test_small_graphs_keep_their_buffers_and_the_outputs_stay_the_callers():
+    """A graph whose intermediates are small by their static shapes keeps their buffers
+    between calls (cvm_nogc); what a call returned is not overwritten by the next call."""
+    x = pt.vector("x", shape=(4,))
+    y = pt.exp(x) * 2 + x
+    f = pytensor.function([x], [y.sum(), y, -y], mode="TENSORGRAPH")
+    assert tgp.unwrap(f).maker.mode.linker_name == "cvm_nogc"
+    first = f(np.arange(4.0))
+    kept = [np.array(v, copy=True) for v in first]
+    second = f(np.ones(4))
+    for a, b in zip(first, kept, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(second[1], 2 * np.exp(1.0) + 1)
+
+
+def test_unknown_shapes_free_the_intermediates_unless_told():
+    from pytensor.compile.mode import Mode
+
+    x = pt.vector("x")  # no static length: the intermediates may be big
+    assert tgp.unwrap(pytensor.function([x], pt.exp(x).sum(), mode="TENSORGRAPH")
+                      ).maker.mode.linker_name == "cvm"
+    keep = Mode(tgp.TensorgraphLinker(allow_gc=False), tgp.TENSORGRAPH.provided_optimizer)
+    f = pytensor.function([x], pt.exp(x).sum(), mode=keep)
+    assert tgp.unwrap(f).maker.mode.linker_name == "cvm_nogc"
+    assert f(np.zeros(3)) == 3.0

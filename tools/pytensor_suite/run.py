@@ -82,6 +82,8 @@ MODULES: dict[str, str] = {
     "tensor/einsum": "tests/tensor/test_einsum.py",
 }
 MATH = "tensor/math"
+# PyTensor's doc pages that its tests read (test_doc_api.py: linalg's __all__ against its page)
+DOC_PAGES = ["doc/library/tensor/linalg.rst"]
 
 # Third-party packages the 20 modules import that tensorgraph's venv lacks: test_printing.py
 # calls pytest.importorskip("rich") in a class body, which skips the whole module without it.
@@ -160,6 +162,7 @@ def prepare_source(git_dir: str | None) -> Path:
         if root.exists():
             shutil.rmtree(root)
         _extract(git_dir, ["tests", "conftest.py"], root)
+        _extract(git_dir, DOC_PAGES, root)
         (root / "pytest.ini").write_text(
             "[pytest]\n"
             "# written by tensorgraph's tools/pytensor_suite/run.py\n"
@@ -167,6 +170,8 @@ def prepare_source(git_dir: str | None) -> Path:
             "xfail_strict = false\n"
             "consider_namespace_packages = false\n")
         (root / ".complete").write_text(f"{GIT_TAG}\n")
+    if not all((root / page).exists() for page in DOC_PAGES):   # a root made before they were
+        _extract(_git_dir(git_dir), DOC_PAGES, root)
     if not (package / ".complete").exists():
         git_dir = _git_dir(git_dir)
         if package.exists():

@@ -17,9 +17,10 @@ def moved_names(module: str, names: tuple[str, ...]):
         if name not in known:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
-        warnings.warn(f"{module}.{name} moved: import it from tensorgraph.tensor.linalg "
-                      f"(as PyTensor 3's pytensor.tensor.linalg)", DeprecationWarning,
-                      stacklevel=2)
+        pytensor_module = module.replace("tensorgraph", "pytensor", 1)
+        warnings.warn(f"{module}.{name} moved: import it from tensorgraph.tensor.linalg, as "
+                      f"PyTensor 3 moved {pytensor_module}.{name} to pytensor.tensor.linalg",
+                      DeprecationWarning, stacklevel=2)
         return getattr(linalg, name)
 
     def __dir__():

@@ -106,8 +106,8 @@ class Solve(SolveBase):
 
     def __init__(self, assume_a: str = "gen", lower: bool = False, b_ndim: int = 2):
         if assume_a not in _ASSUME:
-            raise ValueError(f"solve: assume_a must be one of {sorted(set(_ASSUME.values()))}, "
-                             f"got {assume_a!r}")
+            raise ValueError(f"solve: Invalid assume_a: {assume_a}. It must be one of "
+                             f"{sorted(set(_ASSUME.values()))} (or their long names)")
         super().__init__(b_ndim)
         self.assume_a = _ASSUME[assume_a]
         self.lower = bool(lower)

@@ -4,14 +4,16 @@ other ops)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
 from tensorgraph.tensor import math as tm
 from tensorgraph.tensor import reduction as tr
+from tensorgraph.tensor.diagonal import trace as _trace
 from tensorgraph.tensor.basic import as_tensor_variable
-from tensorgraph.tensor.diagonal import trace
 from tensorgraph.tensor.linalg.core import (
     as_matrix, batched, check_square, linalg_dtype, matrix_input, real_dtype,
 )
@@ -21,6 +23,15 @@ from tensorgraph.tensor.shape import expand_dims
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["Det", "det", "SLogDet", "slogdet", "norm", "trace"]
+
+
+def trace(x):
+    """The sum of the diagonal of a matrix; use ``tensorgraph.tensor.trace``: this path warns
+    (a FutureWarning), as PyTensor 3's ``pytensor.tensor.linalg.trace`` does."""
+    warnings.warn("tensorgraph.tensor.linalg.trace is deprecated, as PyTensor 3's "
+                  "pytensor.tensor.linalg.trace is: use tensorgraph.tensor.trace", FutureWarning,
+                  stacklevel=2)
+    return _trace(x)
 
 
 class Det(Op):
@@ -130,7 +141,8 @@ def _vector_norm(x, ord, axis, keepdims):
     if ord is None or ord == 2:
         return tm.sqrt(tr.sum(tm.sqr(abs(x)), **kw))
     if isinstance(ord, str):
-        raise ValueError(f"norm: ord={ord!r} is a matrix norm; a vector takes a number")
+        raise ValueError(f"norm: Invalid norm order {ord!r} for vectors ({ord!r} is a matrix "
+                         "norm; a vector takes a number)")
     if ord == np.inf:
         return tr.max(abs(x), **kw)
     if ord == -np.inf:
@@ -150,8 +162,8 @@ def _as_float(x):
 
 def _matrix_norm(x, ord, axes, keepdims):
     if ord not in _MATRIX_ORDS:
-        raise ValueError(f"norm: ord={ord!r} is not a matrix norm; use one of "
-                         "None, 'fro', 'nuc', inf, -inf, 1, -1, 2, -2")
+        raise ValueError(f"norm: Invalid norm order for matrices: {ord!r} (use one of "
+                         "None, 'fro', 'nuc', inf, -inf, 1, -1, 2, -2)")
     x = _as_float(x)
     row, col = axes
     if ord in (None, "fro"):

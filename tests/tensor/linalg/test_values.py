@@ -132,7 +132,7 @@ def test_single_systems_lstsq_tensorsolve_tensorinv_kron_and_lyapunov():
             la.tensorsolve(t4.dimshuffle(3, 0, 1, 2), t2, axes=(0,)),
             la.kron(a, b), la.kron(a[0], b[0]), la.kron(t4, a), la.kron(a[0], t4),
             la.matrix_dot(a, a.T, a),
-            la.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
+            tt.trace(a), la.solve_continuous_lyapunov(a, b[:, :3]),
             la.solve_discrete_lyapunov(a / 4, b[:, :3]), la.matrix_power(a, 0),
             la.norm(t4), la.norm(t4, 2, keepdims=True), la.norm(a), la.norm(a[0], 0),
             la.solve(a, b, assume_a="tridiagonal"), la.solve_sylvester(a, b.T, b[:, :3]),
@@ -216,8 +216,15 @@ def test_bad_inputs_are_named():
         la.cholesky(tt.dmatrix("m"), on_error="warn")
     with pytest.raises(ValueError, match="qr: mode must be one of"):
         la.qr(tt.dmatrix("m"), mode="raw")
-    with pytest.raises(ValueError, match="norm: ord='nuc' is a matrix norm"):
+    with pytest.raises(ValueError, match="norm: Invalid norm order 'nuc' for vectors \\('nuc' "
+                                         "is a matrix norm"):
         la.norm(tt.dvector("v"), ord="nuc")
+    with pytest.raises(ValueError, match="norm: Invalid norm order for matrices: 0 \\(use one"):
+        la.norm(tt.dmatrix("m"), ord=0)
+    with pytest.raises(ValueError, match="solve: Invalid assume_a: test. It must be one of "):
+        la.solve(tt.dmatrix("m"), tt.dmatrix("b"), assume_a="test")
+    with pytest.warns(FutureWarning, match="use tensorgraph.tensor.trace"):
+        la.trace(tt.dmatrix("m"))
     with pytest.raises(TypeError, match="norm: 'axis' must be None, an integer, or a tuple "
                                         "of integers, got i \\(Scalar"):
         la.norm(tt.dmatrix("m"), axis=tt.iscalar("i"))   # a symbolic axis: no fixed core

@@ -1,6 +1,7 @@
 """Every tutorial notebook runs top to bottom where users run it: in an environment made
 only from ``binder/requirements.txt`` (as repo2docker makes it on Binder), from a directory
-outside the checkout.
+outside the checkout. The PyTensor bridge's notebooks (PyMC) are skipped, with the reason
+(tests/tutorials.py); tests/pytensor_bridge runs them in .venv-pymc.
 
 The environment is built once per test run and shared by the xdist workers (a file lock
 guards the build), so a package-data file missing from the wheel or a dependency that only
@@ -18,6 +19,7 @@ import tempfile
 
 import pytest
 from filelock import FileLock
+from tutorials import NOTEBOOK_DIR, NOTEBOOKS, bridge_skip
 
 # one worker runs them all: the other would only wait for the environment's build
 pytestmark = pytest.mark.xdist_group("binder")
@@ -26,8 +28,6 @@ nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 
 ROOT = pathlib.Path(__file__).parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL = "tensorgraph-binder"
 
 
@@ -88,7 +88,7 @@ def test_welcome_notebook_exists():
     assert NOTEBOOK_DIR / "00_welcome.ipynb" in NOTEBOOKS
 
 
-@pytest.mark.parametrize("name", [p.name for p in NOTEBOOKS])
+@pytest.mark.parametrize("name", [pytest.param(p.name, marks=bridge_skip(p)) for p in NOTEBOOKS])
 def test_notebook_runs_in_the_binder_environment(name, binder_jupyter_path, notebook_copy):
     # one HOME for the run's notebooks, empty at the first, as a Binder user's: the C
     # modules one notebook compiled serve the next (the seed model recurs)

@@ -1,14 +1,13 @@
 """Every tutorial notebook, run top to bottom in a real JupyterLab: no cell fails (but those
 tagged ``raises-exception``), every widget it displays draws (graph views draw nodes), and a
-screenshot of each is saved ($TG_SCREENSHOT_DIR).
+screenshot of each is saved ($TG_SCREENSHOT_DIR). The PyTensor bridge's notebooks (PyMC) are
+skipped, with the reason (tests/tutorials.py).
 tests/test_notebooks.py executes the same notebooks headless in the Binder environment."""
 
-import pathlib
 import shutil
 
 import pytest
-
-NOTEBOOKS = sorted((pathlib.Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+from tutorials import NOTEBOOKS, bridge_skip
 
 # the notebook's cells as the page holds them: the errors of cells not tagged raises-exception
 ERRORS = """() => {
@@ -34,8 +33,8 @@ ALL_DRAWN = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mo
 #: headless, and here the others are a slow sweep (09 times compiles in fresh processes, 10
 #: starts a Dask cluster: 30 s each)
 @pytest.mark.parametrize("path", [
-    p if p.name.startswith(("01_", "02_", "03_", "11_")) else pytest.param(
-        p, marks=pytest.mark.slow)
+    pytest.param(p, marks=bridge_skip(p) + (
+        [] if p.name.startswith(("01_", "02_", "03_", "11_")) else [pytest.mark.slow]))
     for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_jupyterlab(lab, path):
     shutil.copy(path, lab.server.root / path.name)

@@ -3,10 +3,11 @@ process's IPython shell, magics included) as written, and every function it comp
 compiled again, from the same graph and shared variables, in JAX and in NUMBA."""
 
 import json
-import pathlib
 import warnings
 
 import pytest
+from tutorials import NOTEBOOKS as ALL_NOTEBOOKS
+from tutorials import bridge_skip
 
 from tensorgraph.link.compile_events import listening
 from tensorgraph.compile.mode import get_mode
@@ -17,8 +18,7 @@ pytest.importorskip("jax")
 pytest.importorskip("numba")
 
 #: 00 sets flags and compiles nothing; 10 starts a Dask cluster (its graphs are 05's)
-NOTEBOOKS = sorted(p for p in (pathlib.Path(__file__).parents[2] / "notebooks").glob("*.ipynb")
-                   if not p.name.startswith(("00_", "10_")))
+NOTEBOOKS = [p for p in ALL_NOTEBOOKS if not p.name.startswith(("00_", "10_"))]
 
 
 def recompile(function, mode_name):
@@ -37,7 +37,8 @@ def recompile(function, mode_name):
 #: 8 s (tests/link/test_backend_scan.py, test_linalg_backends.py and test_backend_modes.py run
 #: such graphs in every mode): a slow sweep
 @pytest.mark.parametrize("notebook", [
-    pytest.param(p, marks=pytest.mark.slow) if p.name.startswith(("08_", "09_", "11_")) else p
+    pytest.param(p, marks=bridge_skip(p) + (
+        [pytest.mark.slow] if p.name.startswith(("08_", "09_", "11_")) else []))
     for p in NOTEBOOKS], ids=lambda p: p.stem)
 def test_every_function_of_the_notebook_compiles_in_jax_and_numba(notebook, ipython_shell,
                                                                     tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ the project; and tensorgraph's whole-graph modes beside FAST_RUN (columns ``tg:J
     python benchmarks/run.py --quick --tiny --frameworks tensorgraph,numpy   # smoke run
     python benchmarks/run.py --load 2   # with 2 CPU-bound processes beside it (a busy machine)
     python benchmarks/run.py --frameworks tensorgraph,numpy   # FAST_RUN and numpy alone
+    .venv-pymc/bin/python benchmarks/run.py --cases pymc_logp,pymc_sample   # PyMC (issue 34)
 
 A framework or mode that cannot run a case (not installed, or an op its back end refuses)
 shows ``n/a (reason)`` in its cell, with the whole
@@ -35,6 +36,12 @@ its median batch per case, and the targets are the busy machine's: the cases wit
 ``LOADED_TARGET`` (the seed step and the MLP step: at most numpy's time, a spread no wider than
 numpy's); the other cases show their ratios without a target.
 
+The PyMC cases (``pymc_logp``: logp + dlogp per call of the bridge tests' gallery models in
+PyTensor mode TENSORGRAPH, PyTensor's C and its NUMBA mode; ``pymc_sample``: ``pm.sample``'s wall
+time in TENSORGRAPH and C, and whether their posteriors agree) print tables of their own; they
+need PyMC, which lives in the bridge's venv (``.venv-pymc``), and say so and are skipped where
+it is missing.
+
 The ratio column is tensorgraph (FAST_RUN)'s time over the target's baseline; a target is met when the
 ratio is at most the target's. ``--check`` makes the exit code 1 when a target is missed.
 """
@@ -56,12 +63,14 @@ sys.path.insert(0, HERE)                           # the ``cases`` package
 sys.path.insert(1, os.path.dirname(HERE))          # tensorgraph from this checkout
 
 from cases import CASES, Unavailable  # noqa: E402
-from cases import compile_scaling, compile_time, rnn_compile  # noqa: E402
+from cases import compile_scaling, compile_time, pymc_logp, pymc_sample, rnn_compile  # noqa: E402
 from cases._frameworks import MODE_COLUMNS  # noqa: E402
 
 FRAMEWORKS = ["tensorgraph", "numpy", "pytensor", "jax", *MODE_COLUMNS]
 #: cases measured in new processes (compile times), after the throughput cases
 COMPILE_CASES = ["compile", "scaling", "rnn_compile"]
+#: cases with tables of their own, in PyTensor modes (need PyMC: the bridge's venv)
+PYMC_CASES = ["pymc_logp", "pymc_sample"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -499,8 +508,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (under a minute)")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
-    parser.add_argument("--cases", default=",".join(CASES + COMPILE_CASES),
-                        help=f"comma-separated, from {CASES + COMPILE_CASES}")
+    parser.add_argument("--cases", default=",".join(CASES + COMPILE_CASES + PYMC_CASES),
+                        help=f"comma-separated, from {CASES + COMPILE_CASES + PYMC_CASES}")
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
                         help=f"comma-separated, from {FRAMEWORKS}")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
@@ -512,7 +521,7 @@ def main(argv=None) -> int:
 
     cases = [c for c in args.cases.split(",") if c]
     frameworks = [f for f in args.frameworks.split(",") if f]
-    unknown = [c for c in cases if c not in CASES + COMPILE_CASES] + \
+    unknown = [c for c in cases if c not in CASES + COMPILE_CASES + PYMC_CASES] + \
               [f for f in frameworks if f not in FRAMEWORKS]
     if unknown:
         parser.error(f"unknown case or framework: {', '.join(unknown)}")
@@ -521,6 +530,13 @@ def main(argv=None) -> int:
         print("pytensor is not installed (pip install tensorgraph[bench]): skipped",
               file=sys.stderr)
     rounds, batch_seconds = (5, 0.02) if args.quick else (15, 0.1)
+    notes = []
+    pymc_cases = [c for c in cases if c in PYMC_CASES]
+    why_not = pymc_logp.unavailable() if pymc_cases else None
+    if why_not:
+        print(f"{', '.join(pymc_cases)}: skipped ({why_not})", file=sys.stderr)
+        notes.append(f"{', '.join(pymc_cases)}: skipped ({why_not})")
+        pymc_cases = []
 
     import numpy as np
 
@@ -530,15 +546,20 @@ def main(argv=None) -> int:
     # the quick tier and switch during the timing); the compile rows measure the tiers, in
     # new processes with the default flags
     config.compile__tiers = False
-    notes = []
     load_before = _load_average()
     started = time.perf_counter()
     load = start_load(args.load) if args.load else []
     try:
-        rows = throughput_rows([c for c in cases if c not in COMPILE_CASES], frameworks, args.tiny,
-                               rounds, batch_seconds, notes, args.load)
+        rows = throughput_rows([c for c in cases if c not in COMPILE_CASES + PYMC_CASES],
+                               frameworks, args.tiny, rounds, batch_seconds, notes, args.load)
         if "compile" in cases:
             rows += compile_rows(frameworks, args.quick, notes)
+        pymc_rows = {}
+        if "pymc_logp" in pymc_cases:
+            pymc_rows["pymc_logp"] = pymc_logp.measure(interleaved, args.tiny, rounds,
+                                                       batch_seconds, notes)
+        if "pymc_sample" in pymc_cases:
+            pymc_rows["pymc_sample"] = pymc_sample.measure(args.quick, args.tiny, notes)
     finally:
         stop_load(load)
 
@@ -549,17 +570,23 @@ def main(argv=None) -> int:
           f"{platform.python_version()}, numpy {np.__version__}, openmp={config.openmp}; "
           f"load average (1 min) {load_before} before the run, {_load_average()} after "
           "(the work of other processes; the run adds about 1)")
-    versions = [f"{name} {sys.modules[name].__version__}" for name in ("pytensor", "jax", "numba",
-                                                                       "torch")
+    versions = [f"{name} {sys.modules[name].__version__}" for name in ("pytensor", "pymc", "jax",
+                                                                       "numba", "torch")
                 if name in sys.modules and hasattr(sys.modules[name], "__version__")]
     if versions:
         print("frameworks: " + ", ".join(versions))
-    print()
-    print_table(rows, frameworks)
-    print_relative(rows, frameworks)
+    missed = []
+    if rows:
+        print()
+        print_table(rows, frameworks)
+        print_relative(rows, frameworks)
+        missed = [r.title for r in rows if r.verdict() == "MISSED"]
+    if "pymc_logp" in pymc_rows:
+        missed += pymc_logp.report(pymc_rows["pymc_logp"], fmt_time)
+    if "pymc_sample" in pymc_rows:
+        missed += pymc_sample.report(pymc_rows["pymc_sample"], fmt_time)
     for note in notes:
         print(f"  note: {note}")
-    missed = [r.title for r in rows if r.verdict() == "MISSED"]
     if "scaling" in cases:
         missed += print_scaling(frameworks, args.tiny)
     if "rnn_compile" in cases and "tensorgraph" in frameworks:

@@ -130,14 +130,23 @@ def _same_kind(tg_var, pt_var) -> bool:
 
 
 def _perform_node(node, inputs, reason: str):
-    for pt_in, value in zip(node.inputs, inputs):
-        if not isinstance(value, Variable):
+    """A ``PyTensorPerform`` node for ``node``. Inputs without a tensorgraph type are constants
+    carried as Python values (``None`` for ``NoneConst``, a ``slice``): the node holds them
+    (``fixed``) and hands them to PyTensor's ``perform`` in place."""
+    pt = compat.pytensor_modules()
+    fixed, args = {}, []
+    for i, (pt_in, value) in enumerate(zip(node.inputs, inputs)):
+        if isinstance(value, Variable):
+            args.append(value)
+        elif isinstance(pt_in, pt.Constant):
+            fixed[i] = value
+        else:
             raise NotImplementedError(
                 f"the PyTensor op {node.op} has no conversion ({reason}) and its input "
                 f"{pt_in} ({pt_in.type}) has no tensorgraph type, so it cannot run as a "
                 "PyTensor perform node either")
     out_types = [convert_type(o.type) for o in node.outputs]
-    return _as_list(PyTensorPerform(node, out_types, reason)(*inputs))
+    return _as_list(PyTensorPerform(node, out_types, reason, fixed)(*args))
 
 
 def _as_list(out):

@@ -19,27 +19,38 @@ __all__ = ["PyTensorPerform"]
 class PyTensorPerform(Op):
     """Runs ``pt_node.op.perform`` (``pt_node``: the PyTensor Apply node this node stands for).
 
-    ``reason`` says why the node was not converted (shown by ``unsupported``). Two such ops are
-    equal when they wrap equal PyTensor ops with the same output types, so merging keeps
-    working on converted graphs."""
+    ``reason`` says why the node was not converted (shown by ``unsupported``). ``fixed`` maps
+    the positions of PyTensor inputs that have no tensorgraph type (``NoneConst``, the ``size``
+    of a random variable drawn without one; a constant ``slice``) to their Python value: they
+    are not inputs of the tensorgraph node, and ``perform`` puts them back in place. Two such
+    ops are equal when they wrap equal PyTensor ops with the same output types and the same
+    fixed values, so merging keeps working on converted graphs."""
 
-    __props__ = ("pt_op", "out_types")
+    __props__ = ("pt_op", "out_types", "fixed_key")
 
-    def __init__(self, pt_node, out_types, reason: str = ""):
+    def __init__(self, pt_node, out_types, reason: str = "", fixed=None):
         self.pt_node = pt_node
         self.pt_op = pt_node.op
         self.out_types = tuple(out_types)
         self.reason = reason
+        self.fixed = dict(fixed or {})
+        # slices are unhashable before Python 3.12: their repr stands for them
+        self.fixed_key = tuple((i, repr(v)) for i, v in sorted(self.fixed.items()))
 
     def __str__(self):
         return f"PyTensor[{self.pt_op}]"
 
     def make_node(self, *inputs):
-        if len(inputs) != len(self.pt_node.inputs):
-            raise TypeError(f"{self} takes {len(self.pt_node.inputs)} inputs, got {len(inputs)}")
+        n = len(self.pt_node.inputs) - len(self.fixed)
+        if len(inputs) != n:
+            raise TypeError(f"{self} takes {n} inputs, got {len(inputs)}")
         return Apply(self, list(inputs), [t() for t in self.out_types])
 
     def perform(self, node, inputs, output_storage):
+        if self.fixed:
+            given = iter(inputs)
+            inputs = [self.fixed[i] if i in self.fixed else next(given)
+                      for i in range(len(self.pt_node.inputs))]
         # PyTensor's perform writes into the same one-element lists tensorgraph uses
         self.pt_op.perform(self.pt_node, list(inputs), output_storage)
         for cell, out in zip(output_storage, node.outputs):

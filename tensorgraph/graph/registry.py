@@ -43,7 +43,7 @@ from __future__ import annotations
 import importlib
 import threading
 
-from tensorgraph.graph.lookup import OP_SAME, nearest
+from tensorgraph.graph.lookup import OP_SAME, SCALAR_SAME, nearest
 
 __all__ = ["Registry"]
 
@@ -113,6 +113,19 @@ class Registry:
             for module in self.builtin:
                 importlib.import_module(f"{self.package}.{module}")
             self._loaded = True
+
+
+#: the modules of a whole-graph back end's package that fill its tables (JAX, NUMBA, PYTORCH)
+BACKEND_MODULES = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random",
+                   "scan", "linalg")
+
+
+def backend_tables(name: str, package: str) -> tuple[Registry, Registry]:
+    """A whole-graph back end's two tables: op class -> its implementation, and scalar op
+    class -> the scalar function an ``Elemwise`` of it maps (looked up with the scalar rule),
+    both filled by ``BACKEND_MODULES`` of ``package``."""
+    return (Registry(name, package, BACKEND_MODULES),
+            Registry(f"{name} scalar", package, BACKEND_MODULES, same=SCALAR_SAME))
 
 
 def _check_class(name: str, op_class) -> None:

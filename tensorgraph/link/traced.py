@@ -188,6 +188,25 @@ def inner_function(fgraph, graph_function, backend: str):
     return function
 
 
+def register_control(register, runtime_check, backend: str, parts, vmap) -> None:
+    """Register a traced back end's ``Assert`` (``runtime_check`` failing the call) and
+    ``IndexLoop`` (the rows of ``jacobian`` / ``hessian``, vectorized by ``vmap(row,
+    n_whole)``, the library's vmap with the first argument mapped). ``parts()`` gives the back
+    end's ``(ArrayLibrary, TRACE, GraphFunction, static_ints)``, imported when a loop is
+    compiled."""
+    from tensorgraph.gradient import IndexLoop
+    from tensorgraph.raise_op import Assert
+
+    register(Assert)(assert_implementation(runtime_check))
+
+    def implement_index_loop(op, node):
+        lib, trace, graph_function, static_ints = parts()
+        inner = inner_function(op.fgraph, graph_function, backend)
+        return index_loop(op, node, lib, inner, trace, static_ints, vmap)
+
+    register(IndexLoop)(implement_index_loop)
+
+
 def index_loop(op, node, lib, inner, trace, static_ints, vmap):
     """``IndexLoop`` (the rows of a jacobian or hessian): the ``inner`` function vectorized
     over the row index by the library's ``vmap(row, n_whole)`` (the first argument mapped, the

@@ -31,18 +31,13 @@ This package imports jax only when a graph is compiled in mode JAX; the core nev
 
 from __future__ import annotations
 
-from tensorgraph.graph.lookup import SCALAR_SAME
-from tensorgraph.graph.registry import Registry
+from tensorgraph.graph.registry import backend_tables
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
-            "linalg")
-#: op class -> ``fn(op, node) -> callable``
-TABLE = Registry("JAX", __name__, _BUILTIN)
-#: scalar op class -> ``fn(op, in_dtypes, out_dtypes) -> callable``
-SCALAR_TABLE = Registry("JAX scalar", __name__, _BUILTIN, same=SCALAR_SAME)
+#: op class -> its implementation; scalar op class -> its scalar function
+TABLE, SCALAR_TABLE = backend_tables("JAX", __name__)
 register, implementation = TABLE.register, TABLE.lookup
 register_scalar, scalar_implementation = SCALAR_TABLE.register, SCALAR_TABLE.lookup
 

@@ -27,15 +27,12 @@ This package imports numba only when a graph is compiled in mode NUMBA; the core
 
 from __future__ import annotations
 
-from tensorgraph.graph.lookup import SCALAR_SAME
-from tensorgraph.graph.registry import Registry
+from tensorgraph.graph.registry import backend_tables
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
-            "linalg")
-TABLE = Registry("Numba", __name__, _BUILTIN)
-SCALAR_TABLE = Registry("Numba scalar", __name__, _BUILTIN, same=SCALAR_SAME)
+#: op class -> its implementation; scalar op class -> its scalar function
+TABLE, SCALAR_TABLE = backend_tables("Numba", __name__)
 
 
 def register(op_class: type):

@@ -36,18 +36,13 @@ This package imports torch only when a graph is compiled in mode PYTORCH; the co
 
 from __future__ import annotations
 
-from tensorgraph.graph.lookup import SCALAR_SAME
-from tensorgraph.graph.registry import Registry
+from tensorgraph.graph.registry import backend_tables
 
 __all__ = ["register", "register_scalar", "implementation", "scalar_implementation",
            "runtime_check", "traced", "as_tensor", "torch_dtype"]
 
-_BUILTIN = ("elemwise", "shape", "indexing", "reduction", "dot", "control", "random", "scan",
-            "linalg")
-#: op class -> ``fn(op, node) -> callable``
-TABLE = Registry("PyTorch", __name__, _BUILTIN)
-#: scalar op class -> ``fn(op, in_dtypes, out_dtypes) -> callable``
-SCALAR_TABLE = Registry("PyTorch scalar", __name__, _BUILTIN, same=SCALAR_SAME)
+#: op class -> its implementation; scalar op class -> its scalar function
+TABLE, SCALAR_TABLE = backend_tables("PyTorch", __name__)
 register, implementation = TABLE.register, TABLE.lookup
 register_scalar, scalar_implementation = SCALAR_TABLE.register, SCALAR_TABLE.lookup
 

@@ -2,7 +2,7 @@
 in a kernel of this Python, from a copy outside the checkout, with an empty HOME: tensorgraph's
 cache is cold, as a first-time user's. PyTensor's stays this process's (a PyMC user has
 compiled models before; cold, its C for the notebook's sampling in mode FAST_RUN adds 8-10 s).
-The notebook takes 25-35 s so, 35-50 s with PyTensor's cache cold too (2 busy cores).
+The notebook took 35-45 s so on 2 cores shared with other work (a load of 6-8), 13-16 s of CPU.
 
 The main suite's notebook tests (tests/test_notebooks.py, the browser's, the JAX/NUMBA
 recompiles) leave it out: their environments have no PyMC (tests/tutorials.py says why).

@@ -1,8 +1,10 @@
 """Derivatives of the incomplete gamma and beta functions with respect to their shape
-parameters, which have no closed form: ``gammainc_dk(k, x)`` is dP(k, x)/dk and
-``betainc_da(a, b, x)`` is dI_x(a, b)/da (dI/db is ``-betainc_da(b, a, 1 - x)``, from
-I_x(a, b) = 1 - I_(1-x)(b, a)). PyMC's Gamma, Beta, StudentT and censored distributions need
-them for gradients in their shape parameters.
+parameters, and of Gauss's hypergeometric function in its parameters, which have no closed
+form: ``gammainc_dk(k, x)`` is dP(k, x)/dk, ``betainc_da(a, b, x)`` is dI_x(a, b)/da (dI/db
+is ``-betainc_da(b, a, 1 - x)``, from I_x(a, b) = 1 - I_(1-x)(b, a)) and
+``Hyp2F1Der(wrt)(a, b, c, z)`` is d2F1(a, b; c; z)/da, /db or /dc (``wrt`` 0, 1, 2). PyMC's
+Gamma, Beta, StudentT and censored distributions need them for gradients in their shape
+parameters.
 
 How (the same algorithm in ``perform`` and in C, ``tensorgraph/link/c/ops/
 special_derivatives.h``): each function is computed by the series or continued fraction
@@ -13,6 +15,21 @@ with respect to the shape parameters along with each value (forward-mode differe
 the iteration). At most ``MAX_TERMS`` terms: an element that has not converged by then is
 nan (never a hang). Accuracy: about 1e-13 relative where the derivative is not tiny next to
 the function (it is the difference of nearby quantities in the far tails).
+
+2F1's derivatives (``hyp2f1_der_scalar``; ``tg_sfd_hyp2f1_der`` in C, the same in Numba's
+``link/numba/elemwise.py``) sum the derivative of its power series, term by term:
+t_(k+1) = t_k r_k with r_k = (a+k)(b+k) z / ((c+k)(k+1)), so dt_(k+1) = dt_k r_k + t_k dr_k,
+dr_k written out (no division by a+k or b+k: at a non-positive integer a the terms end but
+the derivative's do not, and are summed). For -1 <= z < 0 the series is that of Pfaff's
+transformation, (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)), whose terms do not alternate (the
+direct one cancels away every digit near z = -1 for large a, b). Where it is summed: the
+series' domain, as in PyTensor: |z| < 1, or |z| = 1 with c > a + b, or any z when the
+derivative's series ends (``b`` a non-positive integer for d/da, ``a`` for d/db, either for
+d/dc). Elsewhere the element is nan (no transformation is used for z < -1), and so is a pole
+(c a non-positive integer the series reaches). It stops when the tail, estimated from the
+last term and the ratio of the terms (|dt| q / (1 - q)), is below 1e-16 of the sum twice in
+a row, once past the indices where the ratios change sign; at most ``HYP2F1_MAX_TERMS``
+terms (z near 1 needs many: about 1e5 at z = 0.9997), after which the element is nan.
 """
 
 from __future__ import annotations
@@ -24,8 +41,8 @@ import numpy as np
 from tensorgraph.scalar.basic import _tensor_op, upgrade_to_float_no_complex
 from tensorgraph.scalar.math import FloatOp
 
-__all__ = ["GammaIncDk", "BetaIncDa", "gammainc_dk", "betainc_da", "MAX_TERMS",
-           "gammainc_dk_scalar", "betainc_da_scalar"]
+__all__ = ["GammaIncDk", "BetaIncDa", "Hyp2F1Der", "gammainc_dk", "betainc_da", "MAX_TERMS",
+           "HYP2F1_MAX_TERMS", "gammainc_dk_scalar", "betainc_da_scalar", "hyp2f1_der_scalar"]
 
 #: the most terms (series) or iterations (continued fractions) an element may take
 MAX_TERMS = 10000
@@ -157,6 +174,70 @@ def betainc_da_scalar(a: float, b: float, x: float) -> float:
     return front * (h * dlog_dp + dh_dp)
 
 
+#: the most terms of 2F1's derivative series an element may take (PyTensor's bound too)
+HYP2F1_MAX_TERMS = 1_000_000
+
+
+def _hyp2f1_series(a, b, c, z, da, db, dc):
+    """(2F1(a, b; c; z), its derivative in the direction (da, db, dc) of (a, b, c)) by the
+    power series, or None where it is not summed (see the module docstring)."""
+    size = abs(z)
+    converges = size < 1 or (size == 1 and c > a + b)
+    # from this index on no ratio changes sign and no term can vanish
+    settled = max(-a, -b, -c, 0.0) + 1
+    term, dterm, value, total, small = 1.0, 0.0, 1.0, 0.0, False
+    for k in range(HYP2F1_MAX_TERMS):
+        ak, bk, ck = a + k, b + k, c + k
+        if ck == 0:
+            return None  # a pole, met before the series ended
+        den = ck * (k + 1)
+        ratio = ak * bk * z / den
+        # d ratio / d(a, b, c) written out: no division by a + k or b + k, which may be 0
+        slope = (da * bk + db * ak) * z / den - dc * ratio / ck
+        term, dterm = term * ratio, dterm * ratio + term * slope
+        value += term
+        total += dterm
+        if term == 0 and dterm == 0:
+            return value, total  # the series (and the derivative's) ended
+        if not (math.isfinite(total) and math.isfinite(value)):
+            return None
+        if k < settled:
+            continue
+        if not converges:
+            return None  # past where it could end: it diverges
+        q = abs(ratio) if size == 1 else max(abs(ratio), size)
+        was_small = small
+        small = q < 1 and abs(dterm) * q <= _EPS * (1 - q) * abs(total) and \
+            abs(term) * q <= _EPS * (1 - q) * abs(value)
+        if small and was_small:
+            return value, total
+    return None
+
+
+def hyp2f1_der_scalar(a: float, b: float, c: float, z: float, wrt: int) -> float:
+    """d2F1(a, b; c; z)/d(a, b or c, by ``wrt`` 0, 1, 2) for floats (see the module
+    docstring)."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(z)):
+        return math.nan
+    if z == 0:
+        return 0.0
+    if -1 <= z < 0 and (z > -1 or c > a + b):
+        # Pfaff: 2F1(a, b; c; z) = (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)), whose terms do
+        # not alternate (the direct series cancels badly near z = -1 for large a, b)
+        w, front = z / (z - 1), (1 - z) ** -a
+        direction = ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 1.0, 1.0))[wrt]
+        result = _hyp2f1_series(a, c - b, c, w, *direction)
+        if result is None:
+            return math.nan
+        value, derivative = result
+        if wrt == 0:
+            derivative -= math.log1p(-z) * value
+        return front * derivative
+    result = _hyp2f1_series(a, b, c, z, *((1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
+                                         (0.0, 0.0, 1.0))[wrt])
+    return math.nan if result is None else result[1]
+
+
 class _Series(FloatOp):
     """An op computing ``scalar_function`` elementwise in double (the numpy reference),
     rounded to the output's dtype. Its own derivatives are not implemented."""
@@ -192,6 +273,50 @@ class BetaIncDa(_Series):
     nin = 3
     name = "betainc_da"
     scalar_function = staticmethod(betainc_da_scalar)
+
+
+class Hyp2F1Der(_Series):
+    """d2F1(a, b; c; z)/da, /db or /dc (``wrt`` 0, 1 or 2), the derivatives of ``hyp2f1`` in
+    its parameters. Its own derivative in z is that of (a b / c) 2F1(a+1, b+1; c+1; z) in
+    the same parameter; in the parameters it is not implemented."""
+
+    __props__ = ("wrt",)
+    nin = 4
+
+    def __init__(self, wrt: int):
+        if wrt not in (0, 1, 2):
+            raise ValueError(f"Hyp2F1Der differentiates in a, b or c (wrt 0, 1 or 2), not {wrt!r}")
+        self.wrt = wrt
+
+    @property
+    def name(self) -> str:
+        return f"hyp2f1_der{{{'abc'[self.wrt]}}}"
+
+    def compute(self, a, b, c, z):
+        (dtype,) = self.output_dtypes(a.dtype.name, b.dtype.name, c.dtype.name, z.dtype.name)
+        values = np.vectorize(hyp2f1_der_scalar, otypes=["float64"])(
+            a.astype("float64"), b.astype("float64"), c.astype("float64"),
+            z.astype("float64"), self.wrt)
+        return np.asarray(values, dtype=dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        # d/dz d2F1/dp = d/dp [(a b / c) 2F1(a+1, b+1; c+1; z)]
+        (a, b, c, z), (out,), (gz,) = inputs, outputs, output_grads
+        gradient, m = _tensor_op("gradient"), _tensor_op("math")
+        one = _tensor_op("constant")(np.asarray(1, dtype=out.dtype))
+        up = [m.add(a, one), m.add(b, one), m.add(c, one), z]
+        scale = m.true_div(m.mul(a, b), c)
+        shifted = m.hyp2f1(*up)
+        own = m.mul(scale, m.hyp2f1_der(*up, wrt=self.wrt))
+        if self.wrt == 0:
+            dz = m.add(m.mul(m.true_div(b, c), shifted), own)
+        elif self.wrt == 1:
+            dz = m.add(m.mul(m.true_div(a, c), shifted), own)
+        else:
+            dz = m.sub(own, m.mul(m.true_div(scale, c), shifted))
+        why = "Second derivatives of hyp2f1 in its parameters are not implemented."
+        return [gradient.grad_not_implemented(self, i, v, why) for i, v in
+                enumerate((a, b, c))] + [m.mul(gz, dz)]
 
 
 gammainc_dk = GammaIncDk()

@@ -10,9 +10,9 @@ float of ``upgrade_to_float`` (int8/int16 -> float32, wider -> float64); complex
 
 Gradients are closed forms in the op's own functions where one exists (every derivative with
 respect to the argument ``x``). The derivatives of ``gammainc``/``gammaincc``/``betainc`` in
-their shape parameters are series computed by the ops of ``special_derivatives`` (bounded:
-nan where they do not converge). Derivatives with respect to the order of the Bessel
-functions, the parameters of ``hyp2f1`` and the first arguments of the inverse functions are
+their shape parameters, and those of ``hyp2f1`` in a, b and c, are series computed by the ops
+of ``special_derivatives`` (bounded: nan where they do not converge). Derivatives with respect
+to the order of the Bessel functions and the first arguments of the inverse functions are
 not implemented: ``grad`` raises ``NullTypeGradError`` naming the op and the input.
 """
 
@@ -360,8 +360,8 @@ class Hyp2F1(ScipyFunction):
         one = _c(1, out)
         dz = m.mul(m.true_div(m.mul(a, b), c),
                    m.hyp2f1(m.add(a, one), m.add(b, one), m.add(c, one), z))
-        why = "Only the derivative in z is implemented."
-        return [_not_implemented(self, i, v, why) for i, v in enumerate((a, b, c))] + \
+        # in the parameters: series (special_derivatives.Hyp2F1Der), nan where not summed
+        return [m.mul(gz, m.hyp2f1_der(a, b, c, z, wrt=i)) for i in range(3)] + \
             [m.mul(gz, dz)]
 
 

@@ -500,8 +500,7 @@ log_ndtr = _elemwise_function(psf.log_ndtr, "log_ndtr", "x",
                               "log(ndtr(x)), accurate far in both tails.")
 owens_t = _elemwise_function(psf.owens_t, "owens_t", "h, a", "Owen's T function T(h, a).")
 hyp2f1 = _elemwise_function(psf.hyp2f1, "hyp2f1", "a, b, c, z",
-                            "Gauss's hypergeometric function 2F1(a, b; c; z) (derivative in z "
-                            "only).")
+                            "Gauss's hypergeometric function 2F1(a, b; c; z).")
 
 # the derivatives in the shape parameters (gradients use them; not in __all__, as PyTensor)
 gammainc_dk = _elemwise_function(psd.gammainc_dk, "gammainc_dk", "k, x",
@@ -509,6 +508,15 @@ gammainc_dk = _elemwise_function(psd.gammainc_dk, "gammainc_dk", "k, x",
 betainc_da = _elemwise_function(psd.betainc_da, "betainc_da", "a, b, x",
                                 "dI_x(a, b)/da, the derivative of betainc in a (a continued "
                                 "fraction).")
+_HYP2F1_DER = tuple(Elemwise(psd.Hyp2F1Der(wrt)) for wrt in range(3))
+
+
+def hyp2f1_der(a, b, c, z, wrt: int):
+    """hyp2f1_der(a, b, c, z, wrt): d2F1(a, b; c; z)/da, /db or /dc (wrt 0, 1 or 2), the
+    derivatives of hyp2f1 in its parameters (a series; nan where it does not converge)."""
+    if wrt not in (0, 1, 2):
+        raise ValueError(f"hyp2f1_der differentiates in a, b or c (wrt 0, 1 or 2), not {wrt!r}")
+    return _HYP2F1_DER[wrt](a, b, c, z)
 
 
 gammau = _elemwise_function(psf.gammau, "gammau", "k, x",

@@ -10,7 +10,11 @@ import scipy.special as sp
 import tensorgraph as tg
 import tensorgraph.tensor as tt
 from tensorgraph.link.backend import UnsupportedOpsError, available
-from tensorgraph.scalar.special_derivatives import betainc_da_scalar, gammainc_dk_scalar
+from tensorgraph.scalar.special_derivatives import (
+    betainc_da_scalar,
+    gammainc_dk_scalar,
+    hyp2f1_der_scalar,
+)
 from tensorgraph.tensor import math as tm
 
 _K = np.array([0.3, 1.0, 2.5, 7.0, 30.0])
@@ -44,13 +48,16 @@ CASES = {
     "gammal": (tt.gammal, (_K, _X), lambda k, x: sp.gammainc(k, x) * sp.gamma(k)),
     "gammainc_dk": (tm.gammainc_dk, (_K, _X), np.vectorize(gammainc_dk_scalar)),
     "betainc_da": (tm.betainc_da, (_K, _K[::-1], _U), np.vectorize(betainc_da_scalar)),
+    "hyp2f1_der": (lambda a, b, c, z: tm.hyp2f1_der(a, b, c, z, wrt=2),
+                   (_K[:3] - 1, _K[1:4], _K[2:] + 1, _U[:3] - 0.5),
+                   np.vectorize(lambda a, b, c, z: hyp2f1_der_scalar(a, b, c, z, 2))),
 }
 #: what each library lacks (the others it computes)
 MISSING = {
     "JAX": {"gammaincinv", "gammainccinv", "betaincinv", "ive", "kve", "betainc_da", "j0",
-            "j1", "jv"},
+            "j1", "jv", "hyp2f1_der"},
     "PYTORCH": {"gammaincinv", "gammainccinv", "betainc", "betaincinv", "ive", "kve",
-                "owens_t", "hyp2f1", "gammainc_dk", "betainc_da", "jv"},
+                "owens_t", "hyp2f1", "gammainc_dk", "betainc_da", "jv", "hyp2f1_der"},
     "NUMBA": {"gammainc_dk", "betainc_da"},
 }
 #: float64 agreement: Numba calls scipy's own code; JAX and PyTorch have their own

@@ -68,6 +68,7 @@ def _zoo() -> dict:
            "ndtr": tt.ndtr(x), "log_ndtr": tt.log_ndtr(x), "owens_t": tt.owens_t(x, y),
            "hyp2f1": tt.hyp2f1(x, y, x, y), "gammainc_dk": tt.math.gammainc_dk(x, y),
            "betainc_da": tt.math.betainc_da(x, y, x),
+           "Hyp2F1Der": tt.math.hyp2f1_der(x, y, x, y, wrt=0),
            "j0": tt.j0(x), "j1": tt.j1(x), "jv": tt.jv(x, y), "gammau": tt.gammau(x, y),
            "gammal": tt.gammal(x, y),
            "DimShuffle": m.T, "Shape": x.shape, "SpecifyShape": tt.specify_shape(x, (3,)),

@@ -417,6 +417,75 @@ def _no_numba_series(op, in_dtypes, out_dtypes, args, sc):
                               "parameter) is a series written for C and numpy only")
 
 
+#: 2F1's derivative series (``tensorgraph.scalar.special_derivatives``, the same algorithm
+#: as its numpy reference and its C); returns (summed, value, derivative)
+HYP2F1_SERIES = '''
+def hyp2f1_series(a, b, c, z, da, db, dc):
+    size = abs(z)
+    converges = size < 1 or (size == 1 and c > a + b)
+    settled = max(max(-a, -b), max(-c, 0.0)) + 1
+    term, dterm, value, total, small = 1.0, 0.0, 1.0, 0.0, False
+    for k in range(MAX_TERMS):
+        ak, bk, ck = a + k, b + k, c + k
+        if ck == 0:
+            return False, 0.0, 0.0
+        den = ck * (k + 1)
+        ratio = ak * bk * z / den
+        slope = (da * bk + db * ak) * z / den - dc * ratio / ck
+        term, dterm = term * ratio, dterm * ratio + term * slope
+        value += term
+        total += dterm
+        if term == 0 and dterm == 0:
+            return True, value, total
+        if not (math.isfinite(total) and math.isfinite(value)):
+            return False, 0.0, 0.0
+        if k < settled:
+            continue
+        if not converges:
+            return False, 0.0, 0.0
+        q = abs(ratio) if size == 1 else max(abs(ratio), size)
+        was_small = small
+        small = q < 1 and abs(dterm) * q <= EPS * (1 - q) * abs(total) and \\
+            abs(term) * q <= EPS * (1 - q) * abs(value)
+        if small and was_small:
+            return True, value, total
+    return False, 0.0, 0.0
+'''
+HYP2F1_DER = '''
+def hyp2f1_der(a, b, c, z, wrt):
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(z)):
+        return math.nan
+    if z == 0:
+        return 0.0
+    da = 1.0 if wrt == 0 else 0.0
+    dc = 1.0 if wrt == 2 else 0.0
+    if -1 <= z < 0 and (z > -1 or c > a + b):
+        db = 0.0 if wrt == 0 else (-1.0 if wrt == 1 else 1.0)
+        summed, value, derivative = hyp2f1_series(a, c - b, c, z / (z - 1), da, db, dc)
+        if not summed:
+            return math.nan
+        if wrt == 0:
+            derivative -= math.log1p(-z) * value
+        return (1 - z) ** -a * derivative
+    db = 1.0 if wrt == 1 else 0.0
+    summed, value, derivative = hyp2f1_series(a, b, c, z, da, db, dc)
+    return derivative if summed else math.nan
+'''
+
+
+@register_scalar(sd.Hyp2F1Der)
+def numba_hyp2f1_der(op, in_dtypes, out_dtypes, args, sc):
+    """The series in double (as the reference), rounded to the output's dtype."""
+    (out,) = out_dtypes
+    if out not in ("float32", "float64"):
+        raise NotImplementedError(f"{op.name} computing in {out}")
+    sc.code.helper("hyp2f1_series", HYP2F1_SERIES.replace("MAX_TERMS", str(sd.HYP2F1_MAX_TERMS))
+                   .replace("EPS", repr(sd._EPS)))
+    helper = sc.code.helper("hyp2f1_der", HYP2F1_DER)
+    values = [sc.let(cast(a, d, "float64")) for a, d in zip(args, in_dtypes)]
+    return f"np.{out}({helper}({', '.join(values)}, {int(op.wrt)}))"
+
+
 @functools.lru_cache(maxsize=None)
 def scipy_external(name: str, variant: str):
     """scipy's compiled ``name`` (``tensorgraph.scalar.scipy_capi``; variant 'd' or 'f') as

@@ -1,4 +1,5 @@
-/* The derivatives of the incomplete gamma and beta functions in their shape parameters:
+/* The derivatives of the incomplete gamma and beta functions in their shape parameters, and of
+   Gauss's hypergeometric function 2F1 in its parameters:
    tensorgraph/scalar/special_derivatives.py says what and how; this is the same algorithm,
    operation for operation. psi is scipy's (the pointer tg_sf_psi_d, dtypes.scipy_pointer). */
 #ifndef TG_SFD_HAVE_DERIVATIVES
@@ -8,6 +9,7 @@
 #define TG_SFD_MAX_TERMS 10000
 #define TG_SFD_EPS 1e-16
 #define TG_SFD_TINY 1e-300
+#define TG_SFD_HYP2F1_MAX_TERMS 1000000
 
 #ifndef TG_SF_HAVE_tg_sf_psi_d  /* as dtypes._scipy_pointers defines it; the file compiles alone */
 #define TG_SF_HAVE_tg_sf_psi_d
@@ -159,5 +161,80 @@ static double tg_sfd_betainc_da(double a, double b, double x)
     if (swap)
         return -front * (h.v * dlog_dq + h.q);
     return front * (h.v * dlog_dp + h.p);
+}
+
+/* 2F1(a, b; c; z) and its derivative in the direction (da, db, dc) of (a, b, c) by the power
+   series; 0 where it is not summed or does not converge in TG_SFD_HYP2F1_MAX_TERMS terms */
+static int tg_sfd_hyp2f1_series(double a, double b, double c, double z, double da, double db,
+                                double dc, double *value_out, double *derivative_out)
+{
+    const double size = fabs(z);
+    const int converges = size < 1 || (size == 1 && c > a + b);
+    double settled = 0.0;
+    if (-a > settled) settled = -a;
+    if (-b > settled) settled = -b;
+    if (-c > settled) settled = -c;
+    settled += 1;
+    double term = 1.0, dterm = 0.0, value = 1.0, total = 0.0;
+    int small = 0, done = 0;
+    for (int k = 0; k < TG_SFD_HYP2F1_MAX_TERMS && !done; k++) {
+        const double ak = a + k, bk = b + k, ck = c + k;
+        if (ck == 0)
+            return 0;
+        const double den = ck * (k + 1);
+        const double ratio = ak * bk * z / den;
+        const double slope = (da * bk + db * ak) * z / den - dc * ratio / ck;
+        dterm = dterm * ratio + term * slope;
+        term = term * ratio;
+        value += term;
+        total += dterm;
+        if (term == 0 && dterm == 0) {
+            done = 1;  /* the series (and the derivative's) ended */
+            break;
+        }
+        if (!(isfinite(total) && isfinite(value)))
+            return 0;
+        if (k < settled)
+            continue;
+        if (!converges)
+            return 0;
+        double q = fabs(ratio);
+        if (size != 1 && size > q)
+            q = size;
+        const int was_small = small;
+        small = q < 1 && fabs(dterm) * q <= TG_SFD_EPS * (1 - q) * fabs(total)
+            && fabs(term) * q <= TG_SFD_EPS * (1 - q) * fabs(value);
+        done = small && was_small;
+    }
+    if (!done)
+        return 0;
+    *value_out = value;
+    *derivative_out = total;
+    return 1;
+}
+
+/* d2F1(a, b; c; z)/da, /db or /dc (wrt 0, 1, 2) */
+static double tg_sfd_hyp2f1_der(double a, double b, double c, double z, int wrt)
+{
+    if (!(isfinite(a) && isfinite(b) && isfinite(c) && isfinite(z)))
+        return NAN;
+    if (z == 0)
+        return 0.0;
+    double value, derivative;
+    if (z >= -1 && z < 0 && (z > -1 || c > a + b)) {
+        /* Pfaff: 2F1(a, b; c; z) = (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)) */
+        const double w = z / (z - 1), front = pow(1 - z, -a);
+        const double da = wrt == 0 ? 1.0 : 0.0, db = wrt == 0 ? 0.0 : wrt == 1 ? -1.0 : 1.0;
+        const double dc = wrt == 2 ? 1.0 : 0.0;
+        if (!tg_sfd_hyp2f1_series(a, c - b, c, w, da, db, dc, &value, &derivative))
+            return NAN;
+        if (wrt == 0)
+            derivative -= log1p(-z) * value;
+        return front * derivative;
+    }
+    if (!tg_sfd_hyp2f1_series(a, b, c, z, wrt == 0 ? 1.0 : 0.0, wrt == 1 ? 1.0 : 0.0,
+                              wrt == 2 ? 1.0 : 0.0, &value, &derivative))
+        return NAN;
+    return derivative;
 }
 #endif

@@ -8,8 +8,8 @@ float function where scipy has one (``betainc``, ``betaincinv``, ``erfinv``: wha
 ``scipy.special`` runs on float32 arrays), else in double rounded to float, as scipy's float32
 loops do; float16 is then rounded to half precision, as the reference's ``astype``.
 
-The derivatives of ``gammainc`` and ``betainc`` in their shape parameters
-(``tensorgraph.scalar.special_derivatives``) are the same series in C
+The derivatives of ``gammainc`` and ``betainc`` in their shape parameters and of ``hyp2f1`` in
+its parameters (``tensorgraph.scalar.special_derivatives``) are the same series in C
 (``special_derivatives.h``, included by the support code of the nodes calling them).
 """
 
@@ -68,13 +68,18 @@ scalar_c(sf.GammaL)(functools.partial(_incomplete_gamma, "gammainc"))
 
 
 def _derivative(function, op, in_dtypes, out_dtypes, args):
-    """The series of ``special_derivatives.h`` (in double, as the reference computes)."""
+    """The series of ``special_derivatives.h`` (in double, as the reference computes); an op
+    with a ``wrt`` passes it last."""
     (out_dtype,) = out_dtypes
     if not c.is_float(out_dtype):
         raise NotImplementedError(f"{op.name} computes floats, not {out_dtype}")
-    value = f"{function}({', '.join(c.args_as(args, in_dtypes, 'float64'))})"
+    values = c.args_as(args, in_dtypes, "float64")
+    if hasattr(op, "wrt"):
+        values = [*values, str(int(op.wrt))]
+    value = f"{function}({', '.join(values)})"
     return c.round_to(c.cast(value, "float64", out_dtype), out_dtype)
 
 
 scalar_c(sd.GammaIncDk)(functools.partial(_derivative, "tg_sfd_gammainc_dk"))
 scalar_c(sd.BetaIncDa)(functools.partial(_derivative, "tg_sfd_betainc_da"))
+scalar_c(sd.Hyp2F1Der)(functools.partial(_derivative, "tg_sfd_hyp2f1_der"))

@@ -73,6 +73,18 @@ def _as_variable(value):
     return as_tensor_variable(value)
 
 
+def _grad(cost, wrt, **kwargs):
+    from tensorgraph.gradient import grad
+
+    return grad(cost, wrt, **kwargs)
+
+
+def _rop(f, wrt, eval_points, **kwargs):
+    from tensorgraph.gradient import Rop
+
+    return Rop(f, wrt, eval_points, **kwargs)
+
+
 #: the modules that register rewrites into optdb (imported before the first rewrite query)
 _REWRITE_MODULES = ("tensorgraph.tensor.rewriting", "tensorgraph.scan.rewriting",
                     "tensorgraph.scan.hoist_matmul")
@@ -100,6 +112,8 @@ _hooks.compile_function = _compile_function
 _hooks.function_maker = _function_maker
 _hooks.perform_mode = _perform_mode
 _hooks.as_variable = _as_variable
+_hooks.grad = _grad
+_hooks.Rop = _rop
 _hooks.scan_c_loop = _scan_c_loop
 _hooks.load_rewrites = _load_rewrites
 _hooks.load_vectorize_rules = _load_vectorize_rules

@@ -20,6 +20,9 @@ Entries (``None`` until the package fills them):
 ``as_variable(value)``
     ``tensorgraph.tensor.as_tensor_variable``: a graph-level op given a plain value
     (``printing.Print``) makes it a tensor constant.
+``grad(cost, wrt, **kwargs)``, ``Rop(f, wrt, eval_points, **kwargs)``
+    ``tensorgraph.gradient.grad`` and ``Rop``: ``OpFromGraph`` (graph layer) differentiates
+    its inner graph with them.
 ``scan_c_loop(runner)``
     ``tensorgraph.link.c.scan_loop.CLoop(runner)``: what runs a scan's iterations in C with
     its compiled step (``runner``: a ``scan.loop.InnerRunner``), built once per runner; its
@@ -41,6 +44,8 @@ compile_function = None
 function_maker = None
 perform_mode = None
 as_variable = None
+grad = None
+Rop = None
 scan_c_loop = None
 load_rewrites = None
 load_vectorize_rules = None

@@ -5,6 +5,9 @@ dimshuffles, ``cast`` to the dtype ``x`` already has, ``reshape`` to ``x``'s own
 dimshuffles of dimshuffles (composed into one), and scalar/0-d tensor round trips
 (``tensor_from_scalar(scalar_from_tensor(t))``). Each keeps the output's exact type or is
 skipped (a ``x * ones`` that broadcasts ``x`` is not useless).
+
+Also here: ``inline_op_from_graph``, which replaces a node of an ``OpFromGraph(inline=True)``
+(``tt.einsum``'s ``Einsum``) by a copy of its inner graph.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorgraph.graph.basic import Constant
+from tensorgraph.graph.op_from_graph import OpFromGraph
 from tensorgraph.rewriting.basic import node_rewriter
 from tensorgraph.rewriting.optdb import register_canonicalize, register_specialize
 from tensorgraph.scalar import basic as ps
@@ -151,3 +155,13 @@ def local_useless_reshape(fgraph, node):
     if x.type.ndim == out.type.ndim and None not in x.type.shape and x.type.shape == out.type.shape:
         return [fits(out, x)]
     return None
+
+
+@register_canonicalize
+@node_rewriter([OpFromGraph])
+def inline_op_from_graph(fgraph, node):
+    """OpFromGraph(inline=True) (``Einsum`` among them): the node becomes a copy of its inner
+    graph, rewritten with the rest, so no mode's linker sees the op."""
+    if not node.op.inline:
+        return None
+    return node.op._inlined(node.inputs, node.op.fgraph.outputs)

@@ -85,10 +85,16 @@ class Linalg:
     def schur(self, a, output: str):
         raise NotImplementedError
 
-    def require(self, primitive: str, op) -> None:
-        """Decline ``op``'s node (NotImplementedError) when the library lacks ``primitive``."""
+    def qr_pivoting(self, a, mode: str):
+        """scipy's ``qr(a, mode=mode, pivoting=True)`` for mode 'full', 'economic', 'r': (Q, R,
+        the 0-based column order) or (R, order)."""
+        raise NotImplementedError
+
+    def require(self, primitive: str, op, what: str | None = None) -> None:
+        """Decline ``op``'s node (NotImplementedError) when the library lacks ``primitive``;
+        ``what`` names the op's variant the library lacks (default: the op's class)."""
         if primitive in self.missing:
-            raise NotImplementedError(f"{type(op).__name__} has no {self.lib.name} "
+            raise NotImplementedError(f"{what or type(op).__name__} has no {self.lib.name} "
                                       f"implementation (the library has no {primitive})")
 
     def expm(self, a):
@@ -291,11 +297,23 @@ def _pivot_to_permutation(la: Linalg):
 
 
 def _qr(la: Linalg):
+    """scipy's ``qr``; ``pivoting=True`` needs the library's ``geqp3`` (``Linalg.missing``
+    says when it lacks it: the node is declined, naming the variant). ``mode='raw'`` is
+    declined in both libraries: JAX has no ``geqrf`` in its API and ``torch.geqrf`` does not
+    trace (no meta kernel for ``make_fx``)."""
     def implement(op, node):
         dtype = node.outputs[0].dtype
+        if op.mode == "raw":
+            raise NotImplementedError(f"qr(mode='raw') has no {la.lib.name} implementation "
+                                      "(no geqrf the back end can compile)")
+        if op.pivoting:
+            la.require("geqp3", op, "qr(pivoting=True)")
 
         def compute(x):
             (a,) = _arrays(la, [x], dtype)
+            if op.pivoting:
+                *factors, order = la.qr_pivoting(a, op.mode)
+                return (*factors, la.lib.array(order, "int32"))
             q, r = la.qr(a, op.mode != "economic")
             return r if op.mode == "r" else (q, r)
         return compute

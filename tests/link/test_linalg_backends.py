@@ -264,6 +264,34 @@ def test_refusals_name_the_op(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_qr_pivoting_runs_in_jax_and_qr_raw_nowhere_naming_the_variant(mode):
+    """``qr(pivoting=True)``: JAX's ``geqp3`` (scipy's values, the order int32), refused by
+    NUMBA and PYTORCH (no ``geqp3``); ``qr(mode='raw')``: refused by all three (JAX has no
+    ``geqrf`` in its API, ``torch.geqrf`` does not trace, Numba has none), the error naming
+    the variant."""
+    import scipy.linalg
+
+    m, s = tt.dmatrix("m"), tt.dtensor3("s")
+    if mode == "JAX":
+        f = tg.function([m, s], [*la.qr(m, pivoting=True),
+                                 *la.qr(s, mode="economic", pivoting=True)], mode=mode)
+        rng = np.random.default_rng(4)
+        a, b = rng.standard_normal((5, 3)), rng.standard_normal((2, 3, 4))
+        got = f(a, b)
+        for g, w in zip(got[:3], scipy.linalg.qr(a, pivoting=True)):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, atol=1e-12)
+        for i in range(2):
+            for g, w in zip(got[3:], scipy.linalg.qr(b[i], mode="economic", pivoting=True)):
+                np.testing.assert_allclose(g[i], w, atol=1e-12)
+    else:
+        with pytest.raises(UnsupportedOpsError, match=r"qr\(pivoting=True\) has no"):
+            tg.function([m], la.qr(m, pivoting=True), mode=mode)
+    with pytest.raises(UnsupportedOpsError, match=r"qr\(mode='raw'\) has no"):
+        tg.function([m], la.qr(m, mode="raw"), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_function_with_linalg_runs_in_threads_and_pickles(mode):
     a, b = tt.tensor3("a"), tt.tensor3("b")
     f = tg.function([a, b], la.cho_solve((la.cholesky(a), True), b), mode=mode)

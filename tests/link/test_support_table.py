@@ -129,6 +129,8 @@ def _zoo() -> dict:
                           ("SLogDet", linalg.slogdet(m)[0]), ("MatrixPinv", linalg.pinv(m)),
                           ("BlockDiagonal", linalg.block_diag(m, m))):
         zoo[name] = batched.owner.op.core_op(*batched.owner.inputs)  # the op of one matrix
+    zoo["QR{pivoting}"] = linalg.QR("economic", pivoting=True)(m)[0]
+    zoo["QR{raw}"] = linalg.QR("raw")(m)[0]
     zoo["Lstsq"] = linalg.lstsq(m, x)[0]
     zoo["TensorSolve"] = linalg.tensorsolve(m, x)
     zoo["TensorInv"] = linalg.tensorinv(m, ind=1)
@@ -196,6 +198,9 @@ def _names(node) -> set:
         names.add("scan")
     if type(op).__name__ == "Gemv" and op.pair is not None:
         names.add("Gemv{pair}")
+    if type(op).__name__ == "QR":                  # the variants some back ends lack
+        names |= {"QR{pivoting}"} if op.pivoting else set()
+        names |= {"QR{raw}"} if op.mode == "raw" else set()
     if "RandomVariable" in [k.__name__ for k in type(op).__mro__]:
         names.add(op.name)
     return names

@@ -3,8 +3,8 @@ and the linear algebra core ops (``tensorgraph.link.array_linalg``, shared with 
 the primitives below are ``jax.lax.linalg``, ``jnp.linalg`` and ``jax.scipy.linalg`` on the
 CPU's LAPACK. The Cholesky and symmetric eigen routines are called with
 ``symmetrize_input=False``: they read one triangle, as ``perform`` (LAPACK) does, where
-``jnp.linalg``'s defaults would average the two. QZ and ``solve_discrete_are`` are refused
-(JAX has neither)."""
+``jnp.linalg``'s defaults would average the two. QZ, ``solve_discrete_are`` and
+``qr(mode='raw')`` are refused (JAX has no QZ, no such solver, no ``geqrf`` in its API)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ from tensorgraph.tensor.blockwise import Blockwise
 
 
 class JaxLinalg(array_linalg.Linalg):
+    def qr_pivoting(self, a, mode):
+        from jax.scipy import linalg
+
+        return linalg.qr(a, mode=mode, pivoting=True)
+
     def cholesky(self, a):
         from jax import lax
 

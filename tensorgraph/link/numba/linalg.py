@@ -11,8 +11,9 @@ The core ops call the compiled, disk-cached kernels of ``tensorgraph.link.numba.
 where it has not (triangular solves, LU with its pivots, ``expm``): each computes what
 ``perform`` computes, in the output dtype, and a matrix ``perform`` refuses raises the same
 ``LinAlgError``. ``eig`` (complex results: Numba's
-``eig`` refuses a real matrix with complex eigenvalues), ``schur``, QZ and
-``solve_discrete_are`` are refused, as is any complex dtype.
+``eig`` refuses a real matrix with complex eigenvalues), ``schur``, QZ,
+``solve_discrete_are`` and ``qr``'s ``pivoting=True`` and ``mode='raw'`` are refused, as is
+any complex dtype.
 """
 
 from __future__ import annotations
@@ -158,6 +159,10 @@ def numba_qr(op, node, code):
     """Numba's ``qr`` is the economic one; the full Q of a tall matrix comes from the QR of
     the matrix with columns of the identity appended (the first n reflectors are the
     matrix's own, so R is the same)."""
+    if op.pivoting or op.mode == "raw":
+        variant = "pivoting=True" if op.pivoting else "mode='raw'"
+        raise NotImplementedError(f"qr({variant}) has no Numba implementation (Numba's linalg "
+                                  "has no geqp3 or geqrf)")
     (x,), outs = code.inputs, code.outputs
     dtype = node.outputs[0].dtype
     a = _cast(code, x, dtype)

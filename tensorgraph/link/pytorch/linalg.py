@@ -3,7 +3,8 @@ array_blockwise``) and the linear algebra core ops (``tensorgraph.link.array_lin
 with JAX): the primitives below are ``torch.linalg``'s, whose ``_ex`` forms report a matrix
 LAPACK refused as a value (the call then fails with ``perform``'s error) instead of raising
 inside the compiled program. ``eig`` (complex outputs, which Inductor does not compile),
-``schur``, QZ and ``solve_discrete_are`` are refused."""
+``schur``, QZ, ``solve_discrete_are`` and ``qr``'s ``pivoting=True`` (no ``geqp3``) and
+``mode='raw'`` (``torch.geqrf`` does not trace) are refused."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tensorgraph.tensor.blockwise import Blockwise
 
 
 class TorchLinalg(array_linalg.Linalg):
-    missing = ("eig", "schur")
+    missing = ("eig", "schur", "geqp3")    # geqp3: qr(pivoting=True)
 
     def cholesky(self, a):
         factor, info = self.xp.linalg.cholesky_ex(a)

@@ -214,7 +214,8 @@ def _triangular(var):
         if var is node.outputs[-1]:
             return False, False                      # U
         return (True, True) if not core.permute_l and k == 1 else None   # unit lower L
-    return (False, False) if var is node.outputs[-1] else None           # QR's R
+    r_index = {"r": 0, "raw": 2}.get(core.mode, 1)  # QR's R (pivoting adds p after it)
+    return (False, False) if k == r_index else None
 
 
 @register_specialize

@@ -125,17 +125,44 @@ def test_kron_and_lyapunov_gradients():
     verify_grad(la.solve_discrete_lyapunov, [m, q], mode="FAST_COMPILE", rng=rng)
 
 
-@pytest.mark.parametrize("build, words", [
-    (lambda a: la.qr(a)[0].sum(), r"qr\(mode='full'\): the gradient needs a square or wide"),
-    (lambda a: la.svd(a)[0].sum(), r"svd\(full_matrices=True\): the gradient of U and Vh"),
+@pytest.mark.parametrize("build, error, words", [
+    # PyTensor's Assert (its tests expect the AssertionError)
+    (lambda a: la.qr(a)[0].sum(), AssertionError,
+     r"qr\(mode='full'\): the gradient needs a square or wide"),
+    (lambda a: la.svd(a)[0].sum(), ValueError,
+     r"svd\(full_matrices=True\): the gradient of U and Vh"),
 ])
-def test_gradients_without_a_formula_for_the_shape_say_so(build, words):
+def test_gradients_without_a_formula_for_the_shape_say_so(build, error, words):
     import tensorgraph as tg
 
     a = tt.dmatrix("a")
     f = tg.function([a], tg.grad(build(a), a), mode="FAST_COMPILE")
-    with pytest.raises(ValueError, match=words):
+    with pytest.raises(error, match=words):
         f(np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("mode", ["economic", "r"])
+def test_qr_with_pivoting_differentiates_the_qr_of_the_permuted_columns(shape, mode):
+    """The column order is piecewise constant: the gradient is the one of ``A[:, p]``'s QR
+    (a non-pivoted QR), put back in A's column order."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(shape)
+
+    def cost(x):
+        outs = la.qr(x, mode=mode, pivoting=True)
+        return (outs[0] ** 2).sum() + outs[0].sum() if mode == "r" else \
+            outs[0].sum() + (outs[1] * outs[1]).sum() + outs[1].sum()
+
+    verify_grad(cost, [a], mode="FAST_COMPILE", rng=rng)
+
+
+def test_qr_raw_has_no_gradient():
+    import tensorgraph as tg
+
+    a = tt.dmatrix("a")
+    with pytest.raises(NotImplementedError, match="mode='raw'"):
+        tg.grad(la.qr(a, mode="raw")[0].sum(), a)
 
 
 def test_ops_without_a_gradient_name_themselves():

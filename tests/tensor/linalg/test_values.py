@@ -215,7 +215,7 @@ def test_bad_inputs_are_named():
     with pytest.raises(ValueError, match="on_error must be 'raise' or 'nan'"):
         la.cholesky(tt.dmatrix("m"), on_error="warn")
     with pytest.raises(ValueError, match="qr: mode must be one of"):
-        la.qr(tt.dmatrix("m"), mode="raw")
+        la.qr(tt.dmatrix("m"), mode="thin")
     with pytest.raises(ValueError, match="norm: Invalid norm order 'nuc' for vectors \\('nuc' "
                                          "is a matrix norm"):
         la.norm(tt.dvector("v"), ord="nuc")
@@ -272,3 +272,40 @@ def test_qz_with_eigenvalues_is_scipys_ordqz(output):
         want = scipy.linalg.ordqz(a3[i], b3[i], sort="iuc", output=output)
         for g, e in zip(got[18:], want):
             np.testing.assert_allclose(g[i], e, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN"])
+def test_qr_with_pivoting_and_raw_is_scipy_s(mode):
+    """scipy's ``qr(pivoting=True)`` (``geqp3``; the column order last, int32, 0-based) and
+    ``mode='raw'`` (scipy's ``((h, tau), r)`` flattened to ``h, tau, r`` as PyTensor; r is
+    (k, n)), on a tall, a wide and an empty matrix and on a stack; the shapes come without
+    the factorization."""
+    rng = np.random.default_rng(3)
+    x, s = tt.dmatrix("x"), tt.dtensor3("s")
+    variants = [(m, p) for m in ("full", "economic", "r", "raw") for p in (False, True)
+                if (m, p) != ("full", False)]
+    outs = [list(la.qr(x, mode=m, pivoting=p)) if m != "r" or p else [la.qr(x, mode=m)]
+            for m, p in variants]
+    flat = [o for group in outs for o in group]
+    stack = la.qr(s, mode="economic", pivoting=True)
+    f = tg.function([x, s], flat + stack, mode=mode)
+    shapes = tg.function([x], [o.shape for o in flat], mode=mode)
+    assert mode == "FAST_COMPILE" or not any(        # FAST_RUN infers them
+        isinstance(getattr(n.op, "core_op", n.op), la.QR) for n in shapes.maker.fgraph.apply_nodes)
+    assert outs[variants.index(("raw", True))][1].type.shape == (None,)
+    batch = rng.standard_normal((2, 5, 3))
+    for a in (rng.standard_normal((6, 3)), rng.standard_normal((3, 6)), np.zeros((0, 3))):
+        got = f(a, batch)
+        for (m, p), group, shape in zip(variants, outs, np.split(np.arange(len(flat)),
+                                                            np.cumsum([len(g) for g in outs]))):
+            want = scipy.linalg.qr(a, mode=m, pivoting=p)
+            want = (*want[0], *want[1:]) if m == "raw" else want
+            assert len(want) == len(group), (m, p)
+            for k, w in zip(shape, want):
+                assert got[k].dtype == w.dtype and got[k].shape == w.shape, (m, p, k)
+                assert tuple(shapes(a)[k]) == w.shape
+                np.testing.assert_allclose(got[k], w, atol=1e-12, err_msg=f"{m} {p}")
+        for i in range(2):
+            for g, w in zip(got[len(flat):], scipy.linalg.qr(batch[i], mode="economic",
+                                                             pivoting=True)):
+                np.testing.assert_allclose(g[i], w, atol=1e-12)

@@ -1,11 +1,11 @@
 """C of ``tensorgraph.tensor.linalg``'s spectral ops through LAPACK: ``Eigh`` and ``Eigvalsh``
 (``syevd``), ``GeneralizedEigh`` (``sygvd``), ``Eig`` (``geev``), ``SVD`` (``gesdd``), ``QR``
-(``geqrf`` + ``orgqr``), ``Schur`` (``gees``, sorted by LAPACK's select functions), ``QZ``
-(``gges``; with ``return_eigenvalues``, its alpha and beta too), ``Expm`` (scaling and
-squaring with a Pade approximant: ``gemm``, ``getrf`` / ``getrs``) and ``SolveDiscreteARE``
-(scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``, ``gges``, ``getrf`` / ``getrs``).
-One ``ItemC`` per core op (``batched.py``), so the op's own nodes and its ``Blockwise``
-nodes both compute in C, a batch split across the pool.
+(``geqrf`` + ``orgqr``; ``geqp3`` with pivoting), ``Schur`` (``gees``, sorted by LAPACK's
+select functions), ``QZ`` (``gges``; with ``return_eigenvalues``, its alpha and beta too),
+``Expm`` (scaling and squaring with a Pade approximant: ``gemm``, ``getrf`` / ``getrs``)
+and ``SolveDiscreteARE`` (scipy's algorithm: ``gebal``, ``geqrf`` / ``orgqr``, ``gges``,
+``getrf`` / ``getrs``). One ``ItemC`` per core op (``batched.py``), so the op's own nodes
+and its ``Blockwise`` nodes both compute in C, a batch split across the pool.
 
 The kernels are ``spectral.h`` (a template pasted for float32 and float64, each with the
 complex routines of its precision) and ``spectral_common.h`` (shape checks, ``expm``,
@@ -131,11 +131,11 @@ class SVDItem(_Spectral):
 
 @register_item(QR)
 class QRItem(_Spectral):
-    what, name, float_output, complex_inputs = "qr", "qr", -1, "kernel"
+    what, name, float_output, complex_inputs = "qr", "qr", 0, "kernel"
     problems = ("could not be factored",)
 
     def params(self, op, core_node):
-        return [{"full": 0, "economic": 1, "r": 2}[op.mode]]
+        return [{"full": 0, "economic": 1, "r": 2, "raw": 3}[op.mode], op.pivoting]
 
 
 @register_item(Schur)

@@ -25,6 +25,9 @@ void LAPACK_TGSgesdd_(const char *jobz, const tg_lpint *m, const tg_lpint *n, TG
                       tg_lpint *info, tg_lpstrlen);
 void LAPACK_TGSgeqrf_(const tg_lpint *m, const tg_lpint *n, TGT *a, const tg_lpint *lda,
                       TGT *tau, TGT *work, const tg_lpint *lwork, tg_lpint *info);
+void LAPACK_TGSgeqp3_(const tg_lpint *m, const tg_lpint *n, TGT *a, const tg_lpint *lda,
+                      tg_lpint *jpvt, TGT *tau, TGT *work, const tg_lpint *lwork,
+                      tg_lpint *info);
 void LAPACK_TGSorgqr_(const tg_lpint *m, const tg_lpint *n, const tg_lpint *k, TGT *a,
                       const tg_lpint *lda, const TGT *tau, TGT *work, const tg_lpint *lwork,
                       tg_lpint *info);
@@ -60,6 +63,9 @@ void LAPACK_TGZgesdd_(const char *jobz, const tg_lpint *m, const tg_lpint *n, TG
                       tg_lpint *iwork, tg_lpint *info, tg_lpstrlen);
 void LAPACK_TGZgeqrf_(const tg_lpint *m, const tg_lpint *n, TGT *a, const tg_lpint *lda,
                       TGT *tau, TGT *work, const tg_lpint *lwork, tg_lpint *info);
+void LAPACK_TGZgeqp3_(const tg_lpint *m, const tg_lpint *n, TGT *a, const tg_lpint *lda,
+                      tg_lpint *jpvt, TGT *tau, TGT *work, const tg_lpint *lwork, TGT *rwork,
+                      tg_lpint *info);
 void LAPACK_TGZungqr_(const tg_lpint *m, const tg_lpint *n, const tg_lpint *k, TGT *a,
                       const tg_lpint *lda, const TGT *tau, TGT *work, const tg_lpint *lwork,
                       tg_lpint *info);
@@ -290,45 +296,77 @@ static TG_COLD int tg_TGS_sp_svd(tg_item *it)
     return tg_sp_result(info, 2);
 }
 
-/* qr (params: mode 0 full, 1 economic, 2 r): out q, r (or r), scipy's shapes */
-static TG_COLD int tg_TGS_sp_qr(tg_item *it)
+/* qr (params: mode 0 full, 1 economic, 2 r, 3 raw; pivoting): out q, r / r / h, tau, r
+ * (tg_sp_qr_outs), then with ``pivoting`` the column order (int32, 0-based); scipy's shapes.
+ * ``geqp3`` instead of ``geqrf`` with pivoting, as scipy. ``cplx``: a, tau, work are TGT pairs
+ * and rwork (2 n) is geqp3's. Both precisions' real and complex kernels call this one. */
+static TG_COLD int tg_TGS_sp_qr_any(tg_item *it, int cplx)
 {
     const tg_array *const *in = it->in;
     tg_array *const *out = it->out;
-    const int *params = it->params;
     const tg_lpint m = (tg_lpint)in[0]->shape[0], n = (tg_lpint)in[0]->shape[1], q = -1;
-    const tg_lpint k = m < n ? m : n, mode = params[0];
+    const tg_lpint k = m < n ? m : n, mode = it->params[0], piv = it->params[1];
     const tg_lpint qcols = mode == 0 ? m : k, lda = m > 1 ? m : 1;
-    const int64_t rrows = mode == 1 ? k : m, cols = n > qcols ? n : qcols;
-    tg_array *r = out[mode == 2 ? 0 : 1];
-    TGT *a = malloc(sizeof(TGT) * ((size_t)lda * tg_sp_max1(cols) + tg_sp_max1(k))), wq;
-    TGT *tau = a + (int64_t)lda * tg_sp_max1(cols), *work = NULL;
+    const int64_t rrows = mode == 1 || mode == 3 ? k : m, cols = n > qcols ? n : qcols;
+    const int c = cplx ? 2 : 1;
+    tg_array *r = out[mode == 2 ? 0 : mode == 3 ? 2 : 1];
+    TGT *a = malloc(c * sizeof(TGT) * ((size_t)lda * tg_sp_max1(cols) + tg_sp_max1(k))
+                    + sizeof(TGT) * 2 * tg_sp_max1(n));
+    TGT *tau = a + c * (int64_t)lda * tg_sp_max1(cols), *rwork = tau + c * tg_sp_max1(k);
+    TGT *work = NULL, wq[2];
+    tg_lpint *jpvt = piv ? calloc(tg_sp_max1(n), sizeof(tg_lpint)) : NULL;
     tg_lpint info = 0, lwork = 1;
-    if (a == NULL) return TG_ITEM_NOMEM;
+    if (a == NULL || (piv && jpvt == NULL)) { free(a); free(jpvt); return TG_ITEM_NOMEM; }
     tg_sp_threads();
-    tg_TGS_sp_load(a, lda, in[0]);
+    if (cplx) tg_TGZ_sp_load(a, lda, in[0]);
+    else tg_TGS_sp_load(a, lda, in[0]);
     if (k > 0) {
-        LAPACK_TGSgeqrf_(&m, &n, a, &lda, tau, &wq, &q, &info);
-        lwork = tg_sp_lwork(wq, n);
-        if (mode != 2) {
-            LAPACK_TGSorgqr_(&m, &qcols, &k, a, &lda, tau, &wq, &q, &info);
-            lwork = tg_sp_lwork(wq, lwork);
+        if (piv && cplx) LAPACK_TGZgeqp3_(&m, &n, a, &lda, jpvt, tau, wq, &q, rwork, &info);
+        else if (piv) LAPACK_TGSgeqp3_(&m, &n, a, &lda, jpvt, tau, wq, &q, &info);
+        else if (cplx) LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, wq, &q, &info);
+        else LAPACK_TGSgeqrf_(&m, &n, a, &lda, tau, wq, &q, &info);
+        lwork = tg_sp_lwork(wq[0], piv ? 3 * n + 1 : n);
+        if (mode < 2) {
+            if (cplx) LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, wq, &q, &info);
+            else LAPACK_TGSorgqr_(&m, &qcols, &k, a, &lda, tau, wq, &q, &info);
+            lwork = tg_sp_lwork(wq[0], lwork);
         }
-        work = malloc(sizeof(TGT) * lwork);
-        if (work == NULL) { free(a); return TG_ITEM_NOMEM; }
-        LAPACK_TGSgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+        if ((work = malloc(c * sizeof(TGT) * lwork)) == NULL) {
+            free(a); free(jpvt); return TG_ITEM_NOMEM;
+        }
+        if (piv && cplx) LAPACK_TGZgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, rwork, &info);
+        else if (piv) LAPACK_TGSgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, &info);
+        else if (cplx) LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+        else LAPACK_TGSgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    } else if (piv) {
+        for (tg_lpint j = 0; j < n; j++) jpvt[j] = j + 1;   /* nothing to pivot: scipy's arange */
     }
     for (int64_t i = 0; i < rrows; i++)
-        for (int64_t j = 0; j < n; j++)
-            *(TGT *)TG_SP_AT2(r, i, j) = i <= j ? a[i + j * lda] : 0;
-    if (mode != 2 && m > 0) {
-        if (k > 0) LAPACK_TGSorgqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
-        if (k > 0) tg_TGS_sp_store(out[0], a, lda, 0);
-        else tg_TGS_sp_eye(out[0], 0);   /* no reflector: Q is the identity */
+        for (int64_t j = 0; j < n; j++) {
+            TGT *to = (TGT *)TG_SP_AT2(r, i, j);
+            for (int p = 0; p < c; p++) to[p] = i <= j ? a[c * (i + j * lda) + p] : 0;
+        }
+    if (piv) {
+        tg_array *p = out[mode == 2 ? 1 : mode == 3 ? 3 : 2];
+        for (int64_t j = 0; j < n; j++) *(int32_t *)TG_SP_AT1(p, j) = (int32_t)(jpvt[j] - 1);
     }
-    free(work); free(a);
+    if (mode == 3) {                     /* raw: geqrf's (or geqp3's) matrix and tau as LAPACK
+                                          * left them */
+        if (m > 0 && n > 0) tg_TGS_sp_store(out[0], a, lda, cplx);
+        for (int64_t i = 0; i < k; i++)
+            for (int p = 0; p < c; p++) ((TGT *)TG_SP_AT1(out[1], i))[p] = tau[c * i + p];
+    } else if (mode != 2 && m > 0) {
+        if (k > 0) {
+            if (cplx) LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
+            else LAPACK_TGSorgqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
+            tg_TGS_sp_store(out[0], a, lda, cplx);
+        } else tg_TGS_sp_eye(out[0], cplx);   /* no reflector: Q is the identity */
+    }
+    free(work); free(jpvt); free(a);
     return tg_sp_result(info, 1);
 }
+
+static TG_COLD int tg_TGS_sp_qr(tg_item *it) { return tg_TGS_sp_qr_any(it, 0); }
 
 /* schur's and qz's sort orders as LAPACK's select functions (scipy's definitions: schur
  * tests the eigenvalue, qz the ratio alpha / beta, false for beta == 0 but in 'ouc') */
@@ -608,41 +646,5 @@ static TG_COLD int tg_TGZ_sp_svd(tg_item *it)
     return tg_sp_result(info, 2);
 }
 
-/* qr of a complex matrix (params: mode 0 full, 1 economic, 2 r) */
-static TG_COLD int tg_TGZ_sp_qr(tg_item *it)
-{
-    const tg_lpint m = (tg_lpint)it->in[0]->shape[0], n = (tg_lpint)it->in[0]->shape[1];
-    const tg_lpint k = m < n ? m : n, mode = it->params[0], q = -1;
-    const tg_lpint qcols = mode == 0 ? m : k, lda = m > 1 ? m : 1;
-    const int64_t rrows = mode == 1 ? k : m, cols = n > qcols ? n : qcols;
-    tg_array *r = it->out[mode == 2 ? 0 : 1];
-    TGT *a = malloc(2 * sizeof(TGT) * ((size_t)lda * tg_sp_max1(cols) + tg_sp_max1(k)));
-    TGT *tau = a + 2 * (int64_t)lda * tg_sp_max1(cols), *work = NULL, wq[2];
-    tg_lpint info = 0, lwork = 1;
-    if (a == NULL) return TG_ITEM_NOMEM;
-    tg_sp_threads();
-    tg_TGZ_sp_load(a, lda, it->in[0]);
-    if (k > 0) {
-        LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, wq, &q, &info);
-        lwork = tg_sp_lwork(wq[0], n);
-        if (mode != 2) {
-            LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, wq, &q, &info);
-            lwork = tg_sp_lwork(wq[0], lwork);
-        }
-        if ((work = malloc(2 * sizeof(TGT) * lwork)) == NULL) { free(a); return TG_ITEM_NOMEM; }
-        LAPACK_TGZgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
-    }
-    for (int64_t i = 0; i < rrows; i++)
-        for (int64_t j = 0; j < n; j++) {
-            TGT *to = (TGT *)TG_SP_AT2(r, i, j);
-            to[0] = i <= j ? a[2 * (i + j * lda)] : 0;
-            to[1] = i <= j ? a[2 * (i + j * lda) + 1] : 0;
-        }
-    if (mode != 2 && m > 0) {
-        if (k > 0) LAPACK_TGZungqr_(&m, &qcols, &k, a, &lda, tau, work, &lwork, &info);
-        if (k > 0) tg_TGS_sp_store(it->out[0], a, lda, 1);
-        else tg_TGS_sp_eye(it->out[0], 1);
-    }
-    free(work); free(a);
-    return tg_sp_result(info, 1);
-}
+/* qr of a complex matrix (tg_TGS_sp_qr_any's params and outputs) */
+static TG_COLD int tg_TGZ_sp_qr(tg_item *it) { return tg_TGS_sp_qr_any(it, 1); }

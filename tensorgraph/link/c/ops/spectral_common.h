@@ -153,15 +153,19 @@ static TG_COLD int tg_sp_shapes_svd(const tg_array *const *in, int64_t (*out)[TG
     return tg_sp_too_big("svd", in, 1, msg, len);
 }
 
-/* qr (params: mode 0 full, 1 economic, 2 r): q, r, or r */
+/* qr (params: mode 0 full, 1 economic, 2 r, 3 raw; pivoting): q, r / r / h, tau, r, then the
+ * column order with pivoting */
 static TG_COLD int tg_sp_shapes_qr(const tg_array *const *in, int64_t (*out)[TG_MAXDIM],
                                    const int *params, char *msg, size_t len)
 {
     const int64_t m = in[0]->shape[0], n = in[0]->shape[1], k = m < n ? m : n;
-    int64_t *r = out[params[0] == 2 ? 0 : 1];
-    r[0] = params[0] == 1 ? k : m;
+    const int mode = params[0];
+    int64_t *r = out[mode == 2 ? 0 : mode == 3 ? 2 : 1];
+    r[0] = mode == 1 || mode == 3 ? k : m;
     r[1] = n;
-    if (params[0] != 2) { out[0][0] = m; out[0][1] = params[0] == 1 ? k : m; }
+    if (mode < 2) { out[0][0] = m; out[0][1] = mode == 1 ? k : m; }
+    if (mode == 3) { out[0][0] = m; out[0][1] = n; out[1][0] = k; }
+    if (params[1]) out[mode == 2 ? 1 : mode == 3 ? 3 : 2][0] = n;
     return tg_sp_too_big("qr", in, 1, msg, len);
 }
 

@@ -214,6 +214,48 @@ def test_qr_of_a_matrix_without_columns_is_scipy_s():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("mode", ["full", "economic", "r", "raw"])
+def test_qr_with_pivoting_and_raw_are_scipy_s(mode):
+    """``pivoting=True`` calls ``geqp3`` (the column order: int32, 0-based) and ``mode='raw'``
+    gives ``geqrf``'s matrix and tau, then R (k, n): the LAPACK calls scipy makes, so scipy's
+    values (the pivots exactly), real and complex, one matrix and a strided stack."""
+    x, s, z = tt.dmatrix("x"), tt.ftensor3("s"), tt.zmatrix("z")
+    variants = [True, False] if mode == "raw" else [True]
+    results = [la.qr(v, mode=mode, pivoting=p) for p in variants for v in (x, s, z)]
+    outs = [o for r in results for o in (r if isinstance(r, (list, tuple)) else [r])]
+    f = compiled([x, s, z], outs, core_ops=(la.QR,))
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 4))
+    st = strided(rng.standard_normal((2, 3, 5)).astype("float32"))
+    c = rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))
+    got = iter(f(a, st, c))
+    for p in variants:
+        for value, batched in ((a, False), (st, True), (c, False)):
+            for_items = items(value)
+            wants = [scipy.linalg.qr(v, mode=mode, pivoting=p) for v in for_items]
+            wants = [(*w[0], *w[1:]) if mode == "raw" else w for w in wants]
+            for k in range(len(wants[0])):
+                g = next(got)
+                for j, w in enumerate(wants):
+                    gj = g[j] if batched else g
+                    assert gj.dtype == w[k].dtype and gj.shape == w[k].shape, (p, k)
+                    tol = 2e-4 if value.dtype == np.float32 else 1e-10
+                    np.testing.assert_allclose(gj, w[k], rtol=tol, atol=tol)
+
+
+def test_qr_with_pivoting_of_an_empty_matrix_is_scipy_s():
+    x = tt.dmatrix("x")
+    f = compiled([x], [*la.qr(x, pivoting=True), *la.qr(x, mode="raw")])
+    for shape in ((0, 3), (3, 0)):
+        want = [*scipy.linalg.qr(np.zeros(shape), pivoting=True),
+                *scipy.linalg.qr(np.zeros(shape), mode="raw")[0],
+                scipy.linalg.qr(np.zeros(shape), mode="raw")[1]]
+        for got, w in zip(f(np.zeros(shape)), want, strict=True):
+            assert got.shape == w.shape and got.dtype == w.dtype
+            if w.size:
+                np.testing.assert_array_equal(got, w)
+
+
 def _blocks(t):
     """The eigenvalues of a quasi-triangular T in the order of its diagonal blocks."""
     out, i, n = [], 0, t.shape[0]

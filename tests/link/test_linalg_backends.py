@@ -291,6 +291,26 @@ def test_qr_pivoting_runs_in_jax_and_qr_raw_nowhere_naming_the_variant(mode):
         tg.function([m], la.qr(m, mode="raw"), mode=mode)
 
 
+@pytest.mark.skipif(not available("jax"), reason="no jax")
+def test_jax_schur_is_scipy_s_under_scipy_s_rules():
+    """JAX's ``schur`` applies scipy's rules (a real matrix with ``output='complex'`` cast to
+    complex, a complex one ignoring ``output='real'``) on the LAPACK scipy ships (jaxlib
+    calls scipy's), so its values are scipy's, the Schur vectors' phases included."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(666)
+    for dtype, output in (("float64", "complex"), ("complex128", "real"),
+                          ("complex128", "complex")):
+        a = rng.normal(size=(5, 5))
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.normal(size=(5, 5))
+        x = tt.tensor("x", dtype=dtype, shape=(None, None))
+        got = tg.function([x], la.schur(x, output=output), mode="JAX")(a)
+        for g, w in zip(got, scipy.linalg.schur(a, output=output)):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, atol=1e-12)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_function_with_linalg_runs_in_threads_and_pickles(mode):
     a, b = tt.tensor3("a"), tt.tensor3("b")

@@ -130,3 +130,76 @@ for _cls, _make in array_elemwise.registrations(LIBRARY, _FLOAT_FUNCTIONS).items
     register_scalar(_cls)(_make)
 for _cls in _MISSING:
     register_scalar(_cls)(_missing)
+
+
+def _hyp2f1_der(op, in_dtypes, out_dtypes):
+    """d2F1/da, /db or /dc (``sd.Hyp2F1Der``): the reference's series in double, every element
+    at once in one ``lax.while_loop`` that runs until each element has ended, converged or
+    failed (nan), at most ``HYP2F1_MAX_TERMS`` terms."""
+    (out,) = out_dtypes
+    if out not in ("float32", "float64"):
+        raise NotImplementedError(f"{op.name} computing in {out}")
+    wrt = int(op.wrt)
+
+    def compute(a, b, c, z):
+        import jax.numpy as jnp
+        from jax import lax
+
+        a, b, c, z = jnp.broadcast_arrays(*[jnp.asarray(v, dtype="float64") for v in (a, b, c, z)])
+        finite = jnp.isfinite(a) & jnp.isfinite(b) & jnp.isfinite(c) & jnp.isfinite(z)
+        # Pfaff's transformation for -1 <= z < 0: (1 - z)^-a 2F1(a, c - b; c; z / (z - 1))
+        pfaff = (z >= -1) & (z < 0) & ((z > -1) | (c > a + b))
+        x = jnp.where(pfaff, z / jnp.where(pfaff, z - 1, 1.0), z)
+        q_param = jnp.where(pfaff, c - b, b)
+        da = 1.0 if wrt == 0 else 0.0
+        db = jnp.where(pfaff, (0.0, -1.0, 1.0)[wrt], (0.0, 1.0, 0.0)[wrt])
+        dc = 1.0 if wrt == 2 else 0.0
+        size = jnp.abs(x)
+        converges = (size < 1) | ((size == 1) & (c > a + q_param))
+        settled = jnp.maximum(jnp.maximum(-a, -q_param), jnp.maximum(-c, 0.0)) + 1
+        zeros, ones = jnp.zeros_like(a), jnp.ones_like(a)
+        # status: 0 running, 1 summed, 2 failed
+        status = jnp.where(finite, 0, 2).astype("int8")
+
+        def running(state):
+            k, *_, status = state
+            return (k < sd.HYP2F1_MAX_TERMS) & jnp.any(status == 0)
+
+        def step(state):
+            k, term, dterm, value, total, small, status = state
+            kf = k.astype("float64")
+            ak, bk, ck = a + kf, q_param + kf, c + kf
+            pole = ck == 0
+            den = jnp.where(pole, 1.0, ck) * (kf + 1)
+            ratio = ak * bk * x / den
+            slope = (da * bk + db * ak) * x / den - dc * ratio / jnp.where(pole, 1.0, ck)
+            new_term, new_dterm = term * ratio, dterm * ratio + term * slope
+            new_value, new_total = value + new_term, total + new_dterm
+            ended = (new_term == 0) & (new_dterm == 0)
+            broken = pole | ~(jnp.isfinite(new_total) & jnp.isfinite(new_value))
+            past = kf >= settled
+            q = jnp.where(size == 1, jnp.abs(ratio), jnp.maximum(jnp.abs(ratio), size))
+            new_small = past & (q < 1) & \
+                (jnp.abs(new_dterm) * q <= sd._EPS * (1 - q) * jnp.abs(new_total)) & \
+                (jnp.abs(new_term) * q <= sd._EPS * (1 - q) * jnp.abs(new_value))
+            new_status = jnp.where(
+                pole, 2, jnp.where(ended, 1, jnp.where(broken | (past & ~converges), 2,
+                                                         jnp.where(new_small & small, 1, 0))))
+            live = status == 0
+            keep = lambda new, old: jnp.where(live, new, old)  # noqa: E731
+            return (k + 1, keep(new_term, term), keep(new_dterm, dterm), keep(new_value, value),
+                    keep(new_total, total), keep(new_small, small),
+                    keep(new_status.astype("int8"), status))
+
+        state = (jnp.asarray(0, dtype="int64"), ones, zeros, ones, zeros,
+                 jnp.zeros(a.shape, dtype=bool), status)
+        _, _, _, value, total, _, status = lax.while_loop(running, step, state)
+        if wrt == 0:
+            total = jnp.where(pfaff, total - jnp.log1p(-jnp.where(pfaff, z, 0.0)) * value, total)
+        front = jnp.where(pfaff, (1 - jnp.where(pfaff, z, 0.0)) ** -a, 1.0)
+        result = jnp.where(status == 1, front * total, jnp.nan)
+        return jnp.where(finite & (z == 0), 0.0, result).astype(out)
+    return compute
+
+
+register_scalar(sd.Hyp2F1Der)(_hyp2f1_der)

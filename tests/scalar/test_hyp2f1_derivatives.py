@@ -131,6 +131,25 @@ def test_c_computes_the_references_numbers():
     assert np.isnan(want[0]).any() and np.isfinite(want[0]).any()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["JAX", "NUMBA"])
+def test_jax_and_numba_give_the_references_numbers_at_the_edges(mode):
+    from tensorgraph.link.backend import available
+
+    if not available(mode.lower()):
+        pytest.skip(f"{mode.lower()} is not installed")
+    edges = [(1.0, 12.0, 10.0, 1.0), (1.0, 1.0, 2.0, -5.0), (1.0, 2.0, 2.5, -1.0),
+             (1.0, 2.0, 4.5, -1.0), (1.5, 2.0, -3.0, 0.5), (-3.0, 1.5, 2.0, 4.5),
+             (-2.0, 1.5, -4.0, 0.5), (np.inf, 1.0, 2.0, 0.5), (2.0, 1.0, 2.0, 0.0)]
+    points = [p for p in GRID if p[3] < 0.9] + edges
+    values = [np.array(v) for v in zip(*points)]
+    a, b, c, z = tt.dvectors("a", "b", "c", "z")
+    outs = [tm.hyp2f1_der(a, b, c, z, wrt=w) for w in range(3)]
+    want = tg.function([a, b, c, z], outs, mode=PY)(*values)
+    for got, expected in zip(tg.function([a, b, c, z], outs, mode=mode)(*values), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+
+
 # verify_grad, float64: PyTensor's broadcast tester draws a, b, c in (0, 20), z in (-0.9, 0.9);
 # here also z near -1 and 1, negative and integer parameters, c < 0
 EDGES = {

@@ -186,7 +186,9 @@ def _hyp2f1_der(op, in_dtypes, out_dtypes):
                 pole, 2, jnp.where(ended, 1, jnp.where(broken | (past & ~converges), 2,
                                                          jnp.where(new_small & small, 1, 0))))
             live = status == 0
-            keep = lambda new, old: jnp.where(live, new, old)  # noqa: E731
+
+            def keep(new, old):
+                return jnp.where(live, new, old)
             return (k + 1, keep(new_term, term), keep(new_dterm, dterm), keep(new_value, value),
                     keep(new_total, total), keep(new_small, small),
                     keep(new_status.astype("int8"), status))

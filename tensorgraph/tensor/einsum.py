@@ -1,6 +1,7 @@
-"""``einsum(subscripts, *operands)``: numpy's Einstein summation, built as a graph of the ops
-that already exist (``diagonal``, ``sum``, ``transpose``, ``reshape``, ``matmul``), so every
-back end runs it and its gradient follows from theirs.
+"""``einsum(subscripts, *operands)``: numpy's Einstein summation, as PyTensor's: one ``Einsum``
+node (an ``OpFromGraph`` whose inner graph is built of the ops that already exist:
+``diagonal``, ``sum``, ``transpose``, ``reshape``, ``matmul``), inlined when a function is
+compiled, so every back end runs plain ops and the gradient follows from theirs.
 
 The subscripts are numpy's: letters per operand, ``...`` for the leading (broadcast)
 dimensions, ``->`` then the output's letters; without ``->`` the output is the ellipsis
@@ -9,20 +10,32 @@ without ``...`` sums the ellipsis dimensions, as PyTensor's einsum does (numpy r
 letter repeated in one operand takes that operand's diagonal (``'ii->i'``, ``'ii'`` is the trace).
 
 How it is built: each operand first loses its repeated letters (diagonals) and the letters no
-other operand and not the output has (sums). Then the operands are combined left to right,
-two at a time: the letters both have and something later needs (another operand, the
-output) are batch dimensions, the ones only they have are contracted, and one ``matmul`` of
-the two, reshaped to (batch..., kept, contracted) and (batch..., contracted, kept), computes
-the pair (a dot product or a BLAS call per batch element in C). No contraction order is
-searched: write the operands in a good order for long chains.
+other operand and not the output has (sums). Then the operands are combined two at a time in
+the order of a contraction path (numpy's convention: each step names the positions of the
+operands it takes out of the list, and the result goes to its end; the first named is the left
+factor): the letters both have and
+something later needs (another operand, the output) are batch dimensions, the ones only they
+have are contracted, and one ``matmul`` of the two, reshaped to (batch..., kept, contracted)
+and (batch..., contracted, kept), computes the pair (a dot product or a BLAS call per batch
+element in C).
+
+The path: when every operand's static shape is known and there are more than two operands,
+``np.einsum_path(..., optimize="optimal")`` (``"greedy"`` beyond 8 operands) picks the order
+that costs the fewest operations, and the node says ``optimized=True``; otherwise the
+operands are combined left to right, as written (``((0, 1), (n-2, 0), ..., (1, 0))``: the
+result so far with the next operand), and ``optimized`` is False (True for one or two
+operands: there is nothing to choose). ``out.owner.op.path`` is the path taken.
 """
 
 from __future__ import annotations
 
 import string
+import warnings
 
 import numpy as np
 
+from tensorgraph.configdefaults import config
+from tensorgraph.graph.op_from_graph import OpFromGraph
 from tensorgraph.scalar.basic import upcast
 from tensorgraph.tensor.basic import as_tensor_variable, constant
 from tensorgraph.tensor.diagonal import diagonal
@@ -31,35 +44,140 @@ from tensorgraph.tensor.math import cast, mul
 from tensorgraph.tensor.reduction import sum as tsum
 from tensorgraph.tensor.shape import reshape, transpose
 
-__all__ = ["einsum"]
+__all__ = ["Einsum", "einsum"]
 
 _LETTERS = frozenset(string.ascii_letters)
 
+#: up to this many operands the path search is numpy's exhaustive "optimal"; beyond, "greedy"
+_OPTIMAL_UP_TO = 8
 
-def einsum(subscripts: str, *operands):
-    """numpy's ``einsum(subscripts, *operands)`` (see the module docstring); the result has
-    the operands' common dtype, as numpy's."""
+
+class Einsum(OpFromGraph):
+    """The node of one ``einsum`` call (PyTensor's ``Einsum``): an ``OpFromGraph`` with
+    ``inline=True`` whose inner graph computes the contraction in the order of ``path``.
+
+    Props: ``subscripts`` (as the user wrote them), ``path`` (the contraction steps, numpy's
+    convention) and ``optimized`` (whether the path was searched with all static shapes
+    known; see the module docstring). Compiling inlines the node (the rewrite
+    ``inline_op_from_graph``), so compiled graphs hold only plain ops.
+    """
+
+    __props__ = ("subscripts", "path", "optimized")
+
+    def __init__(self, inputs, outputs, *, subscripts: str, path, optimized: bool, **kwargs):
+        self.subscripts = subscripts
+        self.path = tuple(tuple(step) for step in path)
+        self.optimized = bool(optimized)
+        kwargs.setdefault("inline", True)
+        super().__init__(inputs, outputs, strict=True, **kwargs)
+
+    def __str__(self):
+        return (f"Einsum{{subscripts={self.subscripts!r}, path={self.path}, "
+                f"optimized={self.optimized}}}")
+
+
+def einsum(subscripts: str, *operands, optimize=None):
+    """numpy's ``einsum(subscripts, *operands)`` (see the module docstring) as one ``Einsum``
+    node; the result has the operands' common dtype, as numpy's. ``optimize`` is PyTensor's
+    parameter, which it refuses too: the path is searched whenever the static shapes allow."""
+    if optimize is not None:
+        raise NotImplementedError("einsum(optimize=...) is not supported, as in PyTensor: the "
+                                  "contraction path is searched whenever every operand's "
+                                  "static shape is known (see op.path, op.optimized)")
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum: subscripts must be a str such as 'ij,jk->ik', got "
                         f"{type(subscripts).__name__}")
     if not operands:
         raise ValueError("einsum: no operands given after the subscripts")
     tensors = [as_tensor_variable(x) for x in operands]
+    terms, output = _parse(subscripts, tensors)
+    _check_sizes(subscripts, terms, tensors)
+    path, optimized = _contraction_path(terms, output, tensors)
+    # the inner graph is built on fresh inputs (a constant operand, or one operand given
+    # twice, stays one input per position) and without test values (they have none)
+    inner_inputs = [x.type() for x in tensors]
+    with config.change_flags(compute_test_value="off"):
+        result = _build(inner_inputs, terms, output, path)
+    op = Einsum(inner_inputs, [result], subscripts=subscripts, path=path, optimized=optimized)
+    return op(*tensors)
+
+
+def _build(tensors, terms, output, path):
+    """The einsum of ``tensors`` (labelled by ``terms``) contracted in the order of ``path``."""
     dtype = upcast(*[x.dtype for x in tensors])
     tensors = [cast(x, dtype) for x in tensors]
-    terms, output = _parse(subscripts, tensors)
     needed = [set(output)] + [set(labels) for labels in terms]
     pieces = []
     for k, (x, labels) in enumerate(zip(tensors, terms)):
         x, labels = _take_diagonals(x, labels)
         elsewhere = set(output).union(*[needed[j + 1] for j in range(len(terms)) if j != k])
         pieces.append(_sum_labels(x, labels, [lab for lab in labels if lab not in elsewhere]))
-    x, labels = pieces[0]
-    for k, (y, y_labels) in enumerate(pieces[1:], start=1):
-        later = set(output).union(*[set(lab) for _, lab in pieces[k + 1:]])
-        x, labels = _combine(x, labels, y, y_labels, later)
+    # every label of a piece is now in the output or in another piece, and stays so: a pair's
+    # result keeps only the labels something after it needs
+    for step in path:
+        chosen = [pieces[k] for k in step]
+        pieces = [piece for k, piece in enumerate(pieces) if k not in step]
+        later = set(output).union(*[set(lab) for _, lab in pieces])
+        x, labels = chosen[0]
+        for y, y_labels in chosen[1:]:
+            x, labels = _combine(x, labels, y, y_labels, later)
+        pieces.append((x, labels))
+    [(x, labels)] = pieces
     x, labels = _sum_labels(x, labels, [lab for lab in labels if lab not in output])
     return transpose(x, [labels.index(lab) for lab in output]) if labels != output else x
+
+
+def _contraction_path(terms, output, tensors):
+    """(path, optimized): see the module docstring."""
+    n = len(tensors)
+    if n == 1:
+        return ((0,),), True
+    if n == 2:
+        return ((0, 1),), True
+    left_to_right = ((0, 1),) + tuple((k, 0) for k in range(n - 2, 0, -1))
+    shapes = [x.type.shape for x in tensors]
+    if any(size is None for shape in shapes for size in shape):
+        return left_to_right, False
+    # numpy's subscripts for the parsed labels: an ellipsis dimension gets a letter of its own
+    letters = {}
+    spare = iter(sorted(_LETTERS - {lab for t in terms for lab in t if isinstance(lab, str)}))
+    for labels in terms + [output]:
+        for lab in labels:
+            if lab not in letters:
+                letters[lab] = lab if isinstance(lab, str) else next(spare, None)
+    if None in letters.values():
+        return left_to_right, False
+    _warn_mixed_broadcasting(terms, shapes)
+    spec = (",".join("".join(letters[lab] for lab in t) for t in terms) + "->"
+            + "".join(letters[lab] for lab in output))
+    stand_ins = [np.broadcast_to(np.empty((), dtype=np.float64), shape) for shape in shapes]
+    try:
+        found = np.einsum_path(spec, *stand_ins,
+                               optimize="optimal" if n <= _OPTIMAL_UP_TO else "greedy")[0]
+    except ValueError:   # a case numpy refuses and this einsum takes: the default order
+        return left_to_right, False
+    path = tuple(tuple(int(k) for k in step) for step in found[1:])
+    if any(len(step) != 2 for step in path):   # one step of all: nothing to order
+        return left_to_right, True
+    return path, True
+
+
+def _warn_mixed_broadcasting(terms, shapes):
+    """PyTensor's warning: a letter of static size 1 in one operand and more in another makes
+    the path search count it at the larger size everywhere (opt_einsum issue 220)."""
+    sizes = {}
+    for labels, shape in zip(terms, shapes):
+        for lab, size in zip(labels, shape):
+            if isinstance(lab, str):     # ellipsis dimensions broadcast by design
+                sizes.setdefault(lab, set()).add(size)
+    mixed = sorted(lab for lab, seen in sizes.items() if 1 in seen and len(seen) > 1)
+    if mixed:
+        plural = len(mixed) > 1
+        warnings.warn(f"einsum: the same subscript{'s' if plural else ''} "
+                      f"{', '.join(map(repr, mixed))} {'name' if plural else 'names'} a "
+                      "dimension of size 1 (broadcastable) in one operand and a larger one in "
+                      "another. This can result in a suboptimal contraction path: give the "
+                      "size-1 dimension a letter of its own.", UserWarning, stacklevel=4)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,6 +231,22 @@ def _parse(subscripts, tensors):
                     counts[lab] = counts.get(lab, 0) + 1
         output = ellipsis + sorted(lab for lab, n in counts.items() if n == 1)
     return terms, output
+
+
+def _check_sizes(subscripts, terms, tensors):
+    """The static sizes of one label agree (or are 1: broadcasting), as numpy requires."""
+    seen = {}
+    for k, (labels, x) in enumerate(zip(terms, tensors)):
+        for lab, size in zip(labels, x.type.shape):
+            if size is None or size == 1:
+                continue
+            if lab in seen and seen[lab][1] != size:
+                what = (f"the subscript {lab!r}" if isinstance(lab, str)
+                        else "an ellipsis dimension")
+                raise ValueError(f"einsum: {what} of {subscripts!r} has size {seen[lab][1]} in "
+                                 f"operand {seen[lab][0]} and {size} in operand {k} (sizes of "
+                                 "one subscript must be equal, or 1)")
+            seen.setdefault(lab, (k, size))
 
 
 def _check_letters(letters, subscripts):

@@ -17,7 +17,14 @@ on the whole batch at once:
 - ``ExtractDiag``: the same diagonal of the shifted axes;
 - ``Subtensor``, ``AdvancedSubtensor1``, ``AdvancedSubtensor``: the same index after a full
   slice per batch dimension, when only ``x`` is batched (and, for advanced indexing, the
-  index arrays are adjacent, so that numpy puts their dimensions in the same place).
+  index arrays are adjacent, so that numpy puts their dimensions in the same place);
+- ``Einsum`` (``tt.einsum``): the same einsum with ``...`` in front of every operand's and the
+  output's subscripts, the batch dimensions being the ellipsis (when the subscripts have
+  none of their own), so the path is searched again and each pair stays one batched
+  ``matmul``;
+- ``OpFromGraph`` with ``inline=True`` (an ``Einsum`` whose subscripts have ``...``): its
+  inner graph, inlined on the node's inputs and vectorized op by op (a graph the compiler
+  would inline anyway); one without ``inline`` stays one node, in a Blockwise.
 
 A batched size, shape vector or index (one that gained dimensions) needs a different
 computation per batch item: those fall back to the Blockwise, except ``SpecifyShape``, whose
@@ -26,10 +33,12 @@ sizes describe one static type and cannot vary over a batch (a NotImplementedErr
 
 from __future__ import annotations
 
-from tensorgraph.graph.replace import register_vectorize
+from tensorgraph.graph.op_from_graph import OpFromGraph
+from tensorgraph.graph.replace import register_vectorize, vectorize_graph
 from tensorgraph.tensor.blockwise import _batch_dims, _vectorize_with_blockwise
 from tensorgraph.tensor.creation import Alloc, alloc
 from tensorgraph.tensor.diagonal import ExtractDiag
+from tensorgraph.tensor.einsum import Einsum, _parse, einsum
 from tensorgraph.tensor.extra_ops import broadcast_arrays, broadcast_to
 from tensorgraph.tensor.join import Join, MakeVector, stack
 from tensorgraph.tensor.math import cast
@@ -193,3 +202,23 @@ def _vectorize_advanced_subtensor1(op, node, x, ilist):
     if x_b == 0:
         return op.make_node(x, ilist)
     return AdvancedSubtensor((_FULL_SLICE,) * x_b + ("array",)).make_node(x, ilist)
+
+
+@register_vectorize(OpFromGraph)
+def _vectorize_op_from_graph(op, node, *inputs):
+    if not any(_batch_dims(node, inputs)):
+        return op.make_node(*inputs)
+    if not op.inline:
+        return _vectorize_with_blockwise(op, node, *inputs)
+    outputs = op._inlined(node.inputs, op.fgraph.outputs)
+    return vectorize_graph(outputs, dict(zip(node.inputs, inputs)))
+
+
+@register_vectorize(Einsum)
+def _vectorize_einsum(op, node, *inputs):
+    if "..." in op.subscripts or not any(_batch_dims(node, inputs)):
+        return _vectorize_op_from_graph(op, node, *inputs)
+    terms, output = _parse(op.subscripts, node.inputs)
+    batched = (",".join("..." + "".join(labels) for labels in terms) + "->..."
+               + "".join(output))
+    return einsum(batched, *inputs).owner

@@ -1,5 +1,9 @@
 """``tt.einsum``: numpy's values (ellipsis, repeated indices, implicit output, broadcasting),
-dtypes, gradients through the graph it builds, and clear errors."""
+dtypes, gradients through the graph it builds, and clear errors; the ``Einsum`` node
+(PyTensor's): the contraction path searched with static shapes, ``optimized``, inlined when
+compiled, shown by debugprint."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -7,6 +11,10 @@ import pytest
 import tensorgraph as tg
 import tensorgraph.tensor as tt
 from tensorgraph.gradient import verify_grad
+from tensorgraph.graph.replace import vectorize_graph
+from tensorgraph.graph.op_from_graph import OpFromGraph
+from tensorgraph.printing import debugprint
+from tensorgraph.tensor.einsum import Einsum
 
 CASES = [
     ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("ii->i", [(4, 4)]),
@@ -82,7 +90,123 @@ def test_contractions_become_products_not_broadcast_temporaries():
     (lambda a: tt.einsum("ij->z", a), "output subscript 'z' is in no operand"),
     (lambda a: tt.einsum("ij->ii", a), "repeats a subscript"),
     (lambda a: tt.einsum(3, a), "subscripts must be a str"),
+    (lambda a: tt.einsum("ij,jk", tt.tensor(shape=(2, 3)), tt.tensor(shape=(4, 5))),
+     "'j' of 'ij,jk' has size 3 in operand 0 and 4 in operand 1"),
 ])
 def test_bad_subscripts_say_what_is_wrong(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call(tt.dmatrix("a"))
+
+
+# -- the Einsum node (PyTensor's) ---------------------------------------------------------------
+
+CHAIN = "ij,jk,kl,lm->im"
+CHAIN_SHAPES = [(30, 30), (30, 30), (30, 30), (30, 2)]
+
+
+def test_one_einsum_node_with_the_path_numpy_finds_for_static_shapes():
+    xs = [tt.tensor(shape=s) for s in CHAIN_SHAPES]
+    out = tt.einsum(CHAIN, *xs)
+    op = out.owner.op
+    assert isinstance(op, Einsum) and isinstance(op, OpFromGraph) and op.inline
+    assert op.subscripts == CHAIN and op.optimized is True
+    numpys = np.einsum_path(CHAIN, *[np.empty(s) for s in CHAIN_SHAPES], optimize="optimal")[0]
+    assert op.path == tuple(tuple(step) for step in numpys[1:])
+    assert op.path[0] in ((2, 3), (3, 2))          # the matrix-vector end first
+    assert out.owner.inputs == xs and out.type.shape == (30, 2)
+
+
+def test_without_static_shapes_the_path_is_left_to_right_and_not_optimized():
+    xs = [tt.dmatrix() for _ in CHAIN_SHAPES]
+    op = tt.einsum(CHAIN, *xs).owner.op
+    # the result so far (last in the list) with the next operand (first), as written
+    assert op.optimized is False and op.path == ((0, 1), (2, 0), (1, 0))
+    # one or two operands: nothing to order
+    assert tt.einsum("ij,jk", xs[0], xs[1]).owner.op.optimized is True
+    assert tt.einsum("ii", xs[0]).owner.op.path == ((0,),)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+@pytest.mark.parametrize("static", [True, False])
+def test_the_node_is_inlined_and_gives_numpys_values(mode, static):
+    rng = np.random.default_rng(3)
+    cases = [(CHAIN, CHAIN_SHAPES), ("ijk,bj,ck->i", [(4, 5, 6), (7, 5), (1, 6)]),
+             ("oij,imj,mjkn,lnk,plk->op", [(2, 3, 5), (3, 11, 5), (11, 5, 7, 13), (4, 13, 7),
+                                          (6, 4, 7)]),
+             ("...ij,...jk,kl->...il", [(2, 1, 3, 4), (5, 4, 6), (6, 2)])]
+    for subscripts, shapes in cases:
+        xs = [tt.tensor(shape=s if static else tuple(1 if n == 1 else None for n in s))
+              for s in shapes]
+        f = tg.function(xs, tt.einsum(subscripts, *xs), mode=mode)
+        assert not any(isinstance(n.op, OpFromGraph) for n in f.maker.fgraph.toposort())
+        arrays = [rng.normal(size=s) for s in shapes]
+        np.testing.assert_allclose(f(*arrays), np.einsum(subscripts, *arrays), rtol=1e-10,
+                                   err_msg=subscripts)
+
+
+def test_gradient_through_the_node_in_the_path_order():
+    rng = np.random.default_rng(4)
+    shapes = [(3, 4), (4, 5), (5, 2)]
+
+    def fn(*xs):
+        xs = [tt.specify_shape(x, s) for x, s in zip(xs, shapes)]
+        out = tt.einsum("ij,jk,kl->il", *xs)
+        assert out.owner.op.optimized and out.owner.op.path == ((1, 2), (0, 1))
+        return out
+
+    verify_grad(fn, [rng.normal(size=s) for s in shapes], rng=rng)
+
+
+def test_debugprint_shows_the_node_and_its_inner_graph():
+    xs = [tt.tensor(name, shape=s) for name, s in zip("abcd", CHAIN_SHAPES)]
+    text = debugprint(tt.einsum(CHAIN, *xs), file="str")
+    first = text.splitlines()[0]
+    assert first.startswith("Einsum{subscripts='ij,jk,kl,lm->im', path=((2, 3), (1, 2), "
+                            "(0, 1)), optimized=True}"), first
+    assert "Inner graphs:" in text and "Dot" in text
+
+
+def test_a_letter_both_broadcast_and_not_warns_of_a_suboptimal_path():
+    a, b, c = tt.tensor(shape=(8, 8, 8)), tt.tensor(shape=(100, 8)), tt.tensor(shape=(1, 8))
+    with pytest.warns(UserWarning, match="suboptimal contraction path"):
+        tt.einsum("ijk,bj,bk->i", a, b, c)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tt.einsum("ijk,bj,ck->i", a, b, c).owner.op.path == ((0, 2), (0, 1))
+        # ellipsis dimensions broadcast by design: no warning
+        out = tt.einsum("...ij,...jk,kl->...il", tt.tensor(shape=(2, 1, 3, 4)),
+                        tt.tensor(shape=(5, 4, 6)), tt.tensor(shape=(6, 2)))
+        assert out.owner.op.optimized and out.type.shape == (2, 5, 3, 2)
+
+
+def test_constant_and_repeated_operands_and_test_values():
+    x = tt.dmatrix("x")
+    values = np.arange(6.0).reshape(2, 3)
+    out = tt.einsum("ij,ij->i", x, x)
+    assert out.owner.inputs == [x, x]
+    np.testing.assert_allclose(out.eval({x: values}), (values ** 2).sum(1))
+    out = tt.einsum("ij,jk->ik", x, np.ones((3, 2)))
+    np.testing.assert_allclose(out.eval({x: values}), values @ np.ones((3, 2)))
+    with tg.config.change_flags(compute_test_value="raise"):
+        x.tag.test_value = values
+        assert tt.einsum("ij,kj->ik", x, x).tag.test_value.shape == (2, 2)
+
+
+def test_optimize_is_refused_as_in_pytensor():
+    with pytest.raises(NotImplementedError, match="optimize"):
+        tt.einsum("ij,jk", tt.dmatrix(), tt.dmatrix(), optimize="greedy")
+
+
+def test_vectorize_graph_batches_the_einsum_with_an_ellipsis():
+    x, y, z = tt.dmatrix("x"), tt.dmatrix("y"), tt.dmatrix("z")
+    xs = tt.tensor("xs", shape=(7, 2, 3))
+    out = vectorize_graph(tt.einsum("ij,jk,kl", x, y, z), {x: xs})
+    assert str(out.owner.op).startswith("Einsum{subscripts='...ij,...jk,...kl->...il'")
+    f = tg.function([xs, y, z], out)
+    assert not any(type(n.op).__name__ == "Blockwise" for n in f.maker.fgraph.toposort())
+    rng = np.random.default_rng(5)
+    a, b, c = rng.normal(size=(7, 2, 3)), rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
+    np.testing.assert_allclose(f(a, b, c), a @ b @ c, rtol=1e-12)
+    # subscripts with an ellipsis of their own: the inner graph, vectorized op by op
+    out = vectorize_graph(tt.einsum("...ij,jk->...ik", x, y), {x: xs})
+    np.testing.assert_allclose(tg.function([xs, y], out)(a, b), a @ b, rtol=1e-12)

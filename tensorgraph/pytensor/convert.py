@@ -36,7 +36,7 @@ from tensorgraph.graph.basic import (
 )
 from tensorgraph.graph.fg import FunctionGraph
 from tensorgraph.graph.registry import Registry
-from tensorgraph.graph.shared import shared
+from tensorgraph.graph.shared import Container, SharedVariable
 from tensorgraph.graph.utils import SourceFrame
 from tensorgraph.pytensor import compat
 from tensorgraph.pytensor.perform_node import PyTensorPerform
@@ -44,7 +44,8 @@ from tensorgraph.pytensor.unwrap import unwrap
 from tensorgraph.scalar.basic import ScalarType
 from tensorgraph.scalar.basic import constant as scalar_constant
 from tensorgraph.tensor.basic import constant as tensor_constant
-from tensorgraph.tensor.random.type import RandomGeneratorType
+from tensorgraph.tensor.random.type import RandomGeneratorSharedVariable, RandomGeneratorType
+from tensorgraph.tensor.sharedvar import TensorSharedVariable
 from tensorgraph.tensor.type import TensorType
 
 __all__ = ["TABLE", "conversion", "convert_type", "from_pytensor", "register", "unsupported"]
@@ -177,18 +178,23 @@ def convert_node(node, inputs) -> list:
     return _perform_node(node, inputs, reason)
 
 
-def from_pytensor(outputs, inputs=None):
+def from_pytensor(outputs, inputs=None, *, storage=None):
     """``(inputs, outputs)``: tensorgraph variables computing what PyTensor's ``outputs`` compute
     from ``inputs``.
 
     ``outputs``: a PyTensor variable, a list of them, or a PyTensor ``FunctionGraph`` (its
     inputs and outputs are then used). ``inputs``: the PyTensor variables that become the
     tensorgraph inputs, in order; by default every non-constant variable the outputs depend on
-    (shared variables among them become tensorgraph shared variables holding the same value).
-    Names are kept. A single output variable gives a single output back.
+    (a FunctionGraph's inputs), less the shared variables: those become tensorgraph shared
+    variables reading and writing the same storage cell as PyTensor's (``set_value``,
+    ``pm.set_data`` and ``model.set_dim`` are seen by both). ``storage``: ``{PyTensor shared
+    variable: one-element list}``, the cells to share instead of the variables' own
+    containers' (a PyTensor function's input storage: a copied function has its own). Names
+    are kept. A single output variable gives a single output back.
     """
     pt = compat.pytensor_modules()
     single = False
+    explicit = inputs is not None
     if isinstance(outputs, pt.FunctionGraph):
         fgraph = outputs
         inputs = list(fgraph.inputs) if inputs is None else inputs
@@ -201,7 +207,6 @@ def from_pytensor(outputs, inputs=None):
         if not isinstance(out, pt.Variable):
             raise TypeError(f"from_pytensor expects PyTensor variables or a FunctionGraph, got "
                             f"{out!r} ({type(out).__name__})")
-    explicit = inputs is not None
     if inputs is None:
         inputs = [v for v in pt.graph_inputs(outputs) if not isinstance(v, pt.Constant)]
     memo: dict = {}
@@ -210,7 +215,7 @@ def from_pytensor(outputs, inputs=None):
         if not isinstance(var, pt.Variable):
             raise TypeError(f"from_pytensor: inputs must be PyTensor variables, got {var!r}")
         if isinstance(var, pt.SharedVariable) and not explicit:
-            memo[var] = _shared(var)
+            memo[var] = _shared(var, (storage or {}).get(var))
         else:
             memo[var] = _input_variable(var)
             tg_inputs.append(memo[var])
@@ -250,8 +255,16 @@ def _give_trace(outs, args, trace) -> None:
             node.tag.pytensor_trace = True
 
 
-def _shared(var):
-    return shared(var.get_value(borrow=True), name=var.name, borrow=True)
+def _shared(var, cell=None):
+    """A tensorgraph shared variable of PyTensor's shared ``var`` holding its value in the same
+    one-element list (``cell``, by default ``var``'s container's): a value PyTensor stores
+    there (``set_value``, an update) is the one the tensorgraph functions read, and back."""
+    tg_type = convert_type(var.type)
+    cls = (TensorSharedVariable if isinstance(tg_type, TensorType) else
+           RandomGeneratorSharedVariable if isinstance(tg_type, RandomGeneratorType) else
+           SharedVariable)
+    cell = var.container.storage if cell is None else cell
+    return cls(tg_type, None, container=Container(tg_type, cell, var.name), name=var.name)
 
 
 def unsupported(graph) -> list:

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 from pytensor.compile.mode import Mode, predefined_modes, register_mode
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker
 from pytensor.link.utils import raise_with_op
@@ -61,8 +62,15 @@ class TensorgraphLinker(JITLinker):
                                                                else False)
         super().__init__(allow_gc=allow_gc, schedule=schedule)
 
-    def fgraph_convert(self, fgraph, **kwargs):
-        return from_pytensor(fgraph)
+    def fgraph_convert(self, fgraph, storage_map=None, **kwargs):
+        """The converted graph: its inputs are the function's explicit ones; PyTensor's
+        shared variables become tensorgraph shared variables holding their values in the very
+        cells PyTensor's function keeps them in (``storage_map``), so the thunk passes only the
+        explicit inputs, ``unwrap(fn)`` takes the arguments ``fn`` takes, and a value set on
+        the PyTensor side (``pm.set_data``, ``model.set_dim``, an update) is read by both."""
+        shared = {v: storage_map[v] for v in fgraph.inputs
+                  if isinstance(v, SharedVariable) and storage_map is not None}
+        return from_pytensor(fgraph, storage=shared)
 
     def keeps_buffers(self) -> bool:
         """Whether the compiled graph keeps its intermediates' buffers between calls."""
@@ -78,7 +86,8 @@ class TensorgraphLinker(JITLinker):
                         trust_input=True, on_unused_input="ignore")
 
     def create_thunk_inputs(self, storage_map):
-        return [storage_map[v] for v in self.fgraph.inputs]
+        # the shared variables' cells are read by the converted graph's shared variables
+        return [storage_map[v] for v in self.fgraph.inputs if not isinstance(v, SharedVariable)]
 
     def create_jitable_thunk(self, compute_map, order, input_storage, output_storage,
                              storage_map):

@@ -33,6 +33,13 @@ user's arguments. What each number means (the docs say the same, docs/backends.m
 as they come with a progress line and a cancel button, and ``cmp.wait()`` / ``cmp.cancel()`` /
 ``cmp.done`` / ``cmp.progress`` are the same from a script.
 
+A PyTensor function (or a PyMC compiled function: ``compile_logp``'s, a ``ValueGradFunction``)
+compares too: its row ``TENSORGRAPH`` (the function in PyTensor mode TENSORGRAPH), the
+tensorgraph modes on the graph that mode converted, and rows ``PyTensor C`` and ``PyTensor
+NUMBA`` (``pytensor_modes``): the same PyTensor graph compiled by PyTensor in its own modes
+(``compare_pytensor``; PyTensor is imported only then). ``args`` may then be a PyMC point (a
+dict by the inputs' names).
+
 A mode whose library is missing or which fails to compile or run the graph is a row with
 ``error`` (the error's first line); the comparison goes on. Shared variables are put back to
 their values before the comparison after each mode's calls, so every mode starts from the same
@@ -62,7 +69,8 @@ TOLERANCE = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7, "complex64": 1e-
 
 def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None, givens=None,
             repeat: int = 50, budget: float = 1.0, compile_times: bool | list = True,
-            timeout: float = 300.0, name: str | None = None, wait: bool = True) -> Comparison:
+            timeout: float = 300.0, name: str | None = None, wait: bool = True,
+            pytensor_modes=("C", "NUMBA")) -> Comparison:
     """Compile ``outputs`` of ``inputs`` (with ``updates``, ``givens``) in each of ``modes``,
     call each compiled function with ``args`` and measure (see the module docstring).
 
@@ -74,6 +82,10 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
     ``compile_here`` anyway: the seconds this process took to compile the mode, with whatever
     its caches held. ``timeout``: seconds each fresh process may take. ``wait=False``: return
     once the calls are measured and measure the compile times in the background.
+
+    ``outputs`` may be a PyTensor function or a PyMC compiled function (see the module
+    docstring): ``pytensor_modes`` are then PyTensor's modes compared beside TENSORGRAPH
+    (``"C"``: PyTensor's FAST_RUN, ``"NUMBA"``, or any PyTensor mode name).
 
     >>> cmp = compare(y, [x], ["FAST_RUN", "JAX"], args=(data,))   # doctest: +SKIP
     >>> cmp.fastest(), cmp.row("JAX")["agrees"]                     # doctest: +SKIP
@@ -88,10 +100,22 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
         raise ValueError(f"compare: repeat must be an integer >= 1, got {repeat!r}")
     if not budget > 0:
         raise ValueError(f"compare: budget must be > 0 seconds, got {budget!r}")
-    if hasattr(outputs, "maker"):
-        if inputs is not None or updates is not None or givens is not None:
-            raise TypeError("compare(f, ...): a compiled function brings its inputs, updates "
-                            "and givens; give args=... only")
+    from tensorgraph.notebook.compare_pytensor import pytensor_function_of
+
+    pt_fn, pt_rows = pytensor_function_of(outputs), None
+    if (pt_fn is not None or hasattr(outputs, "maker")) and (
+            inputs is not None or updates is not None or givens is not None):
+        raise TypeError("compare(f, ...): a compiled function brings its inputs, updates "
+                        "and givens; give args=... only")
+    if pt_fn is not None:
+        from tensorgraph.notebook.compare_pytensor import PyTensorRows
+
+        pt_rows = PyTensorRows(pt_fn, list(pytensor_modes))
+        name = name or pt_fn.name
+        args = pt_rows.arguments(args)
+        inputs, outputs, updates = (_given_graph(pt_rows.tg_function)
+                                    if pt_rows.tg_function is not None else ([], [], None))
+    elif hasattr(outputs, "maker"):
         name = name or outputs.name
         inputs, outputs, updates = _given_graph(outputs)
     elif inputs is None:
@@ -101,7 +125,7 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
     graph = {"inputs": list(inputs), "outputs": outputs,
              "updates": _pairs(updates), "givens": givens}
     cmp = Comparison(modes, graph, args, repeat=repeat, budget=budget,
-                     compile_times=compile_times, timeout=timeout, name=name)
+                     compile_times=compile_times, timeout=timeout, name=name, pytensor=pt_rows)
     if wait:
         cmp.wait()
     return cmp
@@ -117,9 +141,10 @@ class Comparison:
     [('FAST_RUN', 3.3e-05), ('JAX', 0.00051), ('NUMBA', 4.9e-05), ('PYTORCH', 0.00016)]
     """
 
-    def __init__(self, modes, graph, args, *, repeat, budget, compile_times, timeout, name):
-        self.modes = list(modes)
+    def __init__(self, modes, graph, args, *, repeat, budget, compile_times, timeout, name,
+                 pytensor=None):
         self.args = args
+        self._pt = pytensor
         self.name = name or "compare"
         self.repeat, self.budget = repeat, budget
         self._timeout = timeout
@@ -128,11 +153,26 @@ class Comparison:
         self._compiles: CompileTimes | None = None
         self._listeners: list = []
         self._listeners_lock = threading.Lock()
-        self.rows: list[dict] = [self._compile(mode, graph) for mode in self.modes]
+        self._tg_args = args
+        tg_modes = list(modes)
+        if pytensor is not None:
+            self._tg_args = pytensor.tg_arguments(args)
+            names = pytensor.names
+            self.rows: list[dict] = [self._pytensor_row(names[0])]
+            self.rows += [self._compile(mode, graph) if pytensor.tg_function is not None else
+                          self._failed(_blank_row(mode), RuntimeError(
+                              "the function did not compile in PyTensor mode TENSORGRAPH"))
+                          for mode in tg_modes]
+            self.rows += [self._pytensor_row(n) for n in names[1:]]
+        else:
+            self.rows = [self._compile(mode, graph) for mode in tg_modes]
+        self.modes = [r["mode"] for r in self.rows]
         self._measure_calls()
-        measured = (self.modes if compile_times is True
+        measured = (tg_modes if compile_times is True
                     else [] if not compile_times else list(compile_times))
         for row in self.rows:
+            if row["mode"] not in tg_modes:
+                continue  # PyTensor's rows say why they have no compile times
             if row["mode"] not in measured:
                 row["compile_note"] = ("not measured (compile_times=False; %tg_compare "
                                        "--no-compile-times)")
@@ -191,12 +231,30 @@ class Comparison:
                                f"{self._errors[mode]}") from self._errors[mode]
         return self._functions[mode]
 
+    def graph_function(self, mode: str):
+        """The tensorgraph Function whose graph ``mode`` runs (the graph view shows it): the
+        compiled function of a tensorgraph mode, the one behind row TENSORGRAPH, or None for
+        PyTensor's own modes (their graph is PyTensor's: ``graph_text``)."""
+        fn = self.function(mode)
+        if self._pt is None or mode not in self._pt.rows:
+            return fn
+        if mode == self._pt.names[0]:
+            from tensorgraph.pytensor import unwrap
+
+            return unwrap(fn)
+        return None
+
     def graph_text(self, mode: str) -> str:
         """``mode``'s graph after rewriting, as ``dprint`` prints it (its node ids are the ones
-        the graph view and errors use)."""
+        the graph view and errors use); PyTensor's ``debugprint`` for PyTensor's modes."""
         from tensorgraph.printing import debugprint
 
-        return debugprint(self.function(mode), file="str")
+        fn = self.graph_function(mode)
+        if fn is None:
+            from tensorgraph.notebook.compare_pytensor import graph_text
+
+            return graph_text(self.function(mode))
+        return debugprint(fn, file="str")
 
     def fastest(self) -> str | None:
         """The mode with the smallest median time per call among those that ran and agree
@@ -246,13 +304,18 @@ class Comparison:
 
     # -- measuring ----------------------------------------------------------------------------
 
+    def _pytensor_row(self, name: str) -> dict:
+        row, fn, error = self._pt.row(name, _blank_row(name))
+        if error is not None:
+            self._errors[name] = error
+        else:
+            self._functions[name] = fn
+        return row
+
     def _compile(self, mode: str, graph: dict) -> dict:
         from tensorgraph.compile.function import function
 
-        row = {"mode": mode, "error": None, "compile_here": None, "compile_cold": None,
-               "compile_warm": None, "compile_note": None, "call_median": None, "call_p25": None, "call_p75": None,
-               "call_min": None, "call_max": None, "calls": 0, "outputs": [],
-               "agrees": None, "max_abs_diff": None, "nodes": None, "summary": ""}
+        row = _blank_row(mode)
         started = time.perf_counter()
         try:
             fn = function(graph["inputs"], graph["outputs"], updates=graph["updates"],
@@ -277,6 +340,8 @@ class Comparison:
 
     def _measure_calls(self) -> None:
         shared = _shared_of(self._functions.values())
+        if self._pt is not None:
+            shared += [s for s in self._pt.shared() if all(s is not t for t in shared)]
         saved = [(s, copy.deepcopy(s.get_value(borrow=False))) for s in shared]
         reference = None
         try:
@@ -285,9 +350,16 @@ class Comparison:
                 if fn is None:
                     continue
                 _restore(saved)
+                pytensor_row = self._pt is not None and row["mode"] in self._pt.rows
+                args = self.args if pytensor_row else self._tg_args
                 try:
-                    results = _results(fn, self.args)
-                    times = _timed_calls(fn, self.args, self.repeat, self.budget)
+                    if pytensor_row:
+                        from tensorgraph.notebook.compare_pytensor import results as pt_results
+
+                        results = pt_results(fn, args)
+                    else:
+                        results = _results(fn, args)
+                    times = _timed_calls(fn, args, self.repeat, self.budget)
                 except Exception as exc:  # noqa: BLE001 - see _compile
                     self._failed(row, exc)
                     continue
@@ -313,14 +385,16 @@ class Comparison:
             if info.mutable and not info.is_default:
                 flags[name] = info.value
         try:
-            job = pickle.dumps({"graph": graph, "args": self.args,
+            job = pickle.dumps({"graph": graph, "args": self._tg_args,
                                 "flags": _picklable(flags)}, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # noqa: BLE001 - a graph or argument that does not pickle
             for row in self.rows:
-                row["compile_note"] = (f"not measured: the graph or the arguments do not "
-                                       f"pickle ({first_line(exc)})")
+                if self._pt is None or row["mode"] not in self._pt.rows:
+                    row["compile_note"] = (f"not measured: the graph or the arguments do not "
+                                           f"pickle ({first_line(exc)})")
             return
-        modes = [r["mode"] for r in self.rows if r["error"] is None and r["mode"] in measured]
+        modes = [r["mode"] for r in self.rows if r["error"] is None and r["mode"] in measured
+                 and (self._pt is None or r["mode"] not in self._pt.rows)]
         if modes:
             self._compiles = CompileTimes(self.rows, modes, job, timeout=self._timeout,
                                           on_change=self._changed)
@@ -330,6 +404,13 @@ class Comparison:
             listeners = list(self._listeners)
         for callback in listeners:
             callback()
+
+
+def _blank_row(mode: str) -> dict:
+    return {"mode": mode, "error": None, "compile_here": None, "compile_cold": None,
+            "compile_warm": None, "compile_note": None, "call_median": None, "call_p25": None,
+            "call_p75": None, "call_min": None, "call_max": None, "calls": 0, "outputs": [],
+            "agrees": None, "max_abs_diff": None, "nodes": None, "summary": ""}
 
 
 def _given_graph(fn):
@@ -354,7 +435,7 @@ def _pairs(updates):
 def _shared_of(functions) -> list:
     seen, shared = set(), []
     for fn in functions:
-        for s in fn.maker.shared_inputs:
+        for s in getattr(fn.maker, "shared_inputs", ()):  # PyTensor's: compare_pytensor
             if id(s) not in seen:
                 seen.add(id(s))
                 shared.append(s)

@@ -63,8 +63,10 @@ class CompareView(StaticFallback, widgets.VBox):
                                   fastest=comparison.fastest() or "",
                                   title=f"{comparison.name}: {len(rows)} modes compared")
         first = comparison.reference
-        self.graph = (GraphView(comparison.function(first), title=_graph_title(first),
-                                height=420) if first is not None else None)
+        shown = next((r["mode"] for r in comparison.rows if r["error"] is None
+                      and comparison.graph_function(r["mode"]) is not None), None)
+        self.graph = (GraphView(comparison.graph_function(shown), title=_graph_title(shown),
+                                height=420) if shown is not None else None)
         self._graph_note = widgets.HTML()
         children = [self.table, self._graph_note] + ([self.graph] if self.graph else [])
         super().__init__(children, **kwargs)
@@ -102,12 +104,18 @@ class CompareView(StaticFallback, widgets.VBox):
         if self.graph is None or not mode:
             return
         try:
-            fn = self.comparison.function(mode)
+            fn = self.comparison.graph_function(mode)
         except (KeyError, RuntimeError):
             row = next((r for r in self.comparison.rows if r["mode"] == mode), None)
             why = row["error"] if row else "not compared"
             self._graph_note.value = (f"<div class='tg-muted'><b>{html.escape(mode)}</b> has no "
                                       f"graph to show: {html.escape(str(why))}</div>")
+            return
+        if fn is None:  # one of PyTensor's own modes: its graph is PyTensor's, as text
+            text = self.comparison.graph_text(mode)
+            self._graph_note.value = (f"<div class='tg-muted'><b>{html.escape(mode)}</b> runs "
+                                      f"PyTensor's graph (PyTensor's debugprint):</div><pre>"
+                                      f"{html.escape(text)}</pre>")
             return
         self._graph_note.value = ""
         self.graph.set_graph(fn, title=_graph_title(mode), maker=fn.maker)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from tensorgraph.notebook.magic_args import excerpt, usage_error
+from tensorgraph.notebook.unwrapping import as_tensorgraph_call
 
 __all__ = ["parse_call"]
 
@@ -42,6 +43,11 @@ def parse_call(magic: str, source: str, namespace: dict):
     except Exception as exc:  # noqa: BLE001 - the user's expression
         raise usage_error(magic, f"cannot evaluate {excerpt(source)}: "
                                  f"{type(exc).__name__}: {exc}") from None
+    try:
+        # a PyTensor / PyMC function: the tensorgraph one behind it (a PyMC point: by name)
+        fn, args, kwargs = as_tensorgraph_call(fn, args, kwargs)
+    except TypeError as exc:
+        raise usage_error(magic, f"{excerpt(ast.unparse(call.func))}: {exc}") from None
     if not hasattr(fn, "stepper"):
         raise usage_error(magic, f"{excerpt(ast.unparse(call.func))} is a "
                                  f"{type(fn).__name__}, not a compiled function")

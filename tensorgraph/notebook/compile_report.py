@@ -79,6 +79,9 @@ class CompileReport(StaticFallback, widgets.VBox):
     tier = traitlets.Unicode("optimized")
 
     def __init__(self, fn, **kwargs):
+        from tensorgraph.notebook.unwrapping import as_tensorgraph
+
+        fn = as_tensorgraph(fn)  # a PyTensor / PyMC function: the tensorgraph one behind it
         maker = getattr(fn, "maker", None)
         if maker is None:
             raise TypeError(f"report() takes a compiled function (tensorgraph.function(...)), "

@@ -43,6 +43,7 @@ from tensorgraph.notebook.inner_graphs import (
     outer_to_inner,
     output_roles,
 )
+from tensorgraph.notebook.unwrapping import as_tensorgraph
 from tensorgraph.printing import debugprint, leaf_kind, op_label, type_label
 
 __all__ = ["GraphModel", "graph_model", "payload_bytes", "AUTO_OPEN", "GROUP_MAX"]
@@ -68,6 +69,7 @@ class GraphModel:
     """
 
     def __init__(self, obj, title: str | None = None, maker=None):
+        obj = as_tensorgraph(obj)  # a PyTensor / PyMC function: the tensorgraph one behind it
         self.obj = obj
         # whose outputs these are: a compiled function's maker names its update outputs
         # ("update of w") also on a graph of it without the function (a profile's FunctionGraph,

@@ -31,6 +31,7 @@ import traitlets
 
 from tensorgraph.notebook.bundles import StaticFallback, svg_or_empty, with_static_forms
 from tensorgraph.notebook.graph_view import GraphView
+from tensorgraph.notebook.unwrapping import as_tensorgraph_call
 from tensorgraph.notebook.value_preview import preview_html
 
 __all__ = ["Stepper", "step"]
@@ -53,6 +54,8 @@ class Stepper(StaticFallback, widgets.VBox):
     iteration = traitlets.Int(-1)
 
     def __init__(self, function, *args, **kwargs):
+        # a PyTensor / PyMC function: the tensorgraph one behind it (a PyMC point: by name)
+        function, args, kwargs = as_tensorgraph_call(function, args, kwargs)
         if not hasattr(function, "stepper"):
             raise TypeError(f"Stepper takes a compiled function (tensorgraph.function(...)), "
                             f"got {type(function).__name__}")

@@ -38,7 +38,7 @@ _HERE = os.path.dirname(__file__)
 #: the modules holding tensorgraph's own implementations, imported on the first lookup
 _BUILTIN = ("reduction", "special", "subtensor", "advanced_index", "join", "shape", "creation",
             "raise_op", "blas", "dot", "elemwise", "scalar_special", "batched", "linalg",
-            "linalg_spectral", "special_functions")
+            "linalg_spectral", "special_functions", "extra")
 
 
 class CImplementation:

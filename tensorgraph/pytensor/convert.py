@@ -211,6 +211,9 @@ def from_pytensor(outputs, inputs=None, *, storage=None):
         inputs = [v for v in pt.graph_inputs(outputs) if not isinstance(v, pt.Constant)]
     memo: dict = {}
     tg_inputs = []
+    # PyTensor variable -> the user frames of the nearest place that has some (see _trace_of)
+    found = {var: user_trace(var) for var in inputs if isinstance(var, pt.Variable)}
+    site: list = []  # the user frames of this call, computed when a node needs them
     for var in inputs:
         if not isinstance(var, pt.Variable):
             raise TypeError(f"from_pytensor: inputs must be PyTensor variables, got {var!r}")
@@ -230,7 +233,7 @@ def from_pytensor(outputs, inputs=None, *, storage=None):
             args.append(memo[var])
         outs = convert_node(node, args)
         _give_trace([o for o in outs if isinstance(o, Variable)],
-                    [a for a in args if isinstance(a, Variable)], user_trace(node.outputs[0]))
+                    [a for a in args if isinstance(a, Variable)], _trace_of(node, found, site))
         for pt_out, tg_out in zip(node.outputs, outs):
             if pt_out.name and isinstance(tg_out, Variable):
                 tg_out.name = pt_out.name
@@ -243,6 +246,37 @@ def from_pytensor(outputs, inputs=None, *, storage=None):
             raise ValueError(f"from_pytensor: the output {var} is not computed from the inputs")  # noqa: TRY004
     tg_outputs = [memo[v] for v in outputs]
     return tg_inputs, (tg_outputs[0] if single else tg_outputs)
+
+
+def _trace_of(node, found: dict, site: list) -> tuple:
+    """The user frames a converted node gets: those of PyTensor's node (``user_trace``); when it
+    has none (PyTensor keeps 8 frames, so a node PyMC builds deep inside ``compile_logp`` has
+    only PyMC's, and a node a rewrite made has none), those its first input with some got (the
+    nearest node it computes from, or a graph input: PyMC's value variables and ``pm.Data``
+    carry the line of their model statement); failing that, the user's call that converts the
+    graph (``model.compile_logp(...)``). Never empty when there is a user frame on the stack."""
+    trace = user_trace(node.outputs[0]) or next(
+        (found[v] for v in node.inputs if found.get(v)), ())
+    for out in node.outputs:
+        found[out] = trace
+    if trace:
+        return trace
+    if not site:
+        site.append(_call_site())
+    return site[0]
+
+
+def _call_site(limit: int = 8) -> tuple:
+    """The innermost ``limit`` user frames of the current stack (PyTensor's, PyMC's,
+    tensorgraph's and the standard library's left out), innermost first."""
+    skip = _library_dirs()
+    out, frame = [], sys._getframe(1)
+    while frame is not None and len(out) < limit:
+        code = frame.f_code
+        if not code.co_filename.startswith(skip) and not code.co_filename.startswith("<frozen"):
+            out.append(SourceFrame(code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return tuple(out)
 
 
 def _give_trace(outs, args, trace) -> None:

@@ -31,12 +31,15 @@ import math
 import numpy as np
 from pytensor.compile.mode import Mode, predefined_modes, register_mode
 from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.compile.mode import optdb
+from pytensor.graph.rewriting.basic import GraphRewriter
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker
 from pytensor.link.utils import raise_with_op
 
 from tensorgraph.compile.function import function
 from tensorgraph.compile.mode import Mode as TgMode
+from tensorgraph.graph.basic import Variable
 from tensorgraph.pytensor.convert import from_pytensor
 from tensorgraph.pytensor.unwrap import unwrap
 
@@ -70,7 +73,13 @@ class TensorgraphLinker(JITLinker):
         the PyTensor side (``pm.set_data``, ``model.set_dim``, an update) is read by both."""
         shared = {v: storage_map[v] for v in fgraph.inputs
                   if isinstance(v, SharedVariable) and storage_map is not None}
-        return from_pytensor(fgraph, storage=shared)
+        inputs, outputs = from_pytensor(fgraph, storage=shared)
+        # the outputs' names as the function was given them (PyMC's "mu_logprob"), which
+        # PyTensor's rewrites may have replaced by a named intermediate ("sigma > 0")
+        for var, name in zip(outputs, getattr(fgraph, OUTPUT_NAMES, None) or ()):
+            if name and isinstance(var, Variable) and var.owner is not None:
+                var.name = name
+        return inputs, outputs
 
     def keeps_buffers(self) -> bool:
         """Whether the compiled graph keeps its intermediates' buffers between calls."""
@@ -82,8 +91,14 @@ class TensorgraphLinker(JITLinker):
         inputs, outputs = converted
         linker = "cvm_nogc" if self.keeps_buffers() else "cvm"
         # PyTensor's Function has checked and converted the inputs before the thunk runs
-        return function(inputs, list(outputs), mode=TgMode(linker, "fast_run", fallback=True),
-                        trust_input=True, on_unused_input="ignore")
+        fn = function(inputs, list(outputs), mode=TgMode(linker, "fast_run", fallback=True),
+                      trust_input=True, on_unused_input="ignore",
+                      name=getattr(self.fgraph, "name", None))
+        # tensorgraph's rewrites replace the outputs too: they keep the names given
+        for var, given in zip(fn.maker.fgraph.outputs, outputs):
+            if given.name and var.owner is not None and var.name != given.name:
+                var.name = given.name
+        return fn
 
     def create_thunk_inputs(self, storage_map):
         # the shared variables' cells are read by the converted graph's shared variables
@@ -148,7 +163,28 @@ def intermediate_bytes(fgraph) -> float:
     return total
 
 
+#: the attribute of PyTensor's FunctionGraph holding its outputs' names before rewriting
+OUTPUT_NAMES = "tensorgraph_output_names"
+
+
+class RecordOutputNames(GraphRewriter):
+    """The first of mode TENSORGRAPH's rewrites (tag ``tensorgraph``): it writes the names of
+    the function's outputs, as given, on the FunctionGraph, for the converted graph to keep
+    (PyTensor keeps a replaced variable's name only when the replacement has none, and PyMC's
+    parameter checks become ``switch`` nodes named "sigma > 0")."""
+
+    def apply(self, fgraph):
+        if getattr(fgraph, OUTPUT_NAMES, None) is None:
+            setattr(fgraph, OUTPUT_NAMES, [o.name for o in fgraph.outputs])
+
+
+try:
+    optdb.register("tensorgraph_output_names", RecordOutputNames(), "tensorgraph", position=-2)
+except ValueError:  # registered already (the module loaded again)
+    pass
+
 #: the mode, also registered by name: ``pytensor.function(..., mode="TENSORGRAPH")``
-TENSORGRAPH = Mode(TensorgraphLinker(), RewriteDatabaseQuery(include=["fast_run"]))
+TENSORGRAPH = Mode(TensorgraphLinker(),
+                   RewriteDatabaseQuery(include=["fast_run", "tensorgraph"]))
 if "TENSORGRAPH" not in predefined_modes:
     register_mode("TENSORGRAPH", TENSORGRAPH)

@@ -44,7 +44,10 @@ from tensorgraph.pytensor.unwrap import unwrap
 from tensorgraph.scalar.basic import ScalarType
 from tensorgraph.scalar.basic import constant as scalar_constant
 from tensorgraph.tensor.basic import constant as tensor_constant
-from tensorgraph.tensor.random.type import RandomGeneratorSharedVariable, RandomGeneratorType
+from tensorgraph.tensor.random.type import (
+    RandomGeneratorSharedVariable,
+    RandomGeneratorType,
+)
 from tensorgraph.tensor.sharedvar import TensorSharedVariable
 from tensorgraph.tensor.type import TensorType
 

@@ -29,9 +29,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pytensor.compile.mode import Mode, predefined_modes, register_mode
+from pytensor.compile.mode import Mode, optdb, predefined_modes, register_mode
 from pytensor.compile.sharedvalue import SharedVariable
-from pytensor.compile.mode import optdb
 from pytensor.graph.rewriting.basic import GraphRewriter
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker

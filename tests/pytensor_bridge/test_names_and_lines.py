@@ -4,7 +4,6 @@ named intermediates keep theirs; every converted node has a user line: PyTensor'
 one of what it computes from (PyMC's value variables carry their model statement), or the call
 that compiled it, so the stepper and errors never say "created at (unknown)"."""
 
-import numpy as np
 import pytest
 
 pytensor = pytest.importorskip("pytensor")

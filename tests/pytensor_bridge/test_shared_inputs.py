@@ -10,20 +10,22 @@ pytensor = pytest.importorskip("pytensor")
 
 import pytensor.tensor as pt
 
+import tensorgraph as tg
 import tensorgraph.pytensor as tgp
 from tensorgraph.graph.shared import SharedVariable
+
 
 def test_a_shared_variable_is_not_an_input_and_its_value_is_shared():
     w = pytensor.shared(np.array([1.0, 2.0]), name="w")
     x = pt.vector("x")
     f = pytensor.function([x], (w * x).sum(), mode="TENSORGRAPH")
-    tg = tgp.unwrap(f)
-    assert [i.name for i in tg.maker.inputs] == ["x"]
-    [tg_w] = tg.maker.shared_inputs
+    fn = tgp.unwrap(f)
+    assert [i.name for i in fn.maker.inputs] == ["x"]
+    [tg_w] = fn.maker.shared_inputs
     assert isinstance(tg_w, SharedVariable) and tg_w.name == "w"
-    assert tg([1.0, 1.0])[0] == f([1.0, 1.0]) == 3.0
+    assert fn([1.0, 1.0])[0] == f([1.0, 1.0]) == 3.0
     w.set_value(np.array([5.0, 7.0, 9.0]))  # a new length too
-    assert tg(x=[1.0, 1.0, 1.0])[0] == f([1.0, 1.0, 1.0]) == 21.0
+    assert fn(x=[1.0, 1.0, 1.0])[0] == f([1.0, 1.0, 1.0]) == 21.0
     tg_w.set_value(np.array([1.0]))  # and back: the same cell
     np.testing.assert_array_equal(w.get_value(), [1.0])
     assert f([2.0]) == 2.0
@@ -35,8 +37,6 @@ def test_from_pytensor_of_a_function_graph_shares_the_cells_too():
     fgraph = pytensor.graph.fg.FunctionGraph([x, w], [x * w], clone=False)
     ins, [out] = tgp.from_pytensor(fgraph)
     assert [v.name for v in ins] == ["x"]
-    import tensorgraph as tg
-
     fn = tg.function(ins, out)
     assert fn(3.0) == 6.0
     w.set_value(np.array(5.0))

@@ -27,6 +27,7 @@ it instead.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from pytensor.compile.mode import Mode, optdb, predefined_modes, register_mode
@@ -91,8 +92,7 @@ class TensorgraphLinker(JITLinker):
         linker = "cvm_nogc" if self.keeps_buffers() else "cvm"
         # PyTensor's Function has checked and converted the inputs before the thunk runs
         fn = function(inputs, list(outputs), mode=TgMode(linker, "fast_run", fallback=True),
-                      trust_input=True, on_unused_input="ignore",
-                      name=getattr(self.fgraph, "name", None))
+                      trust_input=True, on_unused_input="ignore", name=given_name(self.fgraph))
         # tensorgraph's rewrites replace the outputs too: they keep the names given
         for var, given in zip(fn.maker.fgraph.outputs, outputs):
             if given.name and var.owner is not None and var.name != given.name:
@@ -141,6 +141,14 @@ class TensorgraphLinker(JITLinker):
 
         thunk.inputs, thunk.outputs, thunk.lazy = cells, out_cells, False
         return [thunk], output_nodes, fn
+
+
+def given_name(fgraph) -> str | None:
+    """The name the PyTensor function was given (``pytensor.function(..., name="logp")``), or
+    None for the ``file.py:line`` of its caller that PyTensor names it by otherwise (for a
+    PyMC function, a line of PyMC's)."""
+    name = getattr(fgraph, "name", None)
+    return None if name is None or re.fullmatch(r".*\.py:\d+", name) else name
 
 
 def intermediate_bytes(fgraph) -> float:

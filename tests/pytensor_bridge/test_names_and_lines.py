@@ -21,9 +21,11 @@ def test_output_names_survive_both_rewritings():
     total.name = "total"
     double = x * 2
     double.name = "double"
-    fn = tgp.unwrap(pytensor.function([x], [total, double], mode="TENSORGRAPH"))
+    fn = tgp.unwrap(pytensor.function([x], [total, double], mode="TENSORGRAPH", name="f"))
     assert [o.name for o in fn.maker.fgraph.outputs] == ["total", "double"]
     assert "total" in fn.dprint(file="str")
+    assert fn.name == "f"  # the name given; not PyTensor's default, its caller's file:line
+    assert tgp.unwrap(pytensor.function([x], total, mode="TENSORGRAPH")).name is None
 
 
 def test_named_intermediates_and_lines_are_kept_by_the_conversion():

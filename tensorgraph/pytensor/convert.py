@@ -108,22 +108,35 @@ def _library_dirs() -> tuple:
 def user_trace(pt_var) -> tuple:
     """PyTensor's creation trace of ``pt_var`` (outermost frame first) as tensorgraph frames,
     innermost first, leaving out PyTensor's, PyMC's and tensorgraph's own frames: the line of a
-    PyMC model that made it (``k = pm.Poisson("k", lam, observed=...)``)."""
+    PyMC model that made it (``k = pm.Poisson("k", lam, observed=...)``). A variable a rewrite
+    made holds several stacks (its own and those ``copy_stack_trace`` gave it): the last one
+    with user frames."""
+    traces = user_traces(pt_var)
+    return traces[-1] if traces else ()
+
+
+def user_traces(pt_var) -> list:
+    """Each stack of PyTensor's trace of ``pt_var`` that has user frames, as ``user_trace``
+    gives one."""
     trace = getattr(pt_var.tag, "trace", None)
     if not trace:
-        return ()
-    frames = trace[-1] if isinstance(trace[-1], list | tuple) and trace[-1] and \
-        isinstance(trace[-1][0], tuple | list) else trace
+        return []
+    stacks = trace if all(isinstance(t, list | tuple) and t and isinstance(t[0], tuple | list)
+                          for t in trace) else [trace]
     skip = _library_dirs()
-    out = []
-    for frame in reversed(list(frames)):
-        try:
-            filename, lineno, name = frame[0], frame[1], frame[2]
-        except (TypeError, IndexError):
-            continue
-        if not str(filename).startswith(skip):
-            out.append(SourceFrame(filename, lineno, name))
-    return tuple(out)
+    found = []
+    for frames in stacks:
+        out = []
+        for frame in reversed(list(frames)):
+            try:
+                filename, lineno, name = frame[0], frame[1], frame[2]
+            except (TypeError, IndexError):
+                continue
+            if not str(filename).startswith(skip):
+                out.append(SourceFrame(filename, lineno, name))
+        if out:
+            found.append(tuple(out))
+    return found
 
 
 def _same_kind(tg_var, pt_var) -> bool:
@@ -214,9 +227,9 @@ def from_pytensor(outputs, inputs=None, *, storage=None):
         inputs = [v for v in pt.graph_inputs(outputs) if not isinstance(v, pt.Constant)]
     memo: dict = {}
     tg_inputs = []
+    site = _call_site()  # the user's call converting the graph: PyMC's compile_logp...
     # PyTensor variable -> the user frames of the nearest place that has some (see _trace_of)
-    found = {var: user_trace(var) for var in inputs if isinstance(var, pt.Variable)}
-    site: list = []  # the user frames of this call, computed when a node needs them
+    found = {var: _own_trace(var, site)[0] for var in inputs if isinstance(var, pt.Variable)}
     for var in inputs:
         if not isinstance(var, pt.Variable):
             raise TypeError(f"from_pytensor: inputs must be PyTensor variables, got {var!r}")
@@ -251,27 +264,38 @@ def from_pytensor(outputs, inputs=None, *, storage=None):
     return tg_inputs, (tg_outputs[0] if single else tg_outputs)
 
 
-def _trace_of(node, found: dict, site: list) -> tuple:
-    """The user frames a converted node gets: those of PyTensor's node (``user_trace``); when it
-    has none (PyTensor keeps 8 frames, so a node PyMC builds deep inside ``compile_logp`` has
-    only PyMC's, and a node a rewrite made has none), those its first input with some got (the
+def _own_trace(pt_var, site: tuple) -> tuple:
+    """``(frames, weak)``: the first stack of ``pt_var``'s PyTensor trace whose user frames do
+    not start at ``site`` (the call converting the graph; weak False), else the first at it
+    (weak True: the node was built by that call, as PyMC builds its log-density inside
+    ``compile_logp``), else ``((), True)``."""
+    traces = user_traces(pt_var)
+    here = site[0] if site else None
+    for trace in traces:
+        if trace[0] != here:
+            return trace, False
+    return (traces[0], True) if traces else ((), True)
+
+
+def _trace_of(node, found: dict, site: tuple) -> tuple:
+    """The user frames a converted node gets: those of PyTensor's node (``user_traces``) unless
+    they are only the call converting the graph (``site``) or there are none (PyTensor keeps 8
+    frames, so a node PyMC builds deep inside ``compile_logp`` has only PyMC's or that call's,
+    and a node a rewrite made may have none); then those its first input with some got (the
     nearest node it computes from, or a graph input: PyMC's value variables and ``pm.Data``
-    carry the line of their model statement); failing that, the user's call that converts the
-    graph (``model.compile_logp(...)``). Never empty when there is a user frame on the stack."""
-    trace = user_trace(node.outputs[0]) or next(
-        (found[v] for v in node.inputs if found.get(v)), ())
+    carry the line of their model statement); failing that, the node's own frames or the
+    converting call's. Never empty when there is a user frame on the stack."""
+    own, weak = _own_trace(node.outputs[0], site)
+    trace = own if not weak else next((found[v] for v in node.inputs if found.get(v)), ())
     for out in node.outputs:
         found[out] = trace
-    if trace:
-        return trace
-    if not site:
-        site.append(_call_site())
-    return site[0]
+    return trace or own or site
 
 
 def _call_site(limit: int = 8) -> tuple:
     """The innermost ``limit`` user frames of the current stack (PyTensor's, PyMC's,
-    tensorgraph's and the standard library's left out), innermost first."""
+    tensorgraph's and the standard library's left out), innermost first (frames alike
+    ``user_trace``'s, so they compare equal)."""
     skip = _library_dirs()
     out, frame = [], sys._getframe(1)
     while frame is not None and len(out) < limit:

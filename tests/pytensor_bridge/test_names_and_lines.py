@@ -4,6 +4,7 @@ named intermediates keep theirs; every converted node has a user line: PyTensor'
 one of what it computes from (PyMC's value variables carry their model statement), or the call
 that compiled it, so the stepper and errors never say "created at (unknown)"."""
 
+import numpy as np
 import pytest
 
 pytensor = pytest.importorskip("pytensor")
@@ -38,3 +39,13 @@ def test_named_intermediates_and_lines_are_kept_by_the_conversion():
     lines = [format_user_line(n) for n in nodes]
     assert all("test_names_and_lines.py" in line for line in lines), lines
     assert any("h = pt.exp(x)" in line for line in lines)
+
+
+def test_an_error_names_the_expression_not_the_compile_call():
+    x, y = pt.vector("x"), pt.vector("y")
+    z = (x + y) * 2
+    # PyTensor's rewrites rebuild the graph inside pytensor.function: the nodes hold that
+    # line's stack too, which is not where the expression was written
+    f = pytensor.function([x, y], z.sum(), mode="TENSORGRAPH")
+    with pytest.raises(ValueError, match=r"created at .*: z = \(x \+ y\) \* 2"):
+        f(np.ones(3), np.ones(4))

@@ -16,9 +16,12 @@ __all__ = ["unwrap"]
 
 def unwrap(fn):
     """The tensorgraph ``Function`` behind ``fn``: a PyTensor function compiled in mode
-    TENSORGRAPH, or a PyMC wrapper of one (``model.compile_logp()``'s ``.f``, a
-    ``ValueGradFunction``'s ``_pytensor_function``). A tensorgraph ``Function`` is returned as
-    it is. It takes the same arguments, positionally and by name."""
+    TENSORGRAPH, or a PyMC wrapper of one (the ``.f`` of the ``PointFunc`` that
+    ``compile_fn``, ``compile_logp`` and ``compile_dlogp`` return, a ``ValueGradFunction``'s
+    ``_pytensor_function``). A tensorgraph ``Function`` is returned as it is. It takes exactly
+    the arguments ``fn``'s PyTensor function takes, positionally and by name (PyTensor's shared
+    variables, ``pm.Data`` and the lengths of dims, are read from PyTensor's own cells), and
+    returns the list of its outputs."""
     seen = fn
     for _ in range(4):  # wrappers of wrappers: PointFunc -> Function
         if isinstance(fn, TgFunction):

@@ -17,19 +17,23 @@ nan (never a hang). Accuracy: about 1e-13 relative where the derivative is not t
 the function (it is the difference of nearby quantities in the far tails).
 
 2F1's derivatives (``hyp2f1_der_scalar``; ``tg_sfd_hyp2f1_der`` in C, the same in Numba's
-``link/numba/elemwise.py``) sum the derivative of its power series, term by term:
-t_(k+1) = t_k r_k with r_k = (a+k)(b+k) z / ((c+k)(k+1)), so dt_(k+1) = dt_k r_k + t_k dr_k,
-dr_k written out (no division by a+k or b+k: at a non-positive integer a the terms end but
-the derivative's do not, and are summed). For -1 <= z < 0 the series is that of Pfaff's
-transformation, (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)), whose terms do not alternate (the
-direct one cancels away every digit near z = -1 for large a, b). Where it is summed: the
-series' domain, as in PyTensor: |z| < 1, or |z| = 1 with c > a + b, or any z when the
-derivative's series ends (``b`` a non-positive integer for d/da, ``a`` for d/db, either for
-d/dc). Elsewhere the element is nan (no transformation is used for z < -1), and so is a pole
-(c a non-positive integer the series reaches). It stops when the tail, estimated from the
-last term and the ratio of the terms (|dt| q / (1 - q)), is below 1e-16 of the sum twice in
-a row, once past the indices where the ratios change sign; at most ``HYP2F1_MAX_TERMS``
-terms (z near 1 needs many: about 1e5 at z = 0.9997), after which the element is nan.
+``link/numba/elemwise.py`` and JAX's ``link/jax/elemwise.py``) sum the derivative of a power
+series, term by term: t_(k+1) = t_k r_k with r_k = (a+k)(b+k) z / ((c+k)(k+1)), so
+dt_(k+1) = dt_k r_k + t_k dr_k, dr_k written out (no division by a+k or b+k: at a
+non-positive integer a the terms end but the derivative's do not, and are summed). The
+series is that of one of four forms of 2F1 (``_hyp2f1_forms``): its own, Pfaff's two
+(1 - z)^-a 2F1(a, c - b; c; w) and (1 - z)^-b 2F1(c - a, b; c; w), w = z / (z - 1), and
+Euler's (1 - z)^(c - a - b) 2F1(c - a, c - b; c; z). Their terms cancel very differently
+(z < 0 with large a, b: some sum terms of 1e17 times the result), so the forms are tried in
+a fixed order and the first whose sum of absolute values is within ``HYP2F1_SPREAD`` of its
+result is taken, else the one that spreads least. Where it is summed: the series' domain,
+as in PyTensor: |z| < 1, or |z| = 1 with c > a + b, or any z when the derivative's series
+ends (``b`` a non-positive integer for d/da, ``a`` for d/db, either for d/dc). Elsewhere the
+element is nan (no transformation is used for z < -1), and so is a pole (c a non-positive
+integer the series reaches). A series stops when the tail, estimated from the last term and
+the ratio of the terms (|dt| q / (1 - q)), is below 1e-16 of the sum twice in a row, once
+past the indices where the ratios change sign; at most ``HYP2F1_MAX_TERMS`` terms (z near 1
+needs many: about 1e5 at z = 0.9997), after which that form has failed.
 """
 
 from __future__ import annotations
@@ -178,14 +182,20 @@ def betainc_da_scalar(a: float, b: float, x: float) -> float:
 HYP2F1_MAX_TERMS = 1_000_000
 
 
+#: a form whose sum spreads less than this times its value is taken without trying the others
+HYP2F1_SPREAD = 1e4
+
+
 def _hyp2f1_series(a, b, c, z, da, db, dc):
-    """(2F1(a, b; c; z), its derivative in the direction (da, db, dc) of (a, b, c)) by the
-    power series, or None where it is not summed (see the module docstring)."""
+    """(2F1(a, b; c; z), its derivative in the direction (da, db, dc) of (a, b, c), the sums
+    of the terms' and of their derivatives' absolute values) by the power series, or None
+    where it is not summed (see the module docstring)."""
     size = abs(z)
     converges = size < 1 or (size == 1 and c > a + b)
     # from this index on no ratio changes sign and no term can vanish
     settled = max(-a, -b, -c, 0.0) + 1
     term, dterm, value, total, small = 1.0, 0.0, 1.0, 0.0, False
+    spread, dspread = 1.0, 0.0
     for k in range(HYP2F1_MAX_TERMS):
         ak, bk, ck = a + k, b + k, c + k
         if ck == 0:
@@ -197,8 +207,10 @@ def _hyp2f1_series(a, b, c, z, da, db, dc):
         term, dterm = term * ratio, dterm * ratio + term * slope
         value += term
         total += dterm
+        spread += abs(term)
+        dspread += abs(dterm)
         if term == 0 and dterm == 0:
-            return value, total  # the series (and the derivative's) ended
+            return value, total, spread, dspread  # the series (and the derivative's) ended
         if not (math.isfinite(total) and math.isfinite(value)):
             return None
         if k < settled:
@@ -210,8 +222,56 @@ def _hyp2f1_series(a, b, c, z, da, db, dc):
         small = q < 1 and abs(dterm) * q <= _EPS * (1 - q) * abs(total) and \
             abs(term) * q <= _EPS * (1 - q) * abs(value)
         if small and was_small:
-            return value, total
+            return value, total, spread, dspread
     return None
+
+
+def _hyp2f1_forms(a, b, c, z):
+    """The forms of 2F1 to try, best first: 0 its series, 1 and 2 Pfaff's transformations
+    (1 - z)^-a 2F1(a, c - b; c; w) and (1 - z)^-b 2F1(c - a, b; c; w), w = z / (z - 1),
+    3 Euler's (1 - z)^(c - a - b) 2F1(c - a, c - b; c; z); each only where its series
+    converges, and only inside the domain of the series of 2F1."""
+    if abs(z) < 1:
+        if z < 0:
+            return (1, 2, 3, 0)
+        return (0, 3, 1, 2) if z < 0.5 else (0, 3)
+    if z == -1 and c > a + b:
+        return (1, 2, 0)
+    return (0,)
+
+
+#: per form: (p, q, x) as (a, b, c, z) give them, the direction of (p, q, c) per wrt, and the
+#: derivative of the exponent of (1 - z) per wrt
+_HYP2F1_DIRECTIONS = {0: ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+                      1: ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 1.0, 1.0)),
+                      2: ((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 0.0, 1.0)),
+                      3: ((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (1.0, 1.0, 1.0))}
+_HYP2F1_EXPONENT = {0: (0.0, 0.0, 0.0), 1: (-1.0, 0.0, 0.0), 2: (0.0, -1.0, 0.0),
+                    3: (-1.0, -1.0, 1.0)}
+
+
+def _hyp2f1_form(a, b, c, z, wrt, form):
+    """(d2F1/d(wrt), its spread: the sum of the absolute values it is the sum of, over its
+    absolute value) by one form, or None where its series is not summed."""
+    if form == 0:
+        p, q, x, exponent = a, b, z, 0.0
+    elif form == 1:
+        p, q, x, exponent = a, c - b, z / (z - 1), -a
+    elif form == 2:
+        p, q, x, exponent = c - a, b, z / (z - 1), -b
+    else:
+        p, q, x, exponent = c - a, c - b, z, c - a - b
+    result = _hyp2f1_series(p, q, c, x, *_HYP2F1_DIRECTIONS[form][wrt])
+    if result is None:
+        return None
+    value, total, spread, dspread = result
+    slope = 0.0 if form == 0 else _HYP2F1_EXPONENT[form][wrt] * math.log1p(-z)
+    front = 1.0 if form == 0 else (1 - z) ** exponent
+    derivative = front * (total + slope * value)
+    spread = front * (dspread + abs(slope) * spread)
+    if derivative == 0:
+        return derivative, (0.0 if spread == 0 else math.inf)
+    return derivative, spread / abs(derivative)
 
 
 def hyp2f1_der_scalar(a: float, b: float, c: float, z: float, wrt: int) -> float:
@@ -221,21 +281,17 @@ def hyp2f1_der_scalar(a: float, b: float, c: float, z: float, wrt: int) -> float
         return math.nan
     if z == 0:
         return 0.0
-    if -1 <= z < 0 and (z > -1 or c > a + b):
-        # Pfaff: 2F1(a, b; c; z) = (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)), whose terms do
-        # not alternate (the direct series cancels badly near z = -1 for large a, b)
-        w, front = z / (z - 1), (1 - z) ** -a
-        direction = ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 1.0, 1.0))[wrt]
-        result = _hyp2f1_series(a, c - b, c, w, *direction)
+    best, best_spread = math.nan, math.inf
+    for form in _hyp2f1_forms(a, b, c, z):
+        result = _hyp2f1_form(a, b, c, z, wrt, form)
         if result is None:
-            return math.nan
-        value, derivative = result
-        if wrt == 0:
-            derivative -= math.log1p(-z) * value
-        return front * derivative
-    result = _hyp2f1_series(a, b, c, z, *((1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
-                                         (0.0, 0.0, 1.0))[wrt])
-    return math.nan if result is None else result[1]
+            continue
+        derivative, spread = result
+        if math.isnan(best) or spread < best_spread:
+            best, best_spread = derivative, spread
+        if spread <= HYP2F1_SPREAD:
+            break
+    return best
 
 
 class _Series(FloatOp):

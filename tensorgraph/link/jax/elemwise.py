@@ -132,10 +132,63 @@ for _cls in _MISSING:
     register_scalar(_cls)(_missing)
 
 
+def _hyp2f1_series(p, q, c, x, dp, dq, dc, active):
+    """The reference's ``_hyp2f1_series`` for every element at once, in one
+    ``lax.while_loop`` that runs until each active element has ended, converged or failed:
+    (value, derivative, their spreads, summed)."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    size = jnp.abs(x)
+    converges = (size < 1) | ((size == 1) & (c > p + q))
+    settled = jnp.maximum(jnp.maximum(-p, -q), jnp.maximum(-c, 0.0)) + 1
+    zeros, ones = jnp.zeros_like(p), jnp.ones_like(p)
+    # status: 0 running, 1 summed, 2 failed (or not asked for)
+    status = jnp.where(active, 0, 2).astype("int8")
+
+    def running(state):
+        return (state[0] < sd.HYP2F1_MAX_TERMS) & jnp.any(state[-1] == 0)
+
+    def step(state):
+        k, term, dterm, value, total, spread, dspread, small, status = state
+        kf = k.astype("float64")
+        pk, qk, ck = p + kf, q + kf, c + kf
+        pole = ck == 0
+        safe_ck = jnp.where(pole, 1.0, ck)
+        den = safe_ck * (kf + 1)
+        ratio = pk * qk * x / den
+        slope = (dp * qk + dq * pk) * x / den - dc * ratio / safe_ck
+        new_term, new_dterm = term * ratio, dterm * ratio + term * slope
+        new_value, new_total = value + new_term, total + new_dterm
+        ended = (new_term == 0) & (new_dterm == 0)
+        broken = ~(jnp.isfinite(new_total) & jnp.isfinite(new_value))
+        past = kf >= settled
+        r = jnp.where(size == 1, jnp.abs(ratio), jnp.maximum(jnp.abs(ratio), size))
+        new_small = past & (r < 1) & \
+            (jnp.abs(new_dterm) * r <= sd._EPS * (1 - r) * jnp.abs(new_total)) & \
+            (jnp.abs(new_term) * r <= sd._EPS * (1 - r) * jnp.abs(new_value))
+        new_status = jnp.where(
+            pole, 2, jnp.where(ended, 1, jnp.where(broken | (past & ~converges), 2,
+                                                     jnp.where(new_small & small, 1, 0))))
+        live = status == 0
+
+        def keep(new, old):
+            return jnp.where(live, new, old)
+        return (k + 1, keep(new_term, term), keep(new_dterm, dterm), keep(new_value, value),
+                keep(new_total, total), keep(spread + jnp.abs(new_term), spread),
+                keep(dspread + jnp.abs(new_dterm), dspread), keep(new_small, small),
+                keep(new_status.astype("int8"), status))
+
+    state = (jnp.asarray(0, dtype="int64"), ones, zeros, ones, zeros, ones, zeros,
+             jnp.zeros(p.shape, dtype=bool), status)
+    *_, value, total, spread, dspread, _, status = lax.while_loop(running, step, state)
+    return value, total, spread, dspread, status == 1
+
+
 def _hyp2f1_der(op, in_dtypes, out_dtypes):
-    """d2F1/da, /db or /dc (``sd.Hyp2F1Der``): the reference's series in double, every element
-    at once in one ``lax.while_loop`` that runs until each element has ended, converged or
-    failed (nan), at most ``HYP2F1_MAX_TERMS`` terms."""
+    """d2F1/da, /db or /dc (``sd.Hyp2F1Der``): the reference's forms of the series in double
+    (``hyp2f1_der_scalar``), each summed for every element that may use it, and the same
+    choice of form per element."""
     (out,) = out_dtypes
     if out not in ("float32", "float64"):
         raise NotImplementedError(f"{op.name} computing in {out}")
@@ -143,64 +196,49 @@ def _hyp2f1_der(op, in_dtypes, out_dtypes):
 
     def compute(a, b, c, z):
         import jax.numpy as jnp
-        from jax import lax
 
         a, b, c, z = jnp.broadcast_arrays(*[jnp.asarray(v, dtype="float64") for v in (a, b, c, z)])
         finite = jnp.isfinite(a) & jnp.isfinite(b) & jnp.isfinite(c) & jnp.isfinite(z)
-        # Pfaff's transformation for -1 <= z < 0: (1 - z)^-a 2F1(a, c - b; c; z / (z - 1))
-        pfaff = (z >= -1) & (z < 0) & ((z > -1) | (c > a + b))
-        x = jnp.where(pfaff, z / jnp.where(pfaff, z - 1, 1.0), z)
-        q_param = jnp.where(pfaff, c - b, b)
-        da = 1.0 if wrt == 0 else 0.0
-        db = jnp.where(pfaff, (0.0, -1.0, 1.0)[wrt], (0.0, 1.0, 0.0)[wrt])
-        dc = 1.0 if wrt == 2 else 0.0
-        size = jnp.abs(x)
-        converges = (size < 1) | ((size == 1) & (c > a + q_param))
-        settled = jnp.maximum(jnp.maximum(-a, -q_param), jnp.maximum(-c, 0.0)) + 1
-        zeros, ones = jnp.zeros_like(a), jnp.ones_like(a)
-        # status: 0 running, 1 summed, 2 failed
-        status = jnp.where(finite, 0, 2).astype("int8")
-
-        def running(state):
-            k, *_, status = state
-            return (k < sd.HYP2F1_MAX_TERMS) & jnp.any(status == 0)
-
-        def step(state):
-            k, term, dterm, value, total, small, status = state
-            kf = k.astype("float64")
-            ak, bk, ck = a + kf, q_param + kf, c + kf
-            pole = ck == 0
-            den = jnp.where(pole, 1.0, ck) * (kf + 1)
-            ratio = ak * bk * x / den
-            slope = (da * bk + db * ak) * x / den - dc * ratio / jnp.where(pole, 1.0, ck)
-            new_term, new_dterm = term * ratio, dterm * ratio + term * slope
-            new_value, new_total = value + new_term, total + new_dterm
-            ended = (new_term == 0) & (new_dterm == 0)
-            broken = pole | ~(jnp.isfinite(new_total) & jnp.isfinite(new_value))
-            past = kf >= settled
-            q = jnp.where(size == 1, jnp.abs(ratio), jnp.maximum(jnp.abs(ratio), size))
-            new_small = past & (q < 1) & \
-                (jnp.abs(new_dterm) * q <= sd._EPS * (1 - q) * jnp.abs(new_total)) & \
-                (jnp.abs(new_term) * q <= sd._EPS * (1 - q) * jnp.abs(new_value))
-            new_status = jnp.where(
-                pole, 2, jnp.where(ended, 1, jnp.where(broken | (past & ~converges), 2,
-                                                         jnp.where(new_small & small, 1, 0))))
-            live = status == 0
-
-            def keep(new, old):
-                return jnp.where(live, new, old)
-            return (k + 1, keep(new_term, term), keep(new_dterm, dterm), keep(new_value, value),
-                    keep(new_total, total), keep(new_small, small),
-                    keep(new_status.astype("int8"), status))
-
-        state = (jnp.asarray(0, dtype="int64"), ones, zeros, ones, zeros,
-                 jnp.zeros(a.shape, dtype=bool), status)
-        _, _, _, value, total, _, status = lax.while_loop(running, step, state)
-        if wrt == 0:
-            total = jnp.where(pfaff, total - jnp.log1p(-jnp.where(pfaff, z, 0.0)) * value, total)
-        front = jnp.where(pfaff, (1 - jnp.where(pfaff, z, 0.0)) ** -a, 1.0)
-        result = jnp.where(status == 1, front * total, jnp.nan)
-        return jnp.where(finite & (z == 0), 0.0, result).astype(out)
+        live = finite & (z != 0)
+        inside, negative = jnp.abs(z) < 1, z < 0
+        at_minus_one = (z == -1) & (c > a + b)
+        # the order of the forms per element (-1: none), as _hyp2f1_forms
+        order = [jnp.where(inside, jnp.where(negative, 1, 0), jnp.where(at_minus_one, 1, 0)),
+                 jnp.where(inside, jnp.where(negative, 2, 3), jnp.where(at_minus_one, 2, -1)),
+                 jnp.where(inside, jnp.where(negative, 3, jnp.where(z < 0.5, 1, -1)),
+                           jnp.where(at_minus_one, 0, -1)),
+                 jnp.where(inside & (negative | (z < 0.5)), jnp.where(negative, 0, 2), -1)]
+        results = []
+        w = z / jnp.where(z == 1, 2.0, z - 1)
+        log1mz = jnp.log1p(-jnp.where(z < 1, z, 0.0))
+        for form in range(4):
+            used = live & jnp.any(jnp.stack([o == form for o in order]), axis=0)
+            p = c - a if form in (2, 3) else a
+            q = c - b if form in (1, 3) else b
+            x = w if form in (1, 2) else z
+            direction = sd._HYP2F1_DIRECTIONS[form][wrt]
+            value, total, spread, dspread, summed = _hyp2f1_series(
+                p, q, c, jnp.where(used, x, 0.0), *direction, used)
+            exponent = (0.0 * a, -a, -b, c - a - b)[form]
+            slope = sd._HYP2F1_EXPONENT[form][wrt] * log1mz
+            front = jnp.where(used, (1 - jnp.where(used, z, 0.0)) ** exponent, 1.0)
+            derivative = front * (total + slope * value) if form else total
+            width = front * (dspread + jnp.abs(slope) * spread) if form else dspread
+            ratio = jnp.where(derivative == 0, jnp.where(width == 0, 0.0, jnp.inf),
+                              width / jnp.where(derivative == 0, 1.0, jnp.abs(derivative)))
+            results.append((derivative, ratio, summed & used))
+        best, best_spread = jnp.full_like(a, jnp.nan), jnp.full_like(a, jnp.inf)
+        stopped = ~live
+        for position in order:
+            derivative = sum(jnp.where(position == f, r[0], 0.0) for f, r in enumerate(results))
+            ratio = sum(jnp.where(position == f, r[1], 0.0) for f, r in enumerate(results))
+            summed = jnp.any(jnp.stack([(position == f) & r[2] for f, r in enumerate(results)]),
+                             axis=0)
+            take = ~stopped & summed & (jnp.isnan(best) | (ratio < best_spread))
+            best = jnp.where(take, derivative, best)
+            best_spread = jnp.where(take, ratio, best_spread)
+            stopped = stopped | (summed & (ratio <= sd.HYP2F1_SPREAD))
+        return jnp.where(finite & (z == 0), 0.0, best).astype(out)
     return compute
 
 

@@ -418,38 +418,68 @@ def _no_numba_series(op, in_dtypes, out_dtypes, args, sc):
 
 
 #: 2F1's derivative series (``tensorgraph.scalar.special_derivatives``, the same algorithm
-#: as its numpy reference and its C); returns (summed, value, derivative)
+#: as its numpy reference and its C): hyp2f1_series returns (summed, value, derivative, the
+#: sums of their terms' absolute values), hyp2f1_form (summed, derivative, spread) of a form
 HYP2F1_SERIES = '''
 def hyp2f1_series(a, b, c, z, da, db, dc):
     size = abs(z)
     converges = size < 1 or (size == 1 and c > a + b)
     settled = max(max(-a, -b), max(-c, 0.0)) + 1
     term, dterm, value, total, small = 1.0, 0.0, 1.0, 0.0, False
+    spread, dspread = 1.0, 0.0
     for k in range(MAX_TERMS):
         ak, bk, ck = a + k, b + k, c + k
         if ck == 0:
-            return False, 0.0, 0.0
+            return False, 0.0, 0.0, 0.0, 0.0
         den = ck * (k + 1)
         ratio = ak * bk * z / den
         slope = (da * bk + db * ak) * z / den - dc * ratio / ck
         term, dterm = term * ratio, dterm * ratio + term * slope
         value += term
         total += dterm
+        spread += abs(term)
+        dspread += abs(dterm)
         if term == 0 and dterm == 0:
-            return True, value, total
+            return True, value, total, spread, dspread
         if not (math.isfinite(total) and math.isfinite(value)):
-            return False, 0.0, 0.0
+            return False, 0.0, 0.0, 0.0, 0.0
         if k < settled:
             continue
         if not converges:
-            return False, 0.0, 0.0
+            return False, 0.0, 0.0, 0.0, 0.0
         q = abs(ratio) if size == 1 else max(abs(ratio), size)
         was_small = small
         small = q < 1 and abs(dterm) * q <= EPS * (1 - q) * abs(total) and \\
             abs(term) * q <= EPS * (1 - q) * abs(value)
         if small and was_small:
-            return True, value, total
-    return False, 0.0, 0.0
+            return True, value, total, spread, dspread
+    return False, 0.0, 0.0, 0.0, 0.0
+'''
+HYP2F1_FORM = '''
+def hyp2f1_form(a, b, c, z, wrt, form):
+    da = 1.0 if wrt == 0 else 0.0
+    db = 1.0 if wrt == 1 else 0.0
+    dc = 1.0 if wrt == 2 else 0.0
+    p, q, x, exponent, power = a, b, z, 0.0, 0.0
+    if form == 1:
+        q, x, exponent, power = c - b, z / (z - 1), -a, -da
+        da, db, dc = da, -db + dc, dc
+    elif form == 2:
+        p, x, exponent, power = c - a, z / (z - 1), -b, -db
+        da, db, dc = -da + dc, db, dc
+    elif form == 3:
+        p, q, exponent, power = c - a, c - b, c - a - b, dc - da - db
+        da, db, dc = -da + dc, -db + dc, dc
+    summed, value, total, spread, dspread = hyp2f1_series(p, q, c, x, da, db, dc)
+    if not summed:
+        return False, 0.0, 0.0
+    slope = 0.0 if form == 0 else power * math.log1p(-z)
+    front = 1.0 if form == 0 else (1 - z) ** exponent
+    derivative = front * (total + slope * value)
+    spread = front * (dspread + abs(slope) * spread)
+    if derivative == 0:
+        return True, derivative, (0.0 if spread == 0 else math.inf)
+    return True, derivative, spread / abs(derivative)
 '''
 HYP2F1_DER = '''
 def hyp2f1_der(a, b, c, z, wrt):
@@ -457,19 +487,29 @@ def hyp2f1_der(a, b, c, z, wrt):
         return math.nan
     if z == 0:
         return 0.0
-    da = 1.0 if wrt == 0 else 0.0
-    dc = 1.0 if wrt == 2 else 0.0
-    if -1 <= z < 0 and (z > -1 or c > a + b):
-        db = 0.0 if wrt == 0 else (-1.0 if wrt == 1 else 1.0)
-        summed, value, derivative = hyp2f1_series(a, c - b, c, z / (z - 1), da, db, dc)
+    if abs(z) < 1:
+        if z < 0:
+            forms = (1, 2, 3, 0)
+        elif z < 0.5:
+            forms = (0, 3, 1, 2)
+        else:
+            forms = (0, 3, -1, -1)
+    elif z == -1 and c > a + b:
+        forms = (1, 2, 0, -1)
+    else:
+        forms = (0, -1, -1, -1)
+    best, best_spread = math.nan, math.inf
+    for form in forms:
+        if form < 0:
+            break
+        summed, derivative, spread = hyp2f1_form(a, b, c, z, wrt, form)
         if not summed:
-            return math.nan
-        if wrt == 0:
-            derivative -= math.log1p(-z) * value
-        return (1 - z) ** -a * derivative
-    db = 1.0 if wrt == 1 else 0.0
-    summed, value, derivative = hyp2f1_series(a, b, c, z, da, db, dc)
-    return derivative if summed else math.nan
+            continue
+        if math.isnan(best) or spread < best_spread:
+            best, best_spread = derivative, spread
+        if spread <= SPREAD:
+            break
+    return best
 '''
 
 
@@ -481,7 +521,9 @@ def numba_hyp2f1_der(op, in_dtypes, out_dtypes, args, sc):
         raise NotImplementedError(f"{op.name} computing in {out}")
     sc.code.helper("hyp2f1_series", HYP2F1_SERIES.replace("MAX_TERMS", str(sd.HYP2F1_MAX_TERMS))
                    .replace("EPS", repr(sd._EPS)))
-    helper = sc.code.helper("hyp2f1_der", HYP2F1_DER)
+    sc.code.helper("hyp2f1_form", HYP2F1_FORM)
+    helper = sc.code.helper("hyp2f1_der", HYP2F1_DER.replace("SPREAD",
+                                                             repr(sd.HYP2F1_SPREAD)))
     values = [sc.let(cast(a, d, "float64")) for a, d in zip(args, in_dtypes)]
     return f"np.{out}({helper}({', '.join(values)}, {int(op.wrt)}))"
 

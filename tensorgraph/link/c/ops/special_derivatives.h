@@ -10,6 +10,7 @@
 #define TG_SFD_EPS 1e-16
 #define TG_SFD_TINY 1e-300
 #define TG_SFD_HYP2F1_MAX_TERMS 1000000
+#define TG_SFD_HYP2F1_SPREAD 1e4
 
 #ifndef TG_SF_HAVE_tg_sf_psi_d  /* as dtypes._scipy_pointers defines it; the file compiles alone */
 #define TG_SF_HAVE_tg_sf_psi_d
@@ -163,10 +164,11 @@ static double tg_sfd_betainc_da(double a, double b, double x)
     return front * (h.v * dlog_dp + h.p);
 }
 
-/* 2F1(a, b; c; z) and its derivative in the direction (da, db, dc) of (a, b, c) by the power
-   series; 0 where it is not summed or does not converge in TG_SFD_HYP2F1_MAX_TERMS terms */
+/* 2F1(a, b; c; z), its derivative in the direction (da, db, dc) of (a, b, c), and the sums of
+   the absolute values of their terms, by the power series; 0 where it is not summed or does
+   not converge in TG_SFD_HYP2F1_MAX_TERMS terms */
 static int tg_sfd_hyp2f1_series(double a, double b, double c, double z, double da, double db,
-                                double dc, double *value_out, double *derivative_out)
+                                double dc, double out[4])
 {
     const double size = fabs(z);
     const int converges = size < 1 || (size == 1 && c > a + b);
@@ -175,7 +177,7 @@ static int tg_sfd_hyp2f1_series(double a, double b, double c, double z, double d
     if (-b > settled) settled = -b;
     if (-c > settled) settled = -c;
     settled += 1;
-    double term = 1.0, dterm = 0.0, value = 1.0, total = 0.0;
+    double term = 1.0, dterm = 0.0, value = 1.0, total = 0.0, spread = 1.0, dspread = 0.0;
     int small = 0, done = 0;
     for (int k = 0; k < TG_SFD_HYP2F1_MAX_TERMS && !done; k++) {
         const double ak = a + k, bk = b + k, ck = c + k;
@@ -188,6 +190,8 @@ static int tg_sfd_hyp2f1_series(double a, double b, double c, double z, double d
         term = term * ratio;
         value += term;
         total += dterm;
+        spread += fabs(term);
+        dspread += fabs(dterm);
         if (term == 0 && dterm == 0) {
             done = 1;  /* the series (and the derivative's) ended */
             break;
@@ -208,33 +212,79 @@ static int tg_sfd_hyp2f1_series(double a, double b, double c, double z, double d
     }
     if (!done)
         return 0;
-    *value_out = value;
-    *derivative_out = total;
+    out[0] = value;
+    out[1] = total;
+    out[2] = spread;
+    out[3] = dspread;
     return 1;
 }
 
-/* d2F1(a, b; c; z)/da, /db or /dc (wrt 0, 1, 2) */
+/* d2F1/d(wrt) by one form (0 the series, 1 and 2 Pfaff's transformations in a and in b,
+   3 Euler's) and its spread over its absolute value; 0 where its series is not summed */
+static int tg_sfd_hyp2f1_form(double a, double b, double c, double z, int wrt, int form,
+                              double *derivative, double *spread_ratio)
+{
+    static const double directions[4][3][3] = {
+        {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {{1, 0, 0}, {0, -1, 0}, {0, 1, 1}},
+        {{-1, 0, 0}, {0, 1, 0}, {1, 0, 1}}, {{-1, 0, 0}, {0, -1, 0}, {1, 1, 1}}};
+    static const double exponents[4][3] = {{0, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {-1, -1, 1}};
+    double p = a, q = b, x = z, exponent = 0.0;
+    if (form == 1) {
+        q = c - b; x = z / (z - 1); exponent = -a;
+    } else if (form == 2) {
+        p = c - a; x = z / (z - 1); exponent = -b;
+    } else if (form == 3) {
+        p = c - a; q = c - b; exponent = c - a - b;
+    }
+    const double *d = directions[form][wrt];
+    double sums[4];
+    if (!tg_sfd_hyp2f1_series(p, q, c, x, d[0], d[1], d[2], sums))
+        return 0;
+    const double slope = form == 0 ? 0.0 : exponents[form][wrt] * log1p(-z);
+    const double front = form == 0 ? 1.0 : pow(1 - z, exponent);
+    const double value = front * (sums[1] + slope * sums[0]);
+    const double spread = front * (sums[3] + fabs(slope) * sums[2]);
+    *derivative = value;
+    if (value == 0)
+        *spread_ratio = spread == 0 ? 0.0 : INFINITY;
+    else
+        *spread_ratio = spread / fabs(value);
+    return 1;
+}
+
+/* d2F1(a, b; c; z)/da, /db or /dc (wrt 0, 1, 2): the form that cancels least */
 static double tg_sfd_hyp2f1_der(double a, double b, double c, double z, int wrt)
 {
     if (!(isfinite(a) && isfinite(b) && isfinite(c) && isfinite(z)))
         return NAN;
     if (z == 0)
         return 0.0;
-    double value, derivative;
-    if (z >= -1 && z < 0 && (z > -1 || c > a + b)) {
-        /* Pfaff: 2F1(a, b; c; z) = (1 - z)^-a 2F1(a, c - b; c; z / (z - 1)) */
-        const double w = z / (z - 1), front = pow(1 - z, -a);
-        const double da = wrt == 0 ? 1.0 : 0.0, db = wrt == 0 ? 0.0 : wrt == 1 ? -1.0 : 1.0;
-        const double dc = wrt == 2 ? 1.0 : 0.0;
-        if (!tg_sfd_hyp2f1_series(a, c - b, c, w, da, db, dc, &value, &derivative))
-            return NAN;
-        if (wrt == 0)
-            derivative -= log1p(-z) * value;
-        return front * derivative;
+    int forms[4], n = 0;
+    if (fabs(z) < 1) {
+        if (z < 0) {
+            forms[0] = 1; forms[1] = 2; forms[2] = 3; forms[3] = 0; n = 4;
+        } else if (z < 0.5) {
+            forms[0] = 0; forms[1] = 3; forms[2] = 1; forms[3] = 2; n = 4;
+        } else {
+            forms[0] = 0; forms[1] = 3; n = 2;
+        }
+    } else if (z == -1 && c > a + b) {
+        forms[0] = 1; forms[1] = 2; forms[2] = 0; n = 3;
+    } else {
+        forms[0] = 0; n = 1;
     }
-    if (!tg_sfd_hyp2f1_series(a, b, c, z, wrt == 0 ? 1.0 : 0.0, wrt == 1 ? 1.0 : 0.0,
-                              wrt == 2 ? 1.0 : 0.0, &value, &derivative))
-        return NAN;
-    return derivative;
+    double best = NAN, best_spread = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double derivative, spread;
+        if (!tg_sfd_hyp2f1_form(a, b, c, z, wrt, forms[i], &derivative, &spread))
+            continue;
+        if (isnan(best) || spread < best_spread) {
+            best = derivative;
+            best_spread = spread;
+        }
+        if (spread <= TG_SFD_HYP2F1_SPREAD)
+            break;
+    }
+    return best;
 }
 #endif

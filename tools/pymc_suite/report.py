@@ -53,6 +53,7 @@ def module_results(events: list[dict]) -> dict:
     tests: dict[str, dict] = {}
     compiled: dict[str, int] = {}
     session, collected, bound = {}, None, False
+    other_sites: dict[str, int] = {}
     for e in events:
         kind = e.get("event")
         if kind == "result":
@@ -74,6 +75,9 @@ def module_results(events: list[dict]) -> dict:
             collected = max(collected or 0, e["count"])
         elif kind == "bound":
             bound = True
+        elif kind == "totals":
+            for k, v in e.get("other_sites", {}).items():
+                other_sites[k] = other_sites.get(k, 0) + v
         elif kind == "collect_error":
             tests[e["nodeid"] or "<collection>"] = {
                 "outcome": "error", "compiled": {},
@@ -85,6 +89,7 @@ def module_results(events: list[dict]) -> dict:
     if bound and collected is not None:
         counts["not run"] += max(0, collected - len(tests))
     return {"tests": tests, "counts": counts, "compiled": compiled, "session": session,
+            "other_sites": other_sites,
             "collected": collected, "bound": bound, "absent": any(
                 e.get("event") == "absent" for e in events)}
 
@@ -242,6 +247,14 @@ def markdown(rep: dict) -> str:
     for run, t in rep["compiled_totals"].items():
         out.append(f"- {run}: {tg_compiled(t)} functions converted and compiled by tensorgraph; "
                    f"other linkers: {_fmt_other(other_compiled(t))}")
+    sites: dict[str, int] = {}
+    for per_run in rep["modules"].values():
+        for k, v in per_run.get("tensorgraph", {}).get("other_sites", {}).items():
+            sites[k] = sites.get(k, 0) + v
+    if sites:
+        out += ["", "Functions of the tensorgraph run that another linker compiled, by where "
+                "they were compiled (a mode asked for there):", ""]
+        out += [f"- {k}: {v}" for k, v in sorted(sites.items(), key=lambda kv: -kv[1])[:20]]
     out.append("")
     diffs = rep["differences"]
     out += [f"## Pass on C, fail on TENSORGRAPH: {len(diffs)}", "",

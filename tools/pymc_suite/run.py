@@ -41,7 +41,12 @@ MODULES: dict[str, str] = {
     "logprob/basic": "tests/logprob/test_basic.py",
     "logprob/censoring": "tests/logprob/test_censoring.py",
     "logprob/cumsum": "tests/logprob/test_cumsum.py",
+    "logprob/order": "tests/logprob/test_order.py",
     "model/core": "tests/model/test_core.py",            # compile_logp / compile_fn / PointFunc
+    "pytensorf": "tests/test_pytensorf.py",              # pymc.pytensorf.compile, compile_fn
+    "math": "tests/test_math.py",
+    "initial_point": "tests/test_initial_point.py",
+    "data": "tests/test_data.py",                        # pm.Data: shared variables, set_data
 }
 # what the modules import besides themselves (extracted with them)
 SUPPORT = ["tests/__init__.py", "tests/conftest.py", "tests/helpers.py", "tests/models.py",
@@ -92,6 +97,39 @@ def _git_paths(git_dir: str, ref: str, paths: list[str]) -> list[str]:
                                                   for n in names)]
 
 
+def sdist_tests(python: str, version: str) -> Path | None:
+    """PyPI's source distribution of the installed PyMC, unpacked into the cache: its
+    ``tests/test_*.py`` (only the top-level test modules; none of ``tests/distributions``,
+    ``tests/logprob``, ``tests/model``), the exact version installed. None when pip cannot
+    get it."""
+    dest = cache_dir() / f"sdist-pymc-{version}"
+    if (dest / ".complete").exists():
+        return dest
+    dl = cache_dir() / "sdist"
+    dl.mkdir(parents=True, exist_ok=True)
+    tarball = dl / f"pymc-{version}.tar.gz"
+    if not tarball.exists():
+        try:
+            subprocess.run([python, "-m", "pip", "download", "--quiet", "--no-deps",
+                            "--no-binary", "pymc", f"pymc=={version}", "-d", str(dl)],
+                           check=True, timeout=600)
+        except (subprocess.SubprocessError, OSError) as exc:
+            print(f"pip download of pymc=={version} failed ({exc})", file=sys.stderr)
+            return None
+    prefix = f"pymc-{version}/"
+    shutil.rmtree(dest, ignore_errors=True)
+    with tarfile.open(tarball) as tar:
+        members = []
+        for m in tar.getmembers():
+            rel = m.name[len(prefix):] if m.name.startswith(prefix) else m.name
+            if rel.startswith("tests/") and rel.count("/") == 1 and rel.endswith(".py"):
+                m.name = rel
+                members.append(m)
+        tar.extractall(dest, members=members, filter="data")
+    (dest / ".complete").write_text(f"{version}\n")
+    return dest
+
+
 def prepare_source(args, pymc: dict) -> tuple[Path, str]:
     """The run root (PyMC's tests/ at the installed version, our pytest.ini) and where it
     came from. Sources, first that works: ``--tests-dir`` (a directory holding PyMC's
@@ -100,20 +138,32 @@ def prepare_source(args, pymc: dict) -> tuple[Path, str]:
     ref = args.ref or f"v{pymc['version']}"
     if args.tests_dir:
         src = Path(args.tests_dir).resolve()
+        # the installed version's own top-level test modules win over the directory's
+        sdist = sdist_tests(args.python, pymc["version"]) if args.sdist else None
+        sdist_files = sorted((sdist / "tests").glob("test_*.py")) if sdist else []
         # one root per content: a run going on keeps its copy while the directory changes
         digest = hashlib.sha1()
-        for f in sorted((src / "tests").rglob("*.py")):
-            digest.update(str(f.relative_to(src)).encode() + f.read_bytes())
+        for f in sorted((src / "tests").rglob("*.py")) + sdist_files:
+            digest.update(f.name.encode() + f.read_bytes())
         root = cache_dir() / f"pymc-{pymc['version']}-dir-{digest.hexdigest()[:10]}"
         if not root.exists():
             tmp = root.with_name(root.name + ".tmp")
             shutil.rmtree(tmp, ignore_errors=True)
             shutil.copytree(src / "tests", tmp / "tests")
+            for f in sdist_files:
+                shutil.copy(f, tmp / "tests" / f.name)
+            sources = (src / "SOURCES.txt").read_text() if (src / "SOURCES.txt").exists() else ""
+            sources = "".join(line + "\n" for line in sources.splitlines()
+                              if line.split(" ", 1)[0] not in
+                              {f"tests/{f.name}" for f in sdist_files})
+            sources += "".join(f"tests/{f.name} PyPI source distribution pymc-"
+                               f"{pymc['version']} (whole, the installed version)\n"
+                               for f in sdist_files)
+            (tmp / "SOURCES.txt").write_text(sources)
             tmp.rename(root)
-        origin = f"directory {src}"
-        if (src / "SOURCES.txt").exists():
-            shutil.copy(src / "SOURCES.txt", root / "SOURCES.txt")
-            origin += " (per-file commits in SOURCES.txt)"
+        origin = f"directory {src}" + (f" and PyPI's pymc-{pymc['version']} source "
+                                       "distribution" if sdist_files else "")
+        origin += " (where each file comes from: SOURCES.txt)"
     else:
         root = cache_dir() / f"pymc-{ref}"
         if not (root / ".complete").exists():
@@ -318,6 +368,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ref", help="git ref of PyMC's tests (default: v<installed version>)")
     ap.add_argument("--tests-dir", help="a directory holding PyMC's tests/ tree "
                                         "(instead of git)")
+    ap.add_argument("--no-sdist", dest="sdist", action="store_false",
+                    help="with --tests-dir: do not take the top-level test modules from "
+                         "PyPI's source distribution of the installed PyMC")
     ap.add_argument("--out", help="output directory (default: <cache>/results/<time>)")
     ap.add_argument("--report-only", nargs="?", const="latest", metavar="DIR",
                     help="rebuild report.md / report.json from a previous run's files")

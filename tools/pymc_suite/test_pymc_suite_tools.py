@@ -114,7 +114,8 @@ def test_report_lists_differences_grouped_and_the_compiled_totals(tmp_path):
         "tensorgraph": [
             _result("test_a", call="failed", exc=diff_exc, compiled={"tensorgraph.jit_compile": 3}),
             _result("test_b", call="failed", exc=other),
-            _result("test_c", compiled={"tensorgraph.jit_compile": 2}), _result("test_d")],
+            _result("test_c", compiled={"tensorgraph.jit_compile": 2}), _result("test_d"),
+            {"event": "totals", "other_sites": {"VMLinker pymc/initial_point.py:176": 4}}],
         "py": [_result("test_a", call="failed", exc=diff_exc)],
     }
     explained = ('[[explained]]\ngroup = "integer power"\ntests = ["*::test_a"]\n'
@@ -134,6 +135,7 @@ def test_report_lists_differences_grouped_and_the_compiled_totals(tmp_path):
     assert "#### KeyError: 'x1' (1)" in md
     assert "on PyTensor's Python: failed" in md
     assert "tensorgraph: 5 functions converted and compiled by tensorgraph" in md
+    assert "- VMLinker pymc/initial_point.py:176: 4" in md
     assert "distributions/x: c 3/4 passed" in report.summary(rep)
 
 

@@ -44,6 +44,7 @@ _SHIM = os.environ.get("TG_PYMC_SUITE_SHIM", "1") == "1"
 COUNTS: dict[str, int] = {}          # linker class name -> functions compiled (this test)
 TOTALS: dict[str, int] = {}          # the same over the session
 SHIMMED: list[str] = []
+OTHER_SITES: dict[str, int] = {}     # tensorgraph run: "linker site" -> functions not on it
 
 
 class MissingInInstalledPyMC(RuntimeError):
@@ -62,13 +63,34 @@ def _count(key: str) -> None:
     TOTALS[key] = TOTALS.get(key, 0) + 1
 
 
+def _caller_site() -> str:
+    """Where a function was compiled: the innermost frame outside PyTensor, PyMC's
+    ``pytensorf.compile`` and this plugin, as ``package/module.py:line`` (PyMC's ``initial_point.py:176``) or a test file."""
+    import traceback as tb
+
+    for fr in reversed(tb.extract_stack(limit=40)[:-2]):
+        f = fr.filename.replace("\\", "/")
+        if "/pytensor/" in f or f.endswith(("tg_pymc_plugin.py", "/pymc/pytensorf.py")):
+            continue                         # PyTensor, PyMC's compile wrapper, this plugin
+        for marker in ("/site-packages/", "/tests/"):
+            if marker in f:
+                f = ("tests/" if marker == "/tests/" else "") + f.split(marker, 1)[1]
+                break
+        return f"{f}:{fr.lineno}"
+    return "?"
+
+
 def _install_counters() -> None:
     from pytensor.compile.function.types import FunctionMaker
 
     create = FunctionMaker.create
 
     def counted_create(self, *args, **kwargs):
-        _count(type(self.linker).__name__)
+        name = type(self.linker).__name__
+        _count(name)
+        if MODE == "tensorgraph" and name != "TensorgraphLinker":
+            site = _caller_site()
+            OTHER_SITES[f"{name} {site}"] = OTHER_SITES.get(f"{name} {site}", 0) + 1
         return create(self, *args, **kwargs)
 
     FunctionMaker.create = counted_create
@@ -228,4 +250,5 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    _write({"event": "totals", "compiled": dict(TOTALS), "exitstatus": int(exitstatus)})
+    _write({"event": "totals", "compiled": dict(TOTALS), "other_sites": dict(OTHER_SITES),
+            "exitstatus": int(exitstatus)})

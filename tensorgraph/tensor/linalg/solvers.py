@@ -512,7 +512,7 @@ def solve_sylvester(A, B, Q):
 
 class SolveDiscreteARE(Op):
     """scipy's ``solve_discrete_are``: the stabilizing ``X`` of
-    ``A.T X A - X - (A.T X B) (R + B.T X B)^-1 (B.T X A) + Q = 0``. No gradient yet."""
+    ``A.T X A - X - (A.T X B) (R + B.T X B)^-1 (B.T X A) + Q = 0``."""
 
     __props__ = ()
     gufunc_signature = "(m,m),(m,n),(m,m),(n,n)->(m,m)"
@@ -539,8 +539,19 @@ class SolveDiscreteARE(Op):
         return [input_shapes[0]]
 
     def L_op(self, inputs, outputs, output_grads):
-        return [grad_not_implemented(self, k, x, "solve_discrete_are has no gradient yet")
-                for k, x in enumerate(inputs)]
+        """By the implicit function theorem: with the gain ``K = (R + B.T X B)^-1 B.T X A``
+        and the closed loop ``Ac = A - B K``, a change of the inputs moves ``X`` by the
+        solution of ``dX = Ac.T dX Ac + E`` (``E`` linear in dA, dB, dQ, dR), so the
+        pullback solves the adjoint Stein equation ``S = Ac S Ac.T + G`` once: then
+        ``gQ = S``, ``gA = 2 X Ac S``, ``gB = -2 X Ac S K.T``, ``gR = K S K.T`` (``G``, and so
+        ``S``, symmetrized: the solution is symmetric)."""
+        a, b, _, r = inputs
+        (x,), (g,) = outputs, output_grads
+        gain = solve(r + b.T.dot(x).dot(b), b.T.dot(x).dot(a))
+        closed = a - b.dot(gain)
+        s = solve_discrete_lyapunov(closed, 0.5 * (g + g.T))
+        x_ac_s = x.dot(closed).dot(s)
+        return [2 * x_ac_s, -2 * x_ac_s.dot(gain.T), s, gain.dot(s).dot(gain.T)]
 
 
 def solve_discrete_are(A, B, Q, R):

@@ -41,7 +41,11 @@ class Det(Op):
     gufunc_signature = "(m,m)->()"
 
     def make_node(self, x):
-        x = as_matrix(x, "det", square=True)
+        x = as_matrix(x, "det")
+        m, n = x.type.shape
+        if m is not None and n is not None and m != n:
+            raise ValueError(f"det: Determinant not defined for a non-square matrix: expected a "
+                             f"square matrix, got {x} of static shape ({m}, {n})")
         return Apply(self, [x], [TensorType(linalg_dtype(x.type.dtype), ())()])
 
     def perform(self, node, inputs, output_storage):

@@ -210,7 +210,8 @@ def test_static_shapes_and_inferred_shapes():
 def test_bad_inputs_are_named():
     with pytest.raises(TypeError, match="inv: expected a matrix or a stack"):
         la.inv(tt.dvector("v"))
-    with pytest.raises(ValueError, match="det: expected a square matrix.*\\(2, 3\\)"):
+    with pytest.raises(ValueError, match="det: Determinant not defined for a non-square matrix: expected a square "
+                                         "matrix.*\\(2, 3\\)"):
         la.det(tt.tensor("m", dtype="float64", shape=(2, 3)))
     with pytest.raises(ValueError, match="on_error must be 'raise' or 'nan'"):
         la.cholesky(tt.dmatrix("m"), on_error="warn")

@@ -10,6 +10,12 @@ modes of a model are timed interleaved (``run.interleaved``); each mode's first 
 compared with C's (logp and gradient, rtol 1e-7). Target: the median over the models of
 TENSORGRAPH's time over C's at most ``TARGET``.
 
+On a busy machine, run it with ``OPENBLAS_NUM_THREADS=1``: PyTensor's C and NUMBA call LAPACK
+(the Cholesky and triangular solves of ``mvnormal_lkj`` and ``marginal_gp``) through scipy's
+OpenBLAS, whose threads, waiting for cores other processes hold, made a 3x3 Cholesky take
+milliseconds (PyTensor C's ``mvnormal_lkj`` call: 80 ms at a load average of 8, 95 us with one
+thread). The report prints the setting.
+
 Run it in the bridge's environment (``.venv-pymc/bin/python benchmarks/run.py --cases
 pymc_logp``); where PyMC is missing it says so and is skipped.
 
@@ -156,6 +162,11 @@ def report(rows: list[dict], fmt_time, out=sys.stdout) -> list[str]:
     numba = [r["PyTensor NUMBA"] / r["PyTensor C"] for r in rows
              if isinstance(r.get("PyTensor NUMBA"), float) and isinstance(r.get("PyTensor C"),
                                                                            float)]
+    threads = {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+               if k in os.environ}
+    print("  OpenBLAS threads (PyTensor's C and NUMBA call LAPACK through it): "
+          + (", ".join(f"{k}={v}" for k, v in threads.items()) or "its default (one per core)"),
+          file=out)
     print(f"  median TENSORGRAPH / PyTensor C over {len(ratios)} models: {median:.2f}x "
           f"(target <= {TARGET:g}x): {'ok' if met else 'MISSED'}"
           + (f"; median NUMBA / C {statistics.median(numba):.2f}x" if numba else ""), file=out)

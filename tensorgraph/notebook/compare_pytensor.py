@@ -43,6 +43,10 @@ def pytensor_function_of(obj):
     """The PyTensor ``Function`` that ``obj`` is or wraps (PyMC's ``PointFunc.f``,
     ``ValueGradFunction._pytensor_function``), or None: read by attributes, so that nothing of
     PyTensor is imported for a tensorgraph function."""
+    from tensorgraph.notebook.unwrapping import is_pytensor_object
+
+    if not is_pytensor_object(obj):
+        return None
     for _ in range(4):
         if obj is None:
             return None
@@ -120,10 +124,9 @@ class PyTensorRows:
         return tuple(args) if isinstance(args, list | tuple) else (args,)
 
     def tg_arguments(self, args: tuple) -> tuple:
-        """The tensorgraph Function's arguments: the PyTensor function's, then the values of
-        its shared variables (the converted graph takes them as inputs)."""
-        implicit = [i.variable for i in self.given.maker.inputs if i.implicit]
-        return args + tuple(s.get_value(borrow=True) for s in implicit)
+        """The tensorgraph Function's arguments: the PyTensor function's (its shared variables
+        are the converted graph's, holding their values in PyTensor's own cells)."""
+        return args
 
     def shared(self) -> list:
         """The PyTensor shared variables every row may update (to put back after each)."""

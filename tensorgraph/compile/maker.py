@@ -127,6 +127,7 @@ class FunctionMaker:
             prepare = getattr(node.op, "prepare_for_mode", None)
             if prepare is not None:
                 prepare(node, self.mode)
+        _keep_output_names(fgraph, outputs)
         return fgraph
 
     def _check_unused(self, input_vars, computed):
@@ -433,3 +434,13 @@ def _shared_inputs(computed, input_vars, update_targets):
         seen.add(var)
         shared.append(var)
     return shared
+
+
+def _keep_output_names(fgraph, outputs) -> None:
+    """The user's names of the outputs on the rewritten graph's outputs, where a rewrite put an
+    unnamed variable in their place (a fused loop for ``cost``): the graph view, ``dprint``
+    and profiles then say ``cost``. An output that became an input or another named
+    variable keeps that variable's own name."""
+    for new, old in zip(fgraph.outputs, outputs):
+        if new.name is None and old.name is not None and new.owner is not None:
+            new.name = old.name

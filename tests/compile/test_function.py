@@ -541,3 +541,13 @@ def test_mutable_inputs_given_the_same_array_are_not_overwritten_under_each_othe
     np.testing.assert_array_equal(m.get_value(), np.arange(4.0))
     w = np.arange(8.0)
     np.testing.assert_allclose(f(w[:4], w[:4]), expected)               # views of one buffer
+
+
+def test_outputs_keep_their_names_through_rewrites():
+    x = tt.dvector("x")
+    cost = tt.exp(x) * 2 + 1      # fused into one loop: a new, unnamed variable
+    cost.name = "cost"
+    same = x * 1                  # rewritten to x itself, which keeps its own name
+    same.name = "same"
+    f = tg.function([x], [cost, same])
+    assert [o.name for o in f.maker.fgraph.outputs] == ["cost", "x"]

@@ -7,15 +7,17 @@ from __future__ import annotations
 import ast
 
 from tensorgraph.notebook.magic_args import excerpt, usage_error
-from tensorgraph.notebook.unwrapping import as_tensorgraph_call
+from tensorgraph.notebook.unwrapping import as_tensorgraph_call, is_pytensor_object
 
 __all__ = ["parse_call"]
 
 
-def parse_call(magic: str, source: str, namespace: dict):
+def parse_call(magic: str, source: str, namespace: dict, keep_pytensor: bool = False):
     """``(function, args, kwargs)`` of the call written in ``source``; a one-line UsageError
     when it is not a call of a compiled function, its parts do not evaluate, or the function
-    would refuse the arguments (their number, names, types or shapes)."""
+    would refuse the arguments (their number, names, types or shapes). ``keep_pytensor``: a
+    PyTensor or PyMC function comes back as it is, in whatever mode it was compiled, with its
+    arguments (``%tg_compare`` compiles it again in PyTensor's modes and in TENSORGRAPH)."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError:
@@ -43,6 +45,8 @@ def parse_call(magic: str, source: str, namespace: dict):
     except Exception as exc:  # noqa: BLE001 - the user's expression
         raise usage_error(magic, f"cannot evaluate {excerpt(source)}: "
                                  f"{type(exc).__name__}: {exc}") from None
+    if keep_pytensor and is_pytensor_object(fn):
+        return fn, args, kwargs
     try:
         # a PyTensor / PyMC function: the tensorgraph one behind it (a PyMC point: by name)
         fn, args, kwargs = as_tensorgraph_call(fn, args, kwargs)

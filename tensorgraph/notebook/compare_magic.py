@@ -4,6 +4,7 @@
     %tg_compare -m FAST_RUN,JAX -n 100 train(X, Y)   two modes, up to 100 timed calls each
     %tg_compare --no-compile-times train(X, Y)       skip the fresh processes (cold, warm)
     %tg_compare --wait train(X, Y)                   return when the compile times are in
+    %tg_compare -m FAST_RUN -p C,NUMBA logp(point)   a PyMC function: PyTensor's C and NUMBA too
 
 The graph of the compiled function (as it was given: inputs, outputs, updates) is compiled
 again in each mode and called with the arguments; the magic returns the ``Comparison``
@@ -11,7 +12,8 @@ again in each mode and called with the arguments; the magic returns the ``Compar
 returns as soon as the calls are timed: the compile columns fill in as their fresh processes
 finish (``cmp.wait()`` blocks, ``cmp.cancel()`` or the widget's Cancel button stops them).
 A mode that fails is a row with its error; an unknown mode name or a bad call is a one-line
-usage error.
+usage error. A PyTensor or PyMC compiled function (``%tg_compare logp(point)``) gets rows for
+PyTensor's own C and NUMBA modes too (``tgn.compare``, docs/pymc.md).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ class CompareMagics(Magics):
               help="seconds of timed calls per mode (at least 3 calls)")
     @argument("--no-compile-times", action="store_true",
               help="do not measure the cold and warm compile times (two new processes per mode)")
+    @argument("-p", "--pytensor-modes", default="C,NUMBA",
+              help="for a PyTensor or PyMC function: PyTensor's own modes compared beside "
+                   "TENSORGRAPH (comma-separated; C is PyTensor's FAST_RUN)")
     @argument("--wait", action="store_true",
               help="return only when the compile times are measured (default: they fill in "
                    "the widget as they come)")
@@ -70,7 +75,8 @@ class CompareMagics(Magics):
                 raise usage_error(NAME, str(exc)) from None
             except Exception:  # noqa: BLE001 - a known mode that cannot run here: its row says why
                 pass
-        fn, values, named = parse_call(NAME, " ".join(args.call), self.shell.user_ns)
+        fn, values, named = parse_call(NAME, " ".join(args.call), self.shell.user_ns,
+                                       keep_pytensor=True)
         if named:
             raise usage_error(NAME, "give the arguments by position: the comparison calls "
                                     f"f(*args), got {', '.join(named)}=...")
@@ -78,4 +84,6 @@ class CompareMagics(Magics):
 
         return shown(compare(fn, modes=modes, args=values, repeat=args.repeat,
                              budget=args.budget, compile_times=not args.no_compile_times,
-                             wait=args.wait))
+                             wait=args.wait,
+                             pytensor_modes=[m.strip() for m in args.pytensor_modes.split(",")
+                                             if m.strip()]))

@@ -113,7 +113,9 @@ class PyTensorRows:
 
     def arguments(self, args):
         """``args`` as positional arguments of the PyTensor functions: a dict (a PyMC point)
-        is read by the inputs' names."""
+        is read by the inputs' names (also given alone in a tuple: ``%tg_compare logp(point)``)."""
+        if isinstance(args, list | tuple) and len(args) == 1 and isinstance(args[0], dict):
+            args = args[0]
         if isinstance(args, dict):
             names = [i.variable.name for i in _explicit(self.given)]
             missing = [n for n in names if n not in args]

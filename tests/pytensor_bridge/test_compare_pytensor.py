@@ -117,3 +117,16 @@ def test_the_notebook_layer_imports_pytensor_only_when_given_a_pytensor_function
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_magic_compares_a_pymc_function_at_a_point(ipython_shell):
+    pm = pytest.importorskip("pymc")
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 1)
+        pm.Normal("y", mu, 1, observed=np.array([0.3, -0.2]))
+    ipython_shell.user_ns.update(logp=model.compile_logp(), point=model.initial_point())
+    cmp = ipython_shell.run_line_magic(
+        "tg_compare", "-m FAST_RUN -p C -n 3 --budget 0.05 --no-compile-times logp(point)")
+    cmp = getattr(cmp, "comparison", cmp)  # the view, or the comparison without a display
+    assert [r["mode"] for r in cmp.rows] == ["TENSORGRAPH", "FAST_RUN", "PyTensor C"]
+    assert all(r["agrees"] for r in cmp.rows[1:])

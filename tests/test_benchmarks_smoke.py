@@ -124,8 +124,8 @@ def test_the_modes_and_jax_by_hand_join_the_table(tmp_path):
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
 def test_the_scan_rnn_runs_by_hand_in_jax_and_in_the_modes(tmp_path):
     """The scan RNN: JAX by hand (lax.scan) and tensorgraph's JAX and NUMBA modes run it, and
-    their results agree with FAST_RUN's (PYTORCH unrolls the loop, whose cold Inductor compile
-    is too long for a smoke test; tests/link/test_backend_scan.py checks it)."""
+    their results agree with FAST_RUN's (PYTORCH, whose cold start of Inductor is too long for
+    a smoke test, is checked by tests/link/test_backend_scan.py)."""
     frameworks = ["tensorgraph", "jax", "tg:JAX", "tg:NUMBA"]
     out, lines = run_table(tmp_path, ["rnn_forward"], frameworks)
     cells = cells_of(lines, "RNN forward 10 steps, 4x8-16 f32", frameworks)

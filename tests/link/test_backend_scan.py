@@ -194,16 +194,23 @@ def test_an_index_out_of_range_inside_the_step_is_an_index_error(mode, as_while)
         f(np.arange(3.0), 0)
 
 
-def test_pytorch_refuses_a_loop_too_long_to_unroll():
+def test_pytorch_compiles_the_step_of_a_long_loop_once():
+    """PyTorch runs a loop of known length as one operator calling its step, traced and
+    compiled once: a loop of 2000 steps (twice the longest it unrolled before) compiles, its
+    FX graph calls the loop once and the step's graph holds one step."""
     pytest.importorskip("torch")
-    from tensorgraph.link.pytorch.scan import MAX_STEPS
-
     v = tt.dvector("v")
-    out, _ = tg.scan(lambda p: p * 0.5, outputs_info=v, n_steps=MAX_STEPS + 1, name="long")
-    f = tg.function([v], out[-1], mode="PYTORCH")
-    with pytest.raises(ValueError, match=f"scan 'long' runs {MAX_STEPS + 1} steps; the PyTorch "
-                                         "back end unrolls loops"):
-        f(np.ones(2))
+    out, _ = tg.scan(lambda p: p * 0.5 + 1.0, outputs_info=v, n_steps=2000, name="long")
+    f = tg.function([v], [out[-1], out[:3]], mode="PYTORCH")
+    last, first = f(np.array([1.0, 4.0]))
+    np.testing.assert_allclose(last, [2.0, 2.0])
+    np.testing.assert_allclose(first, [[1.5, 3.0], [1.75, 2.5], [1.875, 2.25]])
+    compiled = f.vm.program._last
+    assert compiled.fx_code.count("tensorgraph.scan_loop") == 1
+    (loop,) = compiled.loops
+    calls = [n.target for n in loop.graph_module.graph.nodes if n.op == "call_function"]
+    assert [str(t) for t in calls].count("aten.mul.Tensor") == 1, calls
+    assert "the step of scan 'long', compiled once" in f.vm.source()
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -27,6 +27,9 @@ program keys its compiled graphs
 by input signature itself). The exception is a graph with ``torch.cond`` (an ifelse whose
 condition is known only when running): Inductor takes higher-order operators only through
 Dynamo, so that graph goes through ``torch.compile(graph, fullgraph=True, dynamic=False)``.
+A loop (``Scan``) of known length is one call of the operator ``tensorgraph::scan_loop`` in
+the graph; its step, traced with the graph, is compiled once with it (``compile_graph``) at
+the first run (``tensorgraph.link.pytorch.scan``).
 
 Sizes computed from input values: fake tensors have no values, so an array size that
 depends on the value of an input (``zeros(n)``, a draw of ``size=(n, 3)``) makes the program
@@ -76,11 +79,14 @@ from tensorgraph.link.traced import Checks, Trace, TracedGraph, TracedProgram
 from tensorgraph.link.traced_shape import StaticShapeError
 from tensorgraph.link.whole_graph import WholeGraphLinker, registered_linker
 
-__all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints"]
+__all__ = ["TorchLinker", "TorchProgram", "current_checks", "StaticShapeError", "static_ints",
+           "compile_graph", "hold_loop"]
 
 #: Inductor's compiles and hooks and the seeding of the default generator are process-wide
 _COMPILE_LOCK = threading.RLock()
 _RANDOM_LOCK = threading.Lock()
+#: per thread, the loops (``scan.StepLoop``) the signature being traced calls
+_TRACING = threading.local()
 
 
 def static_ints(value, what: str) -> tuple:
@@ -231,14 +237,25 @@ def _use_cache_dir() -> None:
         _cache_ready.append(True)
 
 
+def hold_loop(loop) -> None:
+    """Keep ``loop`` (a ``scan.StepLoop`` the graph being traced calls) as long as the
+    compiled graph (the operator's table holds it weakly)."""
+    loops = getattr(_TRACING, "loops", None)
+    if loops is None:
+        raise RuntimeError("a PyTorch loop is traced outside the trace of a program")
+    if loop not in loops:
+        loops.append(loop)
+
+
 class _Compiled:
     """One signature's compiled graph, the run-time checks its trace registered, its FX graph
-    and the code Inductor wrote."""
+    and the code Inductor wrote, and the loops it calls (``scan.StepLoop``: their steps are
+    compiled with it)."""
 
     __slots__ = ("function", "registry", "graph_module", "fx_code", "signature",
-                 "inductor_code", "compiled")
+                 "inductor_code", "compiled", "loops")
 
-    def __init__(self, function, registry, graph_module, signature):
+    def __init__(self, function, registry, graph_module, signature, loops=()):
         self.function = function
         self.registry = registry
         self.graph_module = graph_module
@@ -246,6 +263,7 @@ class _Compiled:
         self.signature = signature
         self.inductor_code: list = []
         self.compiled = False
+        self.loops = list(loops)
 
 
 def _counter(name: str) -> int:
@@ -270,6 +288,23 @@ def _has_higher_order_ops(graph_module) -> bool:
 
     return any(node.op == "call_function" and isinstance(node.target, HigherOrderOperator)
                for node in graph_module.graph.nodes)
+
+
+def compile_graph(graph_module, tensors):
+    """Inductor's function of an FX graph for arguments like ``tensors`` (a graph calling a
+    higher-order operator goes through ``torch.compile``, which compiles at a first call: made
+    here, on ``tensors``, without touching the process's random state)."""
+    import torch
+    from torch._inductor import compile as inductor_compile
+
+    with _COMPILE_LOCK:
+        if _has_higher_order_ops(graph_module):
+            function = torch.compile(graph_module, fullgraph=True, dynamic=False)
+            with torch.random.fork_rng(devices=[]):
+                function(*tensors)
+            return function
+        with _tracing_context():
+            return inductor_compile(graph_module, list(tensors))
 
 
 def _to_tensor(value, torch):
@@ -359,10 +394,14 @@ class TorchProgram(TracedProgram):
             tensors = [a for j, a in enumerate(args) if j not in static_values]
             started = perf_counter()
             with _COMPILE_LOCK:
-                graph_module = make_fx(functools.partial(self._trace, static_values),
-                                       tracing_mode="fake")(*tensors)
+                _TRACING.loops = []
+                try:
+                    graph_module = make_fx(functools.partial(self._trace, static_values),
+                                           tracing_mode="fake")(*tensors)
+                finally:
+                    loops, _TRACING.loops = _TRACING.loops, None
             self.seconds["generate"] += perf_counter() - started
-            found = self._compiled[key] = _Compiled(None, registry, graph_module, key)
+            found = self._compiled[key] = _Compiled(None, registry, graph_module, key, loops)
             self._last = found
             return found
 
@@ -381,6 +420,8 @@ class TorchProgram(TracedProgram):
                 started = perf_counter()
                 with mock.patch.object(GraphLowering, "save_output_code",
                                        compiled.inductor_code.append):
+                    for loop in compiled.loops:  # the step of each loop, once
+                        loop.compile()
                     if _has_higher_order_ops(compiled.graph_module):
                         # torch.cond: Inductor takes it only through TorchDynamo's front end
                         function = self.torch.compile(compiled.graph_module, fullgraph=True,
@@ -462,6 +503,8 @@ class TorchProgram(TracedProgram):
                                         for a in last.signature)) or "no arguments"
         text = (f"# FX graph (aten operations) for inputs {shapes}\n"
                 f"{last.fx_code}\n")
+        for loop in last.loops:
+            text += "\n" + loop.source()
         if last.inductor_code:
             text += "\n# Inductor's code for it (what the function runs)\n" + \
                 "\n".join(last.inductor_code)

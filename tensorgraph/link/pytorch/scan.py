@@ -1,46 +1,86 @@
-"""PyTorch for ``Scan``: the loop unrolled into the FX graph, one copy of the step per step
-(a while loop: PyTorch's ``while_loop`` operator).
+"""PyTorch for ``Scan``: a loop of known length is one operator of the program's FX graph,
+calling the step compiled once (a while loop: PyTorch's ``while_loop`` operator).
 
-Why unrolled: the program is one FX graph that Inductor compiles directly (not through
-TorchDynamo, ``tensorgraph.link.pytorch.linker``), and a Python loop is not something an FX
-graph holds: ``make_fx`` records the operations each iteration runs. PyTorch's own loop
-operators (``torch._higher_order_ops.scan`` and ``while_loop``) do compile on the CPU in torch
-2.13, but only through ``torch.compile``'s front end; measured here (2026-11-25 at f903a72) on a
-10-step RNN of 16
-units: 25.6 s to compile cold and 170 us a call, against about 12 us a call for a graph
-compiled directly, and this program's evaluator cannot be traced by TorchDynamo (it keeps
-Python state), which is why ``ifelse`` uses the ``cond`` operator inside ``make_fx``. The
-scan operator has no such form that Inductor takes directly. So the step is traced
-``n_steps`` times into the one graph, and Inductor fuses across steps as it likes.
+How a loop of ``n`` steps runs (``StepLoop``). While the program is traced, the step (the
+inner graph) is traced on its own with ``make_fx``, for the shapes and dtypes of its
+arguments, and the program's FX graph gets one call of
+``torch.ops.tensorgraph.scan_loop(key, n, tensors)``, a ``torch.library.custom_op`` that
+Inductor runs as an opaque kernel (its fake implementation gives the outputs' shapes from
+the step's traced outputs and the loop's layout). ``key`` names the ``StepLoop`` in a
+process-wide table: a hash of what the loop computes (the step's FX graph and constants, the
+shapes of its arguments, the loop's layout), so a graph Inductor cached on disk means the
+same loop in every process, and programs with the same loop share its compiled step; each
+compiled program holds its loops (the table holds them weakly). At the program's first run
+Inductor compiles each step once, as it compiles the program's graph
+(``linker.compile_graph``), and the operator's implementation is a Python loop: ``n`` calls of
+the compiled step, carrying each state's window of its last values and the shared values,
+stacking the rows kept.
+
+Why: the program is one FX graph that Inductor compiles directly (not through TorchDynamo,
+``tensorgraph.link.pytorch.linker``), and a Python loop is not something an FX graph holds:
+``make_fx`` records the operations each iteration runs. Until 2026-12-07 the loop was
+therefore unrolled, ``n`` copies of the step in the one graph, and the compile time grew
+with the steps: for the 100-step RNN of ``benchmarks/cases/rnn_forward.py`` (batch 32, 256
+units, float32), cold (a new process, empty caches, Inductor started by a tiny graph first),
+42 s for the forward pass and 115 s for the training step (389 s on a loaded machine), and
+loops of more than 1000 steps were refused. As one operator: 5.6 s and 9.7 s, on the same
+loaded 2-core machine (2026-12-07), whatever the number of steps (a 2000-step loop
+compiles in a test). PyTorch's own loop operators (``torch._higher_order_ops.scan`` and
+``while_loop``) compile on the CPU in torch 2.13 only through ``torch.compile``'s front
+end, which cannot trace this program's evaluator (it keeps Python state); measured on a
+10-step RNN of 16 units written directly for them: 25.6 s cold and 170 us a call
+(2026-11-25 at f903a72).
+
+What it costs: every step is a call of the compiled step from Python (Inductor's wrapper
+and the loop's bookkeeping), and Inductor no longer fuses across steps. Measured
+(2026-12-07, one thread, ``OMP_NUM_THREADS=1``, ``benchmarks/run.py --quick``): a 100-step
+RNN of 16 units in float64 takes 12-14 us a step against 4.2 us unrolled, so about 9 us of
+dispatch a step; the benchmark RNN's forward pass 12.4 ms a call against 9.4 ms unrolled
+(FAST_RUN: 10.1-10.3 ms), its training step 33 ms against 50 ms unrolled (FAST_RUN: 27-36
+ms; these vary by a third from run to run on this loaded machine). With PyTorch's default
+two OpenMP threads on a loaded machine both forms vary from tens of milliseconds to seconds
+a call (threads spinning for a busy core), unrolled or not. The steps' compile time went
+from tens of seconds to a few, so short loops are not unrolled either.
 
 What that means:
 
-* ``n_steps`` must be known while tracing. Computed from shapes or constants (the sequences'
-  length, ``n_steps=10``) it is, and each new input shape traces and compiles again, as for
-  every PyTorch graph. Computed from an input's value (``n_steps=n`` with ``n`` an input), the
-  program makes its integer scalar inputs static: each new value of ``n`` compiles again.
-* Compile time grows with the number of steps (the FX graph holds every step): fine for tens
-  of steps, slow for thousands. Loops longer than ``MAX_STEPS`` are refused when tracing,
-  with that reason (compile them with FAST_RUN, JAX or NUMBA).
-* ``until`` (a while loop) cannot be unrolled (the steps that run are known only when
-  running): it is PyTorch's ``while_loop`` operator instead, traced into the FX graph as the
-  ``cond`` operator is for ``ifelse`` (so such a program compiles through ``torch.compile``,
-  as graphs with ``cond`` do: measured 7.9 s for a power iteration, against about 2 s for
-  a graph without; 2026-11-25 at e85addc).
-  As for JAX, every output of a while loop must be read at its last step
-  only (its full history has as many rows as steps ran); draws inside a while loop are
+* ``n_steps`` must be known while tracing (the outputs' sizes are fixed when compiling).
+  Computed from shapes or constants (the sequences' length, ``n_steps=10``) it is, and each
+  new input shape traces and compiles again, as for every PyTorch graph. Computed from an
+  input's value (``n_steps=n`` with ``n`` an input), the program makes its integer scalar
+  inputs static: each new value of ``n`` traces and compiles the program again, and reuses
+  the compiled step (the same key).
+* The step is compiled for fixed shapes: a state or shared value whose shape changes from
+  step to step is refused with that reason (FAST_RUN runs it). Values known while tracing
+  that the step reads unchanged (a non-sequence computed from shapes) stay known inside it;
+  the states are tensors from the first step on.
+* ``until`` (a while loop) runs a number of steps known only when running: it is PyTorch's
+  ``while_loop`` operator, traced into the FX graph as the ``cond`` operator is for
+  ``ifelse`` (so such a program compiles through ``torch.compile``, as graphs with ``cond``
+  do: measured 7.9 s for a power iteration, against about 2 s for a graph without;
+  2026-11-25 at e85addc). As for JAX, every output of a while loop must be read at its last
+  step only (its full history has as many rows as steps ran); draws inside a while loop are
   refused (the operator carries tensors only).
 * Random draws inside the step run as draws outside loops do: from PyTorch's generator,
-  seeded at each call from the input generator (the loop's generator is carried as the
-  marker that stands for it); each unrolled step draws new numbers.
+  seeded at each call of the program from the input generator (the loop's generator is
+  carried as the marker that stands for it); each call of the compiled step draws new
+  numbers (Inductor takes its seeds from that generator at every call).
+* A run-time check inside the step (an index out of range) makes the step return its code:
+  the loop stops at the first step that fails and the program raises that check's error,
+  naming the inner node.
 
 Taps: a state reading ``L`` steps back keeps its last ``L`` values (the last rows of its
 initial value at first); a sequence tap ``k`` reads row ``t + k - lo``; every step's value of
 a state or output not fed back is stacked (``torch.stack``) into the output, the last ``keep``
-rows of it when the memory rewrite says so.
+rows of it when the memory rewrite says so (only those rows are kept while looping).
 """
 
 from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import weakref
 
 import numpy as np
 
@@ -56,15 +96,10 @@ from tensorgraph.link.backend_scan import (
 from tensorgraph.link.pytorch import as_tensor, register
 from tensorgraph.scan.op import Scan
 
-#: the longest loop unrolled (the FX graph and Inductor's compile grow with it)
-MAX_STEPS = 1000
-
 
 @register(Scan)
 def torch_scan(op, node):
-    import torch
-
-    from tensorgraph.link.pytorch.linker import GraphFunction, static_ints
+    from tensorgraph.link.pytorch.linker import GENERATOR, GraphFunction, static_ints
 
     reason = refusal(op, node, "PyTorch", draws=True) or while_refusal(op, "PyTorch")
     if not reason and op.info.as_while and refusal(op, node, "PyTorch"):
@@ -76,16 +111,11 @@ def torch_scan(op, node):
     fgraph, step = traced_step(node, GraphFunction, "PyTorch")
     info = op.info
     # a random generator is a marker: the draws use PyTorch's generator, seeded per call
-    n_states, n_nit, n_shared, out_dtypes, lengths = loop_layout(op, fgraph)
+    n_states, n_nit, _, out_dtypes, _ = loop_layout(op, fgraph)
 
     def loop(n_steps, *outer):
-        n = static_ints(n_steps, f"the number of steps of {op.title} (PyTorch unrolls the "
-                                 "loop)")[0]
-        if n > MAX_STEPS:
-            raise ValueError(f"{op.title} runs {n} steps; the PyTorch back end unrolls loops "
-                             f"into its compiled graph and stops at {MAX_STEPS} steps (the "
-                             "compile time grows with them): compile it with mode='FAST_RUN', "
-                             "'JAX' or 'NUMBA'")
+        n = static_ints(n_steps, f"the number of steps of {op.title} (PyTorch sizes the "
+                                 "loop's outputs when compiling)")[0]
         seqs = outer[:info.n_seqs]
         inits = outer[info.n_seqs:info.n_seqs + n_states]
         shared = list(outer[info.outer_shared_start - 1:info.outer_non_seq_start - 1])
@@ -94,45 +124,373 @@ def torch_scan(op, node):
         check_initial_rows(op, inits)
         if info.as_while:
             return _while(op, node, step, fgraph, n, seqs, inits, shared, non_seqs)
-        windows = []  # per state, its last L values (oldest first)
-        for k, init in enumerate(inits):
-            if info.is_buffer_init(k):
-                rows = np.shape(init)[0]
-                windows.append([init[r] for r in range(rows - lengths[k], rows)])
-            else:
-                windows.append([init])
-        stacks = [[] for _ in range(n_states + n_nit)]
-        for t in range(n):
-            args = []
-            for j, x in enumerate(seqs):
-                lo, _ = info.seq_span(j)
-                args += [x[t + tap - lo] for tap in info.seq_taps[j]]
-            for k, window in enumerate(windows):
-                args += [window[lengths[k] + tap] for tap in info.state_taps[k]]
-            args += shared + non_seqs
-            outputs = step(*args)
-            outputs = [o if d is None else as_tensor(v.data if isinstance(v, Constant) else o, d)
-                       for v, o, d in zip(fgraph.outputs, outputs, out_dtypes)]
-            for k, window in enumerate(windows):
-                window.append(outputs[k])
-                del window[0]
-            for i in range(n_states + n_nit):
-                stacks[i].append(outputs[i])
-            shared = outputs[n_states + n_nit:n_states + n_nit + n_shared]
-        results = []
-        for i, rows in enumerate(stacks):
-            keep = info.kept(i)
-            if keep is not None:
-                rows = rows[len(rows) - min(len(rows), keep):]
-            if rows:
-                results.append(torch.stack(rows))
-            else:
-                results.append(_empty(op, node, fgraph, i, inits, out_dtypes[i]))
-        results += [v if d is None else as_tensor(v, d) for v, d in
-                    zip(shared, out_dtypes[n_states + n_nit:n_states + n_nit + n_shared])]
+        if n == 0:
+            results = [_empty(op, node, fgraph, i, inits, out_dtypes[i])
+                       for i in range(n_states + n_nit)]
+            results += [v if d is None else as_tensor(v, d) for v, d in
+                        zip(shared, out_dtypes[n_states + n_nit:])]
+            return results[0] if len(results) == 1 else tuple(results)
+        runner, operands = StepLoop.traced(op, node, fgraph, step, seqs, inits, shared,
+                                           non_seqs)
+        results = runner.call(n, operands, GENERATOR)
         return results[0] if len(results) == 1 else tuple(results)
 
     return loop
+
+
+# ----------------------------------------------------------------------------------------------
+# One compiled step, run n times by one opaque operator of the FX graph
+
+
+#: content key -> StepLoop; each compiled program holds its own (``_Compiled.loops``)
+_LOOPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_LOOPS_LOCK = threading.Lock()
+_OPERATOR: list = []
+
+
+def loop_operator():
+    """``torch.ops.tensorgraph.scan_loop(key, n, tensors) -> tensors``: the loop of the
+    ``StepLoop`` registered under ``key`` (defined once per process, at the first loop)."""
+    with _LOOPS_LOCK:
+        if _OPERATOR:
+            return _OPERATOR[0]
+        import torch
+
+        def run(key, n, inputs):
+            return _loop(key).run(n, inputs)
+
+        scan_loop = torch.library.custom_op(
+            "tensorgraph::scan_loop", run, mutates_args=(),
+            schema="(str key, int n, Tensor[] inputs) -> Tensor[]")
+
+        @scan_loop.register_fake
+        def _(key, n, inputs):
+            return _loop(key).empty_outputs(n)
+
+        _OPERATOR.append(torch.ops.tensorgraph.scan_loop.default)
+        return _OPERATOR[0]
+
+
+def _loop(key: str) -> StepLoop:
+    found = _LOOPS.get(key)
+    if found is None:
+        raise RuntimeError(f"the PyTorch loop {key} is not in this process (its program was "
+                           "dropped)")
+    return found
+
+
+class StepLoop:
+    """A ``Scan`` of known length: its step traced once (``make_fx``) for the shapes of one
+    signature and compiled once (Inductor), and a Python loop calling it ``n`` times, carrying
+    the states' windows of past values and the shared values, stacking the rows kept (see the
+    module docstring). In the program's FX graph it is one call of ``loop_operator()``, keyed
+    by a hash of what it computes (the step's FX graph and constants, the loop's layout), so
+    Inductor's cache of that graph is right in every process."""
+
+    def __init__(self, op, node, gm, examples, layout, outputs, has_checks):
+        self.title = op.title
+        self.node = node
+        self.graph_module = gm
+        self.examples = examples  # (shape, dtype) of each tensor argument of the step
+        (self.seq_reads, self.n_seq_tensors, self.windows, self.n_shared_tensors,
+         self.n_non_seq_tensors, self.keep, self.n_rows, self.markers) = layout
+        self.layout = layout
+        self.outputs = outputs  # (shape, dtype) of each tensor output of the step
+        self.has_checks = has_checks
+        self.function = None
+        self.key = ""
+
+    # -- while tracing the program --------------------------------------------------------
+
+    @classmethod
+    def traced(cls, op, node, fgraph, step, seqs, inits, shared, non_seqs):
+        """The loop for these outer values (tensors of the trace, known numpy values or the
+        generator marker): its step traced now, for their shapes."""
+        import torch
+
+        from tensorgraph.link.pytorch.linker import checks_scope, hold_loop
+
+        info = op.info
+        in_dtypes = [v.type.dtype if hasattr(v.type, "dtype") else None for v in fgraph.inputs]
+        out_dtypes = [getattr(v.type, "dtype", None) for v in fgraph.outputs]
+        n_states, n_nit = info.n_states, info.n_nit_sot
+        examples, slots = [], []  # per step input: None (a tensor argument) or its value
+        operands = []  # the operator's tensors: sequences, initial values, shared, non_seqs
+        seq_reads, position = [], 0
+        for j, x in enumerate(seqs):
+            x = as_tensor(x)
+            operands.append(x)
+            lo, _ = info.seq_span(j)
+            for tap in info.seq_taps[j]:
+                seq_reads.append((j, tap - lo))
+                examples.append((tuple(x.shape[1:]), in_dtypes[position]))
+                slots.append(None)
+                position += 1
+        windows = []  # per state: (operand index, buffer rows or None, its length, its taps)
+        for k, init in enumerate(inits):
+            init = as_tensor(init, in_dtypes[_state_position(info, k)])
+            buffer = info.is_buffer_init(k)
+            windows.append((len(operands), init.shape[0] if buffer else None,
+                            info.state_length(k), info.state_taps[k]))
+            operands.append(init)
+            row = tuple(init.shape[1:] if buffer else init.shape)
+            for _ in info.state_taps[k]:
+                examples.append((row, in_dtypes[position]))
+                slots.append(None)
+                position += 1
+        n_shared_tensors = 0
+        for v in shared:
+            if isinstance(v, torch.Tensor) or not _is_marker(v):
+                v = as_tensor(v, in_dtypes[position])
+                operands.append(v)
+                examples.append((tuple(v.shape), in_dtypes[position]))
+                slots.append(None)
+                n_shared_tensors += 1
+            else:
+                slots.append(v)
+            position += 1
+        n_non_seq_tensors = 0
+        for v in non_seqs:
+            if isinstance(v, torch.Tensor):
+                operands.append(v)
+                examples.append((tuple(v.shape), in_dtypes[position]))
+                slots.append(None)
+                n_non_seq_tensors += 1
+            else:  # known while tracing (sizes stay known) or the generator marker
+                slots.append(v)
+            position += 1
+        checked = []
+
+        def step_function(*tensors):
+            tensors = iter(tensors)
+            args = [next(tensors) if s is None else s for s in slots]
+            with checks_scope(node) as scope:
+                outputs = step(*args)
+            checked.append(scope.code is not None)
+            results = [as_tensor(v.data if isinstance(v, Constant) else o, d)
+                       for v, o, d in zip(fgraph.outputs, outputs, out_dtypes) if d is not None]
+            return tuple(results) + (scope.result(),)
+
+        gm = _trace(step_function, examples)
+        shapes = [tuple(v.shape) for v in _output_values(gm)][:-1]  # the last: the check code
+        outputs = list(zip(shapes, [d for d in out_dtypes if d is not None]))
+        if any(d is None for d in out_dtypes[:n_states + n_nit]):
+            raise NotImplementedError(f"{op.title} has a random generator as a state")
+        # the values carried from step to step keep their shapes: the step is compiled once
+        carried = [(op.outer_label("states", k), examples[_state_position(info, k)], k)
+                   for k in range(n_states)]
+        tensor_shared = [i for i in range(len(examples))
+                         if info.inner_shared_start <= _slot_position(slots, i)
+                         < info.inner_non_seq_start]
+        carried += [(f"shared value {m}", examples[i], n_states + n_nit + m)
+                    for m, i in enumerate(tensor_shared)]
+        for label, (shape, dtype), i in carried:
+            if outputs[i] != (shape, dtype):
+                raise ValueError(f"{op.title}: the step turns {label} ({dtype}, shape {shape}) "
+                                 f"into a {outputs[i][1]} of shape {outputs[i][0]}; PyTorch "
+                                 "compiles the step once, for fixed shapes and dtypes "
+                                 "(compile it with mode='FAST_RUN')")
+        keep = [info.kept(i) for i in range(n_states + n_nit)]
+        markers = tuple(i for i, d in enumerate(out_dtypes) if d is None)
+        layout = (tuple(seq_reads), len(seqs), tuple(windows), n_shared_tensors,
+                  n_non_seq_tensors, tuple(keep), n_states + n_nit, markers)
+        runner = cls(op, node, gm, examples, layout, outputs, checked[-1])
+        with _outside_trace():
+            key = runner.content_key()
+        with _LOOPS_LOCK:
+            found = _LOOPS.get(key)
+            if found is None:
+                runner.key = key
+                _LOOPS[key] = found = runner
+        hold_loop(found)
+        return found, operands
+
+    def call(self, n, operands, generator):
+        """The operator's call in the FX graph being traced: the loop's outputs (a random
+        generator output is the marker)."""
+        results = list(loop_operator()(self.key, n, operands))
+        if self.has_checks:
+            from tensorgraph.link.pytorch.linker import current_checks
+
+            current_checks().merge(results.pop())
+        for i in self.markers:
+            results.insert(i, generator)
+        return results
+
+    def content_key(self) -> str:
+        """A hash of what the loop computes: the step's FX graph, its constants, the shapes
+        of its arguments and the loop's layout."""
+        import torch
+
+        digest = hashlib.sha256()
+        digest.update(self.graph_module.code.encode())
+        for node in self.graph_module.graph.nodes:
+            if node.op == "get_attr":
+                value = getattr(self.graph_module, node.target)
+                digest.update(node.target.encode())
+                if isinstance(value, torch.Tensor):
+                    array = value.detach().contiguous().reshape(-1)
+                    digest.update(f"{array.dtype}{tuple(value.shape)}".encode())
+                    digest.update(array.view(torch.uint8).numpy().tobytes())
+                else:
+                    digest.update(repr(value).encode())
+        digest.update(repr((self.examples, self.outputs, self.layout,
+                            self.has_checks)).encode())
+        return digest.hexdigest()[:32]
+
+    # -- compiling and running -------------------------------------------------------------
+
+    def compile(self) -> None:
+        """Inductor's compile of the step, once (the program's first run does it)."""
+        import torch
+
+        from tensorgraph.link.pytorch.linker import _COMPILE_LOCK, compile_graph
+
+        with _COMPILE_LOCK:
+            if self.function is None:
+                examples = [torch.zeros(shape, dtype=_torch_dtype(d))
+                            for shape, d in self.examples]
+                self.function = compile_graph(self.graph_module, examples)
+
+    def empty_outputs(self, n: int) -> list:
+        """Tensors of the shapes and dtypes of the operator's outputs for ``n`` steps."""
+        import torch
+
+        results = []
+        for i in range(self.n_rows):
+            shape, dtype = self.outputs[i]
+            keep = self.keep[i]
+            rows = n if keep is None else min(n, keep)
+            results.append(torch.empty((rows,) + shape, dtype=_torch_dtype(dtype)))
+        for shape, dtype in self.outputs[self.n_rows:]:
+            results.append(torch.empty(shape, dtype=_torch_dtype(dtype)))
+        if self.has_checks:
+            results.append(torch.zeros((), dtype=torch.int32))
+        return results
+
+    def run(self, n: int, inputs: list) -> list:
+        """The loop, on the operator's tensors: ``n`` calls of the compiled step."""
+        import torch
+
+        if self.function is None:
+            self.compile()
+        step = self.function
+        # the step was compiled for C-contiguous arguments: the sequences and non-sequences
+        # are made so once, the values carried (the step's outputs) when they are not
+        seqs = [x.contiguous() for x in inputs[:self.n_seq_tensors]]
+        reads = [(seqs[j], offset) for j, offset in self.seq_reads]
+        windows, taps = [], []
+        for index, rows, length, state_taps in self.windows:
+            init = inputs[index]
+            windows.append([init[r] for r in range(rows - length, rows)] if rows is not None
+                           else [init])
+            taps.append([length + tap for tap in state_taps])
+        start = self.n_seq_tensors + len(self.windows)
+        shared = list(inputs[start:start + self.n_shared_tensors])
+        non_seqs = [x.contiguous() for x in inputs[start + self.n_shared_tensors:]]
+        n_rows = self.n_rows
+        first = [n - (n if k is None else min(n, k)) for k in self.keep]
+        stacks = [[] for _ in range(n_rows)]
+        code = None
+        for t in range(n):
+            args = [x[t + offset] for x, offset in reads]
+            for window, positions in zip(windows, taps):
+                args += [_contiguous(window[p]) for p in positions]
+            args += [_contiguous(v) for v in shared]
+            args += non_seqs
+            outputs = step(*args)
+            if self.has_checks:
+                code = outputs[-1]
+                if int(code):
+                    return self._failed(n, code)
+            for k, window in enumerate(windows):
+                window.append(outputs[k])
+                del window[0]
+            for i in range(n_rows):
+                if t >= first[i]:
+                    stacks[i].append(outputs[i])
+            shared = list(outputs[n_rows:n_rows + self.n_shared_tensors])
+        results = [torch.stack(rows) if rows else
+                   torch.empty((0,) + self.outputs[i][0], dtype=_torch_dtype(self.outputs[i][1]))
+                   for i, rows in enumerate(stacks)]
+        taken = {t.untyped_storage().data_ptr() for t in inputs if t.numel()}
+        for value in shared:  # an operator's output may not alias its inputs or another output
+            if value.numel() and value.untyped_storage().data_ptr() in taken:
+                value = value.clone()
+            if value.numel():
+                taken.add(value.untyped_storage().data_ptr())
+            results.append(value)
+        if self.has_checks:
+            results.append(code if code is not None else torch.zeros((), dtype=torch.int32))
+        return results
+
+    def _failed(self, n, code):
+        """A failed run-time check: outputs of the right shapes (zeros) and its code."""
+        results = [t.zero_() for t in self.empty_outputs(n)[:-1]]
+        return results + [code.clone()]
+
+    def source(self) -> str:
+        return (f"# the step of {self.title}, compiled once and run n times by "
+                f"tensorgraph::scan_loop('{self.key}')\n{self.graph_module.code.strip()}\n")
+
+
+def _contiguous(tensor):
+    return tensor if tensor.is_contiguous() else tensor.contiguous()
+
+
+def _is_marker(value) -> bool:
+    from tensorgraph.link.pytorch.linker import GENERATOR
+
+    return value is GENERATOR
+
+
+def _state_position(info, k: int) -> int:
+    """The position of state ``k``'s first tap among the step's inputs."""
+    return sum(map(len, info.seq_taps)) + sum(map(len, info.state_taps[:k]))
+
+
+def _slot_position(slots, i: int) -> int:
+    """The step input position of the ``i``-th tensor argument."""
+    count = -1
+    for position, slot in enumerate(slots):
+        if slot is None:
+            count += 1
+            if count == i:
+                return position
+    raise IndexError(i)
+
+
+@contextlib.contextmanager
+def _outside_trace():
+    """Outside the trace under way (the program's: its fake tensors and its recording)."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
+
+    with unset_fake_temporarily(), disable_proxy_modes_tracing():
+        yield
+
+
+def _trace(function, examples):
+    """``function`` traced by ``make_fx`` for arguments of the shapes and dtypes
+    ``examples``, on its own (``_outside_trace``)."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    with _outside_trace():
+        tensors = [torch.empty(shape, dtype=_torch_dtype(d)) for shape, d in examples]
+        return make_fx(function, tracing_mode="fake")(*tensors)
+
+
+def _output_values(gm) -> list:
+    (output,) = [n for n in gm.graph.nodes if n.op == "output"]
+    values = output.args[0]
+    return [v.meta["val"] for v in values]
+
+
+def _torch_dtype(dtype):
+    from tensorgraph.link.pytorch import torch_dtype
+
+    return torch_dtype(dtype)
 
 
 def _empty(op, node, fgraph, i, inits, dtype):

@@ -77,7 +77,9 @@ def make(model, mode: str):
     from pymc.blocking import DictToArrayBijection
 
     fn = model.logp_dlogp_function(ravel_inputs=True, mode=mode)
-    fn.trust_input = True  # as pm.sample sets it
+    # pm.sample sets fn.trust_input = True, which PyMC keeps on its wrapper: the PyTensor
+    # function NUTS calls still checks its inputs (Function.__call__), here too
+    fn.trust_input = True
     point = model.initial_point()
     q = DictToArrayBijection.map({v.name: point[v.name] for v in fn._grad_vars}).data
     pt_fn = fn._pytensor_function

@@ -40,6 +40,10 @@ class PyTensorPerform(Op):
     def __str__(self):
         return f"PyTensor[{self.pt_op}]"
 
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _repair_inner_graph(self.pt_op)
+
     def make_node(self, *inputs):
         n = len(self.pt_node.inputs) - len(self.fixed)
         if len(inputs) != n:
@@ -55,3 +59,19 @@ class PyTensorPerform(Op):
         self.pt_op.perform(self.pt_node, list(inputs), output_storage)
         for cell, out in zip(output_storage, node.outputs):
             cell[0] = out.type.filter(cell[0]) if hasattr(out.type, "filter") else cell[0]
+
+
+def _repair_inner_graph(pt_op) -> None:
+    """PyTensor's ``ReplaceValidate`` leaves its ``history`` out of a pickle and does not make
+    it again when unpickled, so an op's inner graph (``Scan``'s) that had it attached fails
+    every rewrite that checkpoints when the op compiles its inner function in the unpickling
+    process (``pm.sample(cores=2)``'s workers: "'ReplaceValidate' object has no attribute
+    'history'", logged, those rewrites skipped). The history starts empty, as when attached."""
+    fgraph = getattr(pt_op, "fgraph", None)
+    if fgraph is None:
+        return
+    from pytensor.graph.features import History
+
+    for feature in getattr(fgraph, "_features", ()):
+        if isinstance(feature, History) and not hasattr(feature, "history"):
+            feature.history = {fgraph: []}

@@ -149,3 +149,26 @@ def test_unknown_shapes_free_the_intermediates_unless_told():
     f = pytensor.function([x], pt.exp(x).sum(), mode=keep)
     assert tgp.unwrap(f).maker.mode.linker_name == "cvm_nogc"
     assert f(np.zeros(3)) == 3.0
+
+
+def test_a_scan_perform_node_unpickles_with_a_working_inner_graph():
+    """PyTensor's ReplaceValidate drops its history from a pickle and never makes it again: a
+    Scan's inner graph unpickled from tensorgraph's cache (or in pm.sample's workers) failed
+    every rewrite that checkpoints ("no attribute 'history'", logged). The perform node
+    repairs it when unpickled."""
+    import pickle
+
+    from pytensor.graph.features import History
+
+    x, a = pt.dvector("x"), pt.dscalar("a")
+    ys, _ = pytensor.scan(lambda v, prev, a: a * v + (1 - a) * prev, sequences=[x],
+                          outputs_info=[pt.as_tensor(np.float64(0.0))], non_sequences=[a])
+    f = pytensor.function([x, a], ys.sum(), mode="TENSORGRAPH")
+    assert f(np.arange(4.0), 0.5) == pytest.approx(3.875)  # compiles the inner function
+    op = next(n.op for n in tgp.unwrap(f).maker.fgraph.apply_nodes
+              if isinstance(n.op, tgp.PyTensorPerform) and hasattr(n.op.pt_op, "fgraph"))
+    assert any(isinstance(ft, History) for ft in op.pt_op.fgraph._features)
+    again = pickle.loads(pickle.dumps(op))
+    histories = [ft for ft in again.pt_op.fgraph._features if isinstance(ft, History)]
+    assert histories and all(hasattr(ft, "history") for ft in histories)
+    again.pt_op.fgraph.checkpoint()  # what a rewrite does first

@@ -66,12 +66,18 @@ def _repair_inner_graph(pt_op) -> None:
     it again when unpickled, so an op's inner graph (``Scan``'s) that had it attached fails
     every rewrite that checkpoints when the op compiles its inner function in the unpickling
     process (``pm.sample(cores=2)``'s workers: "'ReplaceValidate' object has no attribute
-    'history'", logged, those rewrites skipped). The history starts empty, as when attached."""
+    'history'", logged, those rewrites skipped). The history starts empty, as when attached;
+    the graph's ``execute_callbacks_times``, which its own pickle leaves out as well (a
+    replacement then fails half done), starts empty too."""
     fgraph = getattr(pt_op, "fgraph", None)
     if fgraph is None:
         return
+    from collections import defaultdict
+
     from pytensor.graph.features import History
 
     for feature in getattr(fgraph, "_features", ()):
         if isinstance(feature, History) and not hasattr(feature, "history"):
             feature.history = {fgraph: []}
+    if not hasattr(fgraph, "execute_callbacks_times"):  # dropped by its __getstate__ too
+        fgraph.execute_callbacks_times = defaultdict(float)

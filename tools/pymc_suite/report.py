@@ -156,6 +156,13 @@ def build(outdir: Path, explained_path: Path) -> dict:
             events = read_jsonl(outdir / run / f"{label.replace('/', '__')}.jsonl")
             per_run[run] = module_results(events)
         modules[label] = per_run
+    seconds = {}
+    for t in read_jsonl(outdir / "timings.jsonl"):     # the last run of a module counts
+        if "seconds" in t:
+            seconds[t["label"], t["run"]] = t["seconds"]
+    for label, per_run in modules.items():
+        for run, res in per_run.items():
+            res["seconds"] = seconds.get((label, run))
     differences, improvements = [], []
     for label, per_run in modules.items():
         if "c" not in per_run or "tensorgraph" not in per_run:
@@ -231,8 +238,8 @@ def markdown(rep: dict) -> str:
                 "raise when used, in both runs): " + ", ".join(f"`{s}`" for s in shims), ""]
     out += ["## Counts per module", "",
             "| module | run | passed | failed | error | skipped | xfailed | crash | not run "
-            "| functions compiled by tensorgraph | other linkers |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| functions compiled by tensorgraph | other linkers | seconds |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, per_run in rep["modules"].items():
         for run, res in per_run.items():
             c = res["counts"]
@@ -242,7 +249,8 @@ def markdown(rep: dict) -> str:
             out.append(f"| {label} | {run} | {c['passed']} | {c['failed']} | {c['error']} | "
                        f"{c['skipped']} | {c['xfailed'] + c['xpassed']} | {c['crash']} | "
                        f"{c['not run']} | {tg_compiled(res['compiled'])} | "
-                       f"{_fmt_other(other_compiled(res['compiled']))} |")
+                       f"{_fmt_other(other_compiled(res['compiled']))} | "
+                       f"{'' if res.get('seconds') is None else round(res['seconds'])} |")
     out.append("")
     for run, t in rep["compiled_totals"].items():
         out.append(f"- {run}: {tg_compiled(t)} functions converted and compiled by tensorgraph; "

@@ -417,7 +417,10 @@ def main(argv=None) -> int:
             futures = [pool.submit(run_module, lb, run, root, outdir, args)
                        for run, lb in tasks]
             for fut in concurrent.futures.as_completed(futures):
-                print(json.dumps(fut.result()), flush=True)
+                done = fut.result()
+                print(json.dumps(done), flush=True)
+                with open(outdir / "timings.jsonl", "a") as f:
+                    f.write(json.dumps(done) + "\n")
         if args.confirm_py and {"c", "tensorgraph"} <= set(runs):
             # the tests that pass on C and fail on TENSORGRAPH, once more on PyTensor's Python
             for lb in labels:

@@ -121,6 +121,8 @@ def test_report_lists_differences_grouped_and_the_compiled_totals(tmp_path):
     explained = ('[[explained]]\ngroup = "integer power"\ntests = ["*::test_a"]\n'
                  'error = "negative integer powers"\nreason = "numpy raises"\n')
     out, toml = _write_run(tmp_path, events, explained=explained)
+    (out / "timings.jsonl").write_text(
+        json.dumps({"label": "distributions/x", "run": "tensorgraph", "seconds": 12.4}) + "\n")
     assert report.differing(out, "distributions/x") == [f"{C_FILE}::test_a", f"{C_FILE}::test_b"]
     rep = report.build(out, toml)
     diffs = {d["nodeid"].rsplit("::", 1)[1]: d for d in rep["differences"]}
@@ -130,6 +132,7 @@ def test_report_lists_differences_grouped_and_the_compiled_totals(tmp_path):
     assert report.tg_compiled(rep["compiled_totals"]["tensorgraph"]) == 5
     md = report.markdown(rep)
     assert "| distributions/x | tensorgraph | 2 | 2 | 0 |" in md
+    assert md.count(" | 12 |") == 1           # the seconds of the tensorgraph run
     assert "| distributions/x | c | 3 | 1 | 0 |" in md
     assert "### Explained: integer power (1)" in md and "> numpy raises" in md
     assert "#### KeyError: 'x1' (1)" in md

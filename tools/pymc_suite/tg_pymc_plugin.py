@@ -32,6 +32,7 @@ import ast
 import importlib
 import json
 import os
+import sys
 import time
 import traceback
 
@@ -65,18 +66,25 @@ def _count(key: str) -> None:
 
 def _caller_site() -> str:
     """Where a function was compiled: the innermost frame outside PyTensor, PyMC's
-    ``pytensorf.compile`` and this plugin, as ``package/module.py:line`` (PyMC's ``initial_point.py:176``) or a test file."""
-    import traceback as tb
-
-    for fr in reversed(tb.extract_stack(limit=40)[:-2]):
-        f = fr.filename.replace("\\", "/")
+    ``pytensorf.compile`` and this plugin, as ``package/module.py:line`` (PyMC's
+    ``initial_point.py:176``) or a test file; inside tensorgraph, the PyTensor op whose own
+    ``perform`` compiled it (``PyTensor perform of Scan``: the loop body of a perform node)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        f = frame.f_code.co_filename.replace("\\", "/")
         if "/pytensor/" in f or f.endswith(("tg_pymc_plugin.py", "/pymc/pytensorf.py")):
+            frame = frame.f_back
             continue                         # PyTensor, PyMC's compile wrapper, this plugin
+        if "/tensorgraph/" in f:
+            op = getattr(frame.f_locals.get("node"), "op", None)
+            pt_op = getattr(op, "pt_op", None)
+            if pt_op is not None:
+                return f"PyTensor perform of {type(pt_op).__name__}"
         for marker in ("/site-packages/", "/tests/"):
             if marker in f:
                 f = ("tests/" if marker == "/tests/" else "") + f.split(marker, 1)[1]
                 break
-        return f"{f}:{fr.lineno}"
+        return f"{f}:{frame.f_lineno}"
     return "?"
 
 

@@ -4,11 +4,15 @@ Why: the bridge converts PyTensor graphs op by op, and an op without a conversio
 PyMC or user op, a PyTensor op tensorgraph has no twin of) must still run, so that every graph
 compiles. Such a node keeps the PyTensor node it stands for and calls its op's ``perform`` on
 the same numpy values; the C back end runs it as any op without C (its ``perform`` in the
-loop). ``tensorgraph.pytensor.unsupported`` lists these nodes, and printing shows them as
+loop). A ``Scan`` runs PyTensor's own thunk of the node instead (``make_thunk``: its loop in
+Cython, where ``perform`` is the Python loop), on cells of the node's own, one call at a time
+(a call meanwhile from another thread runs ``perform``). ``tensorgraph.pytensor.unsupported`` lists these nodes, and printing shows them as
 ``PyTensor[OpName]``.
 """
 
 from __future__ import annotations
+
+import threading
 
 from tensorgraph.graph.basic import Apply
 from tensorgraph.graph.op import Op
@@ -40,9 +44,40 @@ class PyTensorPerform(Op):
     def __str__(self):
         return f"PyTensor[{self.pt_op}]"
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_thunk", None)   # made again where it runs
+        state.pop("_thunk_lock_", None)
+        return state
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         _repair_inner_graph(self.pt_op)
+
+    def _pt_thunk(self):
+        """(thunk, input cells, output cells) of PyTensor's own thunk of a ``Scan`` node, made
+        on the first call, or None (other ops, or PyTensor could not make one)."""
+        thunk = self.__dict__.get("_thunk", False)
+        if thunk is not False:
+            return thunk
+        thunk = None
+        if type(self.pt_op).__name__ == "Scan" and type(self.pt_op).__module__.startswith(
+                "pytensor.scan"):
+            node = self.pt_node
+            cells = {v: [None] for v in [*node.inputs, *node.outputs]}
+            computed = {v: [v in node.inputs] for v in cells}
+            try:
+                run = self.pt_op.make_thunk(node, cells, computed, [])
+            except Exception:  # noqa: BLE001 - perform is always there
+                run = None
+            if run is not None:
+                thunk = (run, [cells[v] for v in node.inputs], [cells[v] for v in node.outputs])
+        self.__dict__["_thunk"] = thunk
+        return thunk
+
+    @property
+    def _thunk_lock(self):
+        return self.__dict__.setdefault("_thunk_lock_", threading.Lock())
 
     def make_node(self, *inputs):
         n = len(self.pt_node.inputs) - len(self.fixed)
@@ -55,8 +90,24 @@ class PyTensorPerform(Op):
             given = iter(inputs)
             inputs = [self.fixed[i] if i in self.fixed else next(given)
                       for i in range(len(self.pt_node.inputs))]
-        # PyTensor's perform writes into the same one-element lists tensorgraph uses
-        self.pt_op.perform(self.pt_node, list(inputs), output_storage)
+        thunk = self._pt_thunk()
+        if thunk is not None and self._thunk_lock.acquire(blocking=False):
+            try:
+                run, in_cells, out_cells = thunk
+                for cell, value in zip(in_cells, inputs):
+                    cell[0] = value
+                for cell in out_cells:
+                    cell[0] = None  # never reuse (and overwrite) what a call returned
+                run()
+                for out, cell in zip(output_storage, out_cells):
+                    out[0], cell[0] = cell[0], None
+                for cell in in_cells:
+                    cell[0] = None
+            finally:
+                self._thunk_lock.release()
+        else:
+            # PyTensor's perform writes into the same one-element lists tensorgraph uses
+            self.pt_op.perform(self.pt_node, list(inputs), output_storage)
         for cell, out in zip(output_storage, node.outputs):
             cell[0] = out.type.filter(cell[0]) if hasattr(out.type, "filter") else cell[0]
 

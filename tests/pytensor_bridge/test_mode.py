@@ -187,3 +187,36 @@ def test_a_scan_perform_node_unpickles_with_a_working_inner_graph():
     assert [r.getMessage() for r in logged] == []
     ref = pytensor.function([x, a], ys.sum(), mode="FAST_RUN")
     assert f(np.arange(4.0), 0.5) == pytest.approx(ref(np.arange(4.0), 0.5), rel=1e-12)
+
+
+def test_a_scan_runs_pytensors_own_thunk_from_any_thread():
+    """A Scan perform node runs PyTensor's thunk of the node (its Cython loop): what a call
+    returned is never overwritten by the next one, calls from many threads at once give
+    PyTensor's values, and the function pickles (the thunk is made again where it runs)."""
+    import pickle
+
+    x = pt.dvector("x")
+    ys, _ = pytensor.scan(lambda v, prev: prev * 0.5 + v, sequences=[x],
+                          outputs_info=[pt.as_tensor(np.float64(0.0))])
+    f = pytensor.function([x], ys, mode="TENSORGRAPH")
+    ref = pytensor.function([x], ys, mode="FAST_RUN")
+    first = f(np.arange(5.0))
+    kept = first.copy()
+    np.testing.assert_allclose(f(np.ones(5)), ref(np.ones(5)), rtol=1e-15)
+    np.testing.assert_array_equal(first, kept)
+    op = next(n.op for n in tgp.unwrap(f).maker.fgraph.apply_nodes
+              if isinstance(n.op, tgp.PyTensorPerform) and hasattr(n.op.pt_op, "fgraph"))
+    assert op._pt_thunk() is not None
+    inputs = [np.full(6, float(k)) for k in range(6)]
+    found = {}
+    fn = tgp.unwrap(f)  # thread-safe, as every tensorgraph Function
+
+    def work(k):
+        found[k] = [fn(inputs[k])[0] for _ in range(10)]
+
+    run_in_threads(work, 6)
+    for k in range(6):
+        for value in found[k]:
+            np.testing.assert_allclose(value, ref(inputs[k]), rtol=1e-15)
+    again = pickle.loads(pickle.dumps(f))
+    np.testing.assert_allclose(again(np.arange(5.0)), kept, rtol=1e-15)

@@ -51,6 +51,8 @@ class PyTensorPerform(Op):
         return state
 
     def __setstate__(self, state):
+        state.setdefault("fixed", {})       # pickled before inputs could be fixed
+        state.setdefault("fixed_key", ())
         self.__dict__.update(state)
         _repair_inner_graph(self.pt_op)
 

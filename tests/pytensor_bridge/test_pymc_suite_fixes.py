@@ -34,3 +34,20 @@ def test_perform_nodes_that_differ_in_a_fixed_input_are_not_merged():
     out_a, out_b = f()
     g = pytensor.function([], [a, b])
     np.testing.assert_array_equal([out_a, out_b], g())
+
+
+def test_a_perform_node_pickled_before_fixed_inputs_existed_still_loads():
+    from tensorgraph.pytensor.perform_node import PyTensorPerform
+
+    x = pt.vector("x")
+    node = pt.exp(x).owner
+    op = PyTensorPerform(node, [tgp.convert.convert_type(node.outputs[0].type)])
+    old_state = {k: v for k, v in op.__getstate__().items() if k not in ("fixed", "fixed_key")}
+    loaded = PyTensorPerform.__new__(PyTensorPerform)
+    loaded.__setstate__(old_state)
+    assert loaded == op and loaded.fixed == {}
+    import tensorgraph.tensor as tt
+
+    out = [[None]]
+    loaded.perform(loaded.make_node(tt.vector("x")), [np.zeros(2)], out)
+    np.testing.assert_array_equal(out[0][0], [1.0, 1.0])

@@ -135,8 +135,17 @@ def test_the_static_form_has_the_heat_colours_and_their_legend():
 
     profile, _ = profiled_seed()
     view = ProfileView(profile)
-    hottest = max(view.heat(), key=view.heat().get)
+    heat = view.heat()
     svg = view.view.to_svg()
+    hottest = max(heat, key=heat.get)
+    if f'<g id="{hottest}">' not in svg:
+        # on a busy machine a node folded into another (a DimShuffle: no box of its own) can
+        # measure hottest; then make the hottest drawn node the hottest, as on a quiet one
+        drawn = [k for k in heat if f'<g id="{k}">' in svg]
+        hottest = max(drawn, key=heat.get)
+        view.view.set_overlay({**heat, hottest: max(heat.values()) + 1},
+                              title="% of node time")
+        svg = view.view.to_svg()
     box = svg[svg.index(f'<g id="{hottest}">'):]
     box = box[:box.index("</g>")]
     assert 'fill="#%02x%02x%02x"' % HEAT_STOPS[-1] in box and 'fill="#ffffff"' in box

@@ -40,11 +40,11 @@ from __future__ import annotations
 import pdb
 import warnings
 
+from tensorgraph import hooks
 from tensorgraph.configdefaults import config
 from tensorgraph.graph.basic import Apply, Variable
 from tensorgraph.graph.errors import reraise_with_node
 from tensorgraph.graph.utils import TestValueError
-
 
 
 def node_thunk(fn, node, input_cells, output_cells, kind: str, lazy: bool = False):
@@ -221,8 +221,6 @@ class ValueIdentityOp(Op):
 
     def make_node(self, x):
         if not isinstance(x, Variable):
-            from tensorgraph import hooks
-
             x = hooks.as_variable(x)
         return Apply(self, [x], [x.type()])
 

@@ -31,6 +31,7 @@ import threading
 
 import numpy as np
 
+from tensorgraph.gradient import IndexLoop
 from tensorgraph.graph.basic import Constant
 from tensorgraph.link.ifelse_branches import branch_owners
 from tensorgraph.link.output_plan import OutputPlan
@@ -38,6 +39,7 @@ from tensorgraph.link.random_plan import RandomPlan
 from tensorgraph.link.traced_shape import StaticShapeError
 from tensorgraph.link.unsupported import UnsupportedOpsError, unsupported_reason
 from tensorgraph.link.whole_graph import Program
+from tensorgraph.raise_op import Assert
 
 __all__ = ["Checks", "Trace", "TracedGraph", "TracedProgram", "concrete", "perform",
            "assert_implementation", "inner_function", "index_loop", "composite_function"]
@@ -194,9 +196,6 @@ def register_control(register, runtime_check, backend: str, parts, vmap) -> None
     n_whole)``, the library's vmap with the first argument mapped). ``parts()`` gives the back
     end's ``(ArrayLibrary, TRACE, GraphFunction, static_ints)``, imported when a loop is
     compiled."""
-    from tensorgraph.gradient import IndexLoop
-    from tensorgraph.raise_op import Assert
-
     register(Assert)(assert_implementation(runtime_check))
 
     def implement_index_loop(op, node):

@@ -57,6 +57,12 @@ import time
 import numpy as np
 
 from tensorgraph.notebook.compare_compiles import MEASURING, CompileTimes
+from tensorgraph.notebook.compare_pytensor import (
+    PyTensorRows,
+    graph_text,
+    pytensor_function_of,
+)
+from tensorgraph.notebook.compare_pytensor import results as pytensor_results
 from tensorgraph.notebook.compare_worker import first_line
 
 __all__ = ["compare", "Comparison", "DEFAULT_MODES"]
@@ -100,16 +106,12 @@ def compare(outputs, inputs=None, modes=DEFAULT_MODES, args=(), *, updates=None,
         raise ValueError(f"compare: repeat must be an integer >= 1, got {repeat!r}")
     if not budget > 0:
         raise ValueError(f"compare: budget must be > 0 seconds, got {budget!r}")
-    from tensorgraph.notebook.compare_pytensor import pytensor_function_of
-
     pt_fn, pt_rows = pytensor_function_of(outputs), None
     if (pt_fn is not None or hasattr(outputs, "maker")) and (
             inputs is not None or updates is not None or givens is not None):
         raise TypeError("compare(f, ...): a compiled function brings its inputs, updates "
                         "and givens; give args=... only")
     if pt_fn is not None:
-        from tensorgraph.notebook.compare_pytensor import PyTensorRows
-
         pt_rows = PyTensorRows(pt_fn, list(pytensor_modes))
         name = name or pt_fn.name
         args = pt_rows.arguments(args)
@@ -251,8 +253,6 @@ class Comparison:
 
         fn = self.graph_function(mode)
         if fn is None:
-            from tensorgraph.notebook.compare_pytensor import graph_text
-
             return graph_text(self.function(mode))
         return debugprint(fn, file="str")
 
@@ -354,9 +354,7 @@ class Comparison:
                 args = self.args if pytensor_row else self._tg_args
                 try:
                     if pytensor_row:
-                        from tensorgraph.notebook.compare_pytensor import results as pt_results
-
-                        results = pt_results(fn, args)
+                        results = pytensor_results(fn, args)
                     else:
                         results = _results(fn, args)
                     times = _timed_calls(fn, args, self.repeat, self.budget)

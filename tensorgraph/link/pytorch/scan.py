@@ -93,13 +93,22 @@ from tensorgraph.link.backend_scan import (
     traced_step,
     while_refusal,
 )
-from tensorgraph.link.pytorch import as_tensor, register
+from tensorgraph.link.pytorch import as_tensor, register, torch_dtype
+from tensorgraph.link.pytorch.linker import (
+    _COMPILE_LOCK,
+    GENERATOR,
+    GraphFunction,
+    checks_scope,
+    compile_graph,
+    current_checks,
+    hold_loop,
+    static_ints,
+)
 from tensorgraph.scan.op import Scan
 
 
 @register(Scan)
 def torch_scan(op, node):
-    from tensorgraph.link.pytorch.linker import GENERATOR, GraphFunction, static_ints
 
     reason = refusal(op, node, "PyTorch", draws=True) or while_refusal(op, "PyTorch")
     if not reason and op.info.as_while and refusal(op, node, "PyTorch"):
@@ -208,7 +217,6 @@ class StepLoop:
         generator marker): its step traced now, for their shapes."""
         import torch
 
-        from tensorgraph.link.pytorch.linker import checks_scope, hold_loop
 
         info = op.info
         in_dtypes = [v.type.dtype if hasattr(v.type, "dtype") else None for v in fgraph.inputs]
@@ -310,7 +318,6 @@ class StepLoop:
         generator output is the marker)."""
         results = list(loop_operator()(self.key, n, operands))
         if self.has_checks:
-            from tensorgraph.link.pytorch.linker import current_checks
 
             current_checks().merge(results.pop())
         for i in self.markers:
@@ -344,7 +351,6 @@ class StepLoop:
         """Inductor's compile of the step, once (the program's first run does it)."""
         import torch
 
-        from tensorgraph.link.pytorch.linker import _COMPILE_LOCK, compile_graph
 
         with _COMPILE_LOCK:
             if self.function is None:
@@ -439,7 +445,6 @@ def _contiguous(tensor):
 
 
 def _is_marker(value) -> bool:
-    from tensorgraph.link.pytorch.linker import GENERATOR
 
     return value is GENERATOR
 
@@ -488,7 +493,6 @@ def _output_values(gm) -> list:
 
 
 def _torch_dtype(dtype):
-    from tensorgraph.link.pytorch import torch_dtype
 
     return torch_dtype(dtype)
 
@@ -513,7 +517,6 @@ def _while(op, node, step, fgraph, n, seqs, inits, shared, non_seqs):
     import torch
     from torch._higher_order_ops.while_loop import while_loop_op
 
-    from tensorgraph.link.pytorch.linker import checks_scope, current_checks
 
     info = op.info
     n_states, n_nit, n_shared = info.n_states, info.n_nit_sot, info.n_shared

@@ -278,8 +278,8 @@ class Comparison:
                           f"{_seconds(r['call_p25'])}-{_seconds(r['call_p75'])}",
                           "reference" if r["agrees"] is None else ("yes" if r["agrees"] else "NO"),
                           _diff(r["max_abs_diff"]), str(r["nodes"])])
-        widths = [max(len(h), *(len(line[k]) for line in lines if len(line) > 2 and k < len(line)))
-                  for k, h in enumerate(head)]
+        widths = [max([len(h), *(len(line[k]) for line in lines if len(line) > 2)])
+                  for k, h in enumerate(head)]  # every mode may have failed (no full line)
         text = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
         for line in lines:
             if len(line) == 2:

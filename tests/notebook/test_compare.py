@@ -273,3 +273,12 @@ def test_cancelling_stops_the_fresh_processes_and_says_so():
         measured = row["compile_cold"] is not None and row["compile_warm"] is not None
         assert measured or note in ("cancelled", "measured in part"), (mode, note)
     assert view.table.progress == ""
+
+
+def test_the_table_reads_when_every_mode_failed():
+    x = tt.dvector("x")
+    f = tg.function([x], x * 2)
+    cmp = compare(f, modes=["NO_SUCH_MODE", "NOR_THIS_ONE"], args=[np.ones(3)],
+                  compile_times=False)
+    lines = cmp.table().splitlines()
+    assert lines[0].startswith("mode") and "NOR_THIS_ONE  error: ValueError" in lines[2]

@@ -14,7 +14,7 @@ returns its outputs (PyTensor then reads no output storage).
 
 Intermediates: a log-density and its gradient are dozens of small arrays, and allocating and
 freeing them at every call is most of a call (eight schools: 3.3 us a call against 1.4 us
-with the buffers kept). So the linker keeps the intermediates' buffers between calls (linker
+with the buffers kept, 2026-12-07 at f96b906). So the linker keeps the intermediates' buffers between calls (linker
 ``cvm_nogc``, what PyTensor's ``allow_gc=False`` means) when PyTensor's static shapes say they
 hold at most ``KEEP_BYTES`` in all, and frees them after their last reader (``cvm``, as
 PyTensor's C does by default) when they may hold more or their shapes are not known.

@@ -24,7 +24,7 @@ with the steps: for the 100-step RNN of ``benchmarks/cases/rnn_forward.py`` (bat
 units, float32), cold (a new process, empty caches, Inductor started by a tiny graph first),
 42 s for the forward pass and 115 s for the training step (389 s on a loaded machine), and
 loops of more than 1000 steps were refused. As one operator: 5.6 s and 9.7 s, on the same
-loaded 2-core machine (2026-12-07), whatever the number of steps (a 2000-step loop
+loaded 2-core machine (2026-12-07 at b7dc576), whatever the number of steps (a 2000-step loop
 compiles in a test). PyTorch's own loop operators (``torch._higher_order_ops.scan`` and
 ``while_loop``) compile on the CPU in torch 2.13 only through ``torch.compile``'s front
 end, which cannot trace this program's evaluator (it keeps Python state); measured on a
@@ -33,7 +33,7 @@ end, which cannot trace this program's evaluator (it keeps Python state); measur
 
 What it costs: every step is a call of the compiled step from Python (Inductor's wrapper
 and the loop's bookkeeping), and Inductor no longer fuses across steps. Measured
-(2026-12-07, one thread, ``OMP_NUM_THREADS=1``, ``benchmarks/run.py --quick``): a 100-step
+(2026-12-07 at b7dc576, one thread, ``OMP_NUM_THREADS=1``, ``benchmarks/run.py --quick``): a 100-step
 RNN of 16 units in float64 takes 12-14 us a step against 4.2 us unrolled, so about 9 us of
 dispatch a step; the benchmark RNN's forward pass 12.4 ms a call against 9.4 ms unrolled
 (FAST_RUN: 10.1-10.3 ms), its training step 33 ms against 50 ms unrolled (FAST_RUN: 27-36

@@ -12,20 +12,10 @@ import re
 import tomllib
 from pathlib import Path
 
+from suite_runs import read_jsonl  # tools/ is on sys.path (run.py, the tests)
+
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "crash", "not run")
 FAILING = ("failed", "error", "crash", "not run")
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            pass
-    return out
 
 
 def outcome_of(rec: dict) -> tuple[str, dict | None]:

@@ -30,6 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))  # tools/suite_runs.py, shared with the other runner
+
+import suite_runs  # noqa: E402
 
 GIT_URL = "https://github.com/pymc-devs/pymc"
 
@@ -192,51 +195,15 @@ def prepare_source(args, pymc: dict) -> tuple[Path, str]:
 
 
 def snapshot_tensorgraph(ref: str) -> tuple[Path | None, str]:
-    """tensorgraph at git ``ref`` exported into the cache (others edit the shared checkout
-    while a run lasts); ``working-tree`` uses the checkout as it is."""
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
-    if ref == "working-tree":
-        return None, f"working tree at {head}"
-    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", ref], check=True,
-                         capture_output=True, text=True).stdout.strip()
-    dest = cache_dir() / f"tensorgraph-{sha}"
-    if not (dest / ".complete").exists():
-        shutil.rmtree(dest, ignore_errors=True)
-        dest.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "tensorgraph"],
-                                 check=True, capture_output=True).stdout
-        with tempfile.NamedTemporaryFile(suffix=".tar") as tmp:
-            tmp.write(archive)
-            tmp.flush()
-            with tarfile.open(tmp.name) as tar:
-                tar.extractall(dest, filter="data")
-        (dest / ".complete").write_text(sha + "\n")
-    return dest, sha
+    return suite_runs.snapshot_tensorgraph(ref, cache_dir())
 
 
 # -- one module in one run -------------------------------------------------------------------------
 
-def slug(label: str) -> str:
-    return label.replace("/", "__")
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            pass                                  # a line cut by a kill
-    return out
 
 
-def unfinished(events: list[dict]) -> list[str]:
-    started = [e["nodeid"] for e in events if e.get("event") == "start"]
-    done = {e["nodeid"] for e in events if e.get("event") in ("result", "crash")}
-    return [n for n in started if n not in done]
 
 
 def run_module(label: str, run: str, root: Path, outdir: Path, args,
@@ -246,8 +213,8 @@ def run_module(label: str, run: str, root: Path, outdir: Path, args,
     without it; when the module's bound is reached the tests not run are "not run"."""
     path = MODULES[label]
     targets = nodeids or [path]
-    jsonl = outdir / run / f"{slug(label)}.jsonl"
-    log = outdir / "logs" / f"{run}-{slug(label)}.log"
+    jsonl = outdir / run / f"{suite_runs.slug(label)}.jsonl"
+    log = outdir / "logs" / f"{run}-{suite_runs.slug(label)}.log"
     jsonl.parent.mkdir(parents=True, exist_ok=True)
     log.parent.mkdir(parents=True, exist_ok=True)
     jsonl.unlink(missing_ok=True)
@@ -286,8 +253,8 @@ def run_module(label: str, run: str, root: Path, outdir: Path, args,
             proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=logf,
                                     stderr=subprocess.STDOUT, start_new_session=True)
             rc, why = wait_watched(proc, jsonl, stall=args.timeout * 2, deadline=deadline)
-        events = read_jsonl(jsonl)
-        hung = unfinished(events)
+        events = suite_runs.read_jsonl(jsonl)
+        hung = suite_runs.unfinished(events)
         if why == "deadline":
             bound_hit = True
             with open(jsonl, "a") as f:

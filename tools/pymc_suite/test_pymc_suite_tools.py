@@ -11,6 +11,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))  # tools/suite_runs.py
 
 import report  # noqa: E402
 import tg_pymc_plugin  # noqa: E402

@@ -30,6 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))  # tools/suite_runs.py, shared with the other runner
+
+import suite_runs  # noqa: E402
 
 PYTENSOR_VERSION = "3.0.7"                 # the release whose tests are measured
 GIT_TAG = f"rel-{PYTENSOR_VERSION}"
@@ -206,66 +209,23 @@ def ensure_extras(python: str) -> Path:
 
 
 def snapshot_tensorgraph(ref: str) -> tuple[Path | None, str]:
-    """tensorgraph's package at git ``ref`` exported into the cache, and its description.
-
-    The checkout is shared with engineers editing it while a run lasts; a run of the working
-    tree can measure half-made changes (a C kernel that does not compile for two minutes).
-    A snapshot put first on ``PYTHONPATH`` wins over the venv's editable install (whose
-    finder comes after ``sys.path``). ``ref`` "working-tree" uses the checkout as it is.
-    """
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
-    if ref == "working-tree":
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "tensorgraph"],
-                               capture_output=True, text=True).stdout.strip()
-        return None, f"working tree at {head}" + (" with uncommitted changes" if dirty else "")
-    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", ref], check=True,
-                         capture_output=True, text=True).stdout.strip()
-    dest = cache_dir() / f"tensorgraph-{sha}"
-    if not (dest / ".complete").exists():
-        shutil.rmtree(dest, ignore_errors=True)
-        dest.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "tensorgraph"],
-                                 check=True, capture_output=True).stdout
-        with tempfile.NamedTemporaryFile(suffix=".tar") as tmp:
-            tmp.write(archive)
-            tmp.flush()
-            with tarfile.open(tmp.name) as tar:
-                tar.extractall(dest, filter="data")
-        (dest / ".complete").write_text(sha + "\n")
-    return dest, sha
+    return suite_runs.snapshot_tensorgraph(ref, cache_dir())
 
 
 # -- running one test module ------------------------------------------------------------------
 
-def _slug(label: str) -> str:
-    return label.replace("/", "__")
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            pass                     # a line cut by a crash
-    return out
 
 
-def _unfinished(events: list[dict]) -> list[str]:
-    started = [e["nodeid"] for e in events if e.get("event") == "start"]
-    done = {e["nodeid"] for e in events if e.get("event") in ("result", "crash")}
-    return [n for n in started if n not in done]
 
 
 def run_module(label: str, mode: str, root: Path, outdir: Path, args) -> dict:
     """pytest on one module in a subprocess; a crash or a hang is charged to the running test
     and the module is run again without it (at most ``args.max_restarts`` times)."""
     path = MODULES[label]
-    jsonl = outdir / mode / f"{_slug(label)}.jsonl"
-    log = outdir / "logs" / f"{mode}-{_slug(label)}.log"
+    jsonl = outdir / mode / f"{suite_runs.slug(label)}.jsonl"
+    log = outdir / "logs" / f"{mode}-{suite_runs.slug(label)}.log"
     jsonl.parent.mkdir(parents=True, exist_ok=True)
     log.parent.mkdir(parents=True, exist_ok=True)
     jsonl.unlink(missing_ok=True)
@@ -305,8 +265,8 @@ def run_module(label: str, mode: str, root: Path, outdir: Path, args) -> dict:
             proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=logf,
                                     stderr=subprocess.STDOUT, start_new_session=True)
             rc = _wait_watched(proc, jsonl, stall=args.timeout * 3)
-        events = _read_jsonl(jsonl)
-        hung = _unfinished(events)
+        events = suite_runs.read_jsonl(jsonl)
+        hung = suite_runs.unfinished(events)
         if not hung:
             break
         with open(jsonl, "a") as f:

@@ -93,20 +93,25 @@ class PyTensorPerform(Op):
             inputs = [self.fixed[i] if i in self.fixed else next(given)
                       for i in range(len(self.pt_node.inputs))]
         thunk = self._pt_thunk()
-        if thunk is not None and self._thunk_lock.acquire(blocking=False):
-            try:
+        if thunk is not None:
+            # one call at a time: the thunk's cells, and the inner compiled function that its
+            # loop and PyTensor's Scan.perform both run, hold one call's values
+            with self._thunk_lock:
                 run, in_cells, out_cells = thunk
                 for cell, value in zip(in_cells, inputs):
                     cell[0] = value
                 for cell in out_cells:
                     cell[0] = None  # never reuse (and overwrite) what a call returned
-                run()
-                for out, cell in zip(output_storage, out_cells):
-                    out[0], cell[0] = cell[0], None
-                for cell in in_cells:
-                    cell[0] = None
-            finally:
-                self._thunk_lock.release()
+                try:
+                    run()
+                    for out, cell in zip(output_storage, out_cells):
+                        out[0] = cell[0]
+                finally:
+                    for cell in (*in_cells, *out_cells):
+                        cell[0] = None
+        elif hasattr(self.pt_op, "fgraph"):  # an op with an inner function: the same rule
+            with self._thunk_lock:
+                self.pt_op.perform(self.pt_node, list(inputs), output_storage)
         else:
             # PyTensor's perform writes into the same one-element lists tensorgraph uses
             self.pt_op.perform(self.pt_node, list(inputs), output_storage)
